@@ -1,0 +1,29 @@
+#pragma once
+// Bandwidth formulas, defined once.
+//
+// algbw = bytes / time, in GB/s with GB = 1e9 bytes (as nccl-tests and nvbandwidth report).
+// busbw = algbw * factor, with the factors of nccl-tests' doc/PERFORMANCE.md: a collective's
+// bus bandwidth is what each link must carry, so it is comparable to link speed and across
+// rank counts:
+//   all-reduce                                     2(n-1)/n
+//   all-gather, reduce-scatter, all-to-all         (n-1)/n
+//   broadcast, reduce, send/recv, raw copies       1
+#include <cstdint>
+#include <string>
+
+namespace peerbench {
+
+enum class Collective { kCopy, kSendRecv, kAllReduce, kAllGather, kReduceScatter, kAllToAll,
+                        kBroadcast, kReduce };
+
+// Throws std::invalid_argument for nranks < 1.
+double busbw_factor(Collective c, int nranks);
+
+// GB/s for `bytes` moved in `seconds`; 0 when seconds <= 0.
+double algbw_gbps(double bytes, double seconds);
+
+// Parses the name used in results ("copy", "sendrecv", "allreduce", ...).
+Collective collective_from_name(const std::string& name);
+std::string collective_name(Collective c);
+
+}  // namespace peerbench

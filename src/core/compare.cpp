@@ -1,0 +1,237 @@
+#include "core/compare.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/report.h"
+#include "core/sizes.h"
+
+namespace peerbench {
+namespace {
+
+std::string fmt(double v, int prec) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(prec) << v;
+  return o.str();
+}
+
+// Position of each host in order of its first rank: matches hosts across runs by role.
+std::map<std::string, int> host_positions(const RunDocument& d) {
+  std::map<std::string, int> pos;
+  std::vector<RankInfo> ranks = d.system.ranks;
+  std::sort(ranks.begin(), ranks.end(), [](const RankInfo& x, const RankInfo& y) { return x.rank < y.rank; });
+  for (const auto& r : ranks) {
+    if (!pos.count(r.host)) {
+      const int n = static_cast<int>(pos.size());
+      pos[r.host] = n;
+    }
+  }
+  return pos;
+}
+
+std::string gpu_identity(const RunDocument& d, int rank, const std::string& match,
+                         const std::map<std::string, int>& hosts) {
+  if (rank < 0) return "all";
+  const auto* r = rank_info(d, rank);
+  if (!r) return "rank" + std::to_string(rank);
+  const auto it = hosts.find(r->host);
+  const std::string h = "host" + std::to_string(it == hosts.end() ? -1 : it->second);
+  return h + ":" + (match == "pci" ? r->gpu.pci_bus_id : "gpu" + std::to_string(r->gpu.index));
+}
+
+struct Key {
+  std::string method, src, dst;
+  std::uint64_t bytes;
+  bool operator<(const Key& o) const {
+    return std::tie(method, src, dst, bytes) < std::tie(o.method, o.src, o.dst, o.bytes);
+  }
+};
+
+std::map<Key, const Result*> index_results(const RunDocument& d, const std::string& match) {
+  const auto hosts = host_positions(d);
+  std::map<Key, const Result*> out;
+  for (const auto& r : d.results) {
+    if (r.status != ResultStatus::kOk) continue;
+    out[{r.method, gpu_identity(d, r.src, match, hosts), gpu_identity(d, r.dst, match, hosts), r.bytes}] = &r;
+  }
+  return out;
+}
+
+void diff(std::vector<std::string>& out, const std::string& what, const std::string& a,
+          const std::string& b) {
+  if (a != b) out.push_back(what + ": " + (a.empty() ? "(none)" : a) + " -> " + (b.empty() ? "(none)" : b));
+}
+
+std::string gpu_names(const RunDocument& d) {
+  std::map<std::string, int> n;
+  for (const auto& r : d.system.ranks) n[r.gpu.name]++;
+  std::string s;
+  for (const auto& [k, v] : n) s += (s.empty() ? "" : ", ") + std::to_string(v) + "x " + k;
+  return s;
+}
+
+}  // namespace
+
+Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
+                        const std::string& b_name, const CompareOptions& o) {
+  if (a.system.ranks.size() != b.system.ranks.size()) {
+    throw InputError(b_name, "system.ranks",
+                     "runs are unlike: " + a_name + " has " + std::to_string(a.system.ranks.size()) +
+                         " GPUs, " + b_name + " has " + std::to_string(b.system.ranks.size()) +
+                         "; compare runs of the same node shape");
+  }
+  Comparison c;
+  diff(c.differences, "driver", a.system.driver_version, b.system.driver_version);
+  diff(c.differences, "CUDA driver API", std::to_string(a.system.cuda_driver_version),
+       std::to_string(b.system.cuda_driver_version));
+  diff(c.differences, "CUDA runtime", std::to_string(a.system.cuda_runtime_version),
+       std::to_string(b.system.cuda_runtime_version));
+  diff(c.differences, "NCCL", a.system.nccl_version, b.system.nccl_version);
+  diff(c.differences, "MPI", a.system.mpi_library_version, b.system.mpi_library_version);
+  diff(c.differences, "GPUs", gpu_names(a), gpu_names(b));
+  auto hosts = [](const RunDocument& d) {
+    std::string s;
+    for (const auto& h : d.system.hosts) s += (s.empty() ? "" : ",") + h;
+    return s;
+  };
+  diff(c.differences, "hosts", hosts(a), hosts(b));
+  diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
+       b.tool.version + " " + b.tool.git_revision);
+  for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule", "check",
+                        "allreduce_inplace", "staged_chunk", "staged_slots", "latency_iters"}) {
+    const auto va = a.config.is_object() && a.config.contains(k) ? a.config[k].dump() : "";
+    const auto vb = b.config.is_object() && b.config.contains(k) ? b.config[k].dump() : "";
+    diff(c.differences, std::string("config ") + k, va, vb);
+  }
+  std::set<std::string> env_keys;
+  for (const auto& [k, v] : a.environment) env_keys.insert(k);
+  for (const auto& [k, v] : b.environment) env_keys.insert(k);
+  for (const auto& k : env_keys) {
+    const auto ia = a.environment.find(k);
+    const auto ib = b.environment.find(k);
+    diff(c.differences, "env " + k, ia == a.environment.end() ? "" : ia->second,
+         ib == b.environment.end() ? "" : ib->second);
+  }
+
+  const auto ia = index_results(a, o.match);
+  const auto ib = index_results(b, o.match);
+  for (const auto& [key, ra] : ia) {
+    const auto it = ib.find(key);
+    const std::string label = key.method + " " + key.src + "->" + key.dst + " " + format_size_compact(key.bytes);
+    if (it == ib.end()) {
+      c.only_in_a.push_back(label);
+      continue;
+    }
+    const Result* rb = it->second;
+    const auto* m = find_method(a.methods, key.method);
+    CompareRow row;
+    row.method = key.method;
+    row.pair = pair_name(ra->src, ra->dst);
+    row.gpu_pair = key.src + "->" + key.dst;
+    row.bytes = key.bytes;
+    row.lower_is_better = m && m->metric == Metric::kLatency;
+    const Stats& sa = row.lower_is_better ? *ra->time_us : *ra->algbw_gbps;
+    const Stats& sb = row.lower_is_better ? *rb->time_us : *rb->algbw_gbps;
+    row.a_median = sa.median;
+    row.a_min = sa.min;
+    row.a_max = sa.max;
+    row.b_median = sb.median;
+    row.b_min = sb.min;
+    row.b_max = sb.max;
+    row.ratio = sa.median > 0 ? sb.median / sa.median : 0;
+    const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
+    const bool separated = sb.max < sa.min || sb.min > sa.max;
+    const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
+    if (!beyond) {
+      row.change = "same";
+    } else if (!separated) {
+      row.change = "within-noise";
+    } else if (worse) {
+      row.change = "regression";
+      ++c.regressions;
+    } else {
+      row.change = "improvement";
+      ++c.improvements;
+    }
+    c.rows.push_back(row);
+  }
+  for (const auto& [key, rb] : ib) {
+    if (!ia.count(key)) {
+      c.only_in_b.push_back(key.method + " " + key.src + "->" + key.dst + " " + format_size_compact(key.bytes));
+    }
+  }
+  if (c.rows.empty()) {
+    throw InputError(b_name, "results",
+                     "runs are unlike: no method, GPU pair and size measured in both " + a_name + " and " + b_name);
+  }
+  return c;
+}
+
+std::string render_comparison(const Comparison& c, const std::string& a_name, const std::string& b_name,
+                              const CompareOptions& o) {
+  std::ostringstream out;
+  if (o.format == ReportFormat::kCsv) {
+    out << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,change\n";
+    for (const auto& r : c.rows) {
+      out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << "," << r.bytes
+          << "," << (r.lower_is_better ? "time_us" : "algbw_gbps") << "," << fmt(r.a_median, 3) << ","
+          << fmt(r.a_min, 3) << "," << fmt(r.a_max, 3) << "," << fmt(r.b_median, 3) << "," << fmt(r.b_min, 3)
+          << "," << fmt(r.b_max, 3) << "," << fmt(r.ratio, 4) << "," << r.change << "\n";
+    }
+    return out.str();
+  }
+  const bool md = o.format == ReportFormat::kMarkdown;
+  out << (md ? "# peerbench compare\n\n" : "peerbench compare\n");
+  out << (md ? "- A (baseline): `" : "  A (baseline):  ") << a_name << (md ? "`\n" : "\n");
+  out << (md ? "- B (candidate): `" : "  B (candidate): ") << b_name << (md ? "`\n" : "\n");
+  out << (md ? "\n## What differs\n\n" : "\nWhat differs:\n");
+  if (c.differences.empty()) out << (md ? "- nothing recorded\n" : "  nothing recorded\n");
+  for (const auto& d : c.differences) out << (md ? "- " : "  ") << d << "\n";
+  out << (md ? "\n## Results (B/A; bandwidth: higher is better, latency: lower is better)\n\n"
+             : "\nResults (B/A; median; bandwidth GB/s higher is better, latency us lower is better):\n");
+  if (md) {
+    out << "| method | pair | size | A median [min-max] | B median [min-max] | B/A | change |\n"
+           "|---|---|---:|---:|---:|---:|---|\n";
+  } else {
+    out << "  " << std::left << std::setw(20) << "method" << std::setw(8) << "pair" << std::right << std::setw(7)
+        << "size" << std::setw(26) << "A median [min-max]" << std::setw(26) << "B median [min-max]"
+        << std::setw(8) << "B/A" << "  change\n";
+  }
+  for (const auto& r : c.rows) {
+    const std::string av = fmt(r.a_median, 2) + " [" + fmt(r.a_min, 1) + "-" + fmt(r.a_max, 1) + "]";
+    const std::string bv = fmt(r.b_median, 2) + " [" + fmt(r.b_min, 1) + "-" + fmt(r.b_max, 1) + "]";
+    const std::string change = r.change == "regression" ? "REGRESSION" : r.change;
+    if (md) {
+      out << "| " << r.method << " | " << r.pair << " | " << format_size_compact(r.bytes) << " | " << av << " | "
+          << bv << " | " << fmt(r.ratio, 3) << " | " << (r.change == "regression" ? "**regression**" : r.change)
+          << " |\n";
+    } else {
+      out << "  " << std::left << std::setw(20) << r.method << std::setw(8) << r.pair << std::right << std::setw(7)
+          << format_size_compact(r.bytes) << std::setw(26) << av << std::setw(26) << bv << std::setw(8)
+          << fmt(r.ratio, 3) << "  " << change << "\n";
+    }
+  }
+  auto list = [&](const char* title, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    out << (md ? "\n## " : "\n") << title << (md ? "\n\n" : ":\n");
+    for (const auto& s : v) out << (md ? "- " : "  ") << s << "\n";
+  };
+  list("Only in A", c.only_in_a);
+  list("Only in B", c.only_in_b);
+  out << (md ? "\n**" : "\n") << c.regressions << " regressions, " << c.improvements << " improvements beyond "
+      << fmt(100 * o.threshold, 1) << "% with non-overlapping sample ranges, " << c.rows.size() << " compared"
+      << (md ? "**\n" : "\n");
+  return out.str();
+}
+
+int comparison_exit_code(const Comparison& c, const CompareOptions& o) {
+  if (o.fail_on == "none") return kExitOk;
+  if (o.fail_on == "any") return (c.regressions + c.improvements) ? kExitFlagged : kExitOk;
+  return c.regressions ? kExitFlagged : kExitOk;
+}
+
+}  // namespace peerbench

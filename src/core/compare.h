@@ -1,0 +1,43 @@
+#pragma once
+// Comparing two runs (two driver versions, two nodes, before/after a repair): matched by method,
+// pair and size; regressions and improvements only where the change exceeds the threshold AND
+// the two runs' sample ranges (min..max) do not overlap, so noise is not called a regression.
+#include <string>
+#include <vector>
+
+#include "core/options.h"
+#include "core/results.h"
+
+namespace peerbench {
+
+struct CompareRow {
+  std::string method;
+  std::string pair;       // "0->1" (ranks of A), or "all"
+  std::string gpu_pair;   // GPU identity used for matching
+  std::uint64_t bytes = 0;
+  bool lower_is_better = false;
+  double a_median = 0, a_min = 0, a_max = 0;
+  double b_median = 0, b_min = 0, b_max = 0;
+  double ratio = 0;       // B / A
+  std::string change;     // regression, improvement, same, within-noise
+};
+
+struct Comparison {
+  std::vector<CompareRow> rows;
+  std::vector<std::string> differences;  // system and configuration differences
+  std::vector<std::string> only_in_a;
+  std::vector<std::string> only_in_b;
+  int regressions = 0;
+  int improvements = 0;
+};
+
+// Throws InputError when the runs cannot be compared (different GPU counts, nothing in common).
+Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
+                        const std::string& b_name, const CompareOptions& o);
+
+std::string render_comparison(const Comparison& c, const std::string& a_name,
+                              const std::string& b_name, const CompareOptions& o);
+
+int comparison_exit_code(const Comparison& c, const CompareOptions& o);
+
+}  // namespace peerbench

@@ -1,0 +1,188 @@
+#include "core/json_in.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.h"
+
+namespace peerbench {
+
+std::string JsonIn::child(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+std::string JsonIn::type_name() const { return j_->type_name(); }
+
+void JsonIn::fail(const std::string& problem) const {
+  throw InputError(file_, path_.empty() ? "(top level)" : path_, problem);
+}
+
+void JsonIn::require_object() const {
+  if (!j_->is_object()) fail(std::string("expected an object, got ") + type_name());
+}
+
+bool JsonIn::has(const std::string& key) const {
+  return j_->is_object() && j_->contains(key) && !(*j_)[key].is_null();
+}
+
+JsonIn JsonIn::at(const std::string& key) const {
+  require_object();
+  auto it = j_->find(key);
+  if (it == j_->end()) throw InputError(file_, child(key), "missing");
+  return JsonIn(*it, file_, child(key));
+}
+
+std::optional<JsonIn> JsonIn::opt(const std::string& key) const {
+  require_object();
+  auto it = j_->find(key);
+  if (it == j_->end() || it->is_null()) return std::nullopt;
+  return JsonIn(*it, file_, child(key));
+}
+
+std::string JsonIn::str(std::size_t max_len) const {
+  if (!j_->is_string()) fail(std::string("expected a string, got ") + type_name());
+  const auto& s = j_->get_ref<const std::string&>();
+  if (s.size() > max_len) fail("string longer than " + std::to_string(max_len) + " characters");
+  return s;
+}
+
+double JsonIn::number(double lo, double hi) const {
+  if (!j_->is_number()) fail(std::string("expected a number, got ") + type_name());
+  const double v = j_->get<double>();
+  if (!std::isfinite(v) || v < lo || v > hi) {
+    std::ostringstream m;
+    m << "number " << v << " is outside " << lo << " to " << hi;
+    fail(m.str());
+  }
+  return v;
+}
+
+long long JsonIn::integer(long long lo, long long hi) const {
+  if (!j_->is_number_integer() && !j_->is_number_unsigned()) {
+    if (j_->is_number_float()) {
+      const double d = j_->get<double>();
+      if (std::isfinite(d) && std::floor(d) == d && d >= static_cast<double>(lo) &&
+          d <= static_cast<double>(hi)) {
+        return static_cast<long long>(d);
+      }
+    }
+    fail("expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+         ", got " + (j_->is_number() ? std::string("fraction or out-of-range number") : type_name()));
+  }
+  if (j_->is_number_unsigned()) {
+    const auto u = j_->get<unsigned long long>();
+    if (u > static_cast<unsigned long long>(hi)) fail("number " + std::to_string(u) + " is too large");
+    return static_cast<long long>(u);
+  }
+  const auto v = j_->get<long long>();
+  if (v < lo || v > hi) {
+    fail("number " + std::to_string(v) + " is outside " + std::to_string(lo) + " to " +
+         std::to_string(hi));
+  }
+  return v;
+}
+
+bool JsonIn::boolean() const {
+  if (!j_->is_boolean()) fail(std::string("expected true or false, got ") + type_name());
+  return j_->get<bool>();
+}
+
+std::vector<JsonIn> JsonIn::array(std::size_t max_items) const {
+  if (!j_->is_array()) fail(std::string("expected an array, got ") + type_name());
+  if (j_->size() > max_items) {
+    fail("array of " + std::to_string(j_->size()) + " items; at most " + std::to_string(max_items));
+  }
+  std::vector<JsonIn> out;
+  out.reserve(j_->size());
+  for (std::size_t i = 0; i < j_->size(); ++i) {
+    out.emplace_back((*j_)[i], file_, path_ + "[" + std::to_string(i) + "]");
+  }
+  return out;
+}
+
+std::vector<std::string> JsonIn::string_array(std::size_t max_items) const {
+  std::vector<std::string> out;
+  for (const auto& e : array(max_items)) out.push_back(e.str());
+  return out;
+}
+
+std::optional<std::string> JsonIn::opt_str(const std::string& key) const {
+  auto o = opt(key);
+  if (!o) return std::nullopt;
+  return o->str();
+}
+std::optional<double> JsonIn::opt_number(const std::string& key, double lo, double hi) const {
+  auto o = opt(key);
+  if (!o) return std::nullopt;
+  return o->number(lo, hi);
+}
+std::optional<long long> JsonIn::opt_integer(const std::string& key, long long lo,
+                                             long long hi) const {
+  auto o = opt(key);
+  if (!o) return std::nullopt;
+  return o->integer(lo, hi);
+}
+std::optional<bool> JsonIn::opt_bool(const std::string& key) const {
+  auto o = opt(key);
+  if (!o) return std::nullopt;
+  return o->boolean();
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& name, int max_depth) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw InputError(name, "", "empty file; expected JSON");
+  }
+  // Depth check before parsing: deep nesting is how hostile JSON exhausts a stack.
+  int depth = 0;
+  bool in_string = false;
+  bool escape = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escape) {
+        escape = false;
+      } else if (c == '\\') {
+        escape = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        throw InputError(name, "", "nested deeper than " + std::to_string(max_depth) + " levels");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> keep the tail
+    const auto p = what.find("parse error");
+    throw InputError(name, "", "not valid JSON (" + (p == std::string::npos ? what : what.substr(p)) + ")");
+  }
+}
+
+nlohmann::json load_json_file(const std::string& path, std::size_t max_bytes, int max_depth) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open for reading");
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  if (size < 0) throw InputError(path, "", "cannot read (not a regular file?)");
+  if (static_cast<std::size_t>(size) > max_bytes) {
+    throw InputError(path, "", "file of " + std::to_string(static_cast<long long>(size)) +
+                                   " bytes; at most " + std::to_string(max_bytes));
+  }
+  in.seekg(0);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), size);
+  if (!in) throw InputError(path, "", "read failed");
+  return parse_json_text(text, path, max_depth);
+}
+
+}  // namespace peerbench

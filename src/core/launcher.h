@@ -1,0 +1,36 @@
+#pragma once
+// Whether a launcher (mpirun, srun, a PMI/PMIx job) started this process, and the command that
+// starts peerbench under mpirun when none did.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace peerbench {
+
+struct LaunchInfo {
+  bool under_launcher = false;
+  std::string launcher;  // "Open MPI", "PMIx", "PMI", "Slurm", ""
+  int rank = -1;         // world rank when the launcher says it, else -1
+  int size = -1;
+};
+
+using EnvLookup = std::function<const char*(const char*)>;
+
+LaunchInfo detect_launcher(const EnvLookup& env);
+LaunchInfo detect_launcher();  // from the process environment
+
+// Only rank 0 (or a process with no launcher) prints usage errors, so a job prints them once.
+bool is_printing_rank(const LaunchInfo& l);
+
+// mpirun command line that re-executes `argv` on `np` ranks. `as_root` adds
+// --allow-run-as-root, which Open MPI requires when started by root.
+std::vector<std::string> reexec_command(const std::string& mpirun, int np,
+                                        const std::vector<std::string>& argv, bool as_root);
+
+// Shell-quoted command for printing.
+std::string shell_join(const std::vector<std::string>& argv);
+
+// Variable set in re-executed children so that a failed launcher detection cannot loop.
+inline constexpr const char* kReexecMarker = "PEERBENCH_REEXEC";
+
+}  // namespace peerbench

@@ -1,0 +1,406 @@
+#include "core/options.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+#include <cxxopts.hpp>
+
+#include "core/errors.h"
+
+namespace peerbench {
+
+std::string to_string(Schedule s) { return s == Schedule::kSerial ? "serial" : "rounds"; }
+
+std::string to_string(ReportFormat f) {
+  switch (f) {
+    case ReportFormat::kText: return "text";
+    case ReportFormat::kMarkdown: return "markdown";
+    case ReportFormat::kHtml: return "html";
+    case ReportFormat::kCsv: return "csv";
+  }
+  return "text";
+}
+
+std::vector<std::string> known_flag_codes() {
+  return {"host-staged", "nccl-shm",    "nccl-net",    "below-link",
+          "p2p-slower-than-staged", "asymmetric", "data-errors", "measurement-failed"};
+}
+
+namespace {
+
+const char* kUsage =
+    "peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.\n"
+    "\n"
+    "  peerbench [run] [options]            measure every pair of GPUs (one rank per GPU)\n"
+    "  peerbench topo [--json PATH]         links, PCIe paths and P2P status of this node\n"
+    "  peerbench report RUN.json [...]      verdicts and tables from a run's JSON\n"
+    "  peerbench compare A.json B.json      what changed between two runs\n"
+    "  peerbench --list-methods | --version | --help\n";
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+ReportFormat parse_format(const std::string& v, const std::string& flag, bool allow_html) {
+  if (v == "text") return ReportFormat::kText;
+  if (v == "markdown" || v == "md") return ReportFormat::kMarkdown;
+  if (v == "csv") return ReportFormat::kCsv;
+  if (v == "html" && allow_html) return ReportFormat::kHtml;
+  throw UsageError(flag + ": '" + v + "' is not a format; use " +
+                   (allow_html ? "text, markdown, html or csv" : "text, markdown or csv"));
+}
+
+void reject_positionals(const cxxopts::ParseResult& r, const std::string& command) {
+  if (!r.unmatched().empty()) {
+    throw UsageError(command + ": unexpected argument '" + r.unmatched().front() +
+                     "'; options start with - (see peerbench " + command + " --help)");
+  }
+}
+
+std::string get(const cxxopts::ParseResult& r, const std::string& key) {
+  return r[key].as<std::string>();
+}
+
+FaultInjection parse_fault(const std::string& text) {
+  FaultInjection f;
+  const auto parts = split(text, ':');
+  if (parts.size() < 2 || parts.size() > 3) {
+    throw UsageError("--inject-fault: '" + text + "'; use KIND:METHOD[:RANK] with KIND one of "
+                     "corrupt, hang, die");
+  }
+  f.kind = parts[0];
+  if (f.kind != "corrupt" && f.kind != "hang" && f.kind != "die") {
+    throw UsageError("--inject-fault: unknown kind '" + f.kind + "'; use corrupt, hang or die");
+  }
+  f.method = parts[1];
+  if (parts.size() == 3) f.rank = static_cast<int>(parse_integer(parts[2], "--inject-fault rank", 0, 1 << 20));
+  return f;
+}
+
+void add_run_options(cxxopts::Options& o) {
+  o.add_options("sizes")
+      ("b,minbytes", "smallest size (K/M/G binary suffixes)", cxxopts::value<std::string>()->default_value("1M"))
+      ("e,maxbytes", "largest size", cxxopts::value<std::string>()->default_value("1G"))
+      ("f,stepfactor", "multiply the size by this (>= 2)", cxxopts::value<std::string>()->default_value("4"))
+      ("i,stepbytes", "add this to the size instead of multiplying (0: use -f)", cxxopts::value<std::string>()->default_value("0"));
+  o.add_options("timing")
+      ("w,warmup_iters", "untimed iterations before each size", cxxopts::value<std::string>()->default_value("5"))
+      ("n,iters", "iterations per timed sample", cxxopts::value<std::string>()->default_value("20"))
+      ("s,samples", "timed samples per size (min/median/max over them)", cxxopts::value<std::string>()->default_value("5"))
+      ("c,check", "check the data after every size: 1 or 0", cxxopts::value<std::string>()->default_value("1"))
+      ("G,cudagraph", "capture the iterations in a CUDA graph and time N replays (0: off)", cxxopts::value<std::string>()->default_value("0"))
+      ("timeout", "seconds one sample may take before the watchdog stops the run", cxxopts::value<std::string>()->default_value("60"))
+      ("latency-bytes", "transfer size of ce-latency and sm-latency", cxxopts::value<std::string>()->default_value("8"))
+      ("latency-iters", "transfers per latency sample", cxxopts::value<std::string>()->default_value("200"));
+  o.add_options("selection")
+      ("m,methods", "methods or groups, comma-separated (see --list-methods)", cxxopts::value<std::string>()->default_value("all"))
+      ("list-methods", "list the methods and groups, then exit")
+      ("pairs", "all | intra-host | inter-host | list like 0-1,2>3 (a-b: both directions)", cxxopts::value<std::string>()->default_value("all"))
+      ("schedule", "serial (one pair at a time) | rounds (disjoint pairs at once)", cxxopts::value<std::string>()->default_value("serial"))
+      ("inplace", "run nccl-allreduce in place")
+      ("staged-chunk", "chunk size of the host-staged pipeline", cxxopts::value<std::string>()->default_value("4M"))
+      ("staged-slots", "chunks in flight in the host-staged pipeline (2-64)", cxxopts::value<std::string>()->default_value("4"));
+  o.add_options("output")
+      ("J,json", "results file (default: results/peerbench-HOST-TIME.json)", cxxopts::value<std::string>())
+      ("expect", "acceptance thresholds file for the verdicts (see README)", cxxopts::value<std::string>())
+      ("dry-run", "print the plan and its estimated time; touch no GPU")
+      ("np", "without a launcher: ranks to start (default: all local GPUs)", cxxopts::value<std::string>())
+      ("q,quiet", "print only the summary")
+      ("v,verbose", "print every sample")
+      ("allow-gpu-sharing", "let ranks share a GPU (testing the tool on one GPU; measures no link)")
+      ("h,help", "this help")
+      ("version", "print the version");
+  o.add_options("testing")
+      ("inject-fault", "KIND:METHOD[:RANK] (testing)", cxxopts::value<std::string>());
+}
+
+RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog) {
+  RunOptions o;
+  o.sweep.min_bytes = parse_size(get(r, "minbytes"), "-b/--minbytes");
+  o.sweep.max_bytes = parse_size(get(r, "maxbytes"), "-e/--maxbytes");
+  const std::string stepbytes = get(r, "stepbytes");
+  o.sweep.step_bytes = stepbytes == "0" ? 0 : parse_size(stepbytes, "-i/--stepbytes");
+  o.sweep.step_factor = static_cast<std::uint64_t>(
+      parse_integer(get(r, "stepfactor"), "-f/--stepfactor", 2, 1 << 20));
+  make_sweep(o.sweep);  // validates min <= max
+  o.warmup_iters = static_cast<int>(parse_integer(get(r, "warmup_iters"), "-w/--warmup_iters", 0, 100000));
+  o.iters = static_cast<int>(parse_integer(get(r, "iters"), "-n/--iters", 1, 100000));
+  o.samples = static_cast<int>(parse_integer(get(r, "samples"), "-s/--samples", 1, 10000));
+  o.check = parse_integer(get(r, "check"), "-c/--check", 0, 1) == 1;
+  o.cudagraph_replays = static_cast<int>(parse_integer(get(r, "cudagraph"), "-G/--cudagraph", 0, 100000));
+  o.timeout_s = parse_positive_number(get(r, "timeout"), "--timeout");
+  o.latency_bytes = parse_size(get(r, "latency-bytes"), "--latency-bytes");
+  if (o.latency_bytes > (1ull << 20)) {
+    throw UsageError("--latency-bytes: at most 1M; latency is about small transfers");
+  }
+  o.latency_iters = static_cast<int>(parse_integer(get(r, "latency-iters"), "--latency-iters", 1, 100000));
+  o.methods_spec = get(r, "methods");
+  o.methods = resolve_methods(o.methods_spec, catalog);
+  o.pairs = parse_pair_filter(get(r, "pairs"));
+  const std::string schedule = get(r, "schedule");
+  if (schedule == "serial") {
+    o.schedule = Schedule::kSerial;
+  } else if (schedule == "rounds") {
+    o.schedule = Schedule::kRounds;
+  } else {
+    throw UsageError("--schedule: '" + schedule + "'; use serial or rounds");
+  }
+  o.allreduce_inplace = r.count("inplace") > 0;
+  o.staged_chunk = parse_size(get(r, "staged-chunk"), "--staged-chunk");
+  if (o.staged_chunk < 4096 || o.staged_chunk > (256ull << 20)) {
+    throw UsageError("--staged-chunk: use a size from 4K to 256M");
+  }
+  o.staged_slots = static_cast<int>(parse_integer(get(r, "staged-slots"), "--staged-slots", 2, 64));
+  if (r.count("json")) {
+    o.json_path = get(r, "json");
+    o.json_path_given = true;
+    if (o.json_path.empty()) throw UsageError("-J/--json: empty path");
+  }
+  if (r.count("expect")) o.expect_path = get(r, "expect");
+  o.dry_run = r.count("dry-run") > 0;
+  if (r.count("np")) o.np = static_cast<int>(parse_integer(get(r, "np"), "--np", 2, 4096));
+  if (r.count("quiet") && r.count("verbose")) {
+    throw UsageError("-q/--quiet and -v/--verbose: choose one");
+  }
+  if (r.count("quiet")) o.verbosity = 0;
+  if (r.count("verbose")) o.verbosity = 2;
+  o.allow_gpu_sharing = r.count("allow-gpu-sharing") > 0;
+  if (r.count("inject-fault")) {
+    o.fault = parse_fault(get(r, "inject-fault"));
+    if (!find_method(catalog, o.fault.method)) {
+      throw UsageError("--inject-fault: unknown method '" + o.fault.method + "'");
+    }
+  }
+  return o;
+}
+
+std::string command_name(Command c) {
+  switch (c) {
+    case Command::kTopo: return "topo";
+    case Command::kReport: return "report";
+    case Command::kCompare: return "compare";
+    default: return "run";
+  }
+}
+
+// cxxopts' own messages name the option; strip its decorations into one plain line.
+std::string clean_cxxopts_message(std::string m) {
+  m.erase(std::remove(m.begin(), m.end(), '\n'), m.end());
+  for (const char* q : {"\u2018", "\u2019"}) {
+    for (auto p = m.find(q); p != std::string::npos; p = m.find(q)) m.replace(p, 3, "'");
+  }
+  return m;
+}
+
+}  // namespace
+
+PairFilter parse_pair_filter(const std::string& text) {
+  PairFilter f;
+  f.text = text;
+  if (text == "all") return f;
+  if (text == "intra-host") {
+    f.kind = PairFilter::Kind::kIntraHost;
+    return f;
+  }
+  if (text == "inter-host") {
+    f.kind = PairFilter::Kind::kInterHost;
+    return f;
+  }
+  f.kind = PairFilter::Kind::kExplicit;
+  const std::string allowed = "; use all, intra-host, inter-host or a list like 0-1,2>3";
+  if (text.empty()) throw UsageError("--pairs: empty" + allowed);
+  std::set<std::pair<int, int>> seen;
+  for (const auto& item : split(text, ',')) {
+    const auto sep = item.find_first_of("->");
+    if (sep == std::string::npos || sep == 0 || sep + 1 >= item.size()) {
+      throw UsageError("--pairs: '" + item + "' is not a pair" + allowed);
+    }
+    const int a = static_cast<int>(parse_integer(item.substr(0, sep), "--pairs", 0, 1 << 20));
+    const int b = static_cast<int>(parse_integer(item.substr(sep + 1), "--pairs", 0, 1 << 20));
+    if (a == b) throw UsageError("--pairs: '" + item + "' pairs a rank with itself");
+    auto add = [&](int s, int d) {
+      if (seen.insert({s, d}).second) f.pairs.emplace_back(s, d);
+    };
+    add(a, b);
+    if (item[sep] == '-') add(b, a);
+  }
+  return f;
+}
+
+CommandLine parse_command_line(int argc, const char* const* argv,
+                               const std::vector<MethodInfo>& catalog) {
+  CommandLine cl;
+  for (int i = 0; i < argc; ++i) cl.argv.emplace_back(argv[i]);
+  int first = 1;
+  if (argc > 1) {
+    const std::string sub = argv[1];
+    if (sub == "run") {
+      cl.command = Command::kRun;
+      first = 2;
+    } else if (sub == "topo") {
+      cl.command = Command::kTopo;
+      first = 2;
+    } else if (sub == "report") {
+      cl.command = Command::kReport;
+      first = 2;
+    } else if (sub == "compare") {
+      cl.command = Command::kCompare;
+      first = 2;
+    } else if (!sub.empty() && sub[0] != '-') {
+      throw UsageError("unknown command '" + sub + "'; use run, topo, report or compare");
+    }
+  }
+  std::vector<const char*> args;
+  args.push_back(argv[0]);
+  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
+  int n = static_cast<int>(args.size());
+  const std::string prog = "peerbench " + command_name(cl.command);
+
+  try {
+    cxxopts::Options o(prog, kUsage);
+    if (cl.command == Command::kRun) {
+      add_run_options(o);
+      auto r = o.parse(n, args.data());
+      cl.help_text = o.help({"sizes", "timing", "selection", "output"});
+      if (r.count("help")) {
+        cl.command = Command::kHelp;
+        return cl;
+      }
+      if (r.count("version")) {
+        cl.command = Command::kVersion;
+        return cl;
+      }
+      if (r.count("list-methods")) {
+        cl.command = Command::kListMethods;
+        return cl;
+      }
+      reject_positionals(r, "run");
+      cl.run = parse_run(r, catalog);
+    } else if (cl.command == Command::kTopo) {
+      o.add_options()("json", "also write the topology as JSON to PATH", cxxopts::value<std::string>())(
+          "q,quiet", "do not print the matrix")("h,help", "this help");
+      auto r = o.parse(n, args.data());
+      cl.help_text = o.help();
+      if (r.count("help")) {
+        cl.command = Command::kHelp;
+        return cl;
+      }
+      reject_positionals(r, "topo");
+      if (r.count("json")) cl.topo.json_path = get(r, "json");
+      cl.topo.quiet = r.count("quiet") > 0;
+    } else if (cl.command == Command::kReport) {
+      o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
+          "format", "text | markdown | html | csv", cxxopts::value<std::string>()->default_value("text"))(
+          "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+          "fail-on", "flags that make the exit code 1: all | none | comma-separated codes",
+          cxxopts::value<std::string>()->default_value("all"))(
+          "expect", "acceptance thresholds file", cxxopts::value<std::string>())(
+          "plots", "folder with plots from scripts/plot.py to embed or link", cxxopts::value<std::string>())(
+          "h,help", "this help");
+      o.parse_positional({"inputs"});
+      o.positional_help("RUN.json [RUN.json ...]");
+      auto r = o.parse(n, args.data());
+      cl.help_text = o.help();
+      if (r.count("help")) {
+        cl.command = Command::kHelp;
+        return cl;
+      }
+      if (!r.count("inputs")) throw UsageError("report: give at least one run JSON file");
+      cl.report.inputs = r["inputs"].as<std::vector<std::string>>();
+      cl.report.format = parse_format(get(r, "format"), "--format", true);
+      if (r.count("output")) cl.report.output_path = get(r, "output");
+      cl.report.fail_on = get(r, "fail-on");
+      if (cl.report.fail_on != "all" && cl.report.fail_on != "none") {
+        const auto codes = known_flag_codes();
+        for (const auto& c : split(cl.report.fail_on, ',')) {
+          if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
+            std::string list;
+            for (const auto& k : codes) list += (list.empty() ? "" : ", ") + k;
+            throw UsageError("--fail-on: unknown flag '" + c + "'; use all, none or: " + list);
+          }
+        }
+      }
+      if (r.count("expect")) cl.report.expect_path = get(r, "expect");
+      if (r.count("plots")) cl.report.plots_dir = get(r, "plots");
+    } else if (cl.command == Command::kCompare) {
+      o.add_options()("inputs", "baseline and candidate JSON", cxxopts::value<std::vector<std::string>>())(
+          "threshold", "relative change to flag, in percent", cxxopts::value<std::string>()->default_value("5"))(
+          "format", "text | markdown | csv", cxxopts::value<std::string>()->default_value("text"))(
+          "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+          "match", "match GPUs across hosts by: index | pci", cxxopts::value<std::string>()->default_value("index"))(
+          "fail-on", "regressions | any | none", cxxopts::value<std::string>()->default_value("regressions"))(
+          "h,help", "this help");
+      o.parse_positional({"inputs"});
+      o.positional_help("A.json B.json");
+      auto r = o.parse(n, args.data());
+      cl.help_text = o.help();
+      if (r.count("help")) {
+        cl.command = Command::kHelp;
+        return cl;
+      }
+      const auto inputs = r.count("inputs") ? r["inputs"].as<std::vector<std::string>>()
+                                            : std::vector<std::string>{};
+      if (inputs.size() != 2) {
+        throw UsageError("compare: give exactly two run JSON files (baseline, candidate), got " +
+                         std::to_string(inputs.size()));
+      }
+      cl.compare.baseline = inputs[0];
+      cl.compare.candidate = inputs[1];
+      cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
+      if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
+      cl.compare.format = parse_format(get(r, "format"), "--format", false);
+      if (r.count("output")) cl.compare.output_path = get(r, "output");
+      cl.compare.match = get(r, "match");
+      if (cl.compare.match != "index" && cl.compare.match != "pci") {
+        throw UsageError("--match: '" + cl.compare.match + "'; use index or pci");
+      }
+      cl.compare.fail_on = get(r, "fail-on");
+      if (cl.compare.fail_on != "regressions" && cl.compare.fail_on != "any" &&
+          cl.compare.fail_on != "none") {
+        throw UsageError("--fail-on: '" + cl.compare.fail_on + "'; use regressions, any or none");
+      }
+    }
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(prog + ": " + clean_cxxopts_message(e.what()));
+  }
+  return cl;
+}
+
+nlohmann::json run_options_to_json(const RunOptions& o) {
+  nlohmann::json j;
+  j["minbytes"] = o.sweep.min_bytes;
+  j["maxbytes"] = o.sweep.max_bytes;
+  j["stepfactor"] = o.sweep.step_factor;
+  j["stepbytes"] = o.sweep.step_bytes;
+  j["sizes"] = make_sweep(o.sweep);
+  j["warmup_iters"] = o.warmup_iters;
+  j["iters"] = o.iters;
+  j["samples"] = o.samples;
+  j["check"] = o.check;
+  j["cudagraph_replays"] = o.cudagraph_replays;
+  j["methods"] = o.methods;
+  j["methods_spec"] = o.methods_spec;
+  j["timeout_s"] = o.timeout_s;
+  j["schedule"] = to_string(o.schedule);
+  j["pairs"] = o.pairs.text;
+  j["latency_bytes"] = o.latency_bytes;
+  j["latency_iters"] = o.latency_iters;
+  j["staged_chunk"] = o.staged_chunk;
+  j["staged_slots"] = o.staged_slots;
+  j["allreduce_inplace"] = o.allreduce_inplace;
+  j["allow_gpu_sharing"] = o.allow_gpu_sharing;
+  j["expect"] = o.expect_path.empty() ? nlohmann::json() : nlohmann::json(o.expect_path);
+  j["fault_injection"] = o.fault.kind.empty()
+                             ? nlohmann::json()
+                             : nlohmann::json{{"kind", o.fault.kind}, {"method", o.fault.method},
+                                              {"rank", o.fault.rank}};
+  return j;
+}
+
+}  // namespace peerbench

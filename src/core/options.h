@@ -1,0 +1,112 @@
+#pragma once
+// Command line of every subcommand, parsed and validated without touching a GPU or MPI, so that
+// every rank of a job reaches the same verdict on the same argv.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/method_info.h"
+#include "core/sizes.h"
+
+namespace peerbench {
+
+enum class Command { kRun, kTopo, kReport, kCompare, kListMethods, kVersion, kHelp };
+
+enum class Schedule { kSerial, kRounds };
+std::string to_string(Schedule s);
+
+// --pairs: which ordered pairs of ranks the pair methods cover.
+struct PairFilter {
+  enum class Kind { kAll, kIntraHost, kInterHost, kExplicit } kind = Kind::kAll;
+  // For kExplicit: ordered pairs (src, dst). "a-b" adds both directions, "a>b" one.
+  std::vector<std::pair<int, int>> pairs;
+  std::string text = "all";
+};
+PairFilter parse_pair_filter(const std::string& text);
+
+// Test-only fault injection (hidden from --help; used by the fault tests of issue 6).
+struct FaultInjection {
+  std::string kind;    // "corrupt", "hang", "die", "" = none
+  std::string method;  // method to fault
+  int rank = 1;        // rank that misbehaves
+};
+
+struct RunOptions {
+  SweepSpec sweep{1ull << 20, 1ull << 30, 4, 0};
+  int warmup_iters = 5;
+  int iters = 20;
+  int samples = 5;
+  bool check = true;
+  int cudagraph_replays = 0;  // -G N: 0 = no graph
+  std::vector<std::string> methods;
+  std::string methods_spec = "all";
+  std::string json_path;       // empty: results/peerbench-<host>-<time>.json
+  bool json_path_given = false;
+  double timeout_s = 60.0;     // watchdog for one sample's GPU work
+  Schedule schedule = Schedule::kSerial;
+  PairFilter pairs;
+  bool dry_run = false;
+  int np = 0;                  // re-exec: ranks to start (0 = all local GPUs)
+  int verbosity = 1;           // 0 quiet, 1 normal, 2 verbose
+  std::uint64_t latency_bytes = 8;
+  int latency_iters = 200;
+  std::uint64_t staged_chunk = 4ull << 20;
+  int staged_slots = 4;
+  bool allreduce_inplace = false;
+  bool allow_gpu_sharing = false;
+  std::string expect_path;
+  FaultInjection fault;
+};
+
+struct TopoOptions {
+  std::string json_path;
+  bool quiet = false;
+};
+
+enum class ReportFormat { kText, kMarkdown, kHtml, kCsv };
+std::string to_string(ReportFormat f);
+
+struct ReportOptions {
+  std::vector<std::string> inputs;
+  ReportFormat format = ReportFormat::kText;
+  std::string output_path;  // empty: stdout
+  std::string fail_on = "all";  // flag codes that make the exit code 1, or "all"/"none"
+  std::string expect_path;
+  std::string plots_dir;
+};
+
+struct CompareOptions {
+  std::string baseline;
+  std::string candidate;
+  double threshold = 0.05;      // relative change below which nothing is flagged
+  ReportFormat format = ReportFormat::kText;
+  std::string output_path;
+  std::string match = "index";  // GPU identity across hosts: index | pci
+  std::string fail_on = "regressions";  // regressions | any | none
+};
+
+struct CommandLine {
+  Command command = Command::kRun;
+  RunOptions run;
+  TopoOptions topo;
+  ReportOptions report;
+  CompareOptions compare;
+  std::string help_text;
+  std::vector<std::string> argv;  // as given, for the results' tool.command_line
+};
+
+// Parses argv. `catalog` lists the methods the binary has. Throws UsageError with a one-line
+// message naming the flag and what is allowed.
+CommandLine parse_command_line(int argc, const char* const* argv,
+                               const std::vector<MethodInfo>& catalog);
+
+// The options as recorded in the results' "config" section.
+nlohmann::json run_options_to_json(const RunOptions& o);
+
+// Flag codes report --fail-on accepts.
+std::vector<std::string> known_flag_codes();
+
+}  // namespace peerbench

@@ -1,0 +1,61 @@
+#pragma once
+// Reporters: every way results leave peerbench goes through one of these classes.
+//   LiveReporter       one aligned line per (method, pair, size) as it completes (run)
+//   TextReporter       terminal summary: matrix at the largest size, verdicts with reasons
+//   MarkdownReporter   the same for attaching to tickets and acceptance reports, with plots
+//   HtmlReporter       one self-contained file; every string from the JSON escaped
+//   CsvReporter        one row per method, pair and size, for spreadsheets
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/options.h"
+#include "core/results.h"
+
+namespace peerbench {
+
+struct ReportInput {
+  std::string path;                  // the JSON file (label)
+  const RunDocument* doc = nullptr;
+  std::vector<PairVerdict> verdicts;
+  std::string expectations_source;
+};
+
+struct PlotFile {
+  std::string name;       // file name in the plots folder
+  std::string caption;
+  std::string data_uri;   // for HTML embedding ("" to link by path)
+  std::string path;       // as the Markdown links it
+};
+
+class DocumentReporter {
+ public:
+  virtual ~DocumentReporter() = default;
+  virtual std::string render(const std::vector<ReportInput>& runs,
+                             const std::vector<PlotFile>& plots) const = 0;
+};
+
+std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f);
+
+// Live table for `run`: a header once, then one line per case, like nccl-tests.
+class LiveReporter {
+ public:
+  explicit LiveReporter(std::ostream& out, int verbosity) : out_(out), verbosity_(verbosity) {}
+  void header();
+  void result(const RunDocument& d, const MethodInfo* m, const Result& r);
+  void progress(int done, int total, double elapsed_s, double remaining_s, const std::string& what,
+                bool terminal);
+
+ private:
+  std::ostream& out_;
+  int verbosity_;
+  int lines_ = 0;
+};
+
+// Helpers shared by reporters and compare.
+std::string html_escape(const std::string& s);
+std::string csv_field(const std::string& s);  // quotes and defuses spreadsheet formulas
+std::string pair_name(int src, int dst);      // "0->1" or "all"
+
+}  // namespace peerbench

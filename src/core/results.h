@@ -1,0 +1,169 @@
+#pragma once
+// The run's results as plain structs. Reporters (console, JSON, Markdown, HTML, CSV) read these;
+// nothing here knows how the numbers were measured.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/method_info.h"
+#include "core/nccl_log.h"
+#include "core/statistics.h"
+#include "core/topology.h"
+
+namespace peerbench {
+
+enum class ResultStatus { kOk, kSkipped, kNotApplicable, kError, kTimeout, kNotRun };
+std::string to_string(ResultStatus s);
+std::optional<ResultStatus> result_status_from_string(const std::string& s);
+
+struct DirectionResult {
+  int src = -1;
+  int dst = -1;
+  Stats time_us;
+  Stats algbw_gbps;
+};
+
+// NVML NVLink data counters read around a copy-engine test: proof of which link carried it.
+struct LinkCounters {
+  std::string source;                 // "nvml-field-values"
+  std::optional<double> src_tx_bytes; // NVLink bytes the source GPU sent during the test
+  std::optional<double> dst_rx_bytes; // NVLink bytes the destination GPU received
+  double payload_bytes = 0;           // bytes the test moved
+  std::string note;                   // why a counter is missing
+};
+
+struct Result {
+  std::string method;
+  int src = -1;  // ranks; -1/-1 for methods over all ranks
+  int dst = -1;
+  std::uint64_t bytes = 0;
+  ResultStatus status = ResultStatus::kNotRun;
+  std::string reason;
+  int warmup_iters = 0;
+  int iters = 0;
+  int samples = 0;
+  int graph_replays = 0;   // 0: not captured in a CUDA graph
+  int round = 0;
+  int concurrent_pairs = 1;
+  std::optional<Stats> time_us;     // per operation
+  std::optional<Stats> algbw_gbps;
+  std::optional<Stats> busbw_gbps;
+  std::vector<DirectionResult> directions;  // bidirectional methods
+  bool checked = false;
+  std::uint64_t checked_elements = 0;
+  std::uint64_t wrong = 0;
+  int gate_timeouts = 0;    // samples whose start gate released by timeout (launch queue full)
+  std::optional<LinkCounters> link_counters;
+};
+
+struct GpuInfo {
+  int index = -1;
+  std::string name;
+  std::string uuid;
+  std::string pci_bus_id;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int multiprocessors = 0;
+  std::uint64_t memory_bytes = 0;
+};
+
+struct RankInfo {
+  int rank = -1;
+  std::string host;
+  int local_rank = -1;
+  GpuInfo gpu;
+};
+
+struct SystemInfo {
+  std::vector<std::string> hosts;
+  std::vector<RankInfo> ranks;
+  std::string driver_version;          // NVML's, e.g. "580.159.04"; "" when NVML is absent
+  int cuda_driver_version = 0;         // cudaDriverGetVersion, e.g. 13000
+  int cuda_runtime_version = 0;        // cudaRuntimeGetVersion
+  std::string nccl_version;            // from ncclGetVersion
+  std::string mpi_library_version;     // MPI_Get_library_version, first line
+};
+
+struct ToolInfo {
+  std::string name = "peerbench";
+  std::string version;
+  std::string git_revision;
+  std::vector<std::string> command_line;
+};
+
+// Peer-access facts for one ordered pair of ranks.
+struct PairFacts {
+  int src = -1;
+  int dst = -1;
+  bool same_host = true;
+  std::optional<bool> can_access_peer;   // cudaDeviceCanAccessPeer(src GPU, dst GPU)
+  std::string peer_access;               // enabled, already-enabled, unsupported, same-gpu,
+                                         // not-applicable (other host), error
+  std::optional<bool> already_enabled;   // access was on before peerbench asked
+  std::string error;
+  std::optional<PairTransport> nccl;     // what NCCL chose for src -> dst
+};
+
+// What was captured of NCCL's log, and why not when it was not.
+struct NcclCapture {
+  std::string mode;                      // peerbench, user-file, not-captured, not-used
+  std::string note;
+  std::vector<std::string> subsystems;   // subsystems the log covered
+  std::vector<GraphObservation> graphs;
+  std::vector<std::string> unknown_lines;
+  std::string path_type;                 // dominant intra-node path type of the graphs
+};
+
+struct Flag {
+  std::string code;      // host-staged, nccl-shm, nccl-net, below-link, ...
+  std::string method;    // "" when not about one method
+  std::string message;
+  nlohmann::json evidence;
+};
+
+struct PairVerdict {
+  int src = -1;          // -1/-1: the all-ranks verdict (all-reduce)
+  int dst = -1;
+  std::string link;      // expected path: "NV18", "PIX", "NET", ...
+  std::string link_description;
+  std::string observed;  // one line: what the measurements and NCCL showed
+  std::string verdict;   // pass, flagged, not-measured
+  std::vector<Flag> flags;
+};
+
+struct Timing {
+  std::optional<double> estimated_s;
+  std::optional<double> elapsed_s;
+};
+
+struct RunDocument {
+  int schema_version = 0;
+  ToolInfo tool;
+  std::string started_at;
+  std::string finished_at;
+  std::string status;      // complete, incomplete (cut short), failed
+  nlohmann::json in_progress;  // null, or {method, src, dst, bytes} running when written
+  SystemInfo system;
+  nlohmann::json config;
+  std::map<std::string, std::string> environment;
+  std::vector<MethodInfo> methods;
+  std::vector<PairFacts> pairs;
+  std::optional<TopologyReport> topology;
+  NcclCapture nccl;
+  std::vector<Result> results;
+  std::vector<PairVerdict> verdicts;
+  Timing timing;
+  std::vector<std::string> errors;
+};
+
+// Host of a rank, or "" when unknown.
+std::string host_of(const RunDocument& d, int rank);
+const RankInfo* rank_info(const RunDocument& d, int rank);
+// "rank 0 (GPU 0 on host)" style label.
+std::string rank_label(const RunDocument& d, int rank);
+
+}  // namespace peerbench

@@ -1,0 +1,594 @@
+#include "core/schema.h"
+
+#include "core/errors.h"
+#include "core/json_in.h"
+
+namespace peerbench {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kMaxBytes = 1e15;          // 1 PB: no transfer size is larger
+constexpr long long kMaxRank = 1 << 20;
+constexpr std::size_t kMaxResults = 5'000'000;
+constexpr std::size_t kMaxItems = 1'000'000;
+
+template <typename T>
+json opt_json(const std::optional<T>& v) {
+  return v ? json(*v) : json();
+}
+json str_or_null(const std::string& s) { return s.empty() ? json() : json(s); }
+json rank_or_null(int r) { return r < 0 ? json() : json(r); }
+
+Stats stats_from(const JsonIn& in) {
+  Stats s;
+  s.min = in.at("min").number(-1e300, 1e300);
+  s.median = in.at("median").number(-1e300, 1e300);
+  s.max = in.at("max").number(-1e300, 1e300);
+  s.mean = in.opt_number("mean", -1e300, 1e300).value_or(s.median);
+  s.count = static_cast<int>(in.opt_integer("count", 0, 1 << 30).value_or(0));
+  if (s.min > s.median || s.median > s.max) in.fail("min <= median <= max does not hold");
+  return s;
+}
+
+std::optional<Stats> opt_stats(const JsonIn& in, const std::string& key) {
+  auto o = in.opt(key);
+  if (!o) return std::nullopt;
+  return stats_from(*o);
+}
+
+int rank_field(const JsonIn& in, const std::string& key) {
+  auto v = in.opt_integer(key, 0, kMaxRank);
+  return v ? static_cast<int>(*v) : -1;
+}
+
+json pair_transport_json(const PairTransport& t) {
+  return json{{"kind", t.kind},       {"kinds", t.kinds},       {"details", t.details},
+              {"channels", t.channels}, {"connections", t.connections}, {"example", t.example}};
+}
+
+PairTransport pair_transport_from(const JsonIn& in) {
+  PairTransport t;
+  t.kind = in.at("kind").str();
+  t.kinds = in.opt("kinds") ? in.at("kinds").string_array(64) : std::vector<std::string>{};
+  t.details = in.opt("details") ? in.at("details").string_array(1024) : std::vector<std::string>{};
+  t.channels = static_cast<int>(in.opt_integer("channels", 0, 1 << 20).value_or(0));
+  t.connections = static_cast<int>(in.opt_integer("connections", 0, 1 << 30).value_or(0));
+  t.example = in.opt_str("example").value_or("");
+  return t;
+}
+
+MethodInfo method_from(const JsonIn& in) {
+  MethodInfo m;
+  m.name = in.at("name").str(128);
+  m.summary = in.opt_str("summary").value_or("");
+  m.family = in.at("family").str(64);
+  const auto scope = in.at("scope").str();
+  if (scope == "pair") {
+    m.scope = MethodScope::kPair;
+  } else if (scope == "all-ranks") {
+    m.scope = MethodScope::kAllRanks;
+  } else {
+    in.at("scope").fail("'" + scope + "' is not pair or all-ranks");
+  }
+  const auto metric = in.at("metric").str();
+  if (metric == "bandwidth") {
+    m.metric = Metric::kBandwidth;
+  } else if (metric == "latency") {
+    m.metric = Metric::kLatency;
+  } else {
+    in.at("metric").fail("'" + metric + "' is not bandwidth or latency");
+  }
+  try {
+    m.collective = collective_from_name(in.opt_str("collective").value_or("copy"));
+  } catch (const std::invalid_argument& e) {
+    in.at("collective").fail(e.what());
+  }
+  m.bidirectional = in.opt_bool("bidirectional").value_or(false);
+  m.needs_p2p = in.opt_bool("needs_p2p").value_or(false);
+  m.same_host_only = in.opt_bool("same_host_only").value_or(false);
+  m.uses_nccl = in.opt_bool("uses_nccl").value_or(false);
+  m.graph_capturable = in.opt_bool("graph_capturable").value_or(true);
+  m.fixed_size = in.opt_bool("fixed_size").value_or(false);
+  return m;
+}
+
+json gpu_topology_json(const GpuTopology& g) {
+  json links = json::array();
+  for (const auto& l : g.nvlinks) {
+    links.push_back({{"link", l.link},
+                     {"active", l.active},
+                     {"version", opt_json(l.version)},
+                     {"remote_pci_bus_id", str_or_null(l.remote_pci_bus_id)}});
+  }
+  return json{{"index", g.index},
+              {"name", g.name},
+              {"uuid", g.uuid},
+              {"pci_bus_id", g.pci_bus_id},
+              {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+              {"pcie_gen_current", opt_json(g.pcie_gen_current)},
+              {"pcie_gen_max", opt_json(g.pcie_gen_max)},
+              {"pcie_width_current", opt_json(g.pcie_width_current)},
+              {"pcie_width_max", opt_json(g.pcie_width_max)},
+              {"numa_node", opt_json(g.numa_node)},
+              {"nvlinks_up", g.nvlinks_up},
+              {"nvlinks", links}};
+}
+
+GpuTopology gpu_topology_from(const JsonIn& in) {
+  GpuTopology g;
+  g.index = static_cast<int>(in.at("index").integer(0, 4096));
+  g.name = in.opt_str("name").value_or("");
+  g.uuid = in.opt_str("uuid").value_or("");
+  g.pci_bus_id = in.opt_str("pci_bus_id").value_or("");
+  const auto cc = in.opt_str("compute_capability").value_or("0.0");
+  const auto dot = cc.find('.');
+  try {
+    g.cc_major = std::stoi(cc.substr(0, dot));
+    g.cc_minor = dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1));
+  } catch (...) {
+    in.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
+  }
+  auto oi = [&](const char* k) -> std::optional<int> {
+    auto v = in.opt_integer(k, 0, 1024);
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  };
+  g.pcie_gen_current = oi("pcie_gen_current");
+  g.pcie_gen_max = oi("pcie_gen_max");
+  g.pcie_width_current = oi("pcie_width_current");
+  g.pcie_width_max = oi("pcie_width_max");
+  g.numa_node = oi("numa_node");
+  g.nvlinks_up = static_cast<int>(in.opt_integer("nvlinks_up", 0, 1024).value_or(0));
+  if (auto links = in.opt("nvlinks")) {
+    for (const auto& l : links->array(1024)) {
+      NvLinkInfo n;
+      n.link = static_cast<int>(l.at("link").integer(0, 1024));
+      n.active = l.at("active").boolean();
+      auto v = l.opt_integer("version", 0, 1 << 20);
+      if (v) n.version = static_cast<unsigned>(*v);
+      n.remote_pci_bus_id = l.opt_str("remote_pci_bus_id").value_or("");
+      g.nvlinks.push_back(n);
+    }
+  }
+  return g;
+}
+
+json gpu_pair_topology_json(const GpuPairTopology& p) {
+  return json{{"gpu_a", p.gpu_a},
+              {"gpu_b", p.gpu_b},
+              {"link", classify_link(p).label},
+              {"nvlink_count", p.nvlink_count},
+              {"pcie_path", str_or_null(p.pcie_path)},
+              {"nvml_p2p", p.nvml_p2p},
+              {"cuda_can_access_peer", opt_json(p.cuda_can_access_peer)},
+              {"cuda_perf_rank", opt_json(p.cuda_perf_rank)},
+              {"cuda_native_atomics", opt_json(p.cuda_native_atomics)},
+              {"cuda_access_supported", opt_json(p.cuda_access_supported)}};
+}
+
+GpuPairTopology gpu_pair_topology_from(const JsonIn& in) {
+  GpuPairTopology p;
+  p.gpu_a = static_cast<int>(in.at("gpu_a").integer(0, 4096));
+  p.gpu_b = static_cast<int>(in.at("gpu_b").integer(0, 4096));
+  p.nvlink_count = static_cast<int>(in.opt_integer("nvlink_count", 0, 1024).value_or(0));
+  p.pcie_path = in.opt_str("pcie_path").value_or("");
+  if (auto m = in.opt("nvml_p2p")) {
+    m->require_object();
+    for (const auto& [k, v] : m->raw().items()) {
+      p.nvml_p2p[k] = JsonIn(v, in.file(), m->path() + "." + k).str(64);
+    }
+  }
+  p.cuda_can_access_peer = in.opt_bool("cuda_can_access_peer");
+  if (auto v = in.opt_integer("cuda_perf_rank", -1024, 1024)) p.cuda_perf_rank = static_cast<int>(*v);
+  p.cuda_native_atomics = in.opt_bool("cuda_native_atomics");
+  p.cuda_access_supported = in.opt_bool("cuda_access_supported");
+  return p;
+}
+
+json flag_json(const Flag& f) {
+  return json{{"code", f.code}, {"method", str_or_null(f.method)}, {"message", f.message},
+              {"evidence", f.evidence}};
+}
+
+}  // namespace
+
+std::string to_string(ResultStatus s) {
+  switch (s) {
+    case ResultStatus::kOk: return "ok";
+    case ResultStatus::kSkipped: return "skipped";
+    case ResultStatus::kNotApplicable: return "not-applicable";
+    case ResultStatus::kError: return "error";
+    case ResultStatus::kTimeout: return "timeout";
+    case ResultStatus::kNotRun: return "not-run";
+  }
+  return "not-run";
+}
+
+std::optional<ResultStatus> result_status_from_string(const std::string& s) {
+  for (auto st : {ResultStatus::kOk, ResultStatus::kSkipped, ResultStatus::kNotApplicable,
+                  ResultStatus::kError, ResultStatus::kTimeout, ResultStatus::kNotRun}) {
+    if (to_string(st) == s) return st;
+  }
+  return std::nullopt;
+}
+
+std::string host_of(const RunDocument& d, int rank) {
+  const auto* r = rank_info(d, rank);
+  return r ? r->host : "";
+}
+
+const RankInfo* rank_info(const RunDocument& d, int rank) {
+  for (const auto& r : d.system.ranks) {
+    if (r.rank == rank) return &r;
+  }
+  return nullptr;
+}
+
+std::string rank_label(const RunDocument& d, int rank) {
+  if (rank < 0) return "all ranks";
+  const auto* r = rank_info(d, rank);
+  if (!r) return "rank " + std::to_string(rank);
+  return "rank " + std::to_string(rank) + " (GPU " + std::to_string(r->gpu.index) + " on " +
+         r->host + ")";
+}
+
+json to_json(const Stats& s) {
+  return json{{"min", s.min}, {"median", s.median}, {"max", s.max}, {"mean", s.mean},
+              {"count", s.count}};
+}
+
+json to_json(const MethodInfo& m) {
+  return json{{"name", m.name},
+              {"summary", m.summary},
+              {"family", m.family},
+              {"scope", to_string(m.scope)},
+              {"metric", to_string(m.metric)},
+              {"collective", collective_name(m.collective)},
+              {"bidirectional", m.bidirectional},
+              {"needs_p2p", m.needs_p2p},
+              {"same_host_only", m.same_host_only},
+              {"uses_nccl", m.uses_nccl},
+              {"graph_capturable", m.graph_capturable},
+              {"fixed_size", m.fixed_size}};
+}
+
+json to_json(const Result& r) {
+  json dirs = json::array();
+  for (const auto& d : r.directions) {
+    dirs.push_back({{"src", d.src}, {"dst", d.dst}, {"time_us", to_json(d.time_us)},
+                    {"algbw_gbps", to_json(d.algbw_gbps)}});
+  }
+  json counters;
+  if (r.link_counters) {
+    const auto& c = *r.link_counters;
+    counters = {{"source", c.source},
+                {"src_nvlink_tx_bytes", opt_json(c.src_tx_bytes)},
+                {"dst_nvlink_rx_bytes", opt_json(c.dst_rx_bytes)},
+                {"payload_bytes", c.payload_bytes},
+                {"note", str_or_null(c.note)}};
+  }
+  return json{{"method", r.method},
+              {"src", rank_or_null(r.src)},
+              {"dst", rank_or_null(r.dst)},
+              {"bytes", r.bytes},
+              {"status", to_string(r.status)},
+              {"reason", str_or_null(r.reason)},
+              {"warmup_iters", r.warmup_iters},
+              {"iters", r.iters},
+              {"samples", r.samples},
+              {"graph_replays", r.graph_replays},
+              {"round", r.round},
+              {"concurrent_pairs", r.concurrent_pairs},
+              {"time_us", r.time_us ? to_json(*r.time_us) : json()},
+              {"algbw_gbps", r.algbw_gbps ? to_json(*r.algbw_gbps) : json()},
+              {"busbw_gbps", r.busbw_gbps ? to_json(*r.busbw_gbps) : json()},
+              {"directions", dirs},
+              {"check", {{"checked", r.checked}, {"elements", r.checked_elements}, {"wrong", r.wrong}}},
+              {"gate_timeouts", r.gate_timeouts},
+              {"link_counters", counters}};
+}
+
+json to_json(const TopologyReport& t) {
+  json hosts = json::array();
+  for (const auto& h : t.hosts) {
+    json gpus = json::array();
+    for (const auto& g : h.gpus) gpus.push_back(gpu_topology_json(g));
+    json pairs = json::array();
+    for (const auto& p : h.pairs) pairs.push_back(gpu_pair_topology_json(p));
+    hosts.push_back({{"host", h.host}, {"nvml", h.nvml}, {"driver_version", str_or_null(h.driver_version)},
+                     {"gpus", gpus}, {"pairs", pairs}});
+  }
+  return json{{"hosts", hosts}};
+}
+
+json to_json(const PairVerdict& v) {
+  json flags = json::array();
+  for (const auto& f : v.flags) flags.push_back(flag_json(f));
+  return json{{"src", rank_or_null(v.src)}, {"dst", rank_or_null(v.dst)},
+              {"link", v.link},             {"link_description", v.link_description},
+              {"observed", v.observed},     {"verdict", v.verdict},
+              {"flags", flags}};
+}
+
+json to_json(const RunDocument& d) {
+  json j;
+  j["schema_version"] = kSchemaVersion;
+  j["kind"] = kRunKind;
+  j["tool"] = {{"name", d.tool.name}, {"version", d.tool.version},
+               {"git_revision", d.tool.git_revision}, {"command_line", d.tool.command_line}};
+  j["started_at"] = d.started_at;
+  j["finished_at"] = str_or_null(d.finished_at);
+  j["status"] = d.status;
+  j["in_progress"] = d.in_progress;
+  json ranks = json::array();
+  for (const auto& r : d.system.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"host", r.host},
+                     {"local_rank", r.local_rank},
+                     {"gpu",
+                      {{"index", r.gpu.index},
+                       {"name", r.gpu.name},
+                       {"uuid", r.gpu.uuid},
+                       {"pci_bus_id", r.gpu.pci_bus_id},
+                       {"compute_capability",
+                        std::to_string(r.gpu.cc_major) + "." + std::to_string(r.gpu.cc_minor)},
+                       {"multiprocessors", r.gpu.multiprocessors},
+                       {"memory_bytes", r.gpu.memory_bytes}}}});
+  }
+  j["system"] = {{"hosts", d.system.hosts},
+                 {"ranks", ranks},
+                 {"driver_version", str_or_null(d.system.driver_version)},
+                 {"cuda_driver_version", d.system.cuda_driver_version},
+                 {"cuda_runtime_version", d.system.cuda_runtime_version},
+                 {"nccl_version", str_or_null(d.system.nccl_version)},
+                 {"mpi_library_version", str_or_null(d.system.mpi_library_version)}};
+  j["config"] = d.config.is_null() ? json::object() : d.config;
+  j["environment"] = d.environment;
+  json methods = json::array();
+  for (const auto& m : d.methods) methods.push_back(to_json(m));
+  j["methods"] = methods;
+  json pairs = json::array();
+  for (const auto& p : d.pairs) {
+    pairs.push_back({{"src", p.src},
+                     {"dst", p.dst},
+                     {"same_host", p.same_host},
+                     {"can_access_peer", opt_json(p.can_access_peer)},
+                     {"peer_access", p.peer_access},
+                     {"already_enabled", opt_json(p.already_enabled)},
+                     {"error", str_or_null(p.error)},
+                     {"nccl", p.nccl ? pair_transport_json(*p.nccl) : json()}});
+  }
+  j["pairs"] = pairs;
+  j["topology"] = d.topology ? to_json(*d.topology) : json();
+  json graphs = json::array();
+  for (const auto& g : d.nccl.graphs) {
+    graphs.push_back({{"pattern", g.pattern}, {"nchannels", g.nchannels}, {"bw_intra", g.bw_intra},
+                      {"bw_inter", g.bw_inter}, {"type_intra", g.type_intra},
+                      {"type_inter", g.type_inter}, {"raw", g.raw}});
+  }
+  j["nccl"] = {{"mode", d.nccl.mode},
+               {"note", str_or_null(d.nccl.note)},
+               {"subsystems", d.nccl.subsystems},
+               {"path_type", str_or_null(d.nccl.path_type)},
+               {"graphs", graphs},
+               {"unknown_lines", d.nccl.unknown_lines}};
+  json results = json::array();
+  for (const auto& r : d.results) results.push_back(to_json(r));
+  j["results"] = results;
+  json verdicts = json::array();
+  for (const auto& v : d.verdicts) verdicts.push_back(to_json(v));
+  j["verdicts"] = verdicts;
+  j["timing"] = {{"estimated_s", opt_json(d.timing.estimated_s)},
+                 {"elapsed_s", opt_json(d.timing.elapsed_s)}};
+  j["errors"] = d.errors;
+  return j;
+}
+
+TopologyReport topology_from_json(const json& j, const std::string& file, const std::string& path) {
+  JsonIn in(j, file, path);
+  TopologyReport t;
+  for (const auto& h : in.at("hosts").array(4096)) {
+    HostTopology ht;
+    ht.host = h.at("host").str(256);
+    ht.nvml = h.opt_str("nvml").value_or("");
+    ht.driver_version = h.opt_str("driver_version").value_or("");
+    for (const auto& g : h.at("gpus").array(4096)) ht.gpus.push_back(gpu_topology_from(g));
+    for (const auto& p : h.at("pairs").array(kMaxItems)) ht.pairs.push_back(gpu_pair_topology_from(p));
+    t.hosts.push_back(std::move(ht));
+  }
+  return t;
+}
+
+RunDocument run_document_from_json(const json& j, const std::string& file) {
+  JsonIn in(j, file);
+  in.require_object();
+  RunDocument d;
+  const auto version = in.at("schema_version").integer(0, 1 << 20);
+  if (version != kSchemaVersion) {
+    in.at("schema_version")
+        .fail("unsupported schema_version " + std::to_string(version) + "; this peerbench reads " +
+              std::to_string(kSchemaVersion) + (version > kSchemaVersion ? " (file is newer)" : ""));
+  }
+  d.schema_version = static_cast<int>(version);
+  const auto kind = in.at("kind").str();
+  if (kind != kRunKind) {
+    in.at("kind").fail("'" + kind + "' is not a run (expected '" + std::string(kRunKind) + "')");
+  }
+  const auto tool = in.at("tool");
+  d.tool.name = tool.opt_str("name").value_or("peerbench");
+  d.tool.version = tool.opt_str("version").value_or("");
+  d.tool.git_revision = tool.opt_str("git_revision").value_or("");
+  if (auto cl = tool.opt("command_line")) d.tool.command_line = cl->string_array(4096);
+  d.started_at = in.opt_str("started_at").value_or("");
+  d.finished_at = in.opt_str("finished_at").value_or("");
+  d.status = in.at("status").str(64);
+  if (d.status != "complete" && d.status != "incomplete" && d.status != "failed") {
+    in.at("status").fail("'" + d.status + "' is not complete, incomplete or failed");
+  }
+  if (in.has("in_progress")) d.in_progress = in.at("in_progress").raw();
+
+  const auto sys = in.at("system");
+  if (auto hosts = sys.opt("hosts")) d.system.hosts = hosts->string_array(kMaxItems);
+  for (const auto& r : sys.at("ranks").array(kMaxItems)) {
+    RankInfo ri;
+    ri.rank = static_cast<int>(r.at("rank").integer(0, kMaxRank));
+    ri.host = r.at("host").str(256);
+    ri.local_rank = static_cast<int>(r.opt_integer("local_rank", 0, kMaxRank).value_or(0));
+    const auto g = r.at("gpu");
+    ri.gpu.index = static_cast<int>(g.at("index").integer(0, 4096));
+    ri.gpu.name = g.opt_str("name").value_or("");
+    ri.gpu.uuid = g.opt_str("uuid").value_or("");
+    ri.gpu.pci_bus_id = g.opt_str("pci_bus_id").value_or("");
+    const auto cc = g.opt_str("compute_capability").value_or("0.0");
+    try {
+      ri.gpu.cc_major = std::stoi(cc.substr(0, cc.find('.')));
+      ri.gpu.cc_minor = cc.find('.') == std::string::npos ? 0 : std::stoi(cc.substr(cc.find('.') + 1));
+    } catch (...) {
+      g.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
+    }
+    ri.gpu.multiprocessors = static_cast<int>(g.opt_integer("multiprocessors", 0, 1 << 20).value_or(0));
+    ri.gpu.memory_bytes = static_cast<std::uint64_t>(g.opt_number("memory_bytes", 0, kMaxBytes).value_or(0));
+    d.system.ranks.push_back(ri);
+  }
+  d.system.driver_version = sys.opt_str("driver_version").value_or("");
+  d.system.cuda_driver_version = static_cast<int>(sys.opt_integer("cuda_driver_version", 0, 1 << 30).value_or(0));
+  d.system.cuda_runtime_version = static_cast<int>(sys.opt_integer("cuda_runtime_version", 0, 1 << 30).value_or(0));
+  d.system.nccl_version = sys.opt_str("nccl_version").value_or("");
+  d.system.mpi_library_version = sys.opt_str("mpi_library_version").value_or("");
+
+  if (in.has("config")) {
+    in.at("config").require_object();
+    d.config = in.at("config").raw();
+  }
+  if (auto env = in.opt("environment")) {
+    env->require_object();
+    for (const auto& [k, v] : env->raw().items()) {
+      d.environment[k] = JsonIn(v, file, env->path() + "." + k).str(4096);
+    }
+  }
+  for (const auto& m : in.at("methods").array(4096)) d.methods.push_back(method_from(m));
+  for (const auto& p : in.at("pairs").array(kMaxItems)) {
+    PairFacts f;
+    f.src = static_cast<int>(p.at("src").integer(0, kMaxRank));
+    f.dst = static_cast<int>(p.at("dst").integer(0, kMaxRank));
+    f.same_host = p.at("same_host").boolean();
+    f.can_access_peer = p.opt_bool("can_access_peer");
+    f.peer_access = p.at("peer_access").str(64);
+    f.already_enabled = p.opt_bool("already_enabled");
+    f.error = p.opt_str("error").value_or("");
+    if (auto n = p.opt("nccl")) f.nccl = pair_transport_from(*n);
+    d.pairs.push_back(std::move(f));
+  }
+  if (in.has("topology")) d.topology = topology_from_json(in.at("topology").raw(), file, "topology");
+  if (auto n = in.opt("nccl")) {
+    d.nccl.mode = n->at("mode").str(64);
+    d.nccl.note = n->opt_str("note").value_or("");
+    if (auto s = n->opt("subsystems")) d.nccl.subsystems = s->string_array(64);
+    d.nccl.path_type = n->opt_str("path_type").value_or("");
+    if (auto gs = n->opt("graphs")) {
+      for (const auto& g : gs->array(kMaxItems)) {
+        GraphObservation o;
+        o.pattern = static_cast<int>(g.opt_integer("pattern", -1, 1 << 20).value_or(-1));
+        o.nchannels = static_cast<int>(g.opt_integer("nchannels", -1, 1 << 20).value_or(-1));
+        o.bw_intra = g.opt_number("bw_intra", 0, 1e9).value_or(0);
+        o.bw_inter = g.opt_number("bw_inter", 0, 1e9).value_or(0);
+        o.type_intra = g.opt_str("type_intra").value_or("");
+        o.type_inter = g.opt_str("type_inter").value_or("");
+        o.raw = g.opt_str("raw").value_or("");
+        d.nccl.graphs.push_back(o);
+      }
+    }
+    if (auto u = n->opt("unknown_lines")) d.nccl.unknown_lines = u->string_array(kMaxItems);
+  }
+  for (const auto& r : in.at("results").array(kMaxResults)) {
+    Result res;
+    res.method = r.at("method").str(128);
+    res.src = rank_field(r, "src");
+    res.dst = rank_field(r, "dst");
+    res.bytes = static_cast<std::uint64_t>(r.at("bytes").number(0, kMaxBytes));
+    const auto st = r.at("status").str(64);
+    auto status = result_status_from_string(st);
+    if (!status) r.at("status").fail("'" + st + "' is not a result status");
+    res.status = *status;
+    res.reason = r.opt_str("reason").value_or("");
+    res.warmup_iters = static_cast<int>(r.opt_integer("warmup_iters", 0, 1 << 30).value_or(0));
+    res.iters = static_cast<int>(r.opt_integer("iters", 0, 1 << 30).value_or(0));
+    res.samples = static_cast<int>(r.opt_integer("samples", 0, 1 << 30).value_or(0));
+    res.graph_replays = static_cast<int>(r.opt_integer("graph_replays", 0, 1 << 30).value_or(0));
+    res.round = static_cast<int>(r.opt_integer("round", 0, 1 << 30).value_or(0));
+    res.concurrent_pairs = static_cast<int>(r.opt_integer("concurrent_pairs", 0, 1 << 20).value_or(1));
+    res.time_us = opt_stats(r, "time_us");
+    res.algbw_gbps = opt_stats(r, "algbw_gbps");
+    res.busbw_gbps = opt_stats(r, "busbw_gbps");
+    if (res.status == ResultStatus::kOk && (!res.time_us || !res.algbw_gbps)) {
+      r.fail("status ok but time_us or algbw_gbps is missing");
+    }
+    if (auto ds = r.opt("directions")) {
+      for (const auto& dj : ds->array(64)) {
+        DirectionResult dr;
+        dr.src = static_cast<int>(dj.at("src").integer(0, kMaxRank));
+        dr.dst = static_cast<int>(dj.at("dst").integer(0, kMaxRank));
+        dr.time_us = stats_from(dj.at("time_us"));
+        dr.algbw_gbps = stats_from(dj.at("algbw_gbps"));
+        res.directions.push_back(dr);
+      }
+    }
+    if (auto c = r.opt("check")) {
+      res.checked = c->opt_bool("checked").value_or(false);
+      res.checked_elements = static_cast<std::uint64_t>(c->opt_number("elements", 0, kMaxBytes).value_or(0));
+      res.wrong = static_cast<std::uint64_t>(c->opt_number("wrong", 0, kMaxBytes).value_or(0));
+    }
+    res.gate_timeouts = static_cast<int>(r.opt_integer("gate_timeouts", 0, 1 << 30).value_or(0));
+    if (auto lc = r.opt("link_counters")) {
+      LinkCounters c;
+      c.source = lc->opt_str("source").value_or("");
+      c.src_tx_bytes = lc->opt_number("src_nvlink_tx_bytes", 0, 1e18);
+      c.dst_rx_bytes = lc->opt_number("dst_nvlink_rx_bytes", 0, 1e18);
+      c.payload_bytes = lc->opt_number("payload_bytes", 0, 1e18).value_or(0);
+      c.note = lc->opt_str("note").value_or("");
+      res.link_counters = c;
+    }
+    d.results.push_back(std::move(res));
+  }
+  if (auto vs = in.opt("verdicts")) {
+    for (const auto& v : vs->array(kMaxItems)) {
+      PairVerdict pv;
+      pv.src = rank_field(v, "src");
+      pv.dst = rank_field(v, "dst");
+      pv.link = v.opt_str("link").value_or("");
+      pv.link_description = v.opt_str("link_description").value_or("");
+      pv.observed = v.opt_str("observed").value_or("");
+      pv.verdict = v.at("verdict").str(64);
+      for (const auto& f : v.at("flags").array(4096)) {
+        Flag fl;
+        fl.code = f.at("code").str(64);
+        fl.method = f.opt_str("method").value_or("");
+        fl.message = f.at("message").str();
+        if (f.has("evidence")) fl.evidence = f.at("evidence").raw();
+        pv.flags.push_back(std::move(fl));
+      }
+      d.verdicts.push_back(std::move(pv));
+    }
+  }
+  if (auto t = in.opt("timing")) {
+    d.timing.estimated_s = t->opt_number("estimated_s", 0, 1e9);
+    d.timing.elapsed_s = t->opt_number("elapsed_s", 0, 1e9);
+  }
+  if (auto e = in.opt("errors")) d.errors = e->string_array(kMaxItems);
+  return d;
+}
+
+RunDocument load_run_file(const std::string& path) {
+  return run_document_from_json(load_json_file(path), path);
+}
+
+json topology_document(const TopologyReport& t, const ToolInfo& tool) {
+  return json{{"schema_version", kSchemaVersion},
+              {"kind", kTopologyKind},
+              {"tool", {{"name", tool.name}, {"version", tool.version},
+                        {"git_revision", tool.git_revision}, {"command_line", tool.command_line}}},
+              {"topology", to_json(t)}};
+}
+
+}  // namespace peerbench

@@ -1,0 +1,35 @@
+#pragma once
+// The versioned JSON form of a run (results/SCHEMA.md documents it field by field).
+// Bump kSchemaVersion on any change that an older reader would misread.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/results.h"
+#include "core/topology.h"
+
+namespace peerbench {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr const char* kRunKind = "peerbench-run";
+inline constexpr const char* kTopologyKind = "peerbench-topology";
+
+nlohmann::json to_json(const RunDocument& d);
+nlohmann::json to_json(const Result& r);
+nlohmann::json to_json(const TopologyReport& t);
+nlohmann::json to_json(const Stats& s);
+nlohmann::json to_json(const MethodInfo& m);
+nlohmann::json to_json(const PairVerdict& v);
+
+// Strict readers; `file` labels errors. Throw InputError naming file and field.
+RunDocument run_document_from_json(const nlohmann::json& j, const std::string& file);
+TopologyReport topology_from_json(const nlohmann::json& j, const std::string& file,
+                                  const std::string& path = "topology");
+
+// load_json_file + run_document_from_json.
+RunDocument load_run_file(const std::string& path);
+
+// A topology-only document ("peerbench topo --json").
+nlohmann::json topology_document(const TopologyReport& t, const ToolInfo& tool);
+
+}  // namespace peerbench

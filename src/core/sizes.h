@@ -1,0 +1,37 @@
+#pragma once
+// Byte sizes as users type them (nccl-tests style: 8, 64K, 512M, 8G; binary suffixes) and the
+// size sweep built from -b/-e/-f/-i.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace peerbench {
+
+// Parses "4096", "64K", "512M", "8G", "1T" (suffix case-insensitive, optional trailing 'B' or
+// 'iB'). Throws UsageError naming `flag` when the text is not a positive size.
+std::uint64_t parse_size(const std::string& text, const std::string& flag);
+
+// Parses a whole number in [min, max]; throws UsageError naming `flag` otherwise.
+long long parse_integer(const std::string& text, const std::string& flag, long long min,
+                        long long max);
+
+// Parses a positive decimal number (seconds, fractions); throws UsageError naming `flag`.
+double parse_positive_number(const std::string& text, const std::string& flag);
+
+// "8 B", "64 KiB", "512 MiB", "8 GiB"; exact multiples use the suffix, others plain bytes.
+std::string format_size(std::uint64_t bytes);
+// Compact form for tables: "8", "64K", "512M", "8G".
+std::string format_size_compact(std::uint64_t bytes);
+
+struct SweepSpec {
+  std::uint64_t min_bytes = 0;
+  std::uint64_t max_bytes = 0;
+  std::uint64_t step_factor = 0;  // multiply by this (>= 2) when step_bytes == 0
+  std::uint64_t step_bytes = 0;   // add this when non-zero (linear sweep)
+};
+
+// Sizes from min to max inclusive. The last size is max even if the steps overshoot it,
+// so the size the user asked for is always measured. Throws UsageError on min > max.
+std::vector<std::uint64_t> make_sweep(const SweepSpec& spec);
+
+}  // namespace peerbench

@@ -1,0 +1,179 @@
+#include "core/topology.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace peerbench {
+
+std::string to_string(LinkKind k) {
+  switch (k) {
+    case LinkKind::kNvLink: return "nvlink";
+    case LinkKind::kPcieSwitch: return "pcie-switch";
+    case LinkKind::kPcieHostBridge: return "pcie-host-bridge";
+    case LinkKind::kPcieNode: return "pcie-numa-node";
+    case LinkKind::kPcieSystem: return "pcie-cross-socket";
+    case LinkKind::kCrossHost: return "cross-host";
+    case LinkKind::kSameGpu: return "same-gpu";
+    case LinkKind::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string LinkClass::describe() const {
+  switch (kind) {
+    case LinkKind::kNvLink: return "NVLink x" + std::to_string(nvlinks);
+    case LinkKind::kPcieSwitch: return "PCIe through a switch (" + label + ")";
+    case LinkKind::kPcieHostBridge: return "PCIe through the CPU host bridge (PHB)";
+    case LinkKind::kPcieNode: return "PCIe across host bridges of one NUMA node (NODE)";
+    case LinkKind::kPcieSystem: return "PCIe across CPU sockets (SYS)";
+    case LinkKind::kCrossHost: return "across hosts (network)";
+    case LinkKind::kSameGpu: return "same GPU";
+    case LinkKind::kUnknown: return "unknown link";
+  }
+  return "unknown link";
+}
+
+LinkClass classify_link(const GpuPairTopology& p) {
+  LinkClass c;
+  if (p.gpu_a == p.gpu_b && p.gpu_a >= 0) {
+    c.kind = LinkKind::kSameGpu;
+    c.label = "X";
+    return c;
+  }
+  if (p.nvlink_count > 0) {
+    c.kind = LinkKind::kNvLink;
+    c.nvlinks = p.nvlink_count;
+    c.label = "NV" + std::to_string(p.nvlink_count);
+    return c;
+  }
+  c.label = p.pcie_path.empty() ? "?" : p.pcie_path;
+  if (p.pcie_path == "PIX" || p.pcie_path == "PXB") {
+    c.kind = LinkKind::kPcieSwitch;
+  } else if (p.pcie_path == "PHB") {
+    c.kind = LinkKind::kPcieHostBridge;
+  } else if (p.pcie_path == "NODE") {
+    c.kind = LinkKind::kPcieNode;
+  } else if (p.pcie_path == "SYS") {
+    c.kind = LinkKind::kPcieSystem;
+  } else if (p.pcie_path == "SELF") {
+    c.kind = LinkKind::kSameGpu;
+    c.label = "X";
+  }
+  return c;
+}
+
+LinkClass cross_host_link() {
+  LinkClass c;
+  c.kind = LinkKind::kCrossHost;
+  c.label = "NET";
+  return c;
+}
+
+double nvlink_gbps_per_link(int cc_major) {
+  if (cc_major >= 10) return 50.0;
+  if (cc_major == 9) return 26.5625;
+  if (cc_major >= 7) return 25.0;
+  return 0.0;
+}
+
+double pcie_lane_gbps(int gen) {
+  switch (gen) {
+    case 1: return 0.25;
+    case 2: return 0.5;
+    case 3: return 0.985;
+    case 4: return 1.969;
+    case 5: return 3.938;
+    case 6: return 7.563;
+    default: return 0.0;
+  }
+}
+
+std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link,
+                                                       const GpuTopology& a,
+                                                       const GpuTopology& b) {
+  LinkExpectation e;
+  std::ostringstream basis;
+  basis << std::fixed << std::setprecision(2);
+  if (link.kind == LinkKind::kNvLink) {
+    const int cc = std::min(a.cc_major, b.cc_major);
+    const double per = nvlink_gbps_per_link(cc);
+    if (per <= 0) return std::nullopt;
+    e.raw_gbps = per * link.nvlinks;
+    basis << link.nvlinks << " NVLinks x " << per << " GB/s per direction (sm_" << cc << "x)";
+    e.basis = basis.str();
+    return e;
+  }
+  if (link.kind == LinkKind::kPcieSwitch || link.kind == LinkKind::kPcieHostBridge ||
+      link.kind == LinkKind::kPcieNode || link.kind == LinkKind::kPcieSystem) {
+    // The slower end bounds the path; use what is trained now, not the slot's maximum.
+    auto gen = [](const GpuTopology& g) { return g.pcie_gen_current.value_or(g.pcie_gen_max.value_or(0)); };
+    auto width = [](const GpuTopology& g) {
+      return g.pcie_width_current.value_or(g.pcie_width_max.value_or(0));
+    };
+    const int gmin = std::min(gen(a), gen(b));
+    const int wmin = std::min(width(a), width(b));
+    const double lane = pcie_lane_gbps(gmin);
+    if (lane <= 0 || wmin <= 0) return std::nullopt;
+    e.raw_gbps = lane * wmin;
+    basis << "PCIe Gen" << gmin << " x" << wmin << " = " << e.raw_gbps << " GB/s per direction";
+    e.basis = basis.str();
+    return e;
+  }
+  return std::nullopt;
+}
+
+std::string format_topology_matrix(const HostTopology& h) {
+  std::ostringstream out;
+  const auto n = h.gpus.size();
+  auto pair = [&](int a, int b) -> const GpuPairTopology* {
+    for (const auto& p : h.pairs) {
+      if (p.gpu_a == a && p.gpu_b == b) return &p;
+    }
+    return nullptr;
+  };
+  out << "Host " << h.host << " (NVML: " << h.nvml;
+  if (!h.driver_version.empty()) out << ", driver " << h.driver_version;
+  out << ")\n";
+  out << std::left << std::setw(8) << "";
+  for (std::size_t j = 0; j < n; ++j) out << std::setw(8) << ("GPU" + std::to_string(h.gpus[j].index));
+  out << std::setw(10) << "NVLinks" << "PCIe (cur/max)\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& gi = h.gpus[i];
+    out << std::setw(8) << ("GPU" + std::to_string(gi.index));
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) {
+        out << std::setw(8) << "X";
+        continue;
+      }
+      const auto* p = pair(gi.index, h.gpus[j].index);
+      out << std::setw(8) << (p ? classify_link(*p).label : "?");
+    }
+    std::ostringstream pcie;
+    auto opt = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); };
+    pcie << "Gen" << opt(gi.pcie_gen_current) << "x" << opt(gi.pcie_width_current) << " / Gen"
+         << opt(gi.pcie_gen_max) << "x" << opt(gi.pcie_width_max);
+    out << std::setw(10) << gi.nvlinks_up << pcie.str() << "\n";
+  }
+  out << "\nP2P status (NVML read/write/atomics; CUDA can-access-peer, perf rank):\n";
+  for (const auto& p : h.pairs) {
+    auto get = [&](const char* k) {
+      auto it = p.nvml_p2p.find(k);
+      return it == p.nvml_p2p.end() ? std::string("?") : it->second;
+    };
+    out << "  GPU" << p.gpu_a << " -> GPU" << p.gpu_b << "  " << std::setw(6)
+        << classify_link(p).label << " read " << get("read") << ", write " << get("write")
+        << ", atomics " << get("atomics") << "; CUDA "
+        << (p.cuda_can_access_peer ? (*p.cuda_can_access_peer ? "can peer" : "CANNOT peer")
+                                   : "unknown")
+        << (p.cuda_perf_rank ? ", perf rank " + std::to_string(*p.cuda_perf_rank) : "")
+        << (p.cuda_native_atomics ? (*p.cuda_native_atomics ? ", native atomics" : "") : "")
+        << "\n";
+  }
+  out << "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several switches,\n"
+         "PHB = through the CPU host bridge, NODE = across host bridges in a NUMA node,\n"
+         "SYS = across CPU sockets (SMP interconnect), ? = unknown (no NVML)\n";
+  return out.str();
+}
+
+}  // namespace peerbench
