@@ -1,0 +1,208 @@
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "app/commands.h"
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "core/launcher.h"
+#include "core/plan.h"
+#include "core/sizes.h"
+#include "gpu/check.h"
+#include "gpu/job.h"
+#include "gpu/method.h"
+#include "gpu/mpi_context.h"
+#include "gpu/nccl_comm.h"
+#include "gpu/nvml.h"
+#include "gpu/topology_probe.h"
+
+namespace peerbench::app {
+namespace {
+
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::istringstream in(path ? path : "");
+  std::string dir;
+  while (std::getline(in, dir, ':')) {
+    if (dir.empty()) continue;
+    const std::string p = dir + "/" + name;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+PlanInput plan_input(const RunOptions& o, int world, const std::vector<std::string>& hosts) {
+  const auto catalog = gpu::method_catalog();
+  PlanInput in;
+  in.world_size = world;
+  in.host_of_rank = hosts;
+  for (const auto& n : o.methods) in.methods.push_back(*find_method(catalog, n));
+  in.schedule = o.schedule;
+  in.pairs = o.pairs;
+  in.sizes = make_sweep(o.sweep);
+  in.latency_bytes = o.latency_bytes;
+  in.warmup_iters = o.warmup_iters;
+  in.iters = o.iters;
+  in.samples = o.samples;
+  in.graph_replays = o.cudagraph_replays;
+  in.latency_iters = o.latency_iters;
+  return in;
+}
+
+// No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
+// counting them.
+int dry_run_local(const RunOptions& o) {
+  int np = o.np;
+  if (np == 0) {
+    try {
+      np = gpu::cuda_device_count();
+    } catch (const gpu::CudaError&) {
+      np = 0;
+    }
+    if (np < 2) {
+      throw UsageError("--dry-run: no launcher and " + std::to_string(np) +
+                       " local GPU(s) to count; give --np N to plan for N ranks");
+    }
+  }
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  const auto in = plan_input(o, np, std::vector<std::string>(static_cast<std::size_t>(np), host));
+  const Plan plan = make_plan(in);
+  std::cout << format_plan(plan, in, o.verbosity >= 2);
+  return kExitOk;
+}
+
+// No launcher: start ourselves under mpirun, one rank per local GPU.
+int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
+  if (std::getenv(kReexecMarker)) {
+    throw UsageError("started under mpirun by peerbench, but no MPI rank variables are set; "
+                     "is mpirun Open MPI? Start peerbench with your launcher instead");
+  }
+  int gpus = 0;
+  try {
+    gpus = gpu::cuda_device_count();
+  } catch (const gpu::CudaError& e) {
+    std::fprintf(stderr, "peerbench: error: no usable CUDA GPU on this host: %s\n", e.what());
+    return kExitFlagged;
+  }
+  int np = o.np ? o.np : gpus;
+  if (np > gpus && !o.allow_gpu_sharing) {
+    throw UsageError("--np " + std::to_string(np) + ": this host has " + std::to_string(gpus) +
+                     " GPU(s); use at most that many ranks");
+  }
+  if (np < 2) {
+    std::fprintf(stderr,
+                 "peerbench: error: this host has %d GPU; peerbench measures pairs of GPUs and needs at least 2\n",
+                 gpus);
+    return kExitUsage;
+  }
+  const std::string mpirun = find_on_path("mpirun");
+  if (mpirun.empty()) {
+    throw UsageError("no MPI launcher: mpirun is not on PATH; install Open MPI (scripts/setup.sh) or start "
+                     "peerbench with your launcher (mpirun -np N, srun)");
+  }
+  char self[PATH_MAX] = {0};
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::vector<std::string> args;
+  args.push_back(n > 0 ? std::string(self, static_cast<std::size_t>(n)) : argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    // --np is ours to act on here; the ranks must not see it.
+    const std::string a = argv[i];
+    if (a == "--np") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--np=", 0) == 0) continue;
+    args.push_back(a);
+  }
+  const bool root = ::geteuid() == 0;
+  auto cmd = reexec_command(mpirun, np, args, root);
+  std::printf("# peerbench: no MPI launcher detected; starting %d ranks, one per GPU:\n#   %s\n", np,
+              shell_join(cmd).c_str());
+  if (root) std::printf("# (running as root: Open MPI refuses root without --allow-run-as-root, so it was added)\n");
+  std::fflush(stdout);
+  ::setenv(kReexecMarker, "1", 1);
+  std::vector<char*> cargv;
+  for (auto& a : cmd) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  ::execv(mpirun.c_str(), cargv.data());
+  throw std::runtime_error("cannot start " + mpirun + ": " + std::string(std::strerror(errno)));
+}
+
+}  // namespace
+
+int run_command(const CommandLine& cl, int argc, char** argv) {
+  RunOptions o = cl.run;
+  const LaunchInfo launch = detect_launcher();
+  if (!launch.under_launcher) {
+    if (o.dry_run) return dry_run_local(o);
+    return reexec_under_mpirun(o, argc, argv);
+  }
+  if (o.np) {
+    throw UsageError("--np: only applies when peerbench starts its own mpirun; under " + launch.launcher +
+                     " choose the rank count with the launcher (mpirun -np N)");
+  }
+  // Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
+  const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(), [](const std::string& m) {
+    return m.rfind("nccl", 0) == 0;
+  });
+  gpu::NcclLogCapture capture;
+  if (want_nccl && !o.dry_run) capture = gpu::NcclLogCapture::setup();
+
+  gpu::MpiSession mpi(&argc, &argv);
+  gpu::RankContext rk = gpu::make_rank_context();
+  const bool root = rk.rank == 0;
+  int code = kExitOk;
+  try {
+    if (o.dry_run) {
+      if (rk.size < 2) throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2");
+      const auto in = plan_input(o, rk.size, rk.host_of_rank);
+      const Plan plan = make_plan(in);
+      if (root) std::cout << format_plan(plan, in, o.verbosity >= 2) << std::flush;
+      gpu::barrier(rk.world);
+      gpu::free_rank_context(rk);
+      return kExitOk;
+    }
+    // Results path: decided and checked by rank 0 (the writer), before any GPU work.
+    std::string why;
+    if (root) {
+      if (o.json_path.empty()) o.json_path = gpu::default_json_path(rk.host);
+      why = check_writable(o.json_path, true);
+    }
+    o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
+    why = gpu::bcast_string(rk.world, why, 0);
+    if (!why.empty()) throw UsageError("-J/--json: cannot write results to " + o.json_path + ": " + why);
+
+    gpu::Nvml nvml;
+    gpu::JobIo io;
+    io.out = &std::cout;
+    io.err = &std::cerr;
+    io.terminal = ::isatty(STDOUT_FILENO) == 1;
+    gpu::Job job(rk, o, cl.argv, capture, nvml, io);
+    code = job.run().exit_code;
+  } catch (const UsageError& e) {
+    if (root) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    code = kExitUsage;
+  } catch (const gpu::LaunchError& e) {
+    if (root) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    code = kExitUsage;
+  } catch (const std::exception& e) {
+    // One rank alone hit something unexpected: the others may wait in a collective forever.
+    std::fprintf(stderr, "peerbench: error: %s: %s\n", rk.where().c_str(), e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, kExitFlagged);
+  }
+  gpu::free_rank_context(rk);
+  return code;
+}
+
+}  // namespace peerbench::app

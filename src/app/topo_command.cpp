@@ -1,0 +1,46 @@
+#include <unistd.h>
+
+#include <iostream>
+
+#include "app/commands.h"
+#include "core/build_info.h"
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "core/schema.h"
+#include "gpu/check.h"
+#include "gpu/nvml.h"
+#include "gpu/topology_probe.h"
+
+namespace peerbench::app {
+
+int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
+  if (!o.json_path.empty()) {
+    const std::string why = check_writable(o.json_path, true);
+    if (!why.empty()) throw UsageError("--json: " + why);
+  }
+  char host[256] = {0};
+  if (::gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "unknown-host");
+  gpu::Nvml nvml;
+  HostTopology h;
+  try {
+    h = gpu::probe_host_topology(host, nvml);
+  } catch (const gpu::CudaError& e) {
+    std::cerr << "peerbench: error: no usable CUDA GPU on " << host << ": " << e.what() << "\n";
+    if (!nvml.available()) std::cerr << "peerbench: NVML: " << nvml.why() << "\n";
+    return kExitFlagged;
+  }
+  if (!o.quiet) std::cout << format_topology_matrix(h);
+  if (!o.json_path.empty()) {
+    TopologyReport t;
+    t.hosts.push_back(h);
+    ToolInfo tool;
+    tool.version = build_info::kVersion;
+    tool.git_revision = build_info::kGitRevision;
+    tool.command_line = argv;
+    write_file_atomically(o.json_path, topology_document(t, tool).dump(1) + "\n");
+    if (!o.quiet) std::cout << "\nWrote " << o.json_path << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace peerbench::app

@@ -1,0 +1,87 @@
+#pragma once
+// The one measurement engine. For each (method, concurrent pairs, size) of the plan it fills
+// sources with a pattern and poisons destinations, holds every working stream behind a start
+// gate, records events around `iters` back-to-back iterations the method enqueues (or a CUDA
+// graph of them), releases the gate, waits under a watchdog, checks the data on the GPU, and
+// turns the slowest working rank's time into statistics over samples. Every rank walks the same
+// plan, so collectives stay matched even when a pair fails or is skipped.
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "copy_kernels.h"
+#include "core/plan.h"
+#include "core/results.h"
+#include "gpu/cuda_raii.h"
+#include "gpu/host_staging.h"
+#include "gpu/method.h"
+#include "gpu/nccl_comm.h"
+#include "gpu/nvml.h"
+#include "gpu/peer_access.h"
+
+namespace peerbench::gpu {
+
+// A failure that ends the run (sticky CUDA error, stuck GPU work, NCCL error): every rank
+// throws it together once the engine has gathered the reports.
+class FatalRunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EngineResources {
+  RankContext* rank = nullptr;
+  const RunOptions* opts = nullptr;
+  Stream stream;
+  Event start, stop, done;
+  DeviceBuffer src, dst, signal;
+  DeviceBuffer scratch;            // wrong count (u64) then four u32 counters
+  MappedHostBuffer gate;
+  std::uint32_t gate_epoch = 0;
+  std::vector<cudaIpcMemHandle_t> ipc;  // src, dst, signal of every rank
+  std::map<int, PeerAccess> access;     // peers on this host with another GPU
+  std::unique_ptr<NcclComm> nccl;
+  std::string nccl_reason;
+  std::unique_ptr<HostStaging> staging;
+  std::string staging_reason;
+  const Nvml* nvml = nullptr;
+  std::vector<std::string> bus_id_of_rank;
+  kernels::CopyLaunch copy_launch;
+
+  // Allocates buffers for the largest size and exports them (collective: IPC handles).
+  static std::unique_ptr<EngineResources> create(RankContext& rank, const RunOptions& opts,
+                                                 std::size_t buffer_bytes, int multiprocessors);
+  ~EngineResources();
+
+  // Buffers of `peer` mapped into this process (opened once, closed at teardown).
+  BufferSet peer_buffers(int peer);
+
+ private:
+  std::map<int, std::vector<IpcMapping>> mapped_;
+};
+
+class Engine {
+ public:
+  using ResultSink = std::function<void(const Result&)>;
+  Engine(EngineResources& res, ResultSink sink) : res_(res), sink_(std::move(sink)) {}
+
+  // Runs one plan step on every rank (collective). Returns its results, identical on all ranks.
+  // Throws FatalRunError, collectively, when the run cannot go on.
+  std::vector<Result> run_step(Method& m, const PlanStep& step);
+
+ private:
+  struct RankReport;
+  struct PairState;
+  StepContext make_context(const Method& m, int src, int dst, std::size_t bytes);
+  std::vector<RankReport> gather(const RankReport& mine);
+  void release_gate();
+  void run_size(Method& m, const PlanStep& step, std::size_t bytes, std::vector<PairState>& pairs,
+                std::vector<Result>& out);
+
+  EngineResources& res_;
+  ResultSink sink_;
+  std::uint64_t sequence_ = 0;
+};
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,110 @@
+#include "gpu/host_staging.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "gpu/check.h"
+
+namespace peerbench::gpu {
+
+std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::size_t chunk, int slots,
+                                                 std::string* why_not) {
+  std::unique_ptr<HostStaging> s(new HostStaging());
+  s->chunk_ = chunk;
+  s->slots_ = slots;
+  s->bytes_ = s->ring_bytes() * static_cast<std::size_t>(ctx.local_size);
+  std::string error;
+
+  // Local rank 0 creates the segment under a fresh name and tells the others.
+  std::string name;
+  if (ctx.local_rank == 0) {
+    std::random_device rd;
+    name = "/peerbench-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+      error = "shm_open(" + name + "): " + std::strerror(errno);
+      name.clear();
+    } else {
+      if (::ftruncate(fd, static_cast<off_t>(s->bytes_)) != 0) {
+        error = "ftruncate of " + std::to_string(s->bytes_) + " bytes in /dev/shm: " + std::strerror(errno);
+        ::shm_unlink(name.c_str());
+        name.clear();
+      }
+      ::close(fd);
+    }
+  }
+  name = bcast_string(ctx.node, name, 0);
+  if (!name.empty()) {
+    const int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
+    if (fd < 0) {
+      error = "shm_open(" + name + "): " + std::strerror(errno);
+    } else {
+      void* p = ::mmap(nullptr, s->bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      ::close(fd);
+      if (p == MAP_FAILED) {
+        error = "mmap of the staging segment: " + std::string(std::strerror(errno));
+      } else {
+        s->base_ = p;
+      }
+    }
+  } else if (error.empty()) {
+    error = "node leader could not create the staging segment";
+  }
+  // Everyone has mapped it (or failed): the name can go, so nothing outlives the job.
+  barrier(ctx.node);
+  if (ctx.local_rank == 0 && !name.empty()) ::shm_unlink(name.c_str());
+
+  if (s->base_ && error.empty()) {
+    try {
+      s->registration_ = HostRegistration::register_memory(s->base_, s->bytes_);
+      s->dev_base_ = static_cast<std::uint8_t*>(s->registration_.device());
+    } catch (const CudaError& e) {
+      error = e.what();
+    }
+  }
+  const bool ok = all_true(ctx.world, error.empty());
+  if (!ok) {
+    // Tell every rank why (the first rank's reason that failed).
+    const auto reasons = allgather_strings(ctx.world, error.empty() ? "" : ctx.where() + ": " + error);
+    for (const auto& r : reasons) {
+      if (!r.empty()) {
+        *why_not = "host staging unavailable: " + r;
+        break;
+      }
+    }
+    return nullptr;
+  }
+  if (ctx.local_rank == 0) std::memset(s->base_, 0, kFlagBytes);  // flags start at zero
+  barrier(ctx.node);
+  return s;
+}
+
+HostStaging::~HostStaging() {
+  registration_ = HostRegistration();  // unregister before unmapping
+  if (base_) ::munmap(base_, bytes_);
+}
+
+HostStaging::Ring HostStaging::ring(int sender_local_rank) const {
+  Ring r;
+  const std::size_t off = ring_bytes() * static_cast<std::size_t>(sender_local_rank);
+  auto* host = static_cast<std::uint8_t*>(base_) + off;
+  auto* dev = dev_base_ + off;
+  r.ready_host = reinterpret_cast<volatile std::uint64_t*>(host);
+  r.consumed_host = reinterpret_cast<volatile std::uint64_t*>(host + 512);
+  r.ready_dev = reinterpret_cast<volatile std::uint64_t*>(dev);
+  r.consumed_dev = reinterpret_cast<volatile std::uint64_t*>(dev + 512);
+  r.slots_dev = dev + kFlagBytes;
+  return r;
+}
+
+void HostStaging::reset(int sender_local_rank) const {
+  auto* host = static_cast<std::uint8_t*>(base_) + ring_bytes() * static_cast<std::size_t>(sender_local_rank);
+  std::memset(host, 0, kFlagBytes);
+}
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,110 @@
+#pragma once
+// A transfer method only enqueues one iteration of its transfer on this rank's stream (as
+// nccl-tests' runColl or nvbandwidth's MemcpyInitiator do). Filling, poisoning and checking
+// buffers, the start gate, events, warm-up, samples, statistics and the watchdog all belong to
+// the one measurement engine (engine.h). Adding a method: one file in methods/ plus one line in
+// methods/registry.cpp.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "copy_kernels.h"
+#include "core/method_info.h"
+#include "core/options.h"
+#include "gpu/mpi_context.h"
+
+namespace peerbench::gpu {
+
+class NcclComm;
+class HostStaging;
+
+struct BufferSet {
+  void* src = nullptr;     // what this rank sends from
+  void* dst = nullptr;     // what this rank receives into
+  void* signal = nullptr;  // small flag area (sm-latency)
+};
+
+// What a method sees on this rank while one (pair, size) runs.
+struct StepContext {
+  StepContext(const RankContext& r, const RunOptions& o) : rank(r), opts(o) {}
+  const RankContext& rank;
+  const RunOptions& opts;
+  cudaStream_t stream = nullptr;
+  int src = -1;  // the pair, in ranks; -1 for methods over all ranks
+  int dst = -1;
+  std::size_t bytes = 0;
+  BufferSet local;
+  BufferSet peer;          // the other rank's buffers mapped here (same host, P2P usable)
+  int peer_device = -1;
+  bool peer_usable = false;        // this rank can reach the other rank's memory
+  std::string peer_reason;         // why not
+  bool same_gpu = false;           // both ranks share one GPU (--allow-gpu-sharing)
+  kernels::CopyLaunch copy_launch;
+  NcclComm* nccl = nullptr;
+  std::string nccl_reason;         // why there is no communicator
+  HostStaging* staging = nullptr;
+  std::string staging_reason;
+  unsigned int* counters = nullptr;  // device: [0] timeouts, [1] completed; zeroed per sample
+  std::uint64_t timeout_ns = 0;
+  std::uint64_t* sequence = nullptr;  // per-method counter that survives iterations of one step
+
+  bool is_src() const { return rank.rank == src; }
+  bool is_dst() const { return rank.rank == dst; }
+  int other() const { return is_src() ? dst : src; }
+};
+
+// One direction of data: from's src buffer lands in to's dst buffer; `issuer` enqueues it
+// (its time is that direction's time for bidirectional methods).
+struct Flow {
+  int from = -1;
+  int to = -1;
+  int issuer = -1;
+};
+
+enum class DataMode { kBytes, kAllReduceSum, kNone };
+
+struct CheckCounts {
+  std::uint64_t elements = 0;
+  std::uint64_t wrong = 0;
+};
+
+class Method {
+ public:
+  explicit Method(MethodInfo info) : info_(std::move(info)) {}
+  virtual ~Method() = default;
+  const MethodInfo& info() const { return info_; }
+
+  // Ranks that enqueue work for the pair (default: the source). Methods over all ranks: all.
+  virtual std::vector<int> workers(int src, int dst) const { (void)dst; return {src}; }
+  // Data movements to fill and check (default: src -> dst issued by the first worker).
+  virtual std::vector<Flow> flows(int src, int dst) const;
+  virtual DataMode data_mode() const { return DataMode::kBytes; }
+  // "" when the method can run for this pair on this rank; else why not. Both ranks of a pair
+  // are asked; any reason skips the pair.
+  virtual std::string unavailable(const StepContext& c) const;
+  virtual int iterations_per_sample(const RunOptions& o) const { return o.iters; }
+  // One-way transfers per iteration (the time of one transfer = sample time / this / iters).
+  virtual double transfers_per_iteration(const RunOptions&) const { return 1; }
+  // The start gate holds the stream until every rank has enqueued; methods whose iterations are
+  // long chains of small operations opt out (the launch queue would fill behind the gate).
+  virtual bool use_start_gate() const { return true; }
+  virtual void prepare(StepContext&) {}
+  virtual void before_sample(StepContext&) {}
+  virtual void enqueue(StepContext& c) = 0;
+  virtual CheckCounts after_sample(StepContext&) { return {}; }
+
+ private:
+  MethodInfo info_;
+};
+
+// All methods this binary has, in run order (methods/registry.cpp).
+std::vector<std::unique_ptr<Method>> make_methods();
+std::vector<MethodInfo> method_catalog();
+
+// Shared applicability rules, for methods to compose.
+std::string require_peer(const StepContext& c);
+
+}  // namespace peerbench::gpu

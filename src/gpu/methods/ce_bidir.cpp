@@ -1,0 +1,24 @@
+// ce-bidir: both copy engines write into the other GPU at once.
+#include "gpu/check.h"
+#include "gpu/methods/method_defs.h"
+
+namespace peerbench::gpu {
+namespace {
+
+class CeBidir : public Method {
+ public:
+  CeBidir()
+      : Method(bidir_method("ce-bidir", "ce",
+                            "both GPUs' copy engines write into the other at once; total and per direction")) {}
+  std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
+  std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}, {dst, src, dst}}; }
+  void enqueue(StepContext& c) override {
+    PB_CUDA(cudaMemcpyAsync(c.peer.dst, c.local.src, c.bytes, cudaMemcpyDeviceToDevice, c.stream));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Method> make_ce_bidir() { return std::make_unique<CeBidir>(); }
+
+}  // namespace peerbench::gpu

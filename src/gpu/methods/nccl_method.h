@@ -1,0 +1,26 @@
+#pragma once
+#include <string>
+
+#include "gpu/method.h"
+#include "gpu/nccl_comm.h"
+
+namespace peerbench::gpu {
+
+inline MethodInfo nccl_pair_method(const char* name, const char* summary, bool bidirectional) {
+  MethodInfo m;
+  m.name = name;
+  m.family = "nccl";
+  m.summary = summary;
+  m.collective = Collective::kSendRecv;
+  m.uses_nccl = true;
+  m.bidirectional = bidirectional;
+  return m;
+}
+
+inline std::string require_nccl(const StepContext& c) {
+  if (c.nccl && !c.nccl->aborted()) return "";
+  if (c.nccl) return "NCCL communicator was aborted earlier in this run";
+  return c.nccl_reason.empty() ? "no NCCL communicator" : c.nccl_reason;
+}
+
+}  // namespace peerbench::gpu

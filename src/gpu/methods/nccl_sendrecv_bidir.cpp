@@ -1,0 +1,29 @@
+// nccl-sendrecv-bidir: both ranks send to and receive from each other in one NCCL group.
+#include "gpu/check.h"
+#include "gpu/methods/method_defs.h"
+#include "gpu/methods/nccl_method.h"
+
+namespace peerbench::gpu {
+namespace {
+
+class NcclSendRecvBidir : public Method {
+ public:
+  NcclSendRecvBidir()
+      : Method(nccl_pair_method("nccl-sendrecv-bidir", "send and receive both ways at once, in one NCCL group", true)) {}
+  std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
+  std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}, {dst, src, dst}}; }
+  std::string unavailable(const StepContext& c) const override { return require_nccl(c); }
+  void enqueue(StepContext& c) override {
+    PB_NCCL(ncclGroupStart());
+    PB_NCCL(ncclSend(c.local.src, c.bytes, ncclInt8, c.other(), c.nccl->get(), c.stream));
+    PB_NCCL(ncclRecv(c.local.dst, c.bytes, ncclInt8, c.other(), c.nccl->get(), c.stream));
+    PB_NCCL(ncclGroupEnd());
+    c.nccl->wait_ready(c.opts.timeout_s);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Method> make_nccl_sendrecv_bidir() { return std::make_unique<NcclSendRecvBidir>(); }
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,63 @@
+// sm-latency: one-way time of a store seen by the peer. Two single-thread kernels play
+// ping-pong through each other's memory; one round trip is two one-way transfers.
+#include "gpu/check.h"
+#include "gpu/methods/method_defs.h"
+#include "sync_kernels.h"
+
+namespace peerbench::gpu {
+namespace {
+
+class SmLatency : public Method {
+ public:
+  SmLatency() : Method(info()) {}
+  static MethodInfo info() {
+    MethodInfo m = copy_method("sm-latency", "sm",
+                               "ping-pong of 4-byte stores between kernels on both GPUs: one-way time of a "
+                               "store seen by the peer");
+    m.metric = Metric::kLatency;
+    m.fixed_size = true;
+    m.fixed_bytes = 4;  // the flag word; --latency-bytes does not apply
+    m.graph_capturable = false;  // flag values advance with every launch
+    return m;
+  }
+  std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
+  std::vector<Flow> flows(int, int) const override { return {}; }
+  DataMode data_mode() const override { return DataMode::kNone; }
+  std::string unavailable(const StepContext& c) const override {
+    if (c.same_gpu) return "ranks share one GPU: a ping-pong needs both kernels resident at once";
+    return require_peer(c);
+  }
+  int iterations_per_sample(const RunOptions&) const override { return 1; }
+  double transfers_per_iteration(const RunOptions& o) const override { return 2.0 * o.latency_iters; }
+
+  void prepare(StepContext& c) override {
+    *c.sequence = 0;
+    PB_CUDA(cudaMemsetAsync(c.local.signal, 0, 64, c.stream));
+    PB_CUDA(cudaStreamSynchronize(c.stream));
+  }
+
+  void enqueue(StepContext& c) override {
+    // Values keep rising across launches, so a flag left from the last launch never matches.
+    const auto base = static_cast<unsigned int>(*c.sequence);
+    *c.sequence += static_cast<std::uint64_t>(c.opts.latency_iters);
+    PB_CUDA(kernels::ping_pong(c.stream, static_cast<volatile std::uint32_t*>(c.local.signal),
+                               static_cast<volatile std::uint32_t*>(c.peer.signal), c.opts.latency_iters, base,
+                               c.is_src(), c.timeout_ns, c.counters + 2, c.counters + 1));
+  }
+
+  CheckCounts after_sample(StepContext& c) override {
+    unsigned int v[2] = {0, 0};  // timeouts, completed
+    PB_CUDA(cudaMemcpy(v, c.counters + 1, sizeof(v), cudaMemcpyDeviceToHost));
+    if (v[0]) {
+      throw WatchdogTimeout("sm-latency: the peer did not answer a ping within --timeout");
+    }
+    const auto expected = static_cast<std::uint64_t>(c.opts.latency_iters);
+    return {expected, expected > v[1] ? expected - v[1] : 0};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Method> make_sm_latency() { return std::make_unique<SmLatency>(); }
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,129 @@
+#include "gpu/mpi_context.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu/check.h"
+
+namespace peerbench::gpu {
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int initialized = 0;
+  PB_MPI(MPI_Initialized(&initialized));
+  if (!initialized) PB_MPI(MPI_Init(argc, argv));
+  // Errors come back as codes (then exceptions) so a failing peer is reported, not fatal here.
+  PB_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+}
+
+MpiSession::~MpiSession() {
+  int finalized = 0;
+  if (MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized) MPI_Finalize();
+}
+
+std::string RankContext::where() const {
+  return "rank " + std::to_string(rank) + " on host " + host +
+         (device >= 0 ? ", GPU " + std::to_string(device) : "");
+}
+
+std::vector<std::string> RankContext::hosts() const {
+  std::vector<std::string> out;
+  for (const auto& h : host_of_rank) {
+    if (std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
+  }
+  return out;
+}
+
+void barrier(MPI_Comm c) { PB_MPI(MPI_Barrier(c)); }
+
+std::vector<std::uint8_t> allgather_bytes(MPI_Comm c, const void* mine, std::size_t bytes) {
+  int size = 0;
+  PB_MPI(MPI_Comm_size(c, &size));
+  std::vector<std::uint8_t> all(bytes * static_cast<std::size_t>(size));
+  PB_MPI(MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all.data(), static_cast<int>(bytes),
+                       MPI_BYTE, c));
+  return all;
+}
+
+std::vector<std::string> allgather_strings(MPI_Comm c, const std::string& mine) {
+  int size = 0;
+  PB_MPI(MPI_Comm_size(c, &size));
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(size);
+  PB_MPI(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, c));
+  std::vector<int> displs(size);
+  int total = 0;
+  for (int i = 0; i < size; ++i) {
+    displs[i] = total;
+    total += lens[i];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  PB_MPI(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, c));
+  std::vector<std::string> out(size);
+  for (int i = 0; i < size; ++i) out[i] = all.substr(displs[i], lens[i]);
+  return out;
+}
+
+std::string bcast_string(MPI_Comm c, const std::string& s, int root) {
+  int len = static_cast<int>(s.size());
+  PB_MPI(MPI_Bcast(&len, 1, MPI_INT, root, c));
+  std::string out = s;
+  out.resize(static_cast<std::size_t>(len));
+  PB_MPI(MPI_Bcast(out.data(), len, MPI_CHAR, root, c));
+  return out;
+}
+
+bool all_true(MPI_Comm c, bool mine) {
+  int v = mine ? 1 : 0;
+  int all = 0;
+  PB_MPI(MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MIN, c));
+  return all == 1;
+}
+
+double max_over(MPI_Comm c, double mine) {
+  double out = 0;
+  PB_MPI(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MAX, c));
+  return out;
+}
+
+RankContext make_rank_context() {
+  RankContext ctx;
+  PB_MPI(MPI_Comm_rank(ctx.world, &ctx.rank));
+  PB_MPI(MPI_Comm_size(ctx.world, &ctx.size));
+  char name[256] = {0};
+  if (::gethostname(name, sizeof(name) - 1) != 0) std::strcpy(name, "unknown-host");
+  ctx.physical_host = name;
+  const char* override_id = std::getenv(kHostIdVariable);
+  ctx.host = (override_id && *override_id) ? override_id : ctx.physical_host;
+
+  PB_MPI(MPI_Comm_split_type(ctx.world, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node));
+  PB_MPI(MPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN));
+  PB_MPI(MPI_Comm_rank(ctx.node, &ctx.local_rank));
+  PB_MPI(MPI_Comm_size(ctx.node, &ctx.local_size));
+
+  ctx.host_of_rank = allgather_strings(ctx.world, ctx.host);
+  ctx.physical_host_of_rank = allgather_strings(ctx.world, ctx.physical_host);
+  ctx.local_rank_of_rank.resize(ctx.size);
+  PB_MPI(MPI_Allgather(&ctx.local_rank, 1, MPI_INT, ctx.local_rank_of_rank.data(), 1, MPI_INT, ctx.world));
+  return ctx;
+}
+
+void free_rank_context(RankContext& c) {
+  if (c.node != MPI_COMM_NULL) MPI_Comm_free(&c.node);
+  c.node = MPI_COMM_NULL;
+}
+
+std::string mpi_library_version() {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+  int len = 0;
+  if (MPI_Get_library_version(v, &len) != MPI_SUCCESS) return "";
+  std::string s(v, static_cast<std::size_t>(len));
+  const auto nl = s.find_first_of("\r\n");
+  if (nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == ' ' || s.back() == ',')) s.pop_back();
+  return s;
+}
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,60 @@
+#pragma once
+// MPI session, rank layout and the few collectives peerbench needs. Hosts are grouped by name
+// (PEERBENCH_HOST_ID overrides the name, so two ranks of one machine can pose as two hosts);
+// devices are picked by the rank's place on its physical node.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace peerbench::gpu {
+
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  ~MpiSession();
+};
+
+// Variable that overrides the host name used to group ranks (with NCCL_HOSTID for NCCL).
+inline constexpr const char* kHostIdVariable = "PEERBENCH_HOST_ID";
+
+struct RankContext {
+  MPI_Comm world = MPI_COMM_WORLD;
+  MPI_Comm node = MPI_COMM_NULL;  // ranks of this physical node
+  int rank = 0;
+  int size = 1;
+  std::string host;               // logical host
+  std::string physical_host;
+  int local_rank = 0;             // on the physical node
+  int local_size = 1;
+  int device = -1;                // CUDA device index
+  std::vector<std::string> host_of_rank;           // logical
+  std::vector<std::string> physical_host_of_rank;
+  std::vector<int> local_rank_of_rank;
+  std::vector<int> device_of_rank;                 // filled once devices are chosen
+
+  // "rank 1 on host vm, GPU 1": who failed, for error messages.
+  std::string where() const;
+  bool same_host(int other) const { return host_of_rank[other] == host; }
+  bool same_physical_host(int other) const { return physical_host_of_rank[other] == physical_host; }
+  std::vector<std::string> hosts() const;  // unique logical hosts, in first-rank order
+};
+
+// Collective over MPI_COMM_WORLD.
+RankContext make_rank_context();
+void free_rank_context(RankContext& c);
+
+// Collectives (all throw MpiError on failure).
+void barrier(MPI_Comm c);
+std::vector<std::string> allgather_strings(MPI_Comm c, const std::string& mine);
+std::string bcast_string(MPI_Comm c, const std::string& s, int root);
+bool all_true(MPI_Comm c, bool mine);
+double max_over(MPI_Comm c, double mine);
+std::vector<std::uint8_t> allgather_bytes(MPI_Comm c, const void* mine, std::size_t bytes);
+
+std::string mpi_library_version();
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,275 @@
+#include "gpu/nccl_comm.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "gpu/check.h"
+
+namespace peerbench::gpu {
+namespace {
+
+const char* env(const char* n) {
+  const char* v = std::getenv(n);
+  return (v && *v) ? v : nullptr;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) {
+    if (!cur.empty()) out.push_back(cur);
+  }
+  return out;
+}
+
+// NCCL_DEBUG_FILE's %h (host name up to the first dot) and %p (pid), as NCCL expands them.
+std::string expand_debug_file(const std::string& pattern) {
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  std::string h(host);
+  if (const auto dot = h.find('.'); dot != std::string::npos) h.resize(dot);
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      const char c = pattern[++i];
+      if (c == 'h') {
+        out += h;
+      } else if (c == 'p') {
+        out += std::to_string(::getpid());
+      } else if (c == '%') {
+        out += '%';
+      } else {
+        out += '%';
+        out += c;
+      }
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string> kNeeded = {"INIT", "P2P", "SHM", "NET", "GRAPH"};
+
+}  // namespace
+
+NcclLogCapture NcclLogCapture::setup() {
+  NcclLogCapture c;
+  // Multicast (NVLS) objects are a shared fabric resource; stay off them unless asked.
+  ::setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
+  const char* user_file = env("NCCL_DEBUG_FILE");
+  const char* user_level = env("NCCL_DEBUG");
+  if (user_file) {
+    c.mode_ = "user-file";
+    c.path_ = expand_debug_file(user_file);
+    const std::string level = user_level ? user_level : "";
+    const char* subsys = env("NCCL_DEBUG_SUBSYS");
+    c.subsystems_ = subsys ? split(subsys, ',') : std::vector<std::string>{"INIT", "BOOTSTRAP", "ENV"};
+    std::string missing;
+    for (const auto& n : kNeeded) {
+      bool have = false;
+      for (const auto& s : c.subsystems_) have = have || s == n || s == "ALL";
+      if (!have) missing += (missing.empty() ? "" : ",") + n;
+    }
+    if (level != "INFO" && level != "TRACE") {
+      c.note_ = "NCCL_DEBUG_FILE is set by the user but NCCL_DEBUG is '" + level +
+                "', not INFO: transports are not in the log";
+    } else if (!missing.empty()) {
+      c.note_ = "user's NCCL_DEBUG_SUBSYS lacks " + missing + "; what those subsystems print is missing";
+    } else {
+      c.note_ = "read from the user's NCCL_DEBUG_FILE";
+    }
+    return c;
+  }
+  if (user_level) {
+    c.mode_ = "not-captured";
+    c.note_ = std::string("NCCL_DEBUG=") + user_level +
+              " is set without NCCL_DEBUG_FILE, so NCCL logs to the terminal; set NCCL_DEBUG_FILE (or "
+              "unset NCCL_DEBUG) to let peerbench record transports";
+    return c;
+  }
+  const char* tmp = env("TMPDIR");
+  std::string templ = std::string(tmp ? tmp : "/tmp") + "/peerbench.XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data())) {  // mkdtemp creates the folder with mode 0700
+    c.mode_ = "not-captured";
+    c.note_ = "cannot create a private folder for NCCL's log under " + std::string(tmp ? tmp : "/tmp") +
+              ": " + std::strerror(errno);
+    return c;
+  }
+  c.tmpdir_ = buf.data();
+  c.path_ = c.tmpdir_ + "/nccl.log";
+  std::string subsys = "INIT,P2P,SHM,NET,GRAPH";
+  if (const char* user_subsys = env("NCCL_DEBUG_SUBSYS"); user_subsys && user_subsys[0] != '^') {
+    for (const auto& s : split(user_subsys, ',')) {
+      if (subsys.find(s) == std::string::npos) subsys += "," + s;
+    }
+  }
+  ::setenv("NCCL_DEBUG", "INFO", 1);
+  ::setenv("NCCL_DEBUG_SUBSYS", subsys.c_str(), 1);
+  ::setenv("NCCL_DEBUG_FILE", c.path_.c_str(), 1);
+  c.mode_ = "peerbench";
+  c.subsystems_ = split(subsys, ',');
+  c.note_ = "NCCL_DEBUG=INFO captured to a private temporary file, removed at exit";
+  return c;
+}
+
+NcclLogCapture::NcclLogCapture(NcclLogCapture&& o) noexcept
+    : mode_(std::move(o.mode_)),
+      note_(std::move(o.note_)),
+      path_(std::move(o.path_)),
+      tmpdir_(std::exchange(o.tmpdir_, std::string())),
+      subsystems_(std::move(o.subsystems_)) {}
+
+NcclLogCapture& NcclLogCapture::operator=(NcclLogCapture&& o) noexcept {
+  if (this != &o) {
+    cleanup();
+    mode_ = std::move(o.mode_);
+    note_ = std::move(o.note_);
+    path_ = std::move(o.path_);
+    tmpdir_ = std::exchange(o.tmpdir_, std::string());
+    subsystems_ = std::move(o.subsystems_);
+  }
+  return *this;
+}
+
+NcclLogCapture::~NcclLogCapture() { cleanup(); }
+
+void NcclLogCapture::cleanup() noexcept {
+  if (tmpdir_.empty()) return;
+  if (DIR* d = ::opendir(tmpdir_.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n == "." || n == "..") continue;
+      ::unlink((tmpdir_ + "/" + n).c_str());
+    }
+    ::closedir(d);
+  }
+  ::rmdir(tmpdir_.c_str());
+  tmpdir_.clear();
+}
+
+std::uint64_t NcclLogCapture::mark() const {
+  struct stat st {};
+  if (path_.empty() || ::stat(path_.c_str(), &st) != 0) return 0;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+NcclLogParse NcclLogCapture::read(std::uint64_t from) const {
+  if (path_.empty() || (mode_ != "peerbench" && mode_ != "user-file")) return {};
+  std::ifstream in(path_);
+  if (!in) return {};
+  in.seekg(static_cast<std::streamoff>(from));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_nccl_log(ss.str());
+}
+
+std::unique_ptr<NcclComm> NcclComm::create(const RankContext& ctx, double timeout_s) {
+  ncclUniqueId id{};
+  if (ctx.rank == 0) PB_NCCL(ncclGetUniqueId(&id));
+  PB_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, ctx.world));
+  std::unique_ptr<NcclComm> c(new NcclComm());
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  PB_NCCL(ncclCommInitRankConfig(&c->comm_, ctx.size, id, ctx.rank, &config));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (;;) {
+    ncclResult_t state = ncclSuccess;
+    PB_NCCL(ncclCommGetAsyncError(c->comm_, &state));
+    if (state == ncclSuccess) break;
+    if (state != ncclInProgress) {
+      c->abort();
+      throw NcclError(state, std::string("ncclCommInitRankConfig failed: ") + ncclGetErrorString(state) +
+                                 " (" + ncclGetLastError(nullptr) + ")");
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      c->abort();
+      throw WatchdogTimeout("ncclCommInitRankConfig did not finish within " + std::to_string(timeout_s) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return c;
+}
+
+NcclComm::~NcclComm() {
+  if (!comm_) return;
+  if (aborted_) return;
+  // Finalize then destroy; failures here cannot change results any more.
+  if (ncclCommFinalize(comm_) == ncclSuccess) {
+    ncclResult_t state = ncclInProgress;
+    while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  if (ncclCommDestroy(comm_) != ncclSuccess) std::fprintf(stderr, "peerbench: warning: ncclCommDestroy failed\n");
+}
+
+void NcclComm::abort() {
+  if (comm_ && !aborted_) {
+    aborted_ = true;
+    if (ncclCommAbort(comm_) != ncclSuccess) std::fprintf(stderr, "peerbench: warning: ncclCommAbort failed\n");
+  }
+}
+
+void NcclComm::check_async() const {
+  if (!comm_ || aborted_) return;
+  ncclResult_t state = ncclSuccess;
+  PB_NCCL(ncclCommGetAsyncError(comm_, &state));
+  if (state != ncclSuccess && state != ncclInProgress) {
+    throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state));
+  }
+}
+
+void NcclComm::wait_ready(double timeout_s) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (;;) {
+    ncclResult_t state = ncclSuccess;
+    PB_NCCL(ncclCommGetAsyncError(comm_, &state));
+    if (state == ncclSuccess) return;
+    if (state != ncclInProgress) {
+      throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state) + " (" +
+                                 ncclGetLastError(comm_) + ")");
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw WatchdogTimeout("NCCL did not finish enqueueing within " + std::to_string(timeout_s) + " s");
+    }
+    std::this_thread::yield();
+  }
+}
+
+std::string nccl_version_string() {
+  int v = 0;
+  PB_NCCL(ncclGetVersion(&v));
+  // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z for versions >= 2.9
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+}
+
+void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s, const std::string& what) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(timeout_s);
+  int polls = 0;
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(done);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) PB_CUDA(e);
+    if (comm) comm->check_async();
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw WatchdogTimeout(what + " did not finish within --timeout " + std::to_string(static_cast<int>(timeout_s)) + " s");
+    }
+    // Spin briefly (short operations), then back off to spare the CPU.
+    if (++polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+}  // namespace peerbench::gpu

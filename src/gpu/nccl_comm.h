@@ -1,0 +1,81 @@
+#pragma once
+// NCCL communicator over all ranks (unique id broadcast over MPI), the capture of NCCL's INFO
+// log that tells which transport it chose, and a watchdog wait that notices NCCL's async errors.
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/nccl_log.h"
+#include "gpu/mpi_context.h"
+
+namespace peerbench::gpu {
+
+// Decides, before the first NCCL call of the process, where NCCL's INFO log goes:
+//  - user set NCCL_DEBUG_FILE: leave everything; read their file afterwards (mode user-file)
+//  - user set NCCL_DEBUG without a file: leave it on their terminal (mode not-captured)
+//  - otherwise: NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS with INIT,P2P,SHM,NET,GRAPH, and
+//    NCCL_DEBUG_FILE in a private 0700 folder, removed at exit (mode peerbench)
+class NcclLogCapture {
+ public:
+  static NcclLogCapture setup();
+  NcclLogCapture() = default;
+  NcclLogCapture(const NcclLogCapture&) = delete;
+  NcclLogCapture& operator=(const NcclLogCapture&) = delete;
+  NcclLogCapture(NcclLogCapture&& o) noexcept;
+  NcclLogCapture& operator=(NcclLogCapture&& o) noexcept;
+  ~NcclLogCapture();
+
+  const std::string& mode() const { return mode_; }
+  const std::string& note() const { return note_; }
+  const std::vector<std::string>& subsystems() const { return subsystems_; }
+  // Parses what this process's NCCL wrote from byte `from` on (see mark()), so a run reads only
+  // its own communicator's lines even when one process runs several jobs.
+  NcclLogParse read(std::uint64_t from = 0) const;
+  std::uint64_t mark() const;  // current size of the log
+
+ private:
+  void cleanup() noexcept;
+  std::string mode_ = "not-used";
+  std::string note_;
+  std::string path_;
+  std::string tmpdir_;
+  std::vector<std::string> subsystems_;
+};
+
+class NcclComm {
+ public:
+  // Collective over ctx.world. Non-blocking init polled with a deadline, so a rank that never
+  // arrives is a timeout, not a hang.
+  static std::unique_ptr<NcclComm> create(const RankContext& ctx, double timeout_s);
+  NcclComm(const NcclComm&) = delete;
+  NcclComm& operator=(const NcclComm&) = delete;
+  ~NcclComm();
+
+  ncclComm_t get() const { return comm_; }
+  bool aborted() const { return aborted_; }
+  void abort();
+  // Throws NcclError if NCCL reported an asynchronous error.
+  void check_async() const;
+  // The communicator is non-blocking (so init and hangs can be watched): after each call that
+  // returns ncclInProgress, wait until NCCL has finished enqueueing before the next call.
+  void wait_ready(double timeout_s) const;
+
+ private:
+  NcclComm() = default;
+  ncclComm_t comm_ = nullptr;
+  bool aborted_ = false;
+};
+
+std::string nccl_version_string();
+
+// Waits for `done` (an event recorded after the work) polling, with NCCL's async error check when
+// `comm` is given; throws WatchdogTimeout after `timeout_s`, naming `what`.
+void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s,
+                        const std::string& what);
+
+}  // namespace peerbench::gpu

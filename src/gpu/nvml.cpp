@@ -1,0 +1,233 @@
+#include "gpu/nvml.h"
+
+#include <dlfcn.h>
+
+#include <cctype>
+#include <climits>
+#include <cstring>
+
+namespace peerbench::gpu {
+namespace {
+
+// Layouts from NVML's public nvml.h.
+constexpr int kSuccess = 0;
+constexpr unsigned kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
+
+struct PciInfo {  // nvmlPciInfo_t (v3)
+  char busIdLegacy[16];
+  unsigned domain;
+  unsigned bus;
+  unsigned device;
+  unsigned pciDeviceId;
+  unsigned pciSubSystemId;
+  char busId[32];
+};
+
+struct FieldValue {  // nvmlFieldValue_t
+  unsigned fieldId;
+  unsigned scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  unsigned valueType;
+  int nvmlReturn;
+  union {
+    double d;
+    unsigned ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+  } value;
+};
+static_assert(sizeof(FieldValue) == 40, "nvmlFieldValue_t layout");
+
+constexpr unsigned kFieldNvlinkDataTx = 138;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX (KiB)
+constexpr unsigned kFieldNvlinkDataRx = 139;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX (KiB)
+
+double field_as_double(const FieldValue& f) {
+  switch (f.valueType) {
+    case 0: return f.value.d;
+    case 1: return f.value.ui;
+    case 2: return static_cast<double>(f.value.ul);
+    case 3: return static_cast<double>(f.value.ull);
+    case 4: return static_cast<double>(f.value.sll);
+    default: return static_cast<double>(f.value.ull);
+  }
+}
+
+}  // namespace
+
+std::string canonical_bus_id(const std::string& id) {
+  // domain:bus:device.function; NVML pads the domain to 8 digits, CUDA to 4.
+  const auto c1 = id.find(':');
+  if (c1 == std::string::npos) return id;
+  std::string domain = id.substr(0, c1);
+  while (domain.size() > 4 && domain[0] == '0') domain.erase(0, 1);
+  while (domain.size() < 4) domain = "0" + domain;
+  std::string out = domain + id.substr(c1);
+  for (auto& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+template <typename F>
+F Nvml::sym(const char* name) const {
+  return lib_ ? reinterpret_cast<F>(dlsym(lib_, name)) : nullptr;
+}
+
+Nvml::Nvml() {
+  lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib_) {
+    const char* e = dlerror();
+    why_ = std::string("libnvidia-ml.so.1 not loadable: ") + (e ? e : "unknown");
+    return;
+  }
+  auto init = sym<int (*)()>("nvmlInit_v2");
+  if (!init) {
+    why_ = "nvmlInit_v2 missing from libnvidia-ml.so.1";
+    return;
+  }
+  const int rc = init();
+  if (rc != kSuccess) {
+    why_ = "nvmlInit_v2 failed: " + error_string(rc);
+    return;
+  }
+  ok_ = true;
+  why_ = "ok";
+}
+
+Nvml::~Nvml() {
+  if (ok_) {
+    if (auto shutdown = sym<int (*)()>("nvmlShutdown")) shutdown();
+  }
+  if (lib_) dlclose(lib_);
+}
+
+std::string Nvml::error_string(int rc) const {
+  auto f = sym<const char* (*)(int)>("nvmlErrorString");
+  const char* s = f ? f(rc) : nullptr;
+  return s ? s : ("NVML error " + std::to_string(rc));
+}
+
+std::optional<Nvml::Device> Nvml::device_by_pci(const std::string& bus_id, std::string* error) const {
+  if (!ok_) return std::nullopt;
+  auto f = sym<int (*)(const char*, Device*)>("nvmlDeviceGetHandleByPciBusId_v2");
+  Device d = nullptr;
+  const int rc = f ? f(bus_id.c_str(), &d) : -1;
+  if (rc != kSuccess) {
+    if (error) *error = "nvmlDeviceGetHandleByPciBusId_v2(" + bus_id + "): " + (f ? error_string(rc) : "missing");
+    return std::nullopt;
+  }
+  return d;
+}
+
+std::optional<std::string> Nvml::driver_version() const {
+  auto f = sym<int (*)(char*, unsigned)>("nvmlSystemGetDriverVersion");
+  char buf[96] = {0};
+  if (!ok_ || !f || f(buf, sizeof(buf)) != kSuccess) return std::nullopt;
+  return std::string(buf);
+}
+
+std::optional<std::string> Nvml::uuid(Device d) const {
+  auto f = sym<int (*)(Device, char*, unsigned)>("nvmlDeviceGetUUID");
+  char buf[96] = {0};
+  if (!ok_ || !f || f(d, buf, sizeof(buf)) != kSuccess) return std::nullopt;
+  return std::string(buf);
+}
+
+std::optional<int> Nvml::pcie_gen(Device d, bool max) const {
+  auto f = sym<int (*)(Device, unsigned*)>(max ? "nvmlDeviceGetMaxPcieLinkGeneration"
+                                               : "nvmlDeviceGetCurrPcieLinkGeneration");
+  unsigned v = 0;
+  if (!ok_ || !f || f(d, &v) != kSuccess) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+std::optional<int> Nvml::pcie_width(Device d, bool max) const {
+  auto f = sym<int (*)(Device, unsigned*)>(max ? "nvmlDeviceGetMaxPcieLinkWidth"
+                                               : "nvmlDeviceGetCurrPcieLinkWidth");
+  unsigned v = 0;
+  if (!ok_ || !f || f(d, &v) != kSuccess) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+std::vector<Nvml::Link> Nvml::nvlinks(Device d) const {
+  std::vector<Link> out;
+  auto state = sym<int (*)(Device, unsigned, int*)>("nvmlDeviceGetNvLinkState");
+  auto version = sym<int (*)(Device, unsigned, unsigned*)>("nvmlDeviceGetNvLinkVersion");
+  auto remote = sym<int (*)(Device, unsigned, PciInfo*)>("nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  if (!ok_ || !state) return out;
+  for (unsigned l = 0; l < kMaxLinks; ++l) {
+    int active = 0;
+    const int rc = state(d, l, &active);
+    if (rc != kSuccess) break;  // NOT_SUPPORTED / INVALID_ARGUMENT: no such link
+    Link link;
+    link.link = static_cast<int>(l);
+    link.active = active == 1;  // NVML_FEATURE_ENABLED
+    unsigned v = 0;
+    if (version && version(d, l, &v) == kSuccess) link.version = v;
+    PciInfo pci{};
+    if (link.active && remote && remote(d, l, &pci) == kSuccess) {
+      link.remote_bus_id = canonical_bus_id(pci.busId);
+    }
+    out.push_back(link);
+  }
+  return out;
+}
+
+std::optional<std::string> Nvml::common_ancestor(Device a, Device b) const {
+  auto f = sym<int (*)(Device, Device, int*)>("nvmlDeviceGetTopologyCommonAncestor");
+  int level = -1;
+  if (!ok_ || !f || f(a, b, &level) != kSuccess) return std::nullopt;
+  switch (level) {
+    case 0:    // NVML_TOPOLOGY_INTERNAL: same board
+    case 10: return std::string("PIX");   // NVML_TOPOLOGY_SINGLE
+    case 20: return std::string("PXB");   // NVML_TOPOLOGY_MULTIPLE
+    case 30: return std::string("PHB");   // NVML_TOPOLOGY_HOSTBRIDGE
+    case 40: return std::string("NODE");  // NVML_TOPOLOGY_NODE
+    case 50: return std::string("SYS");   // NVML_TOPOLOGY_SYSTEM
+    default: return std::nullopt;
+  }
+}
+
+std::map<std::string, std::string> Nvml::p2p_status(Device a, Device b) const {
+  std::map<std::string, std::string> out;
+  auto f = sym<int (*)(Device, Device, int, int*)>("nvmlDeviceGetP2PStatus");
+  if (!ok_ || !f) return out;
+  const std::pair<const char*, int> caps[] = {{"read", 0}, {"write", 1}, {"nvlink", 2}, {"atomics", 3}};
+  static const char* names[] = {"OK", "CNS", "GNS", "TNS", "DRK", "NS", "U"};
+  for (const auto& [name, index] : caps) {
+    int status = -1;
+    if (f(a, b, index, &status) != kSuccess) {
+      out[name] = "U";
+    } else {
+      out[name] = (status >= 0 && status <= 6) ? names[status] : "U";
+    }
+  }
+  return out;
+}
+
+Nvml::Traffic Nvml::nvlink_traffic(Device d) const {
+  Traffic t;
+  auto f = sym<int (*)(Device, int, FieldValue*)>("nvmlDeviceGetFieldValues");
+  if (!ok_ || !f) {
+    t.note = ok_ ? "nvmlDeviceGetFieldValues missing" : why_;
+    return t;
+  }
+  FieldValue v[2]{};
+  v[0].fieldId = kFieldNvlinkDataTx;
+  v[0].scopeId = UINT_MAX;  // all links
+  v[1].fieldId = kFieldNvlinkDataRx;
+  v[1].scopeId = UINT_MAX;
+  const int rc = f(d, 2, v);
+  if (rc != kSuccess) {
+    t.note = "nvmlDeviceGetFieldValues: " + error_string(rc);
+    return t;
+  }
+  if (v[0].nvmlReturn == kSuccess) t.tx_bytes = field_as_double(v[0]) * 1024.0;
+  if (v[1].nvmlReturn == kSuccess) t.rx_bytes = field_as_double(v[1]) * 1024.0;
+  if (!t.tx_bytes || !t.rx_bytes) {
+    t.note = "NVLink throughput fields: " + error_string(v[0].nvmlReturn != kSuccess ? v[0].nvmlReturn : v[1].nvmlReturn);
+  }
+  return t;
+}
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,63 @@
+#pragma once
+// NVML loaded at run time (dlopen of libnvidia-ml.so.1): the binary builds without nvml.h and runs
+// without NVML, recording what it could not learn. Only the handful of entry points peerbench
+// uses are declared here, with the layouts of NVML's public header.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace peerbench::gpu {
+
+class Nvml {
+ public:
+  // Loads and initialises NVML; on failure available() is false and why() says why.
+  Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+  ~Nvml();
+
+  bool available() const { return ok_; }
+  const std::string& why() const { return why_; }
+
+  using Device = void*;
+  // Each accessor checks NVML's return code; a failure gives nullopt and, when `error` is set,
+  // "nvmlCall: message".
+  std::optional<Device> device_by_pci(const std::string& bus_id, std::string* error = nullptr) const;
+  std::optional<std::string> driver_version() const;
+  std::optional<std::string> uuid(Device d) const;
+  std::optional<int> pcie_gen(Device d, bool max) const;
+  std::optional<int> pcie_width(Device d, bool max) const;
+  struct Link {
+    int link = 0;
+    bool active = false;
+    std::optional<unsigned> version;
+    std::string remote_bus_id;  // canonical form, "" if unknown
+  };
+  std::vector<Link> nvlinks(Device d) const;
+  // PIX, PXB, PHB, NODE, SYS (nvidia-smi's names) or nullopt.
+  std::optional<std::string> common_ancestor(Device a, Device b) const;
+  // read, write, nvlink, atomics -> OK, CNS, GNS, TNS, DRK, NS, U
+  std::map<std::string, std::string> p2p_status(Device a, Device b) const;
+  // NVLink data bytes sent and received so far, over all links (field values 138/139, KiB).
+  struct Traffic {
+    std::optional<double> tx_bytes;
+    std::optional<double> rx_bytes;
+    std::string note;
+  };
+  Traffic nvlink_traffic(Device d) const;
+
+ private:
+  template <typename F>
+  F sym(const char* name) const;
+  std::string error_string(int rc) const;
+  void* lib_ = nullptr;
+  bool ok_ = false;
+  std::string why_;
+};
+
+// "0000:1B:00.0" from any of CUDA's or NVML's forms ("00000000:1b:00.0").
+std::string canonical_bus_id(const std::string& id);
+
+}  // namespace peerbench::gpu

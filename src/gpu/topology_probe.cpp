@@ -1,0 +1,143 @@
+#include "gpu/topology_probe.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+#include "gpu/check.h"
+
+namespace peerbench::gpu {
+namespace {
+
+std::string pci_bus_id(int device) {
+  char buf[32] = {0};
+  PB_CUDA(cudaDeviceGetPCIBusId(buf, sizeof(buf), device));
+  return canonical_bus_id(buf);
+}
+
+std::optional<int> numa_node_of(const std::string& bus_id) {
+  std::string lower = bus_id;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::ifstream in("/sys/bus/pci/devices/" + lower + "/numa_node");
+  int node = -1;
+  if (in >> node && node >= 0) return node;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int cuda_device_count() {
+  int n = 0;
+  PB_CUDA(cudaGetDeviceCount(&n));
+  return n;
+}
+
+GpuInfo describe_gpu(int device, const Nvml& nvml) {
+  cudaDeviceProp p{};
+  PB_CUDA(cudaGetDeviceProperties(&p, device));
+  GpuInfo g;
+  g.index = device;
+  g.name = p.name;
+  g.cc_major = p.major;
+  g.cc_minor = p.minor;
+  g.multiprocessors = p.multiProcessorCount;
+  g.memory_bytes = p.totalGlobalMem;
+  g.pci_bus_id = pci_bus_id(device);
+  // CUDA's UUID as NVML prints it ("GPU-xxxxxxxx-..."), NVML's when available.
+  char hex[33] = {0};
+  static const char* digits = "0123456789abcdef";
+  for (int i = 0; i < 16; ++i) {
+    const auto b = static_cast<unsigned char>(p.uuid.bytes[i]);
+    hex[2 * i] = digits[b >> 4];
+    hex[2 * i + 1] = digits[b & 15];
+  }
+  const std::string h(hex);
+  g.uuid = "GPU-" + h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" +
+           h.substr(20);
+  if (auto d = nvml.device_by_pci(g.pci_bus_id)) {
+    if (auto u = nvml.uuid(*d)) g.uuid = *u;
+  }
+  return g;
+}
+
+HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
+  HostTopology t;
+  t.host = host;
+  t.nvml = nvml.why();
+  if (auto v = nvml.driver_version()) t.driver_version = *v;
+  const int n = cuda_device_count();
+  std::vector<std::optional<Nvml::Device>> handles(n);
+  for (int i = 0; i < n; ++i) {
+    const GpuInfo info = describe_gpu(i, nvml);
+    GpuTopology g;
+    g.index = i;
+    g.name = info.name;
+    g.uuid = info.uuid;
+    g.pci_bus_id = info.pci_bus_id;
+    g.cc_major = info.cc_major;
+    g.cc_minor = info.cc_minor;
+    g.numa_node = numa_node_of(g.pci_bus_id);
+    std::string err;
+    handles[i] = nvml.device_by_pci(g.pci_bus_id, &err);
+    if (handles[i]) {
+      g.pcie_gen_current = nvml.pcie_gen(*handles[i], false);
+      g.pcie_gen_max = nvml.pcie_gen(*handles[i], true);
+      g.pcie_width_current = nvml.pcie_width(*handles[i], false);
+      g.pcie_width_max = nvml.pcie_width(*handles[i], true);
+      for (const auto& l : nvml.nvlinks(*handles[i])) {
+        g.nvlinks.push_back({l.link, l.active, l.version, l.remote_bus_id});
+        if (l.active) ++g.nvlinks_up;
+      }
+    } else if (nvml.available() && t.nvml == "ok") {
+      t.nvml = "ok, but " + err;
+    }
+    t.gpus.push_back(std::move(g));
+  }
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      GpuPairTopology p;
+      p.gpu_a = a;
+      p.gpu_b = b;
+      // Links whose far end is b; links to a non-GPU (an NVSwitch) connect a to every GPU on
+      // the switch fabric, counted as the smaller of the two GPUs' switch links.
+      int direct = 0;
+      auto switch_links = [&](int g) {
+        int s = 0;
+        for (const auto& l : t.gpus[g].nvlinks) {
+          if (!l.active || l.remote_pci_bus_id.empty()) continue;
+          const bool to_gpu = std::any_of(t.gpus.begin(), t.gpus.end(),
+                                          [&](const GpuTopology& o) { return o.pci_bus_id == l.remote_pci_bus_id; });
+          if (!to_gpu) ++s;
+        }
+        return s;
+      };
+      for (const auto& l : t.gpus[a].nvlinks) {
+        if (l.active && l.remote_pci_bus_id == t.gpus[b].pci_bus_id) ++direct;
+      }
+      p.nvlink_count = direct + std::min(switch_links(a), switch_links(b));
+      if (handles[a] && handles[b]) {
+        if (auto anc = nvml.common_ancestor(*handles[a], *handles[b])) p.pcie_path = *anc;
+        p.nvml_p2p = nvml.p2p_status(*handles[a], *handles[b]);
+      }
+      int can = 0;
+      PB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+      p.cuda_can_access_peer = can != 0;
+      int v = 0;
+      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrPerformanceRank, a, b) == cudaSuccess) p.cuda_perf_rank = v;
+      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, a, b) == cudaSuccess) {
+        p.cuda_access_supported = v != 0;
+      }
+      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported, a, b) == cudaSuccess) {
+        p.cuda_native_atomics = v != 0;
+      }
+      (void)cudaGetLastError();  // an unsupported attribute query must not linger
+      t.pairs.push_back(std::move(p));
+    }
+  }
+  return t;
+}
+
+}  // namespace peerbench::gpu

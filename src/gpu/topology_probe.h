@@ -1,0 +1,20 @@
+#pragma once
+// Reads this host's GPUs, links and P2P status from CUDA and NVML into the core's topology structs.
+#include <string>
+#include <vector>
+
+#include "core/results.h"
+#include "core/topology.h"
+#include "gpu/nvml.h"
+
+namespace peerbench::gpu {
+
+// Number of CUDA devices; throws CudaError (with the runtime's reason, e.g. no driver).
+int cuda_device_count();
+
+GpuInfo describe_gpu(int device, const Nvml& nvml);
+
+// All GPUs of this host (CUDA's numbering) and every ordered pair between them.
+HostTopology probe_host_topology(const std::string& host, const Nvml& nvml);
+
+}  // namespace peerbench::gpu
