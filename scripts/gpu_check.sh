@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# On a GPU node: build, run the GPU tests and a short benchmark, and collect logs and JSON in one
+# folder (default: gpu-check-<host>-<time>/; a tarball of it is written beside its files).
+#
+#   scripts/gpu_check.sh [OUTDIR] [quick|full]
+#
+# quick: default sweep on all local GPUs; full: also the NCCL transport cases (P2P disabled ->
+# SHM, P2P+SHM disabled -> NET), CUDA-graph small-message times, rounds vs serial, and the
+# simulated two-host run. On a host with one GPU, two ranks share it (--allow-gpu-sharing):
+# that exercises the tool, not any link.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+out=${1:-gpu-check-$(hostname -s)-$(date -u +%Y%m%d-%H%M%S)}
+mode=${2:-quick}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log="$out/summary.log"
+say() { echo "$*" | tee -a "$log"; }
+
+export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+mpirun_=(mpirun --bind-to none)
+
+say "# gpu_check on $(hostname) at $(date -u +%FT%TZ), mode $mode, revision $(git rev-parse --short HEAD 2>/dev/null)"
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+nvidia-smi topo -m > "$out/nvidia-smi-topo.txt" 2>&1
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+say "# GPUs: $ngpu"
+
+t0=$(date +%s)
+if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build -j; } > "$out/build.log" 2>&1; then
+  say "BUILD FAILED (see build.log)"; tail -30 "$out/build.log"; exit 1
+fi
+say "# build: $(( $(date +%s) - t0 )) s"
+
+share=(); np=$ngpu
+if [ "$ngpu" -lt 2 ]; then
+  # Two processes time-slice one GPU: keep sizes small, this only checks the tool works.
+  share=(--allow-gpu-sharing -e 64M); np=2; say "# one GPU: ranks share it"
+fi
+
+t0=$(date +%s)
+(cd build && ctest -L gpu --output-on-failure --timeout 600) > "$out/gpu-tests.log" 2>&1
+say "# GPU tests: rc=$? in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.log")"
+grep -E '^\[  (FAILED|SKIPPED) ' "$out/gpu-tests.log" | sort -u | tee -a "$log"
+
+build/peerbench topo --json "$out/topo.json" > "$out/topo.txt" 2>&1; say "# topo rc=$?"
+
+run() {  # name, then peerbench run arguments
+  local name=$1; shift
+  local t=$(date +%s)
+  "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  say "# $name: rc=$rc in $(( $(date +%s) - t )) s"
+  grep -E '^#  [0-9a]' "$out/$name.log" | head -20 | tee -a "$log"
+}
+
+# The README's main job: no launcher, every local GPU, default suite.
+run default build/peerbench run "${share[@]}" --np "$np" -J "$out/default.json"
+if [ "$mode" = full ]; then
+  big=(-b 512M -e 8G -f 2 -w 3 -n 10 -s 5)
+  run nccl-large "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl "${big[@]}" -J "$out/nccl-large.json"
+  run nccl-small-graph "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 8 -e 8 -n 200 -G 20 -J "$out/nccl-small-graph.json"
+  run nccl-small "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 8 -e 8 -n 200 -J "$out/nccl-small.json"
+  run p2p-disabled env NCCL_P2P_DISABLE=1 "${mpirun_[@]}" -x NCCL_P2P_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-disabled.json"
+  run p2p-shm-disabled env NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 "${mpirun_[@]}" -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-shm-disabled.json"
+  run rounds "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule rounds -m ce-write,sm-write,nccl-sendrecv -J "$out/rounds.json"
+  run serial "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule serial -m ce-write,sm-write,nccl-sendrecv -J "$out/serial.json"
+  run two-hosts "${mpirun_[@]}" -np 1 -x PEERBENCH_HOST_ID=hostA -x NCCL_HOSTID=hostA build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json" : \
+      -np 1 -x PEERBENCH_HOST_ID=hostB -x NCCL_HOSTID=hostB build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json"
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ -x "$sanitizer" ]; then
+    small=(-b 4K -e 256K -f 8 -w 1 -n 2 -s 2 --latency-iters 10 --staged-chunk 64K)
+    for tool in memcheck racecheck; do
+      run "sanitizer-$tool" "${mpirun_[@]}" -np "$np" "$sanitizer" --tool "$tool" --error-exitcode 9 \
+          build/peerbench run "${share[@]}" "${small[@]}" -J "$out/sanitizer-$tool.json"
+      grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | sort | uniq -c | tee -a "$log"
+    done
+  fi
+fi
+for j in "$out"/*.json; do
+  [ -f "$j" ] || continue
+  build/peerbench report "$j" > "${j%.json}.report.txt" 2>&1; say "# report $(basename "$j"): rc=$?"
+done
+(cd "$out/.." && tar czf "$out.tar.gz" "$(basename "$out")")
+say "# collected in $out (and $out.tar.gz)"

@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/options.h"
+#include "test_catalog.h"
+
+namespace peerbench {
+namespace {
+
+CommandLine parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "peerbench");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), test::catalog());
+}
+
+TEST(Options, DefaultsAreTheDocumentedOnes) {
+  const auto cl = parse({});
+  EXPECT_EQ(cl.command, Command::kRun);
+  const auto& o = cl.run;
+  EXPECT_EQ(o.sweep.min_bytes, 1u << 20);
+  EXPECT_EQ(o.sweep.max_bytes, 1u << 30);
+  EXPECT_EQ(o.sweep.step_factor, 4u);
+  EXPECT_EQ(o.warmup_iters, 5);
+  EXPECT_EQ(o.iters, 20);
+  EXPECT_EQ(o.samples, 5);
+  EXPECT_TRUE(o.check);
+  EXPECT_EQ(o.methods.size(), test::catalog().size());
+  EXPECT_EQ(o.schedule, Schedule::kSerial);
+  EXPECT_FALSE(o.json_path_given);
+}
+
+TEST(Options, NcclTestsFlagsParse) {
+  const auto o = parse({"run", "-b", "8", "-e", "8G", "-f", "2", "-w", "3", "-n", "10", "-c", "0", "-G", "20",
+                        "-m", "nccl", "--schedule", "rounds", "-J", "x.json"})
+                     .run;
+  EXPECT_EQ(o.sweep.min_bytes, 8u);
+  EXPECT_EQ(o.sweep.max_bytes, 8ull << 30);
+  EXPECT_EQ(o.sweep.step_factor, 2u);
+  EXPECT_EQ(o.warmup_iters, 3);
+  EXPECT_EQ(o.iters, 10);
+  EXPECT_FALSE(o.check);
+  EXPECT_EQ(o.cudagraph_replays, 20);
+  EXPECT_EQ(o.methods, (std::vector<std::string>{"nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce"}));
+  EXPECT_EQ(o.schedule, Schedule::kRounds);
+  EXPECT_EQ(o.json_path, "x.json");
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+TEST(Options, EveryBadValueIsOneLineNamingTheFlag) {
+  const std::vector<BadCase> cases = {
+      {{"-b", "0"}, "-b/--minbytes"},
+      {{"-b", "12X"}, "-b/--minbytes"},
+      {{"-e", "-3"}, "maxbytes"},
+      {{"-b", "1G", "-e", "1M"}, "larger than -e/--maxbytes"},
+      {{"-f", "1"}, "-f/--stepfactor"},
+      {{"-f", "x"}, "-f/--stepfactor"},
+      {{"-i", "abc"}, "-i/--stepbytes"},
+      {{"-w", "-1"}, "warmup_iters"},
+      {{"-n", "0"}, "-n/--iters"},
+      {{"-n", "many"}, "-n/--iters"},
+      {{"-s", "0"}, "-s/--samples"},
+      {{"-c", "2"}, "-c/--check"},
+      {{"-G", "-1"}, "cudagraph"},
+      {{"-m", "ce-writ"}, "unknown method 'ce-writ'"},
+      {{"-m", ""}, "-m/--methods"},
+      {{"-m", "ce-write,,sm-read"}, "empty name"},
+      {{"--timeout", "0"}, "--timeout"},
+      {{"--timeout", "soon"}, "--timeout"},
+      {{"--schedule", "random"}, "--schedule"},
+      {{"--pairs", "0-0"}, "--pairs"},
+      {{"--pairs", "0:1"}, "--pairs"},
+      {{"--pairs", "a-b"}, "--pairs"},
+      {{"--latency-bytes", "2M"}, "--latency-bytes"},
+      {{"--latency-iters", "0"}, "--latency-iters"},
+      {{"--staged-chunk", "1K"}, "--staged-chunk"},
+      {{"--staged-slots", "1"}, "--staged-slots"},
+      {{"--np", "1"}, "--np"},
+      {{"-q", "-v"}, "-q/--quiet"},
+      {{"--bogus"}, "bogus"},
+      {{"stray"}, "unknown command 'stray'"},
+      {{"run", "stray"}, "unexpected argument 'stray'"},
+      {{"-J", ""}, "-J/--json"},
+      {{"--inject-fault", "melt:ce-write"}, "--inject-fault"},
+      {{"--inject-fault", "corrupt:nope"}, "--inject-fault"},
+      {{"report"}, "report"},
+      {{"report", "a.json", "--format", "pdf"}, "--format"},
+      {{"report", "a.json", "--fail-on", "slow"}, "--fail-on"},
+      {{"compare", "a.json"}, "exactly two"},
+      {{"compare", "a.json", "b.json", "--threshold", "-1"}, "--threshold"},
+      {{"compare", "a.json", "b.json", "--match", "uuid"}, "--match"},
+      {{"compare", "a.json", "b.json", "--format", "html"}, "--format"},
+      {{"topo", "extra"}, "unexpected argument"},
+  };
+  for (const auto& c : cases) {
+    try {
+      parse(c.args);
+      std::string joined;
+      for (const auto& a : c.args) joined += a + " ";
+      ADD_FAILURE() << "accepted: " << joined;
+    } catch (const UsageError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(c.must_mention), std::string::npos) << "message '" << m << "' lacks '" << c.must_mention << "'";
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(Options, MethodGroupsExpandInCatalogOrder) {
+  EXPECT_EQ(parse({"-m", "latency"}).run.methods, (std::vector<std::string>{"ce-latency", "sm-latency"}));
+  EXPECT_EQ(parse({"-m", "sm-read,ce-write,ce-write"}).run.methods,
+            (std::vector<std::string>{"ce-write", "sm-read"}));
+  EXPECT_EQ(parse({"-m", "bidir"}).run.methods,
+            (std::vector<std::string>{"ce-bidir", "sm-bidir", "nccl-sendrecv-bidir"}));
+  EXPECT_EQ(parse({"-m", "p2p"}).run.methods.size(), 8u);
+}
+
+TEST(Options, PairFilters) {
+  EXPECT_EQ(parse_pair_filter("all").kind, PairFilter::Kind::kAll);
+  EXPECT_EQ(parse_pair_filter("intra-host").kind, PairFilter::Kind::kIntraHost);
+  EXPECT_EQ(parse_pair_filter("inter-host").kind, PairFilter::Kind::kInterHost);
+  const auto f = parse_pair_filter("0-1,2>3,1-0");
+  EXPECT_EQ(f.kind, PairFilter::Kind::kExplicit);
+  EXPECT_EQ(f.pairs, (std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {2, 3}}));
+}
+
+TEST(Options, SubcommandsAndInfoFlags) {
+  EXPECT_EQ(parse({"--help"}).command, Command::kHelp);
+  EXPECT_EQ(parse({"run", "--help"}).command, Command::kHelp);
+  EXPECT_EQ(parse({"--version"}).command, Command::kVersion);
+  EXPECT_EQ(parse({"--list-methods"}).command, Command::kListMethods);
+  const auto r = parse({"report", "a.json", "b.json", "--format", "html", "-o", "r.html", "--fail-on", "nccl-shm,below-link"});
+  EXPECT_EQ(r.command, Command::kReport);
+  EXPECT_EQ(r.report.inputs, (std::vector<std::string>{"a.json", "b.json"}));
+  EXPECT_EQ(r.report.format, ReportFormat::kHtml);
+  EXPECT_EQ(r.report.output_path, "r.html");
+  const auto c = parse({"compare", "a.json", "b.json", "--threshold", "3"});
+  EXPECT_EQ(c.command, Command::kCompare);
+  EXPECT_DOUBLE_EQ(c.compare.threshold, 0.03);
+  const auto t = parse({"topo", "--json", "t.json"});
+  EXPECT_EQ(t.command, Command::kTopo);
+  EXPECT_EQ(t.topo.json_path, "t.json");
+}
+
+TEST(Options, ConfigJsonRecordsWhatRan) {
+  const auto o = parse({"-b", "1K", "-e", "4K", "-f", "2", "--inject-fault", "corrupt:ce-write:1"}).run;
+  const auto j = run_options_to_json(o);
+  EXPECT_EQ(j["sizes"].size(), 3u);
+  EXPECT_EQ(j["fault_injection"]["kind"], "corrupt");
+  EXPECT_EQ(j["fault_injection"]["rank"], 1);
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -1,0 +1,58 @@
+#pragma once
+// The methods of the real binary, as plain data, for CPU tests that need a catalogue
+// (the GPU layer is not linked into CPU tests).
+#include <vector>
+
+#include "core/method_info.h"
+
+namespace peerbench::test {
+
+inline std::vector<MethodInfo> catalog() {
+  auto copy = [](const char* n, const char* fam, bool bidir = false) {
+    MethodInfo m;
+    m.name = n;
+    m.family = fam;
+    m.needs_p2p = true;
+    m.same_host_only = true;
+    m.bidirectional = bidir;
+    return m;
+  };
+  std::vector<MethodInfo> c{copy("ce-write", "ce"), copy("ce-read", "ce"), copy("sm-write", "sm"),
+                            copy("sm-read", "sm"), copy("ce-bidir", "ce", true), copy("sm-bidir", "sm", true)};
+  MethodInfo staged;
+  staged.name = "staged";
+  staged.family = "staged";
+  staged.same_host_only = true;
+  staged.graph_capturable = false;
+  c.push_back(staged);
+  auto lat = copy("ce-latency", "ce");
+  lat.metric = Metric::kLatency;
+  lat.fixed_size = true;
+  c.push_back(lat);
+  auto sml = copy("sm-latency", "sm");
+  sml.metric = Metric::kLatency;
+  sml.fixed_size = true;
+  sml.fixed_bytes = 4;
+  c.push_back(sml);
+  auto nccl = [](const char* n, bool bidir) {
+    MethodInfo m;
+    m.name = n;
+    m.family = "nccl";
+    m.uses_nccl = true;
+    m.collective = Collective::kSendRecv;
+    m.bidirectional = bidir;
+    return m;
+  };
+  c.push_back(nccl("nccl-sendrecv", false));
+  c.push_back(nccl("nccl-sendrecv-bidir", true));
+  MethodInfo ar;
+  ar.name = "nccl-allreduce";
+  ar.family = "nccl";
+  ar.uses_nccl = true;
+  ar.scope = MethodScope::kAllRanks;
+  ar.collective = Collective::kAllReduce;
+  c.push_back(ar);
+  return c;
+}
+
+}  // namespace peerbench::test

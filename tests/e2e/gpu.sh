@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# End-to-end GPU check of the executable: the README's no-launcher run on the local GPUs, then
+# report on its JSON. Exit 77 (ctest: skipped) where no GPU is usable.
+set -u
+bin=$1
+src=$2
+if ! "$bin" topo -q > /dev/null 2>&1; then
+  echo "PEERBENCH_GPU_SKIP: no usable CUDA GPU (peerbench topo failed)"
+  exit 77
+fi
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export NCCL_NVLS_ENABLE=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+extra=()
+[ "$ngpu" -lt 2 ] && extra=(--allow-gpu-sharing --np 2)
+fail=0
+check() { if ! eval "$1"; then echo "FAIL: $2"; fail=1; else echo "ok: $2"; fi; }
+
+"$bin" run "${extra[@]}" -b 64K -e 4M -f 8 -w 1 -n 3 -s 2 --latency-iters 20 -J "$work/run.json" > "$work/run.log" 2>&1
+rc=$?
+cat "$work/run.log"
+check "[ $rc = 0 ]" "no-launcher run exits 0 (got $rc)"
+check "grep -q 'no MPI launcher detected' '$work/run.log'" "prints the mpirun command it ran"
+check "[ -s '$work/run.json' ]" "writes the JSON"
+python3 - "$work/run.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] == 1 and d["status"] == "complete", d["status"]
+res = d["results"]
+assert res, "no results"
+bad = [r for r in res if r["check"]["wrong"]]
+assert not bad, bad[:2]
+ok = [r for r in res if r["status"] == "ok"]
+assert ok, "nothing ran"
+for r in res:
+    assert r["status"] in ("ok", "skipped", "not-applicable"), (r["method"], r["status"], r["reason"])
+    if r["status"] == "skipped":
+        assert r["reason"], r
+print("ok: JSON has", len(ok), "ok results, no wrong elements")
+PY
+"$bin" report "$work/run.json" > "$work/report.txt"; rc=$?
+check "[ $rc = 0 -o $rc = 1 ]" "report reads the run (rc $rc)"
+exit $fail

@@ -1,0 +1,173 @@
+// Each method on 2 ranks with data checks, faults and resource hygiene.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/schema.h"
+#include "gpu/method.h"
+#include "gpu/peer_access.h"
+#include "gpu_test_env.h"
+
+namespace peerbench::gpu::test {
+namespace {
+
+// Reasons a method may legitimately be skipped on this machine.
+bool legit_skip(const Result& r) {
+  if (r.status != ResultStatus::kSkipped) return false;
+  if (env().sharing) {
+    return r.reason.find("share") != std::string::npos;  // NCCL duplicate GPU, ping-pong
+  }
+  return false;
+}
+
+class EachMethod : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
+  auto o = quick_options(GetParam());
+  auto out = run_job(*env().rank, o);
+  ASSERT_FALSE(out.doc.results.empty());
+  int ok = 0;
+  for (const auto& r : out.doc.results) {
+    if (legit_skip(r)) continue;
+    EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " " << r.src << "->" << r.dst << " " << r.bytes << ": "
+                                           << r.reason;
+    if (r.status != ResultStatus::kOk) continue;
+    ++ok;
+    EXPECT_EQ(r.wrong, 0u) << r.method << " " << r.bytes;
+    ASSERT_TRUE(r.time_us.has_value());
+    EXPECT_GT(r.time_us->median, 0.0);
+    EXPECT_LE(r.time_us->min, r.time_us->median);
+    EXPECT_EQ(r.time_us->count, o.samples);
+    const auto* m = find_method(method_catalog(), r.method);
+    ASSERT_NE(m, nullptr);
+    if (r.method != "sm-latency") {
+      EXPECT_TRUE(r.checked) << r.method;
+      EXPECT_GT(r.checked_elements, 0u) << r.method;
+    }
+    if (m->bidirectional) EXPECT_EQ(r.directions.size(), 2u);
+  }
+  if (!env().sharing || (GetParam().rfind("nccl", 0) != 0 && GetParam() != "sm-latency")) {
+    EXPECT_GT(ok, 0) << "nothing ran for " << GetParam();
+  }
+  EXPECT_EQ(out.exit_code, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMethods, EachMethod,
+                         ::testing::Values("ce-write", "ce-read", "sm-write", "sm-read", "ce-bidir", "sm-bidir",
+                                           "staged", "ce-latency", "sm-latency", "nccl-sendrecv",
+                                           "nccl-sendrecv-bidir", "nccl-allreduce"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (auto& c : n) c = c == '-' ? '_' : c;
+                           return n;
+                         });
+
+TEST(DataCheck, InjectedCorruptionIsCountedAndFailsTheRun) {
+  auto o = quick_options("ce-write,sm-read,staged");
+  o.fault = {"corrupt", "sm-read", 1};
+  auto out = run_job(*env().rank, o);
+  std::uint64_t wrong_sm = 0, wrong_other = 0;
+  for (const auto& r : out.doc.results) {
+    if (r.method == "sm-read" && r.dst == 1) wrong_sm += r.wrong;
+    if (r.method != "sm-read") wrong_other += r.wrong;
+  }
+  EXPECT_GT(wrong_sm, 0u) << "the corrupted word on rank 1 must be found";
+  EXPECT_EQ(wrong_other, 0u);
+  EXPECT_EQ(out.exit_code, 1);
+}
+
+TEST(DataCheck, OddSizesAndTailBytes) {
+  auto o = quick_options("ce-write,sm-write,sm-read,staged,nccl-sendrecv,nccl-allreduce");
+  o.sweep = {1, 1000003, 0, 333331};  // 1, 333332, 666663, 999994, 1000003 bytes
+  auto out = run_job(*env().rank, o);
+  for (const auto& r : out.doc.results) {
+    if (legit_skip(r)) continue;
+    if (r.method == "nccl-allreduce" && r.bytes % 4) {
+      EXPECT_EQ(r.status, ResultStatus::kSkipped);
+      EXPECT_NE(r.reason.find("multiple of 4"), std::string::npos);
+      continue;
+    }
+    EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " " << r.bytes << ": " << r.reason;
+    EXPECT_EQ(r.wrong, 0u) << r.method << " " << r.bytes;
+  }
+}
+
+TEST(Graphs, CapturedIterationsGiveCheckedResults) {
+  auto o = quick_options("ce-write,sm-write,ce-latency,staged,nccl-allreduce");
+  o.cudagraph_replays = 3;
+  auto out = run_job(*env().rank, o);
+  for (const auto& r : out.doc.results) {
+    if (legit_skip(r)) continue;
+    EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << ": " << r.reason;
+    EXPECT_EQ(r.wrong, 0u);
+    if (r.method == "staged") {
+      EXPECT_EQ(r.graph_replays, 0) << "staged is not graph-capturable and must say so";
+    } else if (r.status == ResultStatus::kOk) {
+      EXPECT_EQ(r.graph_replays, 3) << r.method;
+    }
+  }
+}
+
+TEST(Resources, RepeatedRunsKeepGpuMemoryFlat) {
+  auto o = quick_options("ce-write,sm-bidir,staged,nccl-sendrecv");
+  (void)run_job(*env().rank, o);  // first run pays one-time allocations (contexts, NCCL)
+  std::size_t free0 = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free0, &total), cudaSuccess);
+  for (int i = 0; i < 8; ++i) (void)run_job(*env().rank, o);
+  std::size_t free1 = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
+  const double lost_mib = (static_cast<double>(free0) - static_cast<double>(free1)) / (1 << 20);
+  EXPECT_LT(lost_mib, 64.0) << "GPU memory leaked across runs";
+}
+
+TEST(PeerAccess, EnableIsIdempotentAndClearsTheError) {
+  PB_REQUIRE_DISTINCT_GPUS(2);
+  const int me = env().rank->device;
+  const int peer = me == 0 ? 1 : 0;
+  int can = 0;
+  ASSERT_EQ(cudaDeviceCanAccessPeer(&can, me, peer), cudaSuccess);
+  if (!can) GTEST_SKIP() << "GPUs " << me << " and " << peer << " cannot peer";
+  {
+    auto first = PeerAccess::enable(me, peer);
+    auto second = PeerAccess::enable(me, peer);
+    EXPECT_TRUE(first.usable());
+    EXPECT_EQ(second.state(), PeerAccessState::kAlreadyEnabled);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "AlreadyEnabled must not linger";
+  }
+  // Released by the owner: enabling again is a fresh enable.
+  auto again = PeerAccess::enable(me, peer);
+  EXPECT_EQ(again.state(), PeerAccessState::kEnabled);
+}
+
+TEST(Schedule, RoundsCoverEveryOrderedPairOnce) {
+  auto o = quick_options("ce-write,ce-bidir");
+  o.schedule = Schedule::kRounds;
+  auto out = run_job(*env().rank, o);
+  std::set<std::tuple<std::string, int, int, std::uint64_t>> seen;
+  for (const auto& r : out.doc.results) {
+    EXPECT_TRUE(seen.insert({r.method, r.src, r.dst, r.bytes}).second) << "duplicate result";
+    EXPECT_EQ(r.status, ResultStatus::kOk) << r.reason;
+  }
+  const int n = env().rank->size;
+  const std::size_t sizes = 3;
+  EXPECT_EQ(seen.size(), sizes * static_cast<std::size_t>(n * (n - 1) + n * (n - 1) / 2));
+}
+
+TEST(Json, WrittenFileReadsBackWithTheSchema) {
+  auto o = quick_options("ce-write,nccl-allreduce");
+  auto out = run_job(*env().rank, o);
+  if (env().rank->rank == 0) {
+    ASSERT_TRUE(out.json_written);
+    const auto doc = load_run_file(o.json_path);
+    EXPECT_EQ(doc.status, "complete");
+    EXPECT_EQ(doc.results.size(), out.doc.results.size());
+    EXPECT_EQ(doc.system.ranks.size(), static_cast<std::size_t>(env().rank->size));
+    EXPECT_FALSE(doc.system.nccl_version.empty());
+    EXPECT_TRUE(doc.topology.has_value());
+    std::remove(o.json_path.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace peerbench::gpu::test

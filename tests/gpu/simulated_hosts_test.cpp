@@ -1,0 +1,50 @@
+// Two ranks of one machine posing as two hosts (PEERBENCH_HOST_ID + NCCL_HOSTID): copy-engine
+// and kernel methods do not apply across hosts; NCCL must go through the network transport.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "gpu/method.h"
+#include "gpu_test_env.h"
+
+namespace peerbench::gpu::test {
+namespace {
+
+TEST(SimulatedHosts, CrossHostPairUsesNetAndSkipsCopies) {
+  const RankContext& base = *env().rank;
+  const std::string id = "simhost" + std::to_string(base.rank);
+  ::setenv(kHostIdVariable, id.c_str(), 1);
+  ::setenv("NCCL_HOSTID", id.c_str(), 1);
+  RankContext rk = make_rank_context();
+  auto o = quick_options("ce-write,sm-read,nccl-sendrecv,nccl-allreduce");
+  auto out = run_job(rk, o);
+  ::unsetenv(kHostIdVariable);
+  ::unsetenv("NCCL_HOSTID");
+  free_rank_context(rk);
+
+  EXPECT_EQ(out.doc.system.hosts.size(), static_cast<std::size_t>(base.size));
+  for (const auto& r : out.doc.results) {
+    if (r.method == "ce-write" || r.method == "sm-read") {
+      EXPECT_EQ(r.status, ResultStatus::kNotApplicable) << r.method;
+      EXPECT_NE(r.reason.find("different hosts"), std::string::npos) << r.reason;
+    } else {
+      EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << ": " << r.reason;
+      EXPECT_EQ(r.wrong, 0u);
+    }
+  }
+  if (env().capture->mode() != "peerbench") GTEST_SKIP() << "NCCL log not captured: " << env().capture->note();
+  if (base.rank == 0) {
+    bool found = false;
+    for (const auto& p : out.doc.pairs) {
+      if (p.src == 0 && p.dst == 1) {
+        ASSERT_TRUE(p.nccl.has_value()) << "no transport recorded for 0->1";
+        EXPECT_EQ(p.nccl->kind, "NET") << p.nccl->example;
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+}  // namespace
+}  // namespace peerbench::gpu::test
