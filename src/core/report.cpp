@@ -303,6 +303,9 @@ class HtmlReporter : public DocumentReporter {
       };
       row("results", in.path);
       row("system", system_line(d));
+      std::string hosts;
+      for (const auto& h : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+      row("hosts", hosts);
       row("status", d.status);
       row("started", d.started_at);
       row("peerbench", d.tool.version + " (" + d.tool.git_revision + ")");

@@ -1,1 +1,91 @@
-#!/bin/bash
+#!/usr/bin/env bash
+# End-to-end checks of the executable that need no GPU: help and listings, one-line errors with
+# exit code 2 for every kind of bad input (also under mpirun, where every rank must leave),
+# dry-run plans for 4 and 8 ranks, report and compare on the committed examples.
+set -u
+bin=$1
+src=$2
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+# expect_usage "description" cmd...: exit 2 and exactly one line from peerbench on stderr (mpirun
+# adds its own banner about the non-zero exit; that one is not ours to count).
+expect_usage() {
+  local what=$1; shift
+  "$@" > "$work/out" 2> "$work/err"
+  local rc=$?
+  local lines
+  if [ "$1" = mpirun ]; then
+    lines=$(grep -c '^peerbench' "$work/err")
+  else
+    lines=$(grep -c . "$work/err")
+  fi
+  if [ $rc = 2 ] && [ "$lines" = 1 ] && grep -q '^peerbench: error: ' "$work/err" && ! grep -qi 'core dump\|signal' "$work/err"; then
+    ok "$what -> $(cat "$work/err")"
+  else
+    bad "$what: rc=$rc, $lines stderr lines: $(head -3 "$work/err")"
+  fi
+}
+
+"$bin" --help | grep -q -- '--maxbytes' && ok "--help" || bad "--help"
+[ "$("$bin" --list-methods | grep -c '^  [a-z]')" -ge 12 ] && ok "--list-methods" || bad "--list-methods"
+"$bin" --version | grep -q '^peerbench ' && ok "--version" || bad "--version"
+
+expect_usage "zero size" "$bin" -b 0
+expect_usage "min above max" "$bin" -b 1G -e 1M
+expect_usage "factor below 2" "$bin" -f 1
+expect_usage "garbage number" "$bin" -n lots
+expect_usage "negative count" "$bin" -w -3
+expect_usage "unknown method" "$bin" -m ce-wrte
+expect_usage "unknown option" "$bin" --frobnicate
+expect_usage "report without input" "$bin" report
+expect_usage "report of a missing file" "$bin" report "$work/none.json"
+echo '{"schema_version": 1' > "$work/trunc.json"
+expect_usage "report of a truncated file" "$bin" report "$work/trunc.json"
+echo '{"schema_version": 99, "kind": "peerbench-run"}' > "$work/future.json"
+expect_usage "report of a future schema" "$bin" report "$work/future.json"
+expect_usage "compare with one file" "$bin" compare "$work/trunc.json"
+
+# Under mpirun every rank parses alike; one line in all, and every rank leaves.
+mpi=(mpirun --oversubscribe --bind-to none)
+expect_usage "bad flag under mpirun -np 4" "${mpi[@]}" -np 4 "$bin" run -b 12X
+expect_usage "unwritable JSON path under mpirun" "${mpi[@]}" -np 2 "$bin" run -J /proc/peerbench/r.json
+expect_usage "single rank" "${mpi[@]}" -np 1 "$bin" run -J "$work/one.json"
+expect_usage "--np under a launcher" "${mpi[@]}" -np 2 "$bin" run --np 2
+expect_usage "pairs beyond the job" "${mpi[@]}" -np 2 "$bin" run --dry-run --pairs 0-3
+
+for n in 4 8; do
+  if "${mpi[@]}" -np $n "$bin" run --dry-run --schedule rounds > "$work/plan$n.txt" 2> "$work/plan$n.err"; then
+    rounds=$(grep -c '^  ce-write ' "$work/plan$n.txt")
+    est=$(sed -n 's/^# Estimated time: \([0-9.]*\) s.*/\1/p' "$work/plan$n.txt")
+    if [ "$rounds" = $((2 * (n - 1))) ] && [ -n "$est" ]; then
+      ok "dry run for $n ranks: $rounds ce-write rounds, estimate $est s"
+    else
+      bad "dry run for $n ranks: $rounds rounds, estimate '$est'"; cat "$work/plan$n.txt"
+    fi
+  else
+    bad "dry run for $n ranks failed: $(cat "$work/plan$n.err")"
+  fi
+done
+"$bin" run --dry-run --np 8 --schedule rounds | grep -q 'Estimated time' && ok "dry run without a launcher" || bad "dry run without a launcher"
+
+# Report and compare on the committed example runs.
+shopt -s nullglob
+examples=("$src"/results/examples/*.json)
+if [ ${#examples[@]} -gt 0 ]; then
+  for j in "${examples[@]}"; do
+    for f in text markdown html csv; do
+      "$bin" report "$j" --format $f -o "$work/r.$f" > /dev/null 2>&1
+      rc=$?
+      { [ $rc = 0 ] || [ $rc = 1 ]; } && [ -s "$work/r.$f" ] && ok "report $(basename "$j") as $f (rc $rc)" ||
+        bad "report $(basename "$j") as $f: rc $rc"
+    done
+  done
+  "$bin" compare "${examples[0]}" "${examples[0]}" > "$work/cmp.txt"
+  [ $? = 0 ] && grep -q '0 regressions' "$work/cmp.txt" && ok "compare a run with itself" || bad "compare a run with itself"
+fi
+exit $fail

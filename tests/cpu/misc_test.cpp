@@ -1,0 +1,179 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "core/atomic_file.h"
+#include "core/environment.h"
+#include "core/launcher.h"
+#include "core/topology.h"
+#include "pattern_formula.h"
+
+namespace peerbench {
+namespace {
+
+TEST(AtomicFile, WritesWholeFileAndLeavesNoTemporary) {
+  const std::string dir = ::testing::TempDir() + "/pb_atomic_" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0755);
+  const std::string path = dir + "/r.json";
+  write_file_atomically(path, "first");
+  write_file_atomically(path, "second");
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  EXPECT_EQ(s, "second");
+  EXPECT_NE(::access((path + ".tmp." + std::to_string(::getpid())).c_str(), F_OK), 0);
+  EXPECT_THROW(write_file_atomically(dir + "/missing/r.json", "x"), std::runtime_error);
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST(AtomicFile, CheckWritable) {
+  const std::string dir = ::testing::TempDir() + "/pb_w_" + std::to_string(::getpid());
+  EXPECT_EQ(check_writable(dir + "/a/b/r.json", true), "");  // creates folders
+  EXPECT_NE(check_writable(dir + "/x/r.json", false), "");
+  EXPECT_NE(check_writable(dir + "/a/", true).find("folder"), std::string::npos);
+  EXPECT_NE(check_writable("/proc/version/r.json", true), "");
+  if (::geteuid() != 0) EXPECT_NE(check_writable("/r.json", false), "");
+  ::rmdir((dir + "/a/b").c_str());
+  ::rmdir((dir + "/a").c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST(Environment, RecordsOnlyResultChangingVariablesWithoutSecrets) {
+  const auto e = recorded_environment({"NCCL_P2P_DISABLE=1", "NCCL_DEBUG_FILE=/home/ann/logs/n.log",
+                                       "CUDA_VISIBLE_DEVICES=0,1", "OMPI_MCA_btl=^openib", "HOME=/home/ann",
+                                       "AWS_SECRET_ACCESS_KEY=x", "NCCL_IB_TOKEN=secret", "PATH=/usr/bin",
+                                       "PEERBENCH_HOST_ID=a", "GARBAGE"},
+                                      "/home/ann");
+  EXPECT_EQ(e, (std::map<std::string, std::string>{{"CUDA_VISIBLE_DEVICES", "0,1"},
+                                                   {"NCCL_DEBUG_FILE", "~/logs/n.log"},
+                                                   {"NCCL_P2P_DISABLE", "1"},
+                                                   {"OMPI_MCA_btl", "^openib"},
+                                                   {"PEERBENCH_HOST_ID", "a"}}));
+}
+
+TEST(Launcher, DetectsLaunchersFromTheirVariables) {
+  auto with = [](std::map<std::string, std::string> m) {
+    return detect_launcher([m](const char* n) -> const char* {
+      auto it = m.find(n);
+      return it == m.end() ? nullptr : it->second.c_str();
+    });
+  };
+  EXPECT_FALSE(with({}).under_launcher);
+  auto l = with({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "8"}, {"PMIX_RANK", "3"}});
+  EXPECT_TRUE(l.under_launcher);
+  EXPECT_EQ(l.launcher, "Open MPI");
+  EXPECT_EQ(l.rank, 3);
+  EXPECT_EQ(l.size, 8);
+  EXPECT_FALSE(is_printing_rank(l));
+  EXPECT_EQ(with({{"PMI_RANK", "0"}}).launcher, "PMI");
+  EXPECT_EQ(with({{"PMIX_RANK", "1"}}).launcher, "PMIx");
+  // Inside an sbatch script (no job step) peerbench is not launched yet.
+  EXPECT_FALSE(with({{"SLURM_PROCID", "0"}, {"SLURM_JOB_ID", "7"}}).under_launcher);
+  l = with({{"SLURM_PROCID", "5"}, {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NUM_TASKS", "16"}});
+  EXPECT_EQ(l.launcher, "Slurm");
+  EXPECT_EQ(l.rank, 5);
+  EXPECT_TRUE(is_printing_rank(with({})));
+}
+
+TEST(Launcher, ReexecCommandAndQuoting) {
+  const auto cmd = reexec_command("/usr/bin/mpirun", 8, {"/opt/pb/peerbench", "run", "-m", "ce-write"}, true);
+  EXPECT_EQ(shell_join(cmd),
+            "/usr/bin/mpirun -np 8 --allow-run-as-root --bind-to none /opt/pb/peerbench run -m ce-write");
+  EXPECT_EQ(shell_join({"a b", "it's", ""}), "'a b' 'it'\\''s' ''");
+  EXPECT_EQ(shell_join(reexec_command("mpirun", 2, {"pb"}, false)), "mpirun -np 2 --bind-to none pb");
+}
+
+TEST(Topology, ClassifiesLinksLikeNvidiaSmi) {
+  GpuPairTopology p;
+  p.gpu_a = 0;
+  p.gpu_b = 1;
+  p.nvlink_count = 18;
+  p.pcie_path = "SYS";
+  EXPECT_EQ(classify_link(p).label, "NV18");
+  EXPECT_EQ(classify_link(p).describe(), "NVLink x18");
+  p.nvlink_count = 0;
+  EXPECT_EQ(classify_link(p).kind, LinkKind::kPcieSystem);
+  p.pcie_path = "PXB";
+  EXPECT_EQ(classify_link(p).kind, LinkKind::kPcieSwitch);
+  p.pcie_path = "PHB";
+  EXPECT_EQ(classify_link(p).label, "PHB");
+  p.pcie_path = "";
+  EXPECT_EQ(classify_link(p).label, "?");
+  EXPECT_EQ(cross_host_link().label, "NET");
+}
+
+TEST(Topology, ExpectedBandwidthFromLinkCountAndGeneration) {
+  GpuTopology a, b;
+  a.cc_major = b.cc_major = 9;
+  a.pcie_gen_current = 5;
+  b.pcie_gen_current = 4;
+  a.pcie_width_current = b.pcie_width_current = 16;
+  LinkClass nv{LinkKind::kNvLink, 18, "NV18"};
+  auto e = expected_link_bandwidth(nv, a, b);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->raw_gbps, 478.125, 1e-9);  // REFERENCE.md: 18 x 26.562 GB/s
+  LinkClass pix{LinkKind::kPcieSwitch, 0, "PIX"};
+  e = expected_link_bandwidth(pix, a, b);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->raw_gbps, 1.969 * 16, 1e-9) << "the slower end (Gen4) bounds the path";
+  EXPECT_FALSE(expected_link_bandwidth(cross_host_link(), a, b));
+  a.cc_major = 10;
+  b.cc_major = 10;
+  EXPECT_NEAR(expected_link_bandwidth(nv, a, b)->raw_gbps, 900, 1e-9);
+}
+
+TEST(Topology, MatrixLooksLikeNvidiaSmiTopo) {
+  HostTopology h;
+  h.host = "vm";
+  h.nvml = "ok";
+  h.gpus = {GpuTopology{}, GpuTopology{}};
+  h.gpus[0].index = 0;
+  h.gpus[1].index = 1;
+  GpuPairTopology p;
+  p.gpu_a = 0;
+  p.gpu_b = 1;
+  p.nvlink_count = 18;
+  p.cuda_can_access_peer = true;
+  p.nvml_p2p = {{"read", "OK"}, {"write", "OK"}, {"atomics", "OK"}};
+  h.pairs.push_back(p);
+  std::swap(p.gpu_a, p.gpu_b);
+  h.pairs.push_back(p);
+  const auto m = format_topology_matrix(h);
+  EXPECT_NE(m.find("GPU0    X       NV18"), std::string::npos) << m;
+  EXPECT_NE(m.find("GPU1    NV18    X"), std::string::npos) << m;
+  EXPECT_NE(m.find("read OK, write OK"), std::string::npos);
+}
+
+TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
+  std::set<std::uint64_t> seeds;
+  for (int rank = 0; rank < 8; ++rank) {
+    for (std::uint64_t bytes : {8ull, 4096ull, 1ull << 30}) {
+      for (std::uint32_t sample = 0; sample < 4; ++sample) seeds.insert(pattern_seed(rank, bytes, sample, 7));
+    }
+  }
+  EXPECT_EQ(seeds.size(), 8u * 3 * 4) << "seeds must differ by rank, size and sample";
+  int same_as_other_seed = 0;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    const auto w = pattern_word(12345, i);
+    EXPECT_NE(w, 0u);
+    EXPECT_NE(poison_word(12345, i), w);
+    const auto p = poison_word(12345, i);
+    for (int k = 0; k < 4; ++k) EXPECT_NE((p >> (8 * k)) & 0xFF, (w >> (8 * k)) & 0xFF) << "tail bytes must differ too";
+    same_as_other_seed += w == pattern_word(12346, i);
+  }
+  EXPECT_LT(same_as_other_seed, 5);
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const float v = allreduce_input(99, 3, i);
+    EXPECT_GE(v, 1.0f);
+    EXPECT_LE(v, 64.0f);
+    EXPECT_EQ(v, static_cast<float>(static_cast<int>(v))) << "whole numbers keep float sums exact";
+  }
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -1,0 +1,151 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/json_in.h"
+#include "core/schema.h"
+#include "core/verdict.h"
+#include "test_docs.h"
+
+namespace peerbench {
+namespace {
+
+using nlohmann::json;
+
+json sample() {
+  auto d = test::clean_h200_pair();
+  d.verdicts = compute_verdicts(d, {});
+  d.results[0].link_counters = LinkCounters{"nvml-field-values", 1e9, 1e9, 1e9, ""};
+  d.results.back().directions.push_back({0, 1, test::flat(2), test::flat(380)});
+  return to_json(d);
+}
+
+std::string error_of(const json& j) {
+  try {
+    run_document_from_json(j, "run.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Schema, RoundTripKeepsEverything) {
+  const json j = sample();
+  const RunDocument d = run_document_from_json(j, "run.json");
+  EXPECT_EQ(to_json(d), j) << "write(read(write(doc))) must equal write(doc)";
+  EXPECT_EQ(d.results.size(), 16u);
+  EXPECT_EQ(d.pairs.size(), 2u);
+  ASSERT_TRUE(d.pairs[0].nccl);
+  EXPECT_EQ(d.pairs[0].nccl->kind, "P2P");
+  ASSERT_TRUE(d.topology);
+  EXPECT_EQ(d.topology->hosts[0].pairs[0].nvlink_count, 18);
+}
+
+TEST(Schema, NumbersAreNumbersAndAbsentIsNull) {
+  const json j = sample();
+  EXPECT_TRUE(j["results"][0]["bytes"].is_number_unsigned());
+  EXPECT_TRUE(j["results"][0]["time_us"]["median"].is_number());
+  EXPECT_TRUE(j["results"][0]["reason"].is_null());
+  EXPECT_TRUE(j["results"].back()["src"].is_null()) << "all-ranks results have null src";
+  EXPECT_EQ(j["schema_version"], kSchemaVersion);
+  EXPECT_EQ(j["kind"], "peerbench-run");
+}
+
+TEST(Schema, BadFilesGiveOneLineNamingFileAndField) {
+  struct Case {
+    std::function<void(json&)> mutate;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](json& j) { j["schema_version"] = 2; }, "schema_version"},
+      {[](json& j) { j["schema_version"] = "1"; }, "schema_version"},
+      {[](json& j) { j.erase("schema_version"); }, "schema_version"},
+      {[](json& j) { j["kind"] = "peerbench-topology"; }, "kind"},
+      {[](json& j) { j["status"] = "great"; }, "status"},
+      {[](json& j) { j["results"][3]["bytes"] = "lots"; }, "results[3].bytes"},
+      {[](json& j) { j["results"][3]["bytes"] = 1e300; }, "results[3].bytes"},
+      {[](json& j) { j["results"][3]["bytes"] = -1; }, "results[3].bytes"},
+      {[](json& j) { j["results"][0]["status"] = "fine"; }, "results[0].status"},
+      {[](json& j) { j["results"][0].erase("method"); }, "results[0].method"},
+      {[](json& j) { j["results"][0]["time_us"]["median"] = nullptr; }, "results[0].time_us.median"},
+      {[](json& j) { j["results"][0]["time_us"]["min"] = 1e9; }, "results[0].time_us"},
+      {[](json& j) { j["results"][0]["src"] = 1.5; }, "results[0].src"},
+      {[](json& j) { j["results"][0]["time_us"] = nullptr; }, "results[0]"},
+      {[](json& j) { j["results"] = json::object(); }, "results"},
+      {[](json& j) { j["system"]["ranks"][0]["gpu"]["compute_capability"] = "nine"; }, "system.ranks[0].gpu.compute_capability"},
+      {[](json& j) { j["pairs"][0]["same_host"] = "yes"; }, "pairs[0].same_host"},
+      {[](json& j) { j["methods"][0]["scope"] = "galaxy"; }, "methods[0].scope"},
+      {[](json& j) { j["topology"]["hosts"][0]["gpus"] = 3; }, "topology.hosts[0].gpus"},
+      {[](json& j) { j["environment"]["NCCL_DEBUG"] = 3; }, "environment.NCCL_DEBUG"},
+  };
+  for (const auto& c : cases) {
+    json j = sample();
+    c.mutate(j);
+    const std::string m = error_of(j);
+    EXPECT_NE(m.find("run.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("'" + c.field), std::string::npos) << "expected field " << c.field << " in: " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos);
+  }
+}
+
+TEST(Schema, FutureVersionSaysSo) {
+  json j = sample();
+  j["schema_version"] = 7;
+  EXPECT_NE(error_of(j).find("file is newer"), std::string::npos);
+}
+
+TEST(JsonFiles, EmptyTruncatedNonJsonDeepAndHuge) {
+  const std::string path = ::testing::TempDir() + "/pb_schema_test.json";
+  auto write = [&](const std::string& s) {
+    std::ofstream(path, std::ios::binary) << s;
+  };
+  auto err = [&]() -> std::string {
+    try {
+      load_run_file(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  write("");
+  EXPECT_NE(err().find("empty"), std::string::npos);
+  write(sample().dump().substr(0, 500));
+  EXPECT_NE(err().find("not valid JSON"), std::string::npos);
+  write("hello");
+  EXPECT_NE(err().find("not valid JSON"), std::string::npos);
+  write(std::string(100000, '[') + std::string(100000, ']'));
+  EXPECT_NE(err().find("nested deeper"), std::string::npos);
+  write("[1,2,3]");
+  EXPECT_NE(err().find("expected an object"), std::string::npos);
+  EXPECT_THROW(load_json_file(path, 4), InputError);  // size limit
+  std::remove(path.c_str());
+  EXPECT_NE(err().find("cannot open"), std::string::npos);
+}
+
+TEST(Schema, TopologyDocumentIsNotARun) {
+  TopologyReport t = *test::clean_h200_pair().topology;
+  const json doc = topology_document(t, ToolInfo{});
+  EXPECT_EQ(doc["kind"], "peerbench-topology");
+  EXPECT_NE(error_of(doc).find("'kind'"), std::string::npos);
+  const auto back = topology_from_json(doc["topology"], "t.json");
+  EXPECT_EQ(to_json(back), doc["topology"]);
+}
+
+TEST(Schema, DocumentedInSchemaMd) {
+  // Every top-level key and every result key is documented in results/SCHEMA.md.
+  std::ifstream in(std::string(PEERBENCH_SOURCE_DIR) + "/results/SCHEMA.md");
+  ASSERT_TRUE(in) << "results/SCHEMA.md missing";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string md = ss.str();
+  const json j = sample();
+  for (const auto& [k, v] : j.items()) EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
+  for (const auto& [k, v] : j["results"][0].items()) EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
+  for (const auto& [k, v] : j["pairs"][0].items()) EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
+  EXPECT_NE(md.find("schema_version` is " + std::to_string(kSchemaVersion)), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peerbench
