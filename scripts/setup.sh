@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Installs what peerbench needs to build and test, on Debian/Ubuntu. Idempotent: it looks for
+# each tool, header and CMake package first and installs only what is missing. CUDA (nvcc) and
+# NCCL are expected to be installed already (NVIDIA's packages); it says so clearly when not.
+#
+#   scripts/setup.sh            build + test dependencies
+#   scripts/setup.sh --fuzz     also clang with libFuzzer (fuzz targets)
+set -euo pipefail
+fuzz=0
+[ "${1:-}" = "--fuzz" ] && fuzz=1
+
+have_header() {  # header path relative to an include dir
+  for d in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu; do
+    [ -e "$d/$1" ] && return 0
+  done
+  return 1
+}
+have_cmake_pkg() {  # CMake package config name
+  for d in /usr/lib/cmake /usr/lib/x86_64-linux-gnu/cmake /usr/share/cmake /usr/local/lib/cmake /usr/local/share/cmake /usr/lib64/cmake; do
+    compgen -G "$d/$1*/*onfig.cmake" > /dev/null && return 0
+  done
+  return 1
+}
+
+missing=()
+command -v cmake > /dev/null || missing+=(cmake)
+command -v c++ > /dev/null || missing+=(g++)
+command -v make > /dev/null || command -v ninja > /dev/null || missing+=(make)
+command -v mpirun > /dev/null || missing+=(openmpi-bin)
+have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
+have_header cxxopts.hpp || missing+=(libcxxopts-dev)
+have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+have_cmake_pkg GTest || missing+=(libgtest-dev)
+# Plots are optional: a failed install of matplotlib is a warning, not an error.
+optional=()
+python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
+  optional+=(python3-matplotlib)
+if [ $fuzz = 1 ]; then
+  command -v clang++ > /dev/null || missing+=(clang)
+  compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" > /dev/null || missing+=(libclang-rt-dev)
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if ! command -v apt-get > /dev/null; then
+    echo "setup: apt-get not found; install these with your package manager: ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  # libclang-rt-dev is named by clang's major version on Debian 12 (libclang-rt-14-dev).
+  pkgs=()
+  for p in "${missing[@]}"; do
+    if [ "$p" = libclang-rt-dev ]; then
+      v=$(clang --version 2> /dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+      p="libclang-rt-${v:-14}-dev"
+    fi
+    pkgs+=("$p")
+  done
+  $sudo apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+else
+  echo "setup: build and test dependencies present"
+fi
+if [ ${#optional[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  if ! { command -v apt-get > /dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${optional[@]}" > /dev/null 2>&1; } &&
+     ! { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -q > /dev/null 2>&1 &&
+         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${optional[@]}" > /dev/null 2>&1; }; then
+    echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" >&2
+  else
+    echo "setup: installed ${optional[*]}"
+  fi
+fi
+
+# CUDA and NCCL come from NVIDIA; we only check for them.
+nvcc=$(command -v nvcc || true)
+[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+if [ -z "$nvcc" ]; then
+  echo "setup: CUDA toolkit not found (no nvcc on PATH or in /usr/local/cuda/bin)." >&2
+  echo "       Install the CUDA toolkit (12.x or 13.x) from NVIDIA, or pass -DCMAKE_CUDA_COMPILER=/path/to/nvcc." >&2
+  exit 1
+fi
+nccl_ok=0
+for d in "${NCCL_HOME:-/nonexistent}/include" /usr/include /usr/local/cuda/include /usr/local/include; do
+  [ -e "$d/nccl.h" ] && nccl_ok=1
+done
+if [ $nccl_ok = 0 ]; then
+  echo "setup: NCCL not found (no nccl.h under \$NCCL_HOME, /usr/include or /usr/local/cuda/include)." >&2
+  echo "       Install libnccl2 and libnccl-dev from NVIDIA's repository, or set NCCL_HOME." >&2
+  exit 1
+fi
+echo "setup: CUDA $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), NCCL found; ready to build"
