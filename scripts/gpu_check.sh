@@ -47,6 +47,10 @@ grep -E '^\[  (FAILED|SKIPPED) ' "$out/gpu-tests.log" | sort -u | tee -a "$log"
 
 build/peerbench topo --json "$out/topo.json" > "$out/topo.txt" 2>&1; say "# topo rc=$?"
 
+# Keep NCCL's own log of a case (user-file mode: peerbench reads the user's NCCL_DEBUG_FILE).
+nccl_log() {
+  echo "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET,GRAPH NCCL_DEBUG_FILE=$out/nccl-$1.%h.%p.log"
+}
 run() {  # name, then peerbench run arguments
   local name=$1; shift
   local t=$(date +%s)
@@ -63,11 +67,12 @@ if [ "$mode" = full ]; then
   run nccl-large "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl "${big[@]}" -J "$out/nccl-large.json"
   run nccl-small-graph "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 8 -e 8 -n 200 -G 20 -J "$out/nccl-small-graph.json"
   run nccl-small "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 8 -e 8 -n 200 -J "$out/nccl-small.json"
-  run p2p-disabled env NCCL_P2P_DISABLE=1 "${mpirun_[@]}" -x NCCL_P2P_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-disabled.json"
-  run p2p-shm-disabled env NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 "${mpirun_[@]}" -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-shm-disabled.json"
+  run p2p-cumem env $(nccl_log p2p-cumem) "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 1M -e 64M -J "$out/p2p-cumem.json"
+  run p2p-disabled env NCCL_P2P_DISABLE=1 $(nccl_log shm) "${mpirun_[@]}" -x NCCL_P2P_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-disabled.json"
+  run p2p-shm-disabled env NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 $(nccl_log net-socket) "${mpirun_[@]}" -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-shm-disabled.json"
   run rounds "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule rounds -m ce-write,sm-write,nccl-sendrecv -J "$out/rounds.json"
   run serial "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule serial -m ce-write,sm-write,nccl-sendrecv -J "$out/serial.json"
-  run two-hosts "${mpirun_[@]}" -np 1 -x PEERBENCH_HOST_ID=hostA -x NCCL_HOSTID=hostA build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json" : \
+  run two-hosts env $(nccl_log two-hosts) "${mpirun_[@]}" -np 1 -x PEERBENCH_HOST_ID=hostA -x NCCL_HOSTID=hostA build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json" : \
       -np 1 -x PEERBENCH_HOST_ID=hostB -x NCCL_HOSTID=hostB build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json"
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   if [ -x "$sanitizer" ]; then
