@@ -14,9 +14,14 @@ bool is_recorded_variable(const std::string& name) {
   for (const char* bad : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"}) {
     if (name.find(bad) != std::string::npos) return false;
   }
-  if (starts_with(name, "NCCL_") || starts_with(name, "CUDA_") || starts_with(name, "OMPI_MCA_") ||
-      starts_with(name, "PMIX_MCA_")) {
-    return true;
+  if (starts_with(name, "NCCL_") || starts_with(name, "CUDA_")) return true;
+  // Open MPI's transport and placement settings only; mpirun also exports its own bookkeeping
+  // (job ids, daemon URIs, session folders, a transport key) under OMPI_MCA_, which is noise at
+  // best and a credential at worst.
+  for (const char* p : {"OMPI_MCA_btl", "OMPI_MCA_pml", "OMPI_MCA_mtl", "OMPI_MCA_osc", "OMPI_MCA_coll",
+                        "OMPI_MCA_opal_cuda", "OMPI_MCA_mpi_cuda", "OMPI_MCA_hwloc_base_binding_policy",
+                        "OMPI_MCA_rmaps_base_mapping_policy"}) {
+    if (starts_with(name, p)) return true;
   }
   return name == "UCX_TLS" || name == "UCX_NET_DEVICES" || name == "PEERBENCH_HOST_ID";
 }

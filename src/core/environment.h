@@ -8,8 +8,9 @@
 namespace peerbench {
 
 // True for variables recorded in results: NCCL_*, CUDA_* (CUDA_VISIBLE_DEVICES,
-// CUDA_DEVICE_MAX_CONNECTIONS, ...), OMPI_MCA_* transport settings, PMIX_MCA_*, UCX_TLS,
-// UCX_NET_DEVICES, and PEERBENCH_HOST_ID.
+// CUDA_DEVICE_MAX_CONNECTIONS, ...), Open MPI's transport and binding settings (OMPI_MCA_btl*,
+// pml*, mtl*, osc*, coll*, *cuda*, binding and mapping policy), UCX_TLS, UCX_NET_DEVICES and
+// PEERBENCH_HOST_ID.
 bool is_recorded_variable(const std::string& name);
 
 // Picks the recorded variables out of `environ`-style "NAME=value" strings. Values that look like

@@ -2,11 +2,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
 
 #include "core/atomic_file.h"
+#include "core/json_in.h"
 #include "core/environment.h"
 #include "core/launcher.h"
 #include "core/topology.h"
@@ -47,6 +50,8 @@ TEST(Environment, RecordsOnlyResultChangingVariablesWithoutSecrets) {
   const auto e = recorded_environment({"NCCL_P2P_DISABLE=1", "NCCL_DEBUG_FILE=/home/ann/logs/n.log",
                                        "CUDA_VISIBLE_DEVICES=0,1", "OMPI_MCA_btl=^openib", "HOME=/home/ann",
                                        "AWS_SECRET_ACCESS_KEY=x", "NCCL_IB_TOKEN=secret", "PATH=/usr/bin",
+                                       "OMPI_MCA_orte_precondition_transports=5adc-6983", "OMPI_MCA_ess_base_jobid=1",
+                                       "PMIX_MCA_psec=native",
                                        "PEERBENCH_HOST_ID=a", "GARBAGE"},
                                       "/home/ann");
   EXPECT_EQ(e, (std::map<std::string, std::string>{{"CUDA_VISIBLE_DEVICES", "0,1"},
@@ -173,6 +178,40 @@ TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
     EXPECT_LE(v, 64.0f);
     EXPECT_EQ(v, static_cast<float>(static_cast<int>(v))) << "whole numbers keep float sums exact";
   }
+}
+
+}  // namespace
+}  // namespace peerbench
+
+#include "core/results_file.h"
+#include "core/schema.h"
+
+namespace peerbench {
+namespace {
+
+TEST(ResultsFileTest, FailureIsReportedOnceAndTheNextWriteRecovers) {
+  const std::string dir = ::testing::TempDir() + "/pb_rf_" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0755);
+  std::ostringstream warn;
+  ResultsFile f(dir + "/r.json", &warn);
+  RunDocument d;
+  d.schema_version = kSchemaVersion;
+  d.status = "incomplete";
+  EXPECT_TRUE(f.write(d));
+  ::unlink((dir + "/r.json").c_str());
+  ::rmdir(dir.c_str());  // the folder vanishes mid-run (or the disk fills)
+  EXPECT_FALSE(f.write(d));
+  EXPECT_FALSE(f.write(d));
+  EXPECT_EQ(f.failures(), 2);
+  const std::string w = warn.str();
+  EXPECT_EQ(std::count(w.begin(), w.end(), '\n'), 1) << "one warning, not one per step: " << w;
+  EXPECT_NE(w.find("cannot write results"), std::string::npos);
+  ::mkdir(dir.c_str(), 0755);
+  d.status = "complete";
+  EXPECT_TRUE(f.write(d));
+  EXPECT_EQ(load_json_file(dir + "/r.json")["status"], "complete");
+  ::unlink((dir + "/r.json").c_str());
+  ::rmdir(dir.c_str());
 }
 
 }  // namespace
