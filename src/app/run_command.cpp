@@ -188,7 +188,15 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     io.err = &std::cerr;
     io.terminal = ::isatty(STDOUT_FILENO) == 1;
     gpu::Job job(rk, o, cl.argv, capture, nvml, io);
-    code = job.run().exit_code;
+    const auto outcome = job.run();
+    code = outcome.exit_code;
+    if (outcome.gpu_stuck) {
+      // Work still queued on the GPU would make MPI_Finalize and the CUDA runtime's teardown
+      // wait for it; every rank knows (the failure was gathered) and leaves now.
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(code);
+    }
   } catch (const UsageError& e) {
     if (root) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
     code = kExitUsage;

@@ -21,6 +21,7 @@ constexpr int kStatusOk = 0;
 constexpr int kStatusError = 1;
 constexpr int kStatusTimeout = 2;
 constexpr int kStatusFatal = 3;
+constexpr int kStatusStuck = 4;  // fatal, and GPU work may still be running
 
 std::uint32_t name_salt(const std::string& s) {
   std::uint32_t h = 2166136261u;  // FNV-1a
@@ -237,8 +238,10 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
     auto all = gather(r);
     std::string fatal;
     bool nccl_failed = false;
+    bool stuck = false;
     for (int q = 0; q < rk.size; ++q) {
-      if (all[q].status == kStatusFatal && fatal.empty()) fatal = all[q].message;
+      if ((all[q].status == kStatusFatal || all[q].status == kStatusStuck) && fatal.empty()) fatal = all[q].message;
+      stuck = stuck || all[q].status == kStatusStuck;
       if (all[q].status != kStatusOk && info.uses_nccl) nccl_failed = true;
     }
     for (auto& p : pairs) {
@@ -273,7 +276,7 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
           p.reason = "not run: " + fatal;
         }
       }
-      throw FatalRunError(info.name + " at " + format_size(bytes) + ": " + fatal);
+      throw FatalRunError(info.name + " at " + format_size(bytes) + ": " + fatal, stuck);
     }
     r = RankReport{};
     return all;
@@ -283,11 +286,10 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
     if (dynamic_cast<const WatchdogTimeout*>(&e)) {
       // Our kernels time out by themselves; stuck copy engines or NCCL do not: nothing after
       // this can trust the stream.
-      r.fail(info.uses_nccl || std::string(e.what()).find("did not finish") != std::string::npos ? kStatusFatal
-                                                                                              : kStatusTimeout,
-             msg);
+      const bool host_watchdog = std::string(e.what()).find("did not finish") != std::string::npos;
+      r.fail(host_watchdog ? kStatusStuck : (info.uses_nccl ? kStatusFatal : kStatusTimeout), msg);
     } else if (const auto* ce = dynamic_cast<const CudaError*>(&e); ce && ce->sticky()) {
-      r.fail(kStatusFatal, msg);
+      r.fail(kStatusStuck, msg);
     } else if (dynamic_cast<const NcclError*>(&e)) {
       r.fail(kStatusFatal, msg);
     } else {
@@ -343,6 +345,7 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
   Nvml::Traffic before_src, before_dst;
 
   std::string fatal_error;
+  bool fatal_stuck = false;
   if (any_running) try {
     // 2. Prepare and warm up.
     try {
@@ -542,6 +545,7 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
     }
   } catch (const FatalRunError& e) {
     fatal_error = e.what();  // results of this size are recorded below, then the run stops
+    fatal_stuck = e.gpu_stuck();
   }
 
   // 5. Results, identical on every rank.
@@ -608,7 +612,7 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
     if (sink_) sink_(r);
     out.push_back(std::move(r));
   }
-  if (!fatal_error.empty()) throw FatalRunError(fatal_error);
+  if (!fatal_error.empty()) throw FatalRunError(fatal_error, fatal_stuck);
 }
 
 }  // namespace peerbench::gpu

@@ -27,7 +27,12 @@ namespace peerbench::gpu {
 // throws it together once the engine has gathered the reports.
 class FatalRunError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  FatalRunError(const std::string& what, bool gpu_stuck) : std::runtime_error(what), gpu_stuck_(gpu_stuck) {}
+  // GPU work may still be running (watchdog, sticky error): tearing down would block on it.
+  bool gpu_stuck() const { return gpu_stuck_; }
+
+ private:
+  bool gpu_stuck_;
 };
 
 struct EngineResources {

@@ -16,6 +16,7 @@
 #include "core/environment.h"
 #include "core/plan.h"
 #include "core/report.h"
+#include "core/results_file.h"
 #include "core/schema.h"
 #include "core/sizes.h"
 #include "core/verdict.h"
@@ -51,30 +52,6 @@ std::string default_json_path(const std::string& host) {
 }
 
 namespace {
-
-// Rank 0's results file: rewritten after every step; a failed write is reported once and the
-// run goes on (the summary still reaches stdout).
-class ResultsFile {
- public:
-  ResultsFile(std::string path, std::ostream* err) : path_(std::move(path)), err_(err) {}
-  bool write(const RunDocument& d) {
-    try {
-      write_file_atomically(path_, to_json(d).dump(1) + "\n");
-      failing_ = false;
-      return true;
-    } catch (const std::exception& e) {
-      if (!failing_ && err_) *err_ << "peerbench: warning: cannot write results: " << e.what() << "; continuing\n";
-      failing_ = true;
-      return false;
-    }
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  std::ostream* err_;
-  bool failing_ = false;
-};
 
 json rank_info_json(const RankContext& rk, const GpuInfo& g) {
   return {{"rank", rk.rank},
@@ -412,6 +389,7 @@ JobOutcome Job::run() {
       engine.run_step(*by_name.at(step.method), step);
     } catch (const FatalRunError& e) {
       fatal = e.what();
+      outcome.gpu_stuck = e.gpu_stuck();
       break;
     }
     est_done += step.estimate_s;
@@ -457,7 +435,7 @@ JobOutcome Job::run() {
   doc.nccl.note = want_nccl ? capture_.note() : "no NCCL method selected";
   doc.nccl.subsystems = capture_.subsystems();
   if (want_nccl && res->nccl && fatal.empty()) {
-    // Give NCCL's proxy threads a moment to flush setup lines of the last connections.
+    // All NCCL work is done before its log is read.
     PB_CUDA(cudaDeviceSynchronize());
   }
   if (want_nccl) {
@@ -542,6 +520,11 @@ JobOutcome Job::run() {
   try {
     barrier(rank_.world);
   } catch (const std::exception&) {
+  }
+  if (outcome.gpu_stuck) {
+    // Freeing memory waits for the stuck work; the process is about to exit and the driver
+    // reclaims everything then. Deliberately not torn down.
+    (void)res.release();
   }
   return outcome;
 }

@@ -32,6 +32,7 @@ struct JobOutcome {
   RunDocument doc;  // complete on rank 0; results also on the other ranks
   int exit_code = 0;
   bool json_written = false;
+  bool gpu_stuck = false;  // GPU work may still run: the caller should exit without teardown
 };
 
 class Job {

@@ -1,0 +1,25 @@
+#include "core/results_file.h"
+
+#include "core/atomic_file.h"
+#include "core/schema.h"
+
+namespace peerbench {
+
+bool ResultsFile::write(const RunDocument& d) {
+  try {
+    write_file_atomically(path_, to_json(d).dump(1) + "\n");
+    if (failing_ && warnings_) *warnings_ << "peerbench: results file " << path_ << " is written again\n";
+    failing_ = false;
+    return true;
+  } catch (const std::exception& e) {
+    ++failures_;
+    if (!failing_ && warnings_) {
+      *warnings_ << "peerbench: warning: cannot write results: " << e.what()
+                 << "; the run goes on and its summary still reaches stdout\n";
+    }
+    failing_ = true;
+    return false;
+  }
+}
+
+}  // namespace peerbench
