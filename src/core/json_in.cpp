@@ -160,11 +160,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name,
   }
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error for syntax, out_of_range for numbers beyond double (1e999), ...
     std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> keep the tail
-    const auto p = what.find("parse error");
-    throw InputError(name, "", "not valid JSON (" + (p == std::string::npos ? what : what.substr(p)) + ")");
+    const auto p = what.find("] ");  // drop "[json.exception.parse_error.101] "
+    throw InputError(name, "", "not valid JSON (" + (p == std::string::npos ? what : what.substr(p + 2)) + ")");
   }
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Bounded fuzzing of the JSON reader and the NCCL-log parser (CI runs it).
+#   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DPEERBENCH_ENABLE_GPU=OFF -DPEERBENCH_FUZZ=ON
+#   cmake --build build-fuzz --target fuzz_json_reader fuzz_nccl_log
+#   scripts/fuzz.sh build-fuzz [SECONDS]
+# The corpus is seeded from the committed example runs and test fixtures; findings are kept in
+# build-fuzz/fuzz-findings/ and fail the script.
+set -u
+build=${1:-build-fuzz}
+secs=${2:-45}
+here=$(cd "$(dirname "$0")/.." && pwd)
+findings="$build/fuzz-findings"
+mkdir -p "$findings"
+fail=0
+for target in json_reader nccl_log; do
+  corpus=$(mktemp -d)
+  if [ $target = json_reader ]; then
+    cp "$here"/results/examples/*.json "$here"/tests/fixtures/runs/*.json "$corpus"/ 2> /dev/null
+    echo '{"schema_version": 1, "kind": "peerbench-run"}' > "$corpus/minimal.json"
+  else
+    cp "$here"/tests/fixtures/nccl/*.log "$corpus"/ 2> /dev/null
+  fi
+  echo "fuzz_$target: $(ls "$corpus" | wc -l) seeds, $secs s"
+  if ! "$build/tests/fuzz_$target" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
+       -artifact_prefix="$findings/$target-" -print_final_stats=1 "$corpus" > "$build/fuzz_$target.log" 2>&1; then
+    echo "fuzz_$target found a problem:"; tail -30 "$build/fuzz_$target.log"; fail=1
+  else
+    grep -E 'stat::number_of_executed_units|Done' "$build/fuzz_$target.log" | tail -2
+  fi
+  rm -rf "$corpus"
+done
+exit $fail

@@ -1,0 +1,34 @@
+// libFuzzer target: any bytes given to report/compare's reader, then the verdicts and every
+// reporter on whatever it accepts. Only InputError may come out; anything else is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/errors.h"
+#include "core/json_in.h"
+#include "core/report.h"
+#include "core/schema.h"
+#include "core/verdict.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace peerbench;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto j = parse_json_text(text, "fuzz.json");
+    try {
+      (void)expectations_from_json(j, "fuzz.json");
+    } catch (const InputError&) {
+    }
+    const RunDocument d = run_document_from_json(j, "fuzz.json");
+    ReportInput in;
+    in.path = "fuzz.json";
+    in.doc = &d;
+    in.verdicts = compute_verdicts(d, {});
+    for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
+      (void)make_reporter(f)->render({in}, {});
+    }
+    (void)to_json(d).dump();
+  } catch (const InputError&) {
+  }
+  return 0;
+}
