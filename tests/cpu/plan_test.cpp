@@ -80,7 +80,11 @@ TEST_P(PlanForRanks, EveryOrderedPairOncePerMethodAndRoundsDisjoint) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, PlanForRanks,
                          ::testing::Combine(::testing::Values(2, 3, 4, 8),
-                                            ::testing::Values(Schedule::kSerial, Schedule::kRounds)));
+                                            ::testing::Values(Schedule::kSerial, Schedule::kRounds)),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "ranks_" +
+                                  to_string(std::get<1>(info.param));
+                         });
 
 TEST(Plan, FixedSizeMethodsIgnoreTheSweep) {
   auto in = input(2, Schedule::kSerial, {"ce-latency", "sm-latency", "ce-write"});

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Faults on a GPU node: corrupted data is detected, a rank that dies and GPU work that hangs make
+# every rank leave (non-zero, within the timeout, no orphan processes), and the JSON keeps what
+# completed and says what was running. Exit 77 (ctest: skipped) without a usable GPU.
+set -u
+bin=$1
+if ! "$bin" topo -q > /dev/null 2>&1; then
+  echo "PEERBENCH_GPU_SKIP: no usable CUDA GPU (peerbench topo failed)"
+  exit 77
+fi
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export NCCL_NVLS_ENABLE=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+share=()
+[ "$ngpu" -lt 2 ] && share=(--allow-gpu-sharing)
+small=(-b 64K -e 1M -f 4 -w 1 -n 3 -s 2 --latency-iters 20)
+mpi=(mpirun --oversubscribe --bind-to none)
+fail=0
+check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=1; fi; }
+jq_() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+no_orphans() { ! pgrep -f "$bin run" > /dev/null; }
+
+# 1. Corrupted data is found, counted, fails the run and is flagged by report.
+"${mpi[@]}" -np 2 "$bin" run "${share[@]}" "${small[@]}" -m ce-write,sm-read \
+  --inject-fault corrupt:sm-read:1 -J "$work/corrupt.json" > "$work/corrupt.log" 2>&1
+rc=$?
+check "[ $rc = 1 ]" "corrupted run exits 1 (got $rc)"
+check "[ \"\$(jq_ $work/corrupt.json \"sum(r['check']['wrong'] for r in d['results'] if r['method']=='sm-read')\")\" -gt 0 ]" \
+  "wrong elements counted in the JSON"
+"$bin" report "$work/corrupt.json" --fail-on data-errors > "$work/corrupt.report" 2>&1
+rc=$?
+check "[ $rc = 1 ] && grep -q 'data-errors: sm-read' '$work/corrupt.report'" "report flags data-errors (rc $rc)"
+
+# 2. A rank killed mid-run: the job ends non-zero, fast, and the file says what was running.
+t0=$(date +%s)
+"${mpi[@]}" -np 2 "$bin" run "${share[@]}" "${small[@]}" -m ce-write,ce-read,sm-write,sm-read --timeout 20 \
+  --inject-fault die:sm-write:1 -J "$work/die.json" > "$work/die.log" 2>&1
+rc=$?
+dt=$(( $(date +%s) - t0 ))
+check "[ $rc != 0 ]" "killed rank: job exits non-zero (rc $rc)"
+check "[ $dt -lt 60 ]" "killed rank: all ranks gone in $dt s"
+sleep 1
+check "no_orphans" "killed rank: no peerbench process left"
+check "[ \"\$(jq_ $work/die.json \"d['status']\")\" = incomplete ]" "killed rank: JSON status incomplete"
+check "[ \"\$(jq_ $work/die.json \"d['in_progress']['method']\")\" = sm-write ]" "killed rank: JSON names the running method"
+check "[ \"\$(jq_ $work/die.json \"sum(r['status']=='ok' for r in d['results'] if r['method'] in ('ce-write','ce-read'))\")\" -gt 0 ]" \
+  "killed rank: completed results kept"
+"$bin" report "$work/die.json" > /dev/null 2>&1
+check "[ $? != 2 ]" "killed rank: the file left behind is a valid run"
+
+# 3. GPU work that never finishes: the watchdog stops the run, every rank leaves.
+t0=$(date +%s)
+"${mpi[@]}" -np 2 "$bin" run "${share[@]}" "${small[@]}" -m ce-write,sm-write --timeout 8 \
+  --inject-fault hang:ce-write:1 -J "$work/hang.json" > "$work/hang.log" 2>&1
+rc=$?
+dt=$(( $(date +%s) - t0 ))
+check "[ $rc != 0 ] && [ $dt -lt 60 ]" "stuck kernel: job exits non-zero in $dt s (rc $rc)"
+check "[ \"\$(jq_ $work/hang.json \"d['status']\")\" = failed ]" "stuck kernel: JSON status failed"
+check "grep -q 'did not finish' '$work/hang.log'" "stuck kernel: one line names method, pair and size"
+check "[ \"\$(jq_ $work/hang.json \"all(r['status']=='not-run' for r in d['results'] if r['method']=='sm-write')\")\" = True ]" \
+  "stuck kernel: what did not run is marked not-run"
+sleep 1
+check "no_orphans" "stuck kernel: no peerbench process left"
+
+# 4. A peer that never posts its receive: NCCL's watchdog aborts the communicator. One GPU:
+#    two ranks posing as two hosts, so NCCL accepts them.
+if [ "$ngpu" -ge 2 ]; then
+  nccl_cmd=("${mpi[@]}" -np 2 "$bin" run "${small[@]}" -m nccl-sendrecv,nccl-allreduce --timeout 8
+            --inject-fault hang:nccl-sendrecv:1 -J "$work/nccl-hang.json")
+else
+  args=("${share[@]}" "${small[@]}" -m nccl-sendrecv,nccl-allreduce --timeout 8 --inject-fault hang:nccl-sendrecv:1 -J "$work/nccl-hang.json")
+  nccl_cmd=("${mpi[@]}" -np 1 -x PEERBENCH_HOST_ID=a -x NCCL_HOSTID=a "$bin" run "${args[@]}" :
+            -np 1 -x PEERBENCH_HOST_ID=b -x NCCL_HOSTID=b "$bin" run "${args[@]}")
+fi
+t0=$(date +%s)
+"${nccl_cmd[@]}" > "$work/nccl-hang.log" 2>&1
+rc=$?
+dt=$(( $(date +%s) - t0 ))
+check "[ $rc != 0 ] && [ $dt -lt 90 ]" "NCCL hang: job exits non-zero in $dt s (rc $rc)"
+check "grep -q 'NCCL communicator aborted' '$work/nccl-hang.json'" "NCCL hang: communicator aborted, said in the JSON"
+check "[ \"\$(jq_ $work/nccl-hang.json \"[r['status'] for r in d['results'] if r['method']=='nccl-allreduce'][0]\")\" = not-run ]" \
+  "NCCL hang: later methods marked not-run"
+sleep 1
+check "no_orphans" "NCCL hang: no peerbench process left"
+[ $fail != 0 ] && for f in "$work"/*.log; do echo "== $f"; tail -15 "$f"; done
+exit $fail
