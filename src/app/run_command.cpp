@@ -207,6 +207,7 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     // One rank alone hit something unexpected: the others may wait in a collective forever.
     std::fprintf(stderr, "peerbench: error: %s: %s\n", rk.where().c_str(), e.what());
     std::fflush(stderr);
+    capture.remove_files();
     MPI_Abort(MPI_COMM_WORLD, kExitFlagged);
   }
   gpu::free_rank_context(rk);

@@ -97,6 +97,38 @@ std::string system_line(const RunDocument& d) {
   return o.str();
 }
 
+// Results that were not measured, grouped by method, status and reason: nothing asked for is
+// dropped without saying why.
+struct Unmeasured {
+  std::string method, status, reason;
+  std::vector<std::string> pairs;
+  int cases = 0;
+};
+std::vector<Unmeasured> unmeasured(const RunDocument& d) {
+  std::vector<Unmeasured> out;
+  for (const auto& r : d.results) {
+    if (r.status == ResultStatus::kOk) continue;
+    const std::string st = to_string(r.status);
+    auto it = std::find_if(out.begin(), out.end(), [&](const Unmeasured& u) {
+      return u.method == r.method && u.status == st && u.reason == r.reason;
+    });
+    if (it == out.end()) {
+      out.push_back({r.method, st, r.reason, {}, 0});
+      it = out.end() - 1;
+    }
+    const std::string p = pair_name(r.src, r.dst);
+    if (std::find(it->pairs.begin(), it->pairs.end(), p) == it->pairs.end()) it->pairs.push_back(p);
+    ++it->cases;
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
 struct Counts {
   int pairs = 0, flagged = 0, pass = 0, flags = 0;
 };
@@ -161,6 +193,14 @@ class TextReporter : public DocumentReporter {
           }
         }
         o << "\n";
+      }
+      const auto um = unmeasured(d);
+      if (!um.empty()) {
+        o << "\nNot measured:\n";
+        for (const auto& u : um) {
+          o << "  " << u.method << " " << joined(u.pairs) << " (" << u.cases << " case" << (u.cases == 1 ? "" : "s")
+            << "): " << u.status << (u.reason.empty() ? "" : ": " + u.reason) << "\n";
+        }
       }
       o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
       for (const auto& v : in.verdicts) {
@@ -258,6 +298,14 @@ class MarkdownReporter : public DocumentReporter {
         }
         o << "\n";
       }
+      if (const auto um = unmeasured(d); !um.empty()) {
+        o << "## Not measured\n\n| method | pairs | cases | status | reason |\n|---|---|---:|---|---|\n";
+        for (const auto& u : um) {
+          o << "| " << md_escape(u.method) << " | " << md_escape(joined(u.pairs)) << " | " << u.cases << " | "
+            << md_escape(u.status) << " | " << md_escape(u.reason) << " |\n";
+        }
+        o << "\n";
+      }
       o << "## Verdicts\n\n| pair | link | verdict | observed |\n|---|---|---|---|\n";
       for (const auto& v : in.verdicts) {
         o << "| " << pair_name(v.src, v.dst) << " | " << md_escape(v.link_description) << " | "
@@ -347,6 +395,14 @@ class HtmlReporter : public DocumentReporter {
             o << "<td></td><td></td><td></td><td></td><td>" << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
           }
           o << "</tr>\n";
+        }
+        o << "</table>\n";
+      }
+      if (const auto um = unmeasured(d); !um.empty()) {
+        o << "<h2>Not measured</h2><table><tr><th>method</th><th>pairs</th><th>cases</th><th>status</th><th>reason</th></tr>\n";
+        for (const auto& u : um) {
+          o << "<tr><td>" << html_escape(u.method) << "</td><td>" << html_escape(joined(u.pairs)) << "</td><td class=\"n\">"
+            << u.cases << "</td><td>" << html_escape(u.status) << "</td><td>" << html_escape(u.reason) << "</td></tr>\n";
         }
         o << "</table>\n";
       }

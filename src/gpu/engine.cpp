@@ -255,17 +255,18 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
         }
       }
     }
-    if (nccl_failed && res_.nccl) {
+    if (nccl_failed && res_.nccl && !res_.nccl->aborted()) {
       // A failed NCCL operation leaves the communicator unusable; abort it on every rank.
       res_.nccl->abort();
       if (fatal.empty()) {
         for (int q = 0; q < rk.size; ++q) {
           if (all[q].status != kStatusOk) {
-            fatal = std::string(all[q].message) + " (NCCL communicator aborted)";
+            fatal = all[q].message;
             break;
           }
         }
       }
+      fatal += " (NCCL communicator aborted)";
     }
     if (!fatal.empty()) {
       // Record what this size got before stopping.
@@ -432,7 +433,9 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
                                        res_.gate_epoch + 1, gate_ns, ctx.counters));
           }
           PB_CUDA(cudaEventRecord(res_.start.get(), st));
-          if (hang_here) {
+          if (hang_here && info.uses_nccl) {
+            // Test fault: a peer that never posts its part (the other side's NCCL op waits).
+          } else if (hang_here) {
             // Test fault: work that never finishes by itself (longer than the watchdog).
             PB_CUDA(kernels::gate_wait(st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
                                        0xFFFFFFFFu, static_cast<std::uint64_t>(4 * o.timeout_s * 1e9),

@@ -350,6 +350,7 @@ JobOutcome Job::run() {
       if (!res->nccl_reason.empty() && res->nccl) res->nccl->abort();
       if (!res->nccl_reason.empty()) res->nccl.reset();
     }
+    capture_.detach();  // NCCL has its log open by now: leave nothing on disk
   }
 
   // ---- Measure.
@@ -478,7 +479,9 @@ JobOutcome Job::run() {
         if (p.src == t.src_rank && p.dst == t.dst_rank) p.nccl = t;
       }
     }
-    if (merged.transports.empty() && (capture_.mode() == "peerbench" || capture_.mode() == "user-file")) {
+    if (!res->nccl) {
+      doc.nccl.note = "no NCCL communicator: " + res->nccl_reason;
+    } else if (merged.transports.empty() && (capture_.mode() == "peerbench" || capture_.mode() == "user-file")) {
       doc.nccl.note += doc.nccl.note.empty() ? "" : "; ";
       doc.nccl.note += "no transport lines found in the log";
     }

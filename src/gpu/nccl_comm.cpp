@@ -1,6 +1,7 @@
 #include "gpu/nccl_comm.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -129,6 +130,7 @@ NcclLogCapture::NcclLogCapture(NcclLogCapture&& o) noexcept
       note_(std::move(o.note_)),
       path_(std::move(o.path_)),
       tmpdir_(std::exchange(o.tmpdir_, std::string())),
+      fd_(std::exchange(o.fd_, -1)),
       subsystems_(std::move(o.subsystems_)) {}
 
 NcclLogCapture& NcclLogCapture::operator=(NcclLogCapture&& o) noexcept {
@@ -138,6 +140,7 @@ NcclLogCapture& NcclLogCapture::operator=(NcclLogCapture&& o) noexcept {
     note_ = std::move(o.note_);
     path_ = std::move(o.path_);
     tmpdir_ = std::exchange(o.tmpdir_, std::string());
+    fd_ = std::exchange(o.fd_, -1);
     subsystems_ = std::move(o.subsystems_);
   }
   return *this;
@@ -146,6 +149,8 @@ NcclLogCapture& NcclLogCapture::operator=(NcclLogCapture&& o) noexcept {
 NcclLogCapture::~NcclLogCapture() { cleanup(); }
 
 void NcclLogCapture::cleanup() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
   if (tmpdir_.empty()) return;
   if (DIR* d = ::opendir(tmpdir_.c_str())) {
     while (dirent* e = ::readdir(d)) {
@@ -161,12 +166,34 @@ void NcclLogCapture::cleanup() noexcept {
 
 std::uint64_t NcclLogCapture::mark() const {
   struct stat st {};
+  if (fd_ >= 0) return ::fstat(fd_, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   if (path_.empty() || ::stat(path_.c_str(), &st) != 0) return 0;
   return static_cast<std::uint64_t>(st.st_size);
 }
 
+void NcclLogCapture::detach() {
+  if (mode_ != "peerbench" || fd_ >= 0 || tmpdir_.empty()) return;
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return;  // NCCL has not opened it yet: removed at exit instead
+  ::unlink(path_.c_str());
+  ::rmdir(tmpdir_.c_str());
+  tmpdir_.clear();
+}
+
 NcclLogParse NcclLogCapture::read(std::uint64_t from) const {
   if (path_.empty() || (mode_ != "peerbench" && mode_ != "user-file")) return {};
+  if (fd_ >= 0) {
+    std::string text;
+    char buf[65536];
+    off_t off = static_cast<off_t>(from);
+    for (;;) {
+      const ssize_t n = ::pread(fd_, buf, sizeof(buf), off);
+      if (n <= 0) break;
+      text.append(buf, static_cast<std::size_t>(n));
+      off += n;
+    }
+    return parse_nccl_log(text);
+  }
   std::ifstream in(path_);
   if (!in) return {};
   in.seekg(static_cast<std::streamoff>(from));

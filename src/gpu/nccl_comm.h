@@ -37,6 +37,11 @@ class NcclLogCapture {
   // its own communicator's lines even when one process runs several jobs.
   NcclLogParse read(std::uint64_t from = 0) const;
   std::uint64_t mark() const;  // current size of the log
+  // Once NCCL has opened its log file: keep a descriptor and remove the file and its folder, so
+  // nothing is left on disk even if the process is killed. Reads go through the descriptor.
+  void detach();
+  // Removes the private folder now (paths that end the process without destructors).
+  void remove_files() noexcept { cleanup(); }
 
  private:
   void cleanup() noexcept;
@@ -44,6 +49,7 @@ class NcclLogCapture {
   std::string note_;
   std::string path_;
   std::string tmpdir_;
+  int fd_ = -1;
   std::vector<std::string> subsystems_;
 };
 

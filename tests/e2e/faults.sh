@@ -12,6 +12,9 @@ if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_RO
 export NCCL_NVLS_ENABLE=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# peerbench's private folders (NCCL logs) go here; none may be left behind, whatever happens.
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 share=()
 [ "$ngpu" -lt 2 ] && share=(--allow-gpu-sharing)
@@ -84,5 +87,7 @@ check "[ \"\$(jq_ $work/nccl-hang.json \"[r['status'] for r in d['results'] if r
   "NCCL hang: later methods marked not-run"
 sleep 1
 check "no_orphans" "NCCL hang: no peerbench process left"
+left=$(ls -A "$TMPDIR" | grep '^peerbench' | head -3)
+check "[ -z '$left' ]" "no peerbench temporary files left behind ($left)"
 [ $fail != 0 ] && for f in "$work"/*.log; do echo "== $f"; tail -15 "$f"; done
 exit $fail
