@@ -30,8 +30,17 @@ std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::si
       error = "shm_open(" + name + "): " + std::strerror(errno);
       name.clear();
     } else {
+      // Reserve the pages now: a tmpfs over its size limit (a container's 64 MB /dev/shm) would
+      // otherwise accept ftruncate and kill us with SIGBUS on first touch.
+      int rc = 0;
       if (::ftruncate(fd, static_cast<off_t>(s->bytes_)) != 0) {
-        error = "ftruncate of " + std::to_string(s->bytes_) + " bytes in /dev/shm: " + std::strerror(errno);
+        rc = errno;
+      } else {
+        rc = ::posix_fallocate(fd, 0, static_cast<off_t>(s->bytes_));
+      }
+      if (rc != 0) {
+        error = "cannot reserve " + std::to_string(s->bytes_ >> 20) + " MiB in /dev/shm: " + std::strerror(rc) +
+                " (a container may need --shm-size; or use a smaller --staged-chunk)";
         ::shm_unlink(name.c_str());
         name.clear();
       }
