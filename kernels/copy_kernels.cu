@@ -8,8 +8,8 @@ namespace {
 constexpr int kUnroll = 4;
 
 __global__ void copy_kernel(int4* __restrict__ dst, const int4* __restrict__ src, std::size_t n16,
-                            std::uint8_t* __restrict__ dst_tail, const std::uint8_t* __restrict__ src_tail,
-                            std::size_t tail) {
+                            std::uint8_t* __restrict__ dst_tail,
+                            const std::uint8_t* __restrict__ src_tail, std::size_t tail) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::size_t i = blockIdx.x * blockDim.x + threadIdx.x;
   // Four independent 16-byte loads in flight before the first store: peer accesses have long
@@ -41,9 +41,10 @@ cudaError_t sm_copy(cudaStream_t s, void* dst, const void* src, std::size_t byte
   const auto* s8 = static_cast<const std::uint8_t*>(src);
   // Fewer blocks for small copies: one block per 64 KiB, at least one.
   std::size_t want = (bytes + 65535) / 65536;
-  int blocks = static_cast<int>(want < static_cast<std::size_t>(l.blocks) ? (want ? want : 1) : l.blocks);
-  copy_kernel<<<blocks, l.threads, 0, s>>>(static_cast<int4*>(dst), static_cast<const int4*>(src), n16,
-                                           d8 + n16 * 16, s8 + n16 * 16, tail);
+  int blocks =
+      static_cast<int>(want < static_cast<std::size_t>(l.blocks) ? (want ? want : 1) : l.blocks);
+  copy_kernel<<<blocks, l.threads, 0, s>>>(static_cast<int4*>(dst), static_cast<const int4*>(src),
+                                           n16, d8 + n16 * 16, s8 + n16 * 16, tail);
   return cudaGetLastError();
 }
 

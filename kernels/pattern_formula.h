@@ -28,7 +28,8 @@ PEERBENCH_HD std::uint64_t pattern_seed(int src_rank, std::uint64_t bytes, std::
 
 // Word `index` of the pattern; never zero.
 PEERBENCH_HD std::uint32_t pattern_word(std::uint64_t seed, std::uint64_t index) {
-  const std::uint32_t v = static_cast<std::uint32_t>(pattern_mix64(seed ^ (index * 0xD6E8FEB86659FD93ull)) >> 32);
+  const std::uint32_t v =
+      static_cast<std::uint32_t>(pattern_mix64(seed ^ (index * 0xD6E8FEB86659FD93ull)) >> 32);
   return v ? v : 0x5A5A5A5Au;
 }
 
@@ -40,7 +41,9 @@ PEERBENCH_HD std::uint32_t poison_word(std::uint64_t seed, std::uint64_t index) 
 // All-reduce input of `rank`: whole numbers 1..64, so sums over up to 2^18 ranks are exact in
 // float32 (2^18 * 64 = 2^24).
 PEERBENCH_HD float allreduce_input(std::uint64_t seed, int rank, std::uint64_t index) {
-  return static_cast<float>(1u + (pattern_word(seed + static_cast<std::uint64_t>(rank) * 0x632BE59BD9B4E019ull, index) & 63u));
+  return static_cast<float>(
+      1u +
+      (pattern_word(seed + static_cast<std::uint64_t>(rank) * 0x632BE59BD9B4E019ull, index) & 63u));
 }
 
 }  // namespace peerbench

@@ -54,7 +54,8 @@ __global__ void fill_allreduce_kernel(float* buf, std::size_t count, std::uint64
 
 __global__ void poison_float_kernel(float* buf, std::size_t count) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) buf[i] = -1.0f;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+    buf[i] = -1.0f;
 }
 
 __global__ void check_allreduce_kernel(const float* buf, std::size_t count, std::uint64_t seed,
@@ -84,21 +85,23 @@ __global__ void corrupt_kernel(std::uint8_t* buf, std::size_t bytes) {
 
 cudaError_t fill_pattern(cudaStream_t s, void* buf, std::size_t bytes, std::uint64_t seed) {
   const std::size_t n = bytes / 4;
-  fill_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<std::uint32_t*>(buf), n, bytes % 4, seed, false);
+  fill_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<std::uint32_t*>(buf), n, bytes % 4,
+                                                 seed, false);
   return cudaGetLastError();
 }
 
 cudaError_t poison(cudaStream_t s, void* buf, std::size_t bytes, std::uint64_t seed) {
   const std::size_t n = bytes / 4;
-  fill_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<std::uint32_t*>(buf), n, bytes % 4, seed, true);
+  fill_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<std::uint32_t*>(buf), n, bytes % 4,
+                                                 seed, true);
   return cudaGetLastError();
 }
 
 cudaError_t check_pattern(cudaStream_t s, const void* buf, std::size_t bytes, std::uint64_t seed,
                           unsigned long long* wrong) {
   const std::size_t n = bytes / 4;
-  check_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const std::uint32_t*>(buf), n, bytes % 4, seed,
-                                                  wrong);
+  check_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const std::uint32_t*>(buf), n,
+                                                  bytes % 4, seed, wrong);
   return cudaGetLastError();
 }
 

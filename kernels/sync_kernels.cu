@@ -40,8 +40,9 @@ __global__ void flag_set_kernel(volatile std::uint64_t* flag, std::uint64_t valu
 }
 
 __global__ void ping_pong_kernel(volatile std::uint32_t* local, volatile std::uint32_t* remote,
-                                 int rounds, unsigned int base, bool initiator, std::uint64_t timeout_ns,
-                                 unsigned int* completed, unsigned int* timeouts) {
+                                 int rounds, unsigned int base, bool initiator,
+                                 std::uint64_t timeout_ns, unsigned int* completed,
+                                 unsigned int* timeouts) {
   unsigned int done = 0;
   for (int i = 1; i <= rounds; ++i) {
     const auto v = base + static_cast<std::uint32_t>(i);
@@ -86,10 +87,11 @@ cudaError_t flag_set(cudaStream_t s, volatile std::uint64_t* flag, std::uint64_t
 }
 
 cudaError_t ping_pong(cudaStream_t s, volatile std::uint32_t* local_flag,
-                      volatile std::uint32_t* remote_flag, int rounds, unsigned int base, bool initiator,
-                      std::uint64_t timeout_ns, unsigned int* completed, unsigned int* timeouts) {
-  ping_pong_kernel<<<1, 1, 0, s>>>(local_flag, remote_flag, rounds, base, initiator, timeout_ns, completed,
-                                   timeouts);
+                      volatile std::uint32_t* remote_flag, int rounds, unsigned int base,
+                      bool initiator, std::uint64_t timeout_ns, unsigned int* completed,
+                      unsigned int* timeouts) {
+  ping_pong_kernel<<<1, 1, 0, s>>>(local_flag, remote_flag, rounds, base, initiator, timeout_ns,
+                                   completed, timeouts);
   return cudaGetLastError();
 }
 

@@ -23,7 +23,8 @@ cudaError_t flag_set(cudaStream_t s, volatile std::uint64_t* flag, std::uint64_t
 // writing the other's flag through its peer mapping and spinning on its own. `initiator` starts
 // each round. Completed rounds are added to *completed; timeouts to *timeouts.
 cudaError_t ping_pong(cudaStream_t s, volatile std::uint32_t* local_flag,
-                      volatile std::uint32_t* remote_flag, int rounds, unsigned int base, bool initiator,
-                      std::uint64_t timeout_ns, unsigned int* completed, unsigned int* timeouts);
+                      volatile std::uint32_t* remote_flag, int rounds, unsigned int base,
+                      bool initiator, std::uint64_t timeout_ns, unsigned int* completed,
+                      unsigned int* timeouts);
 
 }  // namespace peerbench::kernels

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -84,8 +84,9 @@ int dry_run_local(const RunOptions& o) {
 // No launcher: start ourselves under mpirun, one rank per local GPU.
 int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   if (std::getenv(kReexecMarker)) {
-    throw UsageError("started under mpirun by peerbench, but no MPI rank variables are set; "
-                     "is mpirun Open MPI? Start peerbench with your launcher instead");
+    throw UsageError(
+        "started under mpirun by peerbench, but no MPI rank variables are set; "
+        "is mpirun Open MPI? Start peerbench with your launcher instead");
   }
   int gpus = 0;
   try {
@@ -101,14 +102,16 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   }
   if (np < 2) {
     std::fprintf(stderr,
-                 "peerbench: error: this host has %d GPU; peerbench measures pairs of GPUs and needs at least 2\n",
+                 "peerbench: error: this host has %d GPU; peerbench measures pairs of GPUs and "
+                 "needs at least 2\n",
                  gpus);
     return kExitUsage;
   }
   const std::string mpirun = find_on_path("mpirun");
   if (mpirun.empty()) {
-    throw UsageError("no MPI launcher: mpirun is not on PATH; install Open MPI (scripts/setup.sh) or start "
-                     "peerbench with your launcher (mpirun -np N, srun)");
+    throw UsageError(
+        "no MPI launcher: mpirun is not on PATH; install Open MPI (scripts/setup.sh) or start "
+        "peerbench with your launcher (mpirun -np N, srun)");
   }
   char self[PATH_MAX] = {0};
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -126,9 +129,12 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   }
   const bool root = ::geteuid() == 0;
   auto cmd = reexec_command(mpirun, np, args, root);
-  std::printf("# peerbench: no MPI launcher detected; starting %d ranks, one per GPU:\n#   %s\n", np,
-              shell_join(cmd).c_str());
-  if (root) std::printf("# (running as root: Open MPI refuses root without --allow-run-as-root, so it was added)\n");
+  std::printf("# peerbench: no MPI launcher detected; starting %d ranks, one per GPU:\n#   %s\n",
+              np, shell_join(cmd).c_str());
+  if (root)
+    std::printf(
+        "# (running as root: Open MPI refuses root without --allow-run-as-root, so it was "
+        "added)\n");
   std::fflush(stdout);
   ::setenv(kReexecMarker, "1", 1);
   std::vector<char*> cargv;
@@ -148,13 +154,12 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     return reexec_under_mpirun(o, argc, argv);
   }
   if (o.np) {
-    throw UsageError("--np: only applies when peerbench starts its own mpirun; under " + launch.launcher +
-                     " choose the rank count with the launcher (mpirun -np N)");
+    throw UsageError("--np: only applies when peerbench starts its own mpirun; under " +
+                     launch.launcher + " choose the rank count with the launcher (mpirun -np N)");
   }
   // Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
-  const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(), [](const std::string& m) {
-    return m.rfind("nccl", 0) == 0;
-  });
+  const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(),
+                                     [](const std::string& m) { return m.rfind("nccl", 0) == 0; });
   gpu::NcclLogCapture capture;
   if (want_nccl && !o.dry_run) capture = gpu::NcclLogCapture::setup();
 
@@ -180,7 +185,8 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     }
     o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
     why = gpu::bcast_string(rk.world, why, 0);
-    if (!why.empty()) throw UsageError("-J/--json: cannot write results to " + o.json_path + ": " + why);
+    if (!why.empty())
+      throw UsageError("-J/--json: cannot write results to " + o.json_path + ": " + why);
 
     gpu::Nvml nvml;
     gpu::JobIo io;

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "app/commands.h"
-#include "core/build_info.h"
 #include "core/atomic_file.h"
+#include "core/build_info.h"
 #include "core/errors.h"
 #include "core/schema.h"
 #include "gpu/check.h"

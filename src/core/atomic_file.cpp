@@ -19,7 +19,9 @@ std::string parent_dir(const std::string& path) {
   return path.substr(0, slash);
 }
 
-std::string sys_error(int err) { return std::strerror(err); }
+std::string sys_error(int err) {
+  return std::strerror(err);
+}
 
 // mkdir -p; returns "" on success.
 std::string make_dirs(const std::string& dir) {

@@ -13,8 +13,16 @@
 
 namespace peerbench {
 
-enum class Collective { kCopy, kSendRecv, kAllReduce, kAllGather, kReduceScatter, kAllToAll,
-                        kBroadcast, kReduce };
+enum class Collective {
+  kCopy,
+  kSendRecv,
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kBroadcast,
+  kReduce
+};
 
 // Throws std::invalid_argument for nranks < 1.
 double busbw_factor(Collective c, int nranks);

@@ -23,7 +23,8 @@ std::string fmt(double v, int prec) {
 std::map<std::string, int> host_positions(const RunDocument& d) {
   std::map<std::string, int> pos;
   std::vector<RankInfo> ranks = d.system.ranks;
-  std::sort(ranks.begin(), ranks.end(), [](const RankInfo& x, const RankInfo& y) { return x.rank < y.rank; });
+  std::sort(ranks.begin(), ranks.end(),
+            [](const RankInfo& x, const RankInfo& y) { return x.rank < y.rank; });
   for (const auto& r : ranks) {
     if (!pos.count(r.host)) {
       const int n = static_cast<int>(pos.size());
@@ -56,14 +57,16 @@ std::map<Key, const Result*> index_results(const RunDocument& d, const std::stri
   std::map<Key, const Result*> out;
   for (const auto& r : d.results) {
     if (r.status != ResultStatus::kOk) continue;
-    out[{r.method, gpu_identity(d, r.src, match, hosts), gpu_identity(d, r.dst, match, hosts), r.bytes}] = &r;
+    out[{r.method, gpu_identity(d, r.src, match, hosts), gpu_identity(d, r.dst, match, hosts),
+         r.bytes}] = &r;
   }
   return out;
 }
 
 void diff(std::vector<std::string>& out, const std::string& what, const std::string& a,
           const std::string& b) {
-  if (a != b) out.push_back(what + ": " + (a.empty() ? "(none)" : a) + " -> " + (b.empty() ? "(none)" : b));
+  if (a != b)
+    out.push_back(what + ": " + (a.empty() ? "(none)" : a) + " -> " + (b.empty() ? "(none)" : b));
 }
 
 std::string gpu_names(const RunDocument& d) {
@@ -80,8 +83,9 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
                         const std::string& b_name, const CompareOptions& o) {
   if (a.system.ranks.size() != b.system.ranks.size()) {
     throw InputError(b_name, "system.ranks",
-                     "runs are unlike: " + a_name + " has " + std::to_string(a.system.ranks.size()) +
-                         " GPUs, " + b_name + " has " + std::to_string(b.system.ranks.size()) +
+                     "runs are unlike: " + a_name + " has " +
+                         std::to_string(a.system.ranks.size()) + " GPUs, " + b_name + " has " +
+                         std::to_string(b.system.ranks.size()) +
                          "; compare runs of the same node shape");
   }
   Comparison c;
@@ -101,8 +105,9 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   diff(c.differences, "hosts", hosts(a), hosts(b));
   diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
        b.tool.version + " " + b.tool.git_revision);
-  for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule", "check",
-                        "allreduce_inplace", "staged_chunk", "staged_slots", "latency_iters"}) {
+  for (const char* k :
+       {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule", "check",
+        "allreduce_inplace", "staged_chunk", "staged_slots", "latency_iters"}) {
     const auto va = a.config.is_object() && a.config.contains(k) ? a.config[k].dump() : "";
     const auto vb = b.config.is_object() && b.config.contains(k) ? b.config[k].dump() : "";
     diff(c.differences, std::string("config ") + k, va, vb);
@@ -121,7 +126,8 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   const auto ib = index_results(b, o.match);
   for (const auto& [key, ra] : ia) {
     const auto it = ib.find(key);
-    const std::string label = key.method + " " + key.src + "->" + key.dst + " " + format_size_compact(key.bytes);
+    const std::string label =
+        key.method + " " + key.src + "->" + key.dst + " " + format_size_compact(key.bytes);
     if (it == ib.end()) {
       c.only_in_a.push_back(label);
       continue;
@@ -161,26 +167,30 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   }
   for (const auto& [key, rb] : ib) {
     if (!ia.count(key)) {
-      c.only_in_b.push_back(key.method + " " + key.src + "->" + key.dst + " " + format_size_compact(key.bytes));
+      c.only_in_b.push_back(key.method + " " + key.src + "->" + key.dst + " " +
+                            format_size_compact(key.bytes));
     }
   }
   if (c.rows.empty()) {
     throw InputError(b_name, "results",
-                     "runs are unlike: no method, GPU pair and size measured in both " + a_name + " and " + b_name);
+                     "runs are unlike: no method, GPU pair and size measured in both " + a_name +
+                         " and " + b_name);
   }
   return c;
 }
 
-std::string render_comparison(const Comparison& c, const std::string& a_name, const std::string& b_name,
-                              const CompareOptions& o) {
+std::string render_comparison(const Comparison& c, const std::string& a_name,
+                              const std::string& b_name, const CompareOptions& o) {
   std::ostringstream out;
   if (o.format == ReportFormat::kCsv) {
-    out << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,change\n";
+    out << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
+           "change\n";
     for (const auto& r : c.rows) {
-      out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << "," << r.bytes
-          << "," << (r.lower_is_better ? "time_us" : "algbw_gbps") << "," << fmt(r.a_median, 3) << ","
-          << fmt(r.a_min, 3) << "," << fmt(r.a_max, 3) << "," << fmt(r.b_median, 3) << "," << fmt(r.b_min, 3)
-          << "," << fmt(r.b_max, 3) << "," << fmt(r.ratio, 4) << "," << r.change << "\n";
+      out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
+          << r.bytes << "," << (r.lower_is_better ? "time_us" : "algbw_gbps") << ","
+          << fmt(r.a_median, 3) << "," << fmt(r.a_min, 3) << "," << fmt(r.a_max, 3) << ","
+          << fmt(r.b_median, 3) << "," << fmt(r.b_min, 3) << "," << fmt(r.b_max, 3) << ","
+          << fmt(r.ratio, 4) << "," << r.change << "\n";
     }
     return out.str();
   }
@@ -192,27 +202,31 @@ std::string render_comparison(const Comparison& c, const std::string& a_name, co
   if (c.differences.empty()) out << (md ? "- nothing recorded\n" : "  nothing recorded\n");
   for (const auto& d : c.differences) out << (md ? "- " : "  ") << d << "\n";
   out << (md ? "\n## Results (B/A; bandwidth: higher is better, latency: lower is better)\n\n"
-             : "\nResults (B/A; median; bandwidth GB/s higher is better, latency us lower is better):\n");
+             : "\nResults (B/A; median; bandwidth GB/s higher is better, latency us lower is "
+               "better):\n");
   if (md) {
     out << "| method | pair | size | A median [min-max] | B median [min-max] | B/A | change |\n"
            "|---|---|---:|---:|---:|---:|---|\n";
   } else {
-    out << "  " << std::left << std::setw(20) << "method" << std::setw(8) << "pair" << std::right << std::setw(7)
-        << "size" << std::setw(26) << "A median [min-max]" << std::setw(26) << "B median [min-max]"
-        << std::setw(8) << "B/A" << "  change\n";
+    out << "  " << std::left << std::setw(20) << "method" << std::setw(8) << "pair" << std::right
+        << std::setw(7) << "size" << std::setw(26) << "A median [min-max]" << std::setw(26)
+        << "B median [min-max]" << std::setw(8) << "B/A"
+        << "  change\n";
   }
   for (const auto& r : c.rows) {
-    const std::string av = fmt(r.a_median, 2) + " [" + fmt(r.a_min, 1) + "-" + fmt(r.a_max, 1) + "]";
-    const std::string bv = fmt(r.b_median, 2) + " [" + fmt(r.b_min, 1) + "-" + fmt(r.b_max, 1) + "]";
+    const std::string av =
+        fmt(r.a_median, 2) + " [" + fmt(r.a_min, 1) + "-" + fmt(r.a_max, 1) + "]";
+    const std::string bv =
+        fmt(r.b_median, 2) + " [" + fmt(r.b_min, 1) + "-" + fmt(r.b_max, 1) + "]";
     const std::string change = r.change == "regression" ? "REGRESSION" : r.change;
     if (md) {
-      out << "| " << r.method << " | " << r.pair << " | " << format_size_compact(r.bytes) << " | " << av << " | "
-          << bv << " | " << fmt(r.ratio, 3) << " | " << (r.change == "regression" ? "**regression**" : r.change)
-          << " |\n";
+      out << "| " << r.method << " | " << r.pair << " | " << format_size_compact(r.bytes) << " | "
+          << av << " | " << bv << " | " << fmt(r.ratio, 3) << " | "
+          << (r.change == "regression" ? "**regression**" : r.change) << " |\n";
     } else {
-      out << "  " << std::left << std::setw(20) << r.method << std::setw(8) << r.pair << std::right << std::setw(7)
-          << format_size_compact(r.bytes) << std::setw(26) << av << std::setw(26) << bv << std::setw(8)
-          << fmt(r.ratio, 3) << "  " << change << "\n";
+      out << "  " << std::left << std::setw(20) << r.method << std::setw(8) << r.pair << std::right
+          << std::setw(7) << format_size_compact(r.bytes) << std::setw(26) << av << std::setw(26)
+          << bv << std::setw(8) << fmt(r.ratio, 3) << "  " << change << "\n";
     }
   }
   auto list = [&](const char* title, const std::vector<std::string>& v) {
@@ -222,8 +236,9 @@ std::string render_comparison(const Comparison& c, const std::string& a_name, co
   };
   list("Only in A", c.only_in_a);
   list("Only in B", c.only_in_b);
-  out << (md ? "\n**" : "\n") << c.regressions << " regressions, " << c.improvements << " improvements beyond "
-      << fmt(100 * o.threshold, 1) << "% with non-overlapping sample ranges, " << c.rows.size() << " compared"
+  out << (md ? "\n**" : "\n") << c.regressions << " regressions, " << c.improvements
+      << " improvements beyond " << fmt(100 * o.threshold, 1)
+      << "% with non-overlapping sample ranges, " << c.rows.size() << " compared"
       << (md ? "**\n" : "\n");
   return out.str();
 }

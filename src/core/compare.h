@@ -12,14 +12,14 @@ namespace peerbench {
 
 struct CompareRow {
   std::string method;
-  std::string pair;       // "0->1" (ranks of A), or "all"
-  std::string gpu_pair;   // GPU identity used for matching
+  std::string pair;      // "0->1" (ranks of A), or "all"
+  std::string gpu_pair;  // GPU identity used for matching
   std::uint64_t bytes = 0;
   bool lower_is_better = false;
   double a_median = 0, a_min = 0, a_max = 0;
   double b_median = 0, b_min = 0, b_max = 0;
-  double ratio = 0;       // B / A
-  std::string change;     // regression, improvement, same, within-noise
+  double ratio = 0;    // B / A
+  std::string change;  // regression, improvement, same, within-noise
 };
 
 struct Comparison {

@@ -6,7 +6,9 @@ extern char** environ;
 
 namespace peerbench {
 namespace {
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+bool starts_with(const std::string& s, const std::string& p) {
+  return s.compare(0, p.size(), p) == 0;
+}
 }  // namespace
 
 bool is_recorded_variable(const std::string& name) {
@@ -18,9 +20,10 @@ bool is_recorded_variable(const std::string& name) {
   // Open MPI's transport and placement settings only; mpirun also exports its own bookkeeping
   // (job ids, daemon URIs, session folders, a transport key) under OMPI_MCA_, which is noise at
   // best and a credential at worst.
-  for (const char* p : {"OMPI_MCA_btl", "OMPI_MCA_pml", "OMPI_MCA_mtl", "OMPI_MCA_osc", "OMPI_MCA_coll",
-                        "OMPI_MCA_opal_cuda", "OMPI_MCA_mpi_cuda", "OMPI_MCA_hwloc_base_binding_policy",
-                        "OMPI_MCA_rmaps_base_mapping_policy"}) {
+  for (const char* p :
+       {"OMPI_MCA_btl", "OMPI_MCA_pml", "OMPI_MCA_mtl", "OMPI_MCA_osc", "OMPI_MCA_coll",
+        "OMPI_MCA_opal_cuda", "OMPI_MCA_mpi_cuda", "OMPI_MCA_hwloc_base_binding_policy",
+        "OMPI_MCA_rmaps_base_mapping_policy"}) {
     if (starts_with(name, p)) return true;
   }
   return name == "UCX_TLS" || name == "UCX_NET_DEVICES" || name == "PEERBENCH_HOST_ID";

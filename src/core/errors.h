@@ -17,7 +17,8 @@ class UsageError : public std::runtime_error {
 class InputError : public std::runtime_error {
  public:
   InputError(const std::string& file, const std::string& field, const std::string& problem)
-      : std::runtime_error(file + (field.empty() ? "" : ": field '" + field + "'") + ": " + problem),
+      : std::runtime_error(file + (field.empty() ? "" : ": field '" + field + "'") + ": " +
+                           problem),
         file_(file),
         field_(field) {}
   const std::string& file() const { return file_; }

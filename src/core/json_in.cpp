@@ -12,7 +12,9 @@ std::string JsonIn::child(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }
 
-std::string JsonIn::type_name() const { return j_->type_name(); }
+std::string JsonIn::type_name() const {
+  return j_->type_name();
+}
 
 void JsonIn::fail(const std::string& problem) const {
   throw InputError(file_, path_.empty() ? "(top level)" : path_, problem);
@@ -68,11 +70,13 @@ long long JsonIn::integer(long long lo, long long hi) const {
       }
     }
     fail("expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-         ", got " + (j_->is_number() ? std::string("fraction or out-of-range number") : type_name()));
+         ", got " +
+         (j_->is_number() ? std::string("fraction or out-of-range number") : type_name()));
   }
   if (j_->is_number_unsigned()) {
     const auto u = j_->get<unsigned long long>();
-    if (u > static_cast<unsigned long long>(hi)) fail("number " + std::to_string(u) + " is too large");
+    if (u > static_cast<unsigned long long>(hi))
+      fail("number " + std::to_string(u) + " is too large");
     return static_cast<long long>(u);
   }
   const auto v = j_->get<long long>();
@@ -164,7 +168,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name,
     // parse_error for syntax, out_of_range for numbers beyond double (1e999), ...
     std::string what = e.what();
     const auto p = what.find("] ");  // drop "[json.exception.parse_error.101] "
-    throw InputError(name, "", "not valid JSON (" + (p == std::string::npos ? what : what.substr(p + 2)) + ")");
+    throw InputError(
+        name, "", "not valid JSON (" + (p == std::string::npos ? what : what.substr(p + 2)) + ")");
   }
 }
 
@@ -175,8 +180,9 @@ nlohmann::json load_json_file(const std::string& path, std::size_t max_bytes, in
   const auto size = in.tellg();
   if (size < 0) throw InputError(path, "", "cannot read (not a regular file?)");
   if (static_cast<std::size_t>(size) > max_bytes) {
-    throw InputError(path, "", "file of " + std::to_string(static_cast<long long>(size)) +
-                                   " bytes; at most " + std::to_string(max_bytes));
+    throw InputError(path, "",
+                     "file of " + std::to_string(static_cast<long long>(size)) +
+                         " bytes; at most " + std::to_string(max_bytes));
   }
   in.seekg(0);
   std::string text(static_cast<std::size_t>(size), '\0');

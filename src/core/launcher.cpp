@@ -51,7 +51,9 @@ LaunchInfo detect_launcher() {
   return detect_launcher([](const char* n) { return std::getenv(n); });
 }
 
-bool is_printing_rank(const LaunchInfo& l) { return !l.under_launcher || l.rank <= 0; }
+bool is_printing_rank(const LaunchInfo& l) {
+  return !l.under_launcher || l.rank <= 0;
+}
 
 std::vector<std::string> reexec_command(const std::string& mpirun, int np,
                                         const std::vector<std::string>& argv, bool as_root) {
@@ -67,8 +69,11 @@ std::string shell_join(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {
     if (!out.empty()) out += ' ';
-    const bool plain = !a.empty() && a.find_first_not_of(
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == std::string::npos;
+    const bool plain =
+        !a.empty() &&
+        a.find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
+            std::string::npos;
     if (plain) {
       out += a;
     } else {

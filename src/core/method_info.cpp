@@ -74,8 +74,8 @@ std::vector<std::string> resolve_methods(const std::string& spec,
     const bool is_group = std::any_of(groups.begin(), groups.end(),
                                       [&](const MethodGroup& g) { return g.name == item; });
     if (!is_group) {
-      throw UsageError("-m/--methods: unknown method '" + item + "'; allowed: " +
-                       allowed_names(catalog));
+      throw UsageError("-m/--methods: unknown method '" + item +
+                       "'; allowed: " + allowed_names(catalog));
     }
     for (const auto& m : catalog) {
       if (in_group(m, item)) wanted.insert(m.name);
@@ -96,7 +96,11 @@ const MethodInfo* find_method(const std::vector<MethodInfo>& catalog, const std:
   return nullptr;
 }
 
-std::string to_string(MethodScope s) { return s == MethodScope::kPair ? "pair" : "all-ranks"; }
-std::string to_string(Metric m) { return m == Metric::kBandwidth ? "bandwidth" : "latency"; }
+std::string to_string(MethodScope s) {
+  return s == MethodScope::kPair ? "pair" : "all-ranks";
+}
+std::string to_string(Metric m) {
+  return m == Metric::kBandwidth ? "bandwidth" : "latency";
+}
 
 }  // namespace peerbench

@@ -21,13 +21,13 @@ struct MethodInfo {
   MethodScope scope = MethodScope::kPair;
   Metric metric = Metric::kBandwidth;
   Collective collective = Collective::kCopy;
-  bool bidirectional = false;     // moves a->b and b->a at once; one result per unordered pair
-  bool needs_p2p = false;         // skipped with a reason when the pair cannot peer
-  bool same_host_only = false;    // not-applicable across hosts
+  bool bidirectional = false;   // moves a->b and b->a at once; one result per unordered pair
+  bool needs_p2p = false;       // skipped with a reason when the pair cannot peer
+  bool same_host_only = false;  // not-applicable across hosts
   bool uses_nccl = false;
-  bool graph_capturable = true;   // -G captures its iterations in a CUDA graph
-  bool fixed_size = false;        // ignores the sweep; runs at --latency-bytes
-  unsigned fixed_bytes = 0;       // with fixed_size: this size instead of --latency-bytes
+  bool graph_capturable = true;  // -G captures its iterations in a CUDA graph
+  bool fixed_size = false;       // ignores the sweep; runs at --latency-bytes
+  unsigned fixed_bytes = 0;      // with fixed_size: this size instead of --latency-bytes
 };
 
 // Named groups accepted by --methods besides method names.

@@ -1,11 +1,11 @@
 #include "core/nccl_log.h"
 
 #include <algorithm>
-#include <map>
 #include <cctype>
-#include <string>
+#include <map>
 #include <set>
 #include <sstream>
+#include <string>
 
 namespace peerbench {
 namespace {
@@ -248,7 +248,8 @@ std::vector<PairTransport> summarize_transports(const std::vector<TransportObser
     if (!t.detail.empty()) d += "/" + t.detail;
     for (const auto& m : t.modifiers) d += "/" + m;
     a.details.insert(d);
-    if (a.example.empty() || (t.side != "receive" && a.example.find("[receive]") != std::string::npos)) {
+    if (a.example.empty() ||
+        (t.side != "receive" && a.example.find("[receive]") != std::string::npos)) {
       a.example = t.raw;
     }
     if (!seen.insert(key).second) continue;

@@ -27,12 +27,12 @@ struct TransportObservation {
   std::string src_dev;  // as printed in brackets: device index or bus id
   std::string dst_dev;
   int channel = -1;
-  int conn_index = -1;      // the "/0" after the channel, when printed
-  std::string kind;         // P2P, SHM, NET, or unknown
-  std::string detail;       // CUMEM, direct pointer, IPC, indirect, direct/direct, Socket, IB, ...
+  int conn_index = -1;  // the "/0" after the channel, when printed
+  std::string kind;     // P2P, SHM, NET, or unknown
+  std::string detail;   // CUMEM, direct pointer, IPC, indirect, direct/direct, Socket, IB, ...
   std::vector<std::string> modifiers;  // read, CE, GDRDMA, Shared, MNNVL, ...
-  std::string side;         // "send", "receive" (NET lines) or ""
-  std::string raw;          // the line, from "Channel"
+  std::string side;                    // "send", "receive" (NET lines) or ""
+  std::string raw;                     // the line, from "Channel"
 };
 
 // One "Pattern ..." line of NCCL's graph search: the path types it found inside a node
@@ -64,12 +64,12 @@ bool parse_nccl_log_line(const std::string& line, NcclLogParse& out);
 struct PairTransport {
   int src_rank = -1;
   int dst_rank = -1;
-  std::string kind;                 // the kind seen on most channels: P2P, SHM, NET, mixed, unknown
-  std::vector<std::string> kinds;   // every kind seen
-  std::vector<std::string> details; // every "kind/detail[/modifiers]" string seen, sorted
-  int channels = 0;                 // distinct channel ids
-  int connections = 0;              // lines seen
-  std::string example;              // one raw line as evidence
+  std::string kind;                // the kind seen on most channels: P2P, SHM, NET, mixed, unknown
+  std::vector<std::string> kinds;  // every kind seen
+  std::vector<std::string> details;  // every "kind/detail[/modifiers]" string seen, sorted
+  int channels = 0;                  // distinct channel ids
+  int connections = 0;               // lines seen
+  std::string example;               // one raw line as evidence
 };
 
 // Groups observations by ordered pair. Send-side and receive-side NET lines of one connection

@@ -11,21 +11,27 @@
 
 namespace peerbench {
 
-std::string to_string(Schedule s) { return s == Schedule::kSerial ? "serial" : "rounds"; }
+std::string to_string(Schedule s) {
+  return s == Schedule::kSerial ? "serial" : "rounds";
+}
 
 std::string to_string(ReportFormat f) {
   switch (f) {
-    case ReportFormat::kText: return "text";
-    case ReportFormat::kMarkdown: return "markdown";
-    case ReportFormat::kHtml: return "html";
-    case ReportFormat::kCsv: return "csv";
+    case ReportFormat::kText:
+      return "text";
+    case ReportFormat::kMarkdown:
+      return "markdown";
+    case ReportFormat::kHtml:
+      return "html";
+    case ReportFormat::kCsv:
+      return "csv";
   }
   return "text";
 }
 
 std::vector<std::string> known_flag_codes() {
-  return {"host-staged", "nccl-shm",    "nccl-net",    "below-link",
-          "p2p-slower-than-staged", "asymmetric", "data-errors", "measurement-failed"};
+  return {"host-staged", "nccl-shm",    "nccl-net",          "below-link", "p2p-slower-than-staged",
+          "asymmetric",  "data-errors", "measurement-failed"};
 }
 
 namespace {
@@ -71,7 +77,8 @@ FaultInjection parse_fault(const std::string& text) {
   FaultInjection f;
   const auto parts = split(text, ':');
   if (parts.size() < 2 || parts.size() > 3) {
-    throw UsageError("--inject-fault: '" + text + "'; use KIND:METHOD[:RANK] with KIND one of "
+    throw UsageError("--inject-fault: '" + text +
+                     "'; use KIND:METHOD[:RANK] with KIND one of "
                      "corrupt, hang, die");
   }
   f.kind = parts[0];
@@ -79,45 +86,58 @@ FaultInjection parse_fault(const std::string& text) {
     throw UsageError("--inject-fault: unknown kind '" + f.kind + "'; use corrupt, hang or die");
   }
   f.method = parts[1];
-  if (parts.size() == 3) f.rank = static_cast<int>(parse_integer(parts[2], "--inject-fault rank", 0, 1 << 20));
+  if (parts.size() == 3)
+    f.rank = static_cast<int>(parse_integer(parts[2], "--inject-fault rank", 0, 1 << 20));
   return f;
 }
 
 void add_run_options(cxxopts::Options& o) {
-  o.add_options("sizes")
-      ("b,minbytes", "smallest size (K/M/G binary suffixes)", cxxopts::value<std::string>()->default_value("1M"))
-      ("e,maxbytes", "largest size", cxxopts::value<std::string>()->default_value("1G"))
-      ("f,stepfactor", "multiply the size by this (>= 2)", cxxopts::value<std::string>()->default_value("4"))
-      ("i,stepbytes", "add this to the size instead of multiplying (0: use -f)", cxxopts::value<std::string>()->default_value("0"));
-  o.add_options("timing")
-      ("w,warmup_iters", "untimed iterations before each size", cxxopts::value<std::string>()->default_value("5"))
-      ("n,iters", "iterations per timed sample", cxxopts::value<std::string>()->default_value("20"))
-      ("s,samples", "timed samples per size (min/median/max over them)", cxxopts::value<std::string>()->default_value("5"))
-      ("c,check", "check the data after every size: 1 or 0", cxxopts::value<std::string>()->default_value("1"))
-      ("G,cudagraph", "capture the iterations in a CUDA graph and time N replays (0: off)", cxxopts::value<std::string>()->default_value("0"))
-      ("timeout", "seconds one sample may take before the watchdog stops the run", cxxopts::value<std::string>()->default_value("60"))
-      ("latency-bytes", "transfer size of ce-latency and sm-latency", cxxopts::value<std::string>()->default_value("8"))
-      ("latency-iters", "transfers per latency sample", cxxopts::value<std::string>()->default_value("200"));
-  o.add_options("selection")
-      ("m,methods", "methods or groups, comma-separated (see --list-methods)", cxxopts::value<std::string>()->default_value("all"))
-      ("list-methods", "list the methods and groups, then exit")
-      ("pairs", "all | intra-host | inter-host | list like 0-1,2>3 (a-b: both directions)", cxxopts::value<std::string>()->default_value("all"))
-      ("schedule", "serial (one pair at a time) | rounds (disjoint pairs at once)", cxxopts::value<std::string>()->default_value("serial"))
-      ("inplace", "run nccl-allreduce in place")
-      ("staged-chunk", "chunk size of the host-staged pipeline", cxxopts::value<std::string>()->default_value("4M"))
-      ("staged-slots", "chunks in flight in the host-staged pipeline (2-64)", cxxopts::value<std::string>()->default_value("4"));
-  o.add_options("output")
-      ("J,json", "results file (default: results/peerbench-HOST-TIME.json)", cxxopts::value<std::string>())
-      ("expect", "acceptance thresholds file for the verdicts (see README)", cxxopts::value<std::string>())
-      ("dry-run", "print the plan and its estimated time; touch no GPU")
-      ("np", "without a launcher: ranks to start (default: all local GPUs)", cxxopts::value<std::string>())
-      ("q,quiet", "print only the summary")
-      ("v,verbose", "print every sample")
-      ("allow-gpu-sharing", "let ranks share a GPU (testing the tool on one GPU; measures no link)")
-      ("h,help", "this help")
-      ("version", "print the version");
-  o.add_options("testing")
-      ("inject-fault", "KIND:METHOD[:RANK] (testing)", cxxopts::value<std::string>());
+  o.add_options("sizes")("b,minbytes", "smallest size (K/M/G binary suffixes)",
+                         cxxopts::value<std::string>()->default_value("1M"))(
+      "e,maxbytes", "largest size", cxxopts::value<std::string>()->default_value("1G"))(
+      "f,stepfactor", "multiply the size by this (>= 2)",
+      cxxopts::value<std::string>()->default_value("4"))(
+      "i,stepbytes", "add this to the size instead of multiplying (0: use -f)",
+      cxxopts::value<std::string>()->default_value("0"));
+  o.add_options("timing")("w,warmup_iters", "untimed iterations before each size",
+                          cxxopts::value<std::string>()->default_value("5"))(
+      "n,iters", "iterations per timed sample", cxxopts::value<std::string>()->default_value("20"))(
+      "s,samples", "timed samples per size (min/median/max over them)",
+      cxxopts::value<std::string>()->default_value("5"))(
+      "c,check", "check the data after every size: 1 or 0",
+      cxxopts::value<std::string>()->default_value("1"))(
+      "G,cudagraph", "capture the iterations in a CUDA graph and time N replays (0: off)",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "timeout", "seconds one sample may take before the watchdog stops the run",
+      cxxopts::value<std::string>()->default_value("60"))(
+      "latency-bytes", "transfer size of ce-latency and sm-latency",
+      cxxopts::value<std::string>()->default_value("8"))(
+      "latency-iters", "transfers per latency sample",
+      cxxopts::value<std::string>()->default_value("200"));
+  o.add_options("selection")("m,methods", "methods or groups, comma-separated (see --list-methods)",
+                             cxxopts::value<std::string>()->default_value("all"))(
+      "list-methods", "list the methods and groups, then exit")(
+      "pairs", "all | intra-host | inter-host | list like 0-1,2>3 (a-b: both directions)",
+      cxxopts::value<std::string>()->default_value("all"))(
+      "schedule", "serial (one pair at a time) | rounds (disjoint pairs at once)",
+      cxxopts::value<std::string>()->default_value("serial"))(
+      "inplace", "run nccl-allreduce in place")("staged-chunk",
+                                                "chunk size of the host-staged pipeline",
+                                                cxxopts::value<std::string>()->default_value("4M"))(
+      "staged-slots", "chunks in flight in the host-staged pipeline (2-64)",
+      cxxopts::value<std::string>()->default_value("4"));
+  o.add_options("output")("J,json", "results file (default: results/peerbench-HOST-TIME.json)",
+                          cxxopts::value<std::string>())(
+      "expect", "acceptance thresholds file for the verdicts (see README)",
+      cxxopts::value<std::string>())("dry-run",
+                                     "print the plan and its estimated time; touch no GPU")(
+      "np", "without a launcher: ranks to start (default: all local GPUs)",
+      cxxopts::value<std::string>())("q,quiet", "print only the summary")("v,verbose",
+                                                                          "print every sample")(
+      "allow-gpu-sharing", "let ranks share a GPU (testing the tool on one GPU; measures no link)")(
+      "h,help", "this help")("version", "print the version");
+  o.add_options("testing")("inject-fault", "KIND:METHOD[:RANK] (testing)",
+                           cxxopts::value<std::string>());
 }
 
 RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog) {
@@ -129,17 +149,20 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   o.sweep.step_factor = static_cast<std::uint64_t>(
       parse_integer(get(r, "stepfactor"), "-f/--stepfactor", 2, 1 << 20));
   make_sweep(o.sweep);  // validates min <= max
-  o.warmup_iters = static_cast<int>(parse_integer(get(r, "warmup_iters"), "-w/--warmup_iters", 0, 100000));
+  o.warmup_iters =
+      static_cast<int>(parse_integer(get(r, "warmup_iters"), "-w/--warmup_iters", 0, 100000));
   o.iters = static_cast<int>(parse_integer(get(r, "iters"), "-n/--iters", 1, 100000));
   o.samples = static_cast<int>(parse_integer(get(r, "samples"), "-s/--samples", 1, 10000));
   o.check = parse_integer(get(r, "check"), "-c/--check", 0, 1) == 1;
-  o.cudagraph_replays = static_cast<int>(parse_integer(get(r, "cudagraph"), "-G/--cudagraph", 0, 100000));
+  o.cudagraph_replays =
+      static_cast<int>(parse_integer(get(r, "cudagraph"), "-G/--cudagraph", 0, 100000));
   o.timeout_s = parse_positive_number(get(r, "timeout"), "--timeout");
   o.latency_bytes = parse_size(get(r, "latency-bytes"), "--latency-bytes");
   if (o.latency_bytes > (1ull << 20)) {
     throw UsageError("--latency-bytes: at most 1M; latency is about small transfers");
   }
-  o.latency_iters = static_cast<int>(parse_integer(get(r, "latency-iters"), "--latency-iters", 1, 100000));
+  o.latency_iters =
+      static_cast<int>(parse_integer(get(r, "latency-iters"), "--latency-iters", 1, 100000));
   o.methods_spec = get(r, "methods");
   o.methods = resolve_methods(o.methods_spec, catalog);
   o.pairs = parse_pair_filter(get(r, "pairs"));
@@ -182,10 +205,14 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
 
 std::string command_name(Command c) {
   switch (c) {
-    case Command::kTopo: return "topo";
-    case Command::kReport: return "report";
-    case Command::kCompare: return "compare";
-    default: return "run";
+    case Command::kTopo:
+      return "topo";
+    case Command::kReport:
+      return "report";
+    case Command::kCompare:
+      return "compare";
+    default:
+      return "run";
   }
 }
 
@@ -283,8 +310,9 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       reject_positionals(r, "run");
       cl.run = parse_run(r, catalog);
     } else if (cl.command == Command::kTopo) {
-      o.add_options()("json", "also write the topology as JSON to PATH", cxxopts::value<std::string>())(
-          "q,quiet", "do not print the matrix")("h,help", "this help");
+      o.add_options()("json", "also write the topology as JSON to PATH",
+                      cxxopts::value<std::string>())("q,quiet", "do not print the matrix")(
+          "h,help", "this help");
       auto r = o.parse(n, args.data());
       cl.help_text = o.help();
       if (r.count("help")) {
@@ -296,13 +324,14 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       cl.topo.quiet = r.count("quiet") > 0;
     } else if (cl.command == Command::kReport) {
       o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
-          "format", "text | markdown | html | csv", cxxopts::value<std::string>()->default_value("text"))(
+          "format", "text | markdown | html | csv",
+          cxxopts::value<std::string>()->default_value("text"))(
           "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
           "fail-on", "flags that make the exit code 1: all | none | comma-separated codes",
           cxxopts::value<std::string>()->default_value("all"))(
           "expect", "acceptance thresholds file", cxxopts::value<std::string>())(
-          "plots", "folder with plots from scripts/plot.py to embed or link", cxxopts::value<std::string>())(
-          "h,help", "this help");
+          "plots", "folder with plots from scripts/plot.py to embed or link",
+          cxxopts::value<std::string>())("h,help", "this help");
       o.parse_positional({"inputs"});
       o.positional_help("RUN.json [RUN.json ...]");
       auto r = o.parse(n, args.data());
@@ -329,13 +358,16 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       if (r.count("expect")) cl.report.expect_path = get(r, "expect");
       if (r.count("plots")) cl.report.plots_dir = get(r, "plots");
     } else if (cl.command == Command::kCompare) {
-      o.add_options()("inputs", "baseline and candidate JSON", cxxopts::value<std::vector<std::string>>())(
-          "threshold", "relative change to flag, in percent", cxxopts::value<std::string>()->default_value("5"))(
+      o.add_options()("inputs", "baseline and candidate JSON",
+                      cxxopts::value<std::vector<std::string>>())(
+          "threshold", "relative change to flag, in percent",
+          cxxopts::value<std::string>()->default_value("5"))(
           "format", "text | markdown | csv", cxxopts::value<std::string>()->default_value("text"))(
           "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
-          "match", "match GPUs across hosts by: index | pci", cxxopts::value<std::string>()->default_value("index"))(
-          "fail-on", "regressions | any | none", cxxopts::value<std::string>()->default_value("regressions"))(
-          "h,help", "this help");
+          "match", "match GPUs across hosts by: index | pci",
+          cxxopts::value<std::string>()->default_value("index"))(
+          "fail-on", "regressions | any | none",
+          cxxopts::value<std::string>()->default_value("regressions"))("h,help", "this help");
       o.parse_positional({"inputs"});
       o.positional_help("A.json B.json");
       auto r = o.parse(n, args.data());
@@ -396,10 +428,10 @@ nlohmann::json run_options_to_json(const RunOptions& o) {
   j["allreduce_inplace"] = o.allreduce_inplace;
   j["allow_gpu_sharing"] = o.allow_gpu_sharing;
   j["expect"] = o.expect_path.empty() ? nlohmann::json() : nlohmann::json(o.expect_path);
-  j["fault_injection"] = o.fault.kind.empty()
-                             ? nlohmann::json()
-                             : nlohmann::json{{"kind", o.fault.kind}, {"method", o.fault.method},
-                                              {"rank", o.fault.rank}};
+  j["fault_injection"] = o.fault.kind.empty() ? nlohmann::json()
+                                              : nlohmann::json{{"kind", o.fault.kind},
+                                                               {"method", o.fault.method},
+                                                               {"rank", o.fault.rank}};
   return j;
 }
 

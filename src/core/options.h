@@ -43,14 +43,14 @@ struct RunOptions {
   int cudagraph_replays = 0;  // -G N: 0 = no graph
   std::vector<std::string> methods;
   std::string methods_spec = "all";
-  std::string json_path;       // empty: results/peerbench-<host>-<time>.json
+  std::string json_path;  // empty: results/peerbench-<host>-<time>.json
   bool json_path_given = false;
-  double timeout_s = 60.0;     // watchdog for one sample's GPU work
+  double timeout_s = 60.0;  // watchdog for one sample's GPU work
   Schedule schedule = Schedule::kSerial;
   PairFilter pairs;
   bool dry_run = false;
-  int np = 0;                  // re-exec: ranks to start (0 = all local GPUs)
-  int verbosity = 1;           // 0 quiet, 1 normal, 2 verbose
+  int np = 0;         // re-exec: ranks to start (0 = all local GPUs)
+  int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
   std::uint64_t latency_bytes = 8;
   int latency_iters = 200;
   std::uint64_t staged_chunk = 4ull << 20;
@@ -72,7 +72,7 @@ std::string to_string(ReportFormat f);
 struct ReportOptions {
   std::vector<std::string> inputs;
   ReportFormat format = ReportFormat::kText;
-  std::string output_path;  // empty: stdout
+  std::string output_path;      // empty: stdout
   std::string fail_on = "all";  // flag codes that make the exit code 1, or "all"/"none"
   std::string expect_path;
   std::string plots_dir;
@@ -81,10 +81,10 @@ struct ReportOptions {
 struct CompareOptions {
   std::string baseline;
   std::string candidate;
-  double threshold = 0.05;      // relative change below which nothing is flagged
+  double threshold = 0.05;  // relative change below which nothing is flagged
   ReportFormat format = ReportFormat::kText;
   std::string output_path;
-  std::string match = "index";  // GPU identity across hosts: index | pci
+  std::string match = "index";          // GPU identity across hosts: index | pci
   std::string fail_on = "regressions";  // regressions | any | none
 };
 

@@ -11,8 +11,8 @@
 namespace peerbench {
 
 int PlanStep::running_pairs() const {
-  return static_cast<int>(std::count_if(pairs.begin(), pairs.end(),
-                                        [](const PlannedPair& p) { return p.applicable; }));
+  return static_cast<int>(
+      std::count_if(pairs.begin(), pairs.end(), [](const PlannedPair& p) { return p.applicable; }));
 }
 
 std::vector<std::vector<std::pair<int, int>>> tournament_rounds(int n) {
@@ -55,24 +55,31 @@ double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const Pla
     gbps = 30;
     overhead = 30e-6;
   } else if (m.uses_nccl) {
-    gbps = m.collective == Collective::kAllReduce ? 300.0 / busbw_factor(m.collective, nranks) : 330;
+    gbps =
+        m.collective == Collective::kAllReduce ? 300.0 / busbw_factor(m.collective, nranks) : 330;
     overhead = 15e-6;
   }
   op_s = overhead + b / (gbps * 1e9);
   const double ops_per_sample = in.iters * std::max(1, in.graph_replays);
   const double per_sample_overhead = 0.5e-3 + 3 * b / 2e12;  // fill, poison, check
-  return (in.warmup_iters * op_s) + in.samples * (ops_per_sample * op_s + per_sample_overhead) + 2e-3;
+  return (in.warmup_iters * op_s) + in.samples * (ops_per_sample * op_s + per_sample_overhead) +
+         2e-3;
 }
 
 Plan make_plan(const PlanInput& in) {
   Plan plan;
   const int n = in.world_size;
-  auto host = [&](int r) { return r < static_cast<int>(in.host_of_rank.size()) ? in.host_of_rank[r] : ""; };
+  auto host = [&](int r) {
+    return r < static_cast<int>(in.host_of_rank.size()) ? in.host_of_rank[r] : "";
+  };
   auto accept = [&](int a, int b) {
     switch (in.pairs.kind) {
-      case PairFilter::Kind::kAll: return true;
-      case PairFilter::Kind::kIntraHost: return host(a) == host(b);
-      case PairFilter::Kind::kInterHost: return host(a) != host(b);
+      case PairFilter::Kind::kAll:
+        return true;
+      case PairFilter::Kind::kIntraHost:
+        return host(a) == host(b);
+      case PairFilter::Kind::kInterHost:
+        return host(a) != host(b);
       case PairFilter::Kind::kExplicit:
         return std::find(in.pairs.pairs.begin(), in.pairs.pairs.end(), std::make_pair(a, b)) !=
                in.pairs.pairs.end();
@@ -157,9 +164,9 @@ Plan make_plan(const PlanInput& in) {
       plan.steps.push_back(s);
     }
   }
-  const bool has_pair_methods = std::any_of(in.methods.begin(), in.methods.end(), [](const MethodInfo& m) {
-    return m.scope == MethodScope::kPair;
-  });
+  const bool has_pair_methods =
+      std::any_of(in.methods.begin(), in.methods.end(),
+                  [](const MethodInfo& m) { return m.scope == MethodScope::kPair; });
   if (has_pair_methods && !any_pair && n >= 2) {
     throw UsageError("--pairs: '" + in.pairs.text + "' selects no pair of ranks in this job");
   }
@@ -174,8 +181,8 @@ std::string format_plan(const Plan& plan, const PlanInput& in, bool verbose) {
   std::ostringstream out;
   out << "# Plan: " << in.world_size << " ranks, schedule " << to_string(in.schedule) << ", pairs "
       << in.pairs.text << ", " << plan.cases << " cases\n";
-  out << "# " << std::left << std::setw(20) << "method" << std::setw(7) << "round"
-      << std::setw(40) << "pairs (running at once)" << std::setw(22) << "sizes"
+  out << "# " << std::left << std::setw(20) << "method" << std::setw(7) << "round" << std::setw(40)
+      << "pairs (running at once)" << std::setw(22) << "sizes"
       << "estimate\n";
   for (const auto& s : plan.steps) {
     std::string pairs;
@@ -188,11 +195,10 @@ std::string format_plan(const Plan& plan, const PlanInput& in, bool verbose) {
         if (!p.applicable) pairs += "(n/a)";
       }
     }
-    std::string sizes = s.sizes.size() == 1
-                            ? format_size_compact(s.sizes.front())
-                            : format_size_compact(s.sizes.front()) + ".." +
-                                  format_size_compact(s.sizes.back()) + " (" +
-                                  std::to_string(s.sizes.size()) + ")";
+    std::string sizes = s.sizes.size() == 1 ? format_size_compact(s.sizes.front())
+                                            : format_size_compact(s.sizes.front()) + ".." +
+                                                  format_size_compact(s.sizes.back()) + " (" +
+                                                  std::to_string(s.sizes.size()) + ")";
     if (!verbose && pairs.size() > 38) pairs = pairs.substr(0, 35) + "...";
     std::ostringstream est;
     est << std::fixed << std::setprecision(2) << s.estimate_s << " s";

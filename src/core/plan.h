@@ -20,12 +20,12 @@ struct PlannedPair {
 
 struct PlanStep {
   std::string method;
-  int round = 0;                    // round index within this method
-  bool all_ranks = false;           // a collective over every rank
-  std::vector<PlannedPair> pairs;   // pairs that run at once (empty for all_ranks)
+  int round = 0;                   // round index within this method
+  bool all_ranks = false;          // a collective over every rank
+  std::vector<PlannedPair> pairs;  // pairs that run at once (empty for all_ranks)
   std::vector<std::uint64_t> sizes;
   double estimate_s = 0;
-  int running_pairs() const;        // applicable pairs in this step
+  int running_pairs() const;  // applicable pairs in this step
 };
 
 struct PlanInput {

@@ -91,7 +91,8 @@ std::string system_line(const RunDocument& d) {
   for (const auto& [name, n] : gpus) o << ", " << n << "x " << name;
   if (!d.system.driver_version.empty()) o << ", driver " << d.system.driver_version;
   if (d.system.cuda_runtime_version) {
-    o << ", CUDA " << d.system.cuda_runtime_version / 1000 << "." << (d.system.cuda_runtime_version % 1000) / 10;
+    o << ", CUDA " << d.system.cuda_runtime_version / 1000 << "."
+      << (d.system.cuda_runtime_version % 1000) / 10;
   }
   if (!d.system.nccl_version.empty()) o << ", NCCL " << d.system.nccl_version;
   return o.str();
@@ -146,24 +147,26 @@ Counts count(const std::vector<PairVerdict>& v) {
 // ---------------------------------------------------------------------------------------------
 class TextReporter : public DocumentReporter {
  public:
-  std::string render(const std::vector<ReportInput>& runs, const std::vector<PlotFile>&) const override {
+  std::string render(const std::vector<ReportInput>& runs,
+                     const std::vector<PlotFile>&) const override {
     std::ostringstream o;
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       o << "peerbench report: " << in.path << "\n";
       o << "  run: " << system_line(d) << "\n";
-      o << "  status " << d.status << ", started " << d.started_at << ", peerbench " << d.tool.version
-        << " (" << d.tool.git_revision << ")\n";
+      o << "  status " << d.status << ", started " << d.started_at << ", peerbench "
+        << d.tool.version << " (" << d.tool.git_revision << ")\n";
       if (d.status != "complete" && d.in_progress.is_object()) {
         o << "  cut short while running: " << d.in_progress.dump() << "\n";
       }
-      o << "  NCCL transport capture: " << d.nccl.mode << (d.nccl.note.empty() ? "" : " (" + d.nccl.note + ")")
-        << "\n\n";
+      o << "  NCCL transport capture: " << d.nccl.mode
+        << (d.nccl.note.empty() ? "" : " (" + d.nccl.note + ")") << "\n\n";
       const auto pm = methods_in(d, false);
       if (!pm.empty()) {
         o << "Pairs at the largest size (median; '!' = data errors):\n";
         o << "  " << std::left << std::setw(8) << "pair" << std::setw(7) << "link";
-        for (const auto* m : pm) o << std::right << std::setw(std::max<int>(10, m->name.size() + 1)) << m->name;
+        for (const auto* m : pm)
+          o << std::right << std::setw(std::max<int>(10, m->name.size() + 1)) << m->name;
         o << "  NCCL transport\n";
         o << "  " << std::left << std::setw(15) << "";
         for (const auto* m : pm) {
@@ -177,7 +180,8 @@ class TextReporter : public DocumentReporter {
             if (v.src == s && v.dst == t) link = v.link;
           }
           o << "  " << std::left << std::setw(8) << pair_name(s, t) << std::setw(7) << link;
-          for (const auto* m : pm) o << std::right << std::setw(std::max<int>(10, m->name.size() + 1)) << cell(d, m, s, t);
+          for (const auto* m : pm)
+            o << std::right << std::setw(std::max<int>(10, m->name.size() + 1)) << cell(d, m, s, t);
           o << "  " << transport_of(d, s, t) << "\n";
         }
         o << "\n";
@@ -198,23 +202,24 @@ class TextReporter : public DocumentReporter {
       if (!um.empty()) {
         o << "\nNot measured:\n";
         for (const auto& u : um) {
-          o << "  " << u.method << " " << joined(u.pairs) << " (" << u.cases << " case" << (u.cases == 1 ? "" : "s")
-            << "): " << u.status << (u.reason.empty() ? "" : ": " + u.reason) << "\n";
+          o << "  " << u.method << " " << joined(u.pairs) << " (" << u.cases << " case"
+            << (u.cases == 1 ? "" : "s") << "): " << u.status
+            << (u.reason.empty() ? "" : ": " + u.reason) << "\n";
         }
       }
       o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
       for (const auto& v : in.verdicts) {
         o << "  " << std::left << std::setw(8) << pair_name(v.src, v.dst) << std::setw(7) << v.link
-          << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << (v.observed.empty() ? "" : "  [" + v.observed + "]")
-          << "\n";
+          << (v.verdict == "flagged" ? "FLAGGED" : v.verdict)
+          << (v.observed.empty() ? "" : "  [" + v.observed + "]") << "\n";
         for (const auto& f : v.flags) {
           o << "      " << f.code << ": " << f.message << "\n";
           o << "        evidence: " << f.evidence.dump() << "\n";
         }
       }
       const auto c = count(in.verdicts);
-      o << "\nSummary: " << c.pairs << " verdicts, " << c.pass << " pass, " << c.flagged << " flagged, "
-        << c.flags << " flags\n";
+      o << "\nSummary: " << c.pairs << " verdicts, " << c.pass << " pass, " << c.flagged
+        << " flagged, " << c.flags << " flags\n";
       if (!d.errors.empty()) {
         o << "Errors recorded by the run:\n";
         for (const auto& e : d.errors) o << "  " << e << "\n";
@@ -229,7 +234,8 @@ class TextReporter : public DocumentReporter {
 std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>' || c == '[' || c == ']') {
+    if (c == '|' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>' || c == '[' ||
+        c == ']') {
       out += '\\';
     }
     if (c == '\n') {
@@ -243,7 +249,8 @@ std::string md_escape(const std::string& s) {
 
 class MarkdownReporter : public DocumentReporter {
  public:
-  std::string render(const std::vector<ReportInput>& runs, const std::vector<PlotFile>& plots) const override {
+  std::string render(const std::vector<ReportInput>& runs,
+                     const std::vector<PlotFile>& plots) const override {
     std::ostringstream o;
     for (const auto& in : runs) {
       const auto& d = *in.doc;
@@ -255,21 +262,28 @@ class MarkdownReporter : public DocumentReporter {
         std::string h;
         for (const auto& x : d.system.hosts) h += (h.empty() ? "" : ", ") + x;
         return h;
-      }()) << " |\n";
+      }())
+        << " |\n";
       o << "| status | " << md_escape(d.status) << " |\n";
       o << "| started | " << md_escape(d.started_at) << " |\n";
-      o << "| peerbench | " << md_escape(d.tool.version + " (" + d.tool.git_revision + ")") << " |\n";
-      o << "| NCCL capture | " << md_escape(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note)) << " |\n";
+      o << "| peerbench | " << md_escape(d.tool.version + " (" + d.tool.git_revision + ")")
+        << " |\n";
+      o << "| NCCL capture | "
+        << md_escape(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note)) << " |\n";
       o << "| thresholds | " << md_escape(in.expectations_source) << " |\n\n";
       const auto c = count(in.verdicts);
-      o << "**Verdict: " << (c.flagged ? std::to_string(c.flagged) + " of " + std::to_string(c.pairs) + " flagged"
-                                       : "all " + std::to_string(c.pairs) + " pass")
+      o << "**Verdict: "
+        << (c.flagged ? std::to_string(c.flagged) + " of " + std::to_string(c.pairs) + " flagged"
+                      : "all " + std::to_string(c.pairs) + " pass")
         << "** (" << c.flags << " flags)\n\n";
       const auto pm = methods_in(d, false);
       if (!pm.empty()) {
-        o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency in us; `!` marks data errors.\n\n";
+        o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
+             "in us; `!` marks data errors.\n\n";
         o << "| pair | link |";
-        for (const auto* m : pm) o << " " << md_escape(m->name) << " (" << unit(m) << " @ " << largest_size_label(d, m) << ") |";
+        for (const auto* m : pm)
+          o << " " << md_escape(m->name) << " (" << unit(m) << " @ " << largest_size_label(d, m)
+            << ") |";
         o << " NCCL transport |\n|---|---|";
         for (std::size_t i = 0; i < pm.size(); ++i) o << "---:|";
         o << "---|\n";
@@ -285,39 +299,44 @@ class MarkdownReporter : public DocumentReporter {
         o << "\n";
       }
       for (const auto* m : methods_in(d, true)) {
-        o << "## " << md_escape(m->name) << " over all ranks\n\n| size | busbw GB/s (median) | min | max | time us | status |\n|---:|---:|---:|---:|---:|---|\n";
+        o << "## " << md_escape(m->name)
+          << " over all ranks\n\n| size | busbw GB/s (median) | min | max | time us | status "
+             "|\n|---:|---:|---:|---:|---:|---|\n";
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0) continue;
           if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "| " << format_size_compact(r.bytes) << " | " << fmt(r.busbw_gbps->median, 1) << " | "
-              << fmt(r.busbw_gbps->min, 1) << " | " << fmt(r.busbw_gbps->max, 1) << " | "
+            o << "| " << format_size_compact(r.bytes) << " | " << fmt(r.busbw_gbps->median, 1)
+              << " | " << fmt(r.busbw_gbps->min, 1) << " | " << fmt(r.busbw_gbps->max, 1) << " | "
               << fmt(r.time_us->median, 1) << " | ok |\n";
           } else {
-            o << "| " << format_size_compact(r.bytes) << " | | | | | " << md_escape(to_string(r.status) + " " + r.reason) << " |\n";
+            o << "| " << format_size_compact(r.bytes) << " | | | | | "
+              << md_escape(to_string(r.status) + " " + r.reason) << " |\n";
           }
         }
         o << "\n";
       }
       if (const auto um = unmeasured(d); !um.empty()) {
-        o << "## Not measured\n\n| method | pairs | cases | status | reason |\n|---|---|---:|---|---|\n";
+        o << "## Not measured\n\n| method | pairs | cases | status | reason "
+             "|\n|---|---|---:|---|---|\n";
         for (const auto& u : um) {
-          o << "| " << md_escape(u.method) << " | " << md_escape(joined(u.pairs)) << " | " << u.cases << " | "
-            << md_escape(u.status) << " | " << md_escape(u.reason) << " |\n";
+          o << "| " << md_escape(u.method) << " | " << md_escape(joined(u.pairs)) << " | "
+            << u.cases << " | " << md_escape(u.status) << " | " << md_escape(u.reason) << " |\n";
         }
         o << "\n";
       }
       o << "## Verdicts\n\n| pair | link | verdict | observed |\n|---|---|---|---|\n";
       for (const auto& v : in.verdicts) {
         o << "| " << pair_name(v.src, v.dst) << " | " << md_escape(v.link_description) << " | "
-          << (v.verdict == "flagged" ? "**flagged**" : md_escape(v.verdict)) << " | " << md_escape(v.observed) << " |\n";
+          << (v.verdict == "flagged" ? "**flagged**" : md_escape(v.verdict)) << " | "
+          << md_escape(v.observed) << " |\n";
       }
       bool any = false;
       for (const auto& v : in.verdicts) {
         for (const auto& f : v.flags) {
           if (!any) o << "\n### Flags\n\n";
           any = true;
-          o << "- **" << md_escape(f.code) << "** " << pair_name(v.src, v.dst) << ": " << md_escape(f.message)
-            << "  \n  evidence: `" << md_escape(f.evidence.dump()) << "`\n";
+          o << "- **" << md_escape(f.code) << "** " << pair_name(v.src, v.dst) << ": "
+            << md_escape(f.message) << "  \n  evidence: `" << md_escape(f.evidence.dump()) << "`\n";
         }
       }
       o << "\n";
@@ -333,13 +352,17 @@ class MarkdownReporter : public DocumentReporter {
 // ---------------------------------------------------------------------------------------------
 class HtmlReporter : public DocumentReporter {
  public:
-  std::string render(const std::vector<ReportInput>& runs, const std::vector<PlotFile>& plots) const override {
+  std::string render(const std::vector<ReportInput>& runs,
+                     const std::vector<PlotFile>& plots) const override {
     std::ostringstream o;
     o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src "
+         "data:; style-src 'unsafe-inline'\">"
          "<title>peerbench report</title><style>"
-         "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
-         "td,th{border:1px solid #bbb;padding:4px 8px}th{background:#eee}td.n{text-align:right;font-family:monospace}"
+         "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:"
+         "1em 0}"
+         "td,th{border:1px solid #bbb;padding:4px "
+         "8px}th{background:#eee}td.n{text-align:right;font-family:monospace}"
          ".flagged{color:#b00;font-weight:bold}.pass{color:#070}code{font-size:90%}"
          "</style></head><body>\n";
     for (const auto& in : runs) {
@@ -367,7 +390,8 @@ class HtmlReporter : public DocumentReporter {
       if (!pm.empty()) {
         o << "<h2>Pairs at the largest size</h2><table><tr><th>pair</th><th>link</th>";
         for (const auto* m : pm) {
-          o << "<th>" << html_escape(m->name) << "<br>" << html_escape(unit(m) + " @ " + largest_size_label(d, m)) << "</th>";
+          o << "<th>" << html_escape(m->name) << "<br>"
+            << html_escape(unit(m) + " @ " + largest_size_label(d, m)) << "</th>";
         }
         o << "<th>NCCL transport</th></tr>\n";
         for (const auto& [s, t] : pairs_in(d)) {
@@ -375,41 +399,50 @@ class HtmlReporter : public DocumentReporter {
           for (const auto& v : in.verdicts) {
             if (v.src == s && v.dst == t) link = v.link;
           }
-          o << "<tr><td>" << html_escape(pair_name(s, t)) << "</td><td>" << html_escape(link) << "</td>";
-          for (const auto* m : pm) o << "<td class=\"n\">" << html_escape(cell(d, m, s, t)) << "</td>";
+          o << "<tr><td>" << html_escape(pair_name(s, t)) << "</td><td>" << html_escape(link)
+            << "</td>";
+          for (const auto* m : pm)
+            o << "<td class=\"n\">" << html_escape(cell(d, m, s, t)) << "</td>";
           o << "<td>" << html_escape(transport_of(d, s, t)) << "</td></tr>\n";
         }
         o << "</table>\n";
       }
       for (const auto* m : methods_in(d, true)) {
-        o << "<h2>" << html_escape(m->name) << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
+        o << "<h2>" << html_escape(m->name)
+          << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
              "<th>min</th><th>max</th><th>time us</th><th>status</th></tr>\n";
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0) continue;
           o << "<tr><td class=\"n\">" << html_escape(format_size_compact(r.bytes)) << "</td>";
           if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "<td class=\"n\">" << fmt(r.busbw_gbps->median, 1) << "</td><td class=\"n\">" << fmt(r.busbw_gbps->min, 1)
-              << "</td><td class=\"n\">" << fmt(r.busbw_gbps->max, 1) << "</td><td class=\"n\">"
-              << fmt(r.time_us->median, 1) << "</td><td>ok</td>";
+            o << "<td class=\"n\">" << fmt(r.busbw_gbps->median, 1) << "</td><td class=\"n\">"
+              << fmt(r.busbw_gbps->min, 1) << "</td><td class=\"n\">" << fmt(r.busbw_gbps->max, 1)
+              << "</td><td class=\"n\">" << fmt(r.time_us->median, 1) << "</td><td>ok</td>";
           } else {
-            o << "<td></td><td></td><td></td><td></td><td>" << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
+            o << "<td></td><td></td><td></td><td></td><td>"
+              << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
           }
           o << "</tr>\n";
         }
         o << "</table>\n";
       }
       if (const auto um = unmeasured(d); !um.empty()) {
-        o << "<h2>Not measured</h2><table><tr><th>method</th><th>pairs</th><th>cases</th><th>status</th><th>reason</th></tr>\n";
+        o << "<h2>Not "
+             "measured</h2><table><tr><th>method</th><th>pairs</th><th>cases</th><th>status</"
+             "th><th>reason</th></tr>\n";
         for (const auto& u : um) {
-          o << "<tr><td>" << html_escape(u.method) << "</td><td>" << html_escape(joined(u.pairs)) << "</td><td class=\"n\">"
-            << u.cases << "</td><td>" << html_escape(u.status) << "</td><td>" << html_escape(u.reason) << "</td></tr>\n";
+          o << "<tr><td>" << html_escape(u.method) << "</td><td>" << html_escape(joined(u.pairs))
+            << "</td><td class=\"n\">" << u.cases << "</td><td>" << html_escape(u.status)
+            << "</td><td>" << html_escape(u.reason) << "</td></tr>\n";
         }
         o << "</table>\n";
       }
-      o << "<h2>Verdicts</h2><table><tr><th>pair</th><th>link</th><th>verdict</th><th>observed</th><th>flags</th></tr>\n";
+      o << "<h2>Verdicts</h2><table><tr><th>pair</th><th>link</th><th>verdict</th><th>observed</"
+           "th><th>flags</th></tr>\n";
       for (const auto& v : in.verdicts) {
-        o << "<tr><td>" << html_escape(pair_name(v.src, v.dst)) << "</td><td>" << html_escape(v.link_description)
-          << "</td><td class=\"" << (v.verdict == "flagged" ? "flagged" : "pass") << "\">" << html_escape(v.verdict)
+        o << "<tr><td>" << html_escape(pair_name(v.src, v.dst)) << "</td><td>"
+          << html_escape(v.link_description) << "</td><td class=\""
+          << (v.verdict == "flagged" ? "flagged" : "pass") << "\">" << html_escape(v.verdict)
           << "</td><td>" << html_escape(v.observed) << "</td><td>";
         for (const auto& f : v.flags) {
           o << "<b>" << html_escape(f.code) << "</b>: " << html_escape(f.message) << "<br><code>"
@@ -425,7 +458,8 @@ class HtmlReporter : public DocumentReporter {
         // Only images we embed ourselves (data: URIs) — nothing taken from input is linked.
         if (p.data_uri.empty()) continue;
         o << "<figure><img alt=\"" << html_escape(p.caption) << "\" src=\"" << p.data_uri
-          << "\" style=\"max-width:100%\"><figcaption>" << html_escape(p.caption) << "</figcaption></figure>\n";
+          << "\" style=\"max-width:100%\"><figcaption>" << html_escape(p.caption)
+          << "</figcaption></figure>\n";
       }
     }
     o << "</body></html>\n";
@@ -436,10 +470,12 @@ class HtmlReporter : public DocumentReporter {
 // ---------------------------------------------------------------------------------------------
 class CsvReporter : public DocumentReporter {
  public:
-  std::string render(const std::vector<ReportInput>& runs, const std::vector<PlotFile>&) const override {
+  std::string render(const std::vector<ReportInput>& runs,
+                     const std::vector<PlotFile>&) const override {
     std::ostringstream o;
     o << "run,method,src,dst,src_host,dst_host,bytes,status,time_us_min,time_us_median,time_us_max,"
-         "algbw_gbps_min,algbw_gbps_median,algbw_gbps_max,busbw_gbps_median,wrong,round,concurrent_pairs,reason\n";
+         "algbw_gbps_min,algbw_gbps_median,algbw_gbps_max,busbw_gbps_median,wrong,round,concurrent_"
+         "pairs,reason\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       for (const auto& r : d.results) {
@@ -447,13 +483,15 @@ class CsvReporter : public DocumentReporter {
           if (!s) return "";
           return fmt(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
         };
-        o << csv_field(in.path) << "," << csv_field(r.method) << "," << (r.src >= 0 ? std::to_string(r.src) : "")
-          << "," << (r.dst >= 0 ? std::to_string(r.dst) : "") << "," << csv_field(r.src >= 0 ? host_of(d, r.src) : "")
-          << "," << csv_field(r.dst >= 0 ? host_of(d, r.dst) : "") << "," << r.bytes << ","
-          << csv_field(to_string(r.status)) << "," << num(r.time_us, 0) << "," << num(r.time_us, 1) << ","
-          << num(r.time_us, 2) << "," << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1) << ","
-          << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << "," << r.round << ","
-          << r.concurrent_pairs << "," << csv_field(r.reason) << "\n";
+        o << csv_field(in.path) << "," << csv_field(r.method) << ","
+          << (r.src >= 0 ? std::to_string(r.src) : "") << ","
+          << (r.dst >= 0 ? std::to_string(r.dst) : "") << ","
+          << csv_field(r.src >= 0 ? host_of(d, r.src) : "") << ","
+          << csv_field(r.dst >= 0 ? host_of(d, r.dst) : "") << "," << r.bytes << ","
+          << csv_field(to_string(r.status)) << "," << num(r.time_us, 0) << "," << num(r.time_us, 1)
+          << "," << num(r.time_us, 2) << "," << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1)
+          << "," << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << ","
+          << r.round << "," << r.concurrent_pairs << "," << csv_field(r.reason) << "\n";
       }
     }
     return o.str();
@@ -467,12 +505,23 @@ std::string html_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -498,10 +547,14 @@ std::string pair_name(int src, int dst) {
 
 std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {
   switch (f) {
-    case ReportFormat::kText: return std::make_unique<TextReporter>();
-    case ReportFormat::kMarkdown: return std::make_unique<MarkdownReporter>();
-    case ReportFormat::kHtml: return std::make_unique<HtmlReporter>();
-    case ReportFormat::kCsv: return std::make_unique<CsvReporter>();
+    case ReportFormat::kText:
+      return std::make_unique<TextReporter>();
+    case ReportFormat::kMarkdown:
+      return std::make_unique<MarkdownReporter>();
+    case ReportFormat::kHtml:
+      return std::make_unique<HtmlReporter>();
+    case ReportFormat::kCsv:
+      return std::make_unique<CsvReporter>();
   }
   return std::make_unique<TextReporter>();
 }
@@ -511,10 +564,13 @@ void LiveReporter::header() {
   out_ << "#\n# " << std::left << std::setw(20) << "method" << std::setw(8) << "pair" << std::right
        << std::setw(10) << "size" << std::setw(10) << "round" << std::setw(12) << "time(us)"
        << std::setw(12) << "algbw" << std::setw(12) << "busbw" << std::setw(12) << "min-max%"
-       << std::setw(10) << "#wrong" << "  status\n";
-  out_ << "# " << std::left << std::setw(20) << "" << std::setw(8) << "" << std::right << std::setw(10)
-       << "(B)" << std::setw(10) << "" << std::setw(12) << "median" << std::setw(12) << "(GB/s)"
-       << std::setw(12) << "(GB/s)" << std::setw(12) << "" << std::setw(10) << "" << "\n";
+       << std::setw(10) << "#wrong"
+       << "  status\n";
+  out_ << "# " << std::left << std::setw(20) << "" << std::setw(8) << "" << std::right
+       << std::setw(10) << "(B)" << std::setw(10) << "" << std::setw(12) << "median"
+       << std::setw(12) << "(GB/s)" << std::setw(12) << "(GB/s)" << std::setw(12) << ""
+       << std::setw(10) << ""
+       << "\n";
   out_.flush();
 }
 
@@ -523,7 +579,8 @@ void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Resul
   if (verbosity_ <= 0) return;
   out_ << "  " << std::left << std::setw(20) << r.method << std::setw(8) << pair_name(r.src, r.dst)
        << std::right << std::setw(10) << r.bytes << std::setw(10)
-       << (std::to_string(r.round) + (r.concurrent_pairs > 1 ? "x" + std::to_string(r.concurrent_pairs) : ""));
+       << (std::to_string(r.round) +
+           (r.concurrent_pairs > 1 ? "x" + std::to_string(r.concurrent_pairs) : ""));
   if (r.status == ResultStatus::kOk && r.time_us && r.algbw_gbps) {
     const bool latency = m && m->metric == Metric::kLatency;
     out_ << std::setw(12) << fmt(r.time_us->median, 2) << std::setw(12)
@@ -543,8 +600,9 @@ void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Resul
       out_ << "]";
     }
   } else {
-    out_ << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-"
-         << std::setw(10) << "-" << "  " << to_string(r.status);
+    out_ << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12)
+         << "-" << std::setw(10) << "-"
+         << "  " << to_string(r.status);
     if (!r.reason.empty()) out_ << ": " << r.reason;
   }
   out_ << "\n";

@@ -16,17 +16,17 @@
 namespace peerbench {
 
 struct ReportInput {
-  std::string path;                  // the JSON file (label)
+  std::string path;  // the JSON file (label)
   const RunDocument* doc = nullptr;
   std::vector<PairVerdict> verdicts;
   std::string expectations_source;
 };
 
 struct PlotFile {
-  std::string name;       // file name in the plots folder
+  std::string name;  // file name in the plots folder
   std::string caption;
-  std::string data_uri;   // for HTML embedding ("" to link by path)
-  std::string path;       // as the Markdown links it
+  std::string data_uri;  // for HTML embedding ("" to link by path)
+  std::string path;      // as the Markdown links it
 };
 
 class DocumentReporter {

@@ -29,11 +29,11 @@ struct DirectionResult {
 
 // NVML NVLink data counters read around a copy-engine test: proof of which link carried it.
 struct LinkCounters {
-  std::string source;                 // "nvml-field-values"
-  std::optional<double> src_tx_bytes; // NVLink bytes the source GPU sent during the test
-  std::optional<double> dst_rx_bytes; // NVLink bytes the destination GPU received
-  double payload_bytes = 0;           // bytes the test moved
-  std::string note;                   // why a counter is missing
+  std::string source;                  // "nvml-field-values"
+  std::optional<double> src_tx_bytes;  // NVLink bytes the source GPU sent during the test
+  std::optional<double> dst_rx_bytes;  // NVLink bytes the destination GPU received
+  double payload_bytes = 0;            // bytes the test moved
+  std::string note;                    // why a counter is missing
 };
 
 struct Result {
@@ -46,17 +46,17 @@ struct Result {
   int warmup_iters = 0;
   int iters = 0;
   int samples = 0;
-  int graph_replays = 0;   // 0: not captured in a CUDA graph
+  int graph_replays = 0;  // 0: not captured in a CUDA graph
   int round = 0;
   int concurrent_pairs = 1;
-  std::optional<Stats> time_us;     // per operation
+  std::optional<Stats> time_us;  // per operation
   std::optional<Stats> algbw_gbps;
   std::optional<Stats> busbw_gbps;
   std::vector<DirectionResult> directions;  // bidirectional methods
   bool checked = false;
   std::uint64_t checked_elements = 0;
   std::uint64_t wrong = 0;
-  int gate_timeouts = 0;    // samples whose start gate released by timeout (launch queue full)
+  int gate_timeouts = 0;  // samples whose start gate released by timeout (launch queue full)
   std::optional<LinkCounters> link_counters;
 };
 
@@ -81,11 +81,11 @@ struct RankInfo {
 struct SystemInfo {
   std::vector<std::string> hosts;
   std::vector<RankInfo> ranks;
-  std::string driver_version;          // NVML's, e.g. "580.159.04"; "" when NVML is absent
-  int cuda_driver_version = 0;         // cudaDriverGetVersion, e.g. 13000
-  int cuda_runtime_version = 0;        // cudaRuntimeGetVersion
-  std::string nccl_version;            // from ncclGetVersion
-  std::string mpi_library_version;     // MPI_Get_library_version, first line
+  std::string driver_version;       // NVML's, e.g. "580.159.04"; "" when NVML is absent
+  int cuda_driver_version = 0;      // cudaDriverGetVersion, e.g. 13000
+  int cuda_runtime_version = 0;     // cudaRuntimeGetVersion
+  std::string nccl_version;         // from ncclGetVersion
+  std::string mpi_library_version;  // MPI_Get_library_version, first line
 };
 
 struct ToolInfo {
@@ -100,35 +100,35 @@ struct PairFacts {
   int src = -1;
   int dst = -1;
   bool same_host = true;
-  std::optional<bool> can_access_peer;   // cudaDeviceCanAccessPeer(src GPU, dst GPU)
-  std::string peer_access;               // enabled, already-enabled, unsupported, same-gpu,
-                                         // not-applicable (other host), error
-  std::optional<bool> already_enabled;   // access was on before peerbench asked
+  std::optional<bool> can_access_peer;  // cudaDeviceCanAccessPeer(src GPU, dst GPU)
+  std::string peer_access;              // enabled, already-enabled, unsupported, same-gpu,
+                                        // not-applicable (other host), error
+  std::optional<bool> already_enabled;  // access was on before peerbench asked
   std::string error;
-  std::optional<PairTransport> nccl;     // what NCCL chose for src -> dst
+  std::optional<PairTransport> nccl;  // what NCCL chose for src -> dst
 };
 
 // What was captured of NCCL's log, and why not when it was not.
 struct NcclCapture {
-  std::string mode;                      // peerbench, user-file, not-captured, not-used
+  std::string mode;  // peerbench, user-file, not-captured, not-used
   std::string note;
-  std::vector<std::string> subsystems;   // subsystems the log covered
+  std::vector<std::string> subsystems;  // subsystems the log covered
   std::vector<GraphObservation> graphs;
   std::vector<std::string> unknown_lines;
-  std::string path_type;                 // dominant intra-node path type of the graphs
+  std::string path_type;  // dominant intra-node path type of the graphs
 };
 
 struct Flag {
-  std::string code;      // host-staged, nccl-shm, nccl-net, below-link, ...
-  std::string method;    // "" when not about one method
+  std::string code;    // host-staged, nccl-shm, nccl-net, below-link, ...
+  std::string method;  // "" when not about one method
   std::string message;
   nlohmann::json evidence;
 };
 
 struct PairVerdict {
-  int src = -1;          // -1/-1: the all-ranks verdict (all-reduce)
+  int src = -1;  // -1/-1: the all-ranks verdict (all-reduce)
   int dst = -1;
-  std::string link;      // expected path: "NV18", "PIX", "NET", ...
+  std::string link;  // expected path: "NV18", "PIX", "NET", ...
   std::string link_description;
   std::string observed;  // one line: what the measurements and NCCL showed
   std::string verdict;   // pass, flagged, not-measured
@@ -145,7 +145,7 @@ struct RunDocument {
   ToolInfo tool;
   std::string started_at;
   std::string finished_at;
-  std::string status;      // complete, incomplete (cut short), failed
+  std::string status;          // complete, incomplete (cut short), failed
   nlohmann::json in_progress;  // null, or {method, src, dst, bytes} running when written
   SystemInfo system;
   nlohmann::json config;

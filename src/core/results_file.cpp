@@ -8,7 +8,8 @@ namespace peerbench {
 bool ResultsFile::write(const RunDocument& d) {
   try {
     write_file_atomically(path_, to_json(d).dump(1) + "\n");
-    if (failing_ && warnings_) *warnings_ << "peerbench: results file " << path_ << " is written again\n";
+    if (failing_ && warnings_)
+      *warnings_ << "peerbench: results file " << path_ << " is written again\n";
     failing_ = false;
     return true;
   } catch (const std::exception& e) {

@@ -11,7 +11,8 @@ namespace peerbench {
 
 class ResultsFile {
  public:
-  ResultsFile(std::string path, std::ostream* warnings) : path_(std::move(path)), warnings_(warnings) {}
+  ResultsFile(std::string path, std::ostream* warnings)
+      : path_(std::move(path)), warnings_(warnings) {}
   // Returns whether the file now holds `d`.
   bool write(const RunDocument& d);
   const std::string& path() const { return path_; }

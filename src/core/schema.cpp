@@ -9,7 +9,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kMaxBytes = 1e15;          // 1 PB: no transfer size is larger
+constexpr double kMaxBytes = 1e15;  // 1 PB: no transfer size is larger
 constexpr long long kMaxRank = 1 << 20;
 constexpr std::size_t kMaxResults = 5'000'000;
 constexpr std::size_t kMaxItems = 1'000'000;
@@ -18,8 +18,12 @@ template <typename T>
 json opt_json(const std::optional<T>& v) {
   return v ? json(*v) : json();
 }
-json str_or_null(const std::string& s) { return s.empty() ? json() : json(s); }
-json rank_or_null(int r) { return r < 0 ? json() : json(r); }
+json str_or_null(const std::string& s) {
+  return s.empty() ? json() : json(s);
+}
+json rank_or_null(int r) {
+  return r < 0 ? json() : json(r);
+}
 
 Stats stats_from(const JsonIn& in) {
   Stats s;
@@ -44,8 +48,12 @@ int rank_field(const JsonIn& in, const std::string& key) {
 }
 
 json pair_transport_json(const PairTransport& t) {
-  return json{{"kind", t.kind},       {"kinds", t.kinds},       {"details", t.details},
-              {"channels", t.channels}, {"connections", t.connections}, {"example", t.example}};
+  return json{{"kind", t.kind},
+              {"kinds", t.kinds},
+              {"details", t.details},
+              {"channels", t.channels},
+              {"connections", t.connections},
+              {"example", t.example}};
 }
 
 PairTransport pair_transport_from(const JsonIn& in) {
@@ -180,14 +188,17 @@ GpuPairTopology gpu_pair_topology_from(const JsonIn& in) {
     }
   }
   p.cuda_can_access_peer = in.opt_bool("cuda_can_access_peer");
-  if (auto v = in.opt_integer("cuda_perf_rank", -1024, 1024)) p.cuda_perf_rank = static_cast<int>(*v);
+  if (auto v = in.opt_integer("cuda_perf_rank", -1024, 1024))
+    p.cuda_perf_rank = static_cast<int>(*v);
   p.cuda_native_atomics = in.opt_bool("cuda_native_atomics");
   p.cuda_access_supported = in.opt_bool("cuda_access_supported");
   return p;
 }
 
 json flag_json(const Flag& f) {
-  return json{{"code", f.code}, {"method", str_or_null(f.method)}, {"message", f.message},
+  return json{{"code", f.code},
+              {"method", str_or_null(f.method)},
+              {"message", f.message},
               {"evidence", f.evidence}};
 }
 
@@ -195,12 +206,18 @@ json flag_json(const Flag& f) {
 
 std::string to_string(ResultStatus s) {
   switch (s) {
-    case ResultStatus::kOk: return "ok";
-    case ResultStatus::kSkipped: return "skipped";
-    case ResultStatus::kNotApplicable: return "not-applicable";
-    case ResultStatus::kError: return "error";
-    case ResultStatus::kTimeout: return "timeout";
-    case ResultStatus::kNotRun: return "not-run";
+    case ResultStatus::kOk:
+      return "ok";
+    case ResultStatus::kSkipped:
+      return "skipped";
+    case ResultStatus::kNotApplicable:
+      return "not-applicable";
+    case ResultStatus::kError:
+      return "error";
+    case ResultStatus::kTimeout:
+      return "timeout";
+    case ResultStatus::kNotRun:
+      return "not-run";
   }
   return "not-run";
 }
@@ -234,8 +251,8 @@ std::string rank_label(const RunDocument& d, int rank) {
 }
 
 json to_json(const Stats& s) {
-  return json{{"min", s.min}, {"median", s.median}, {"max", s.max}, {"mean", s.mean},
-              {"count", s.count}};
+  return json{
+      {"min", s.min}, {"median", s.median}, {"max", s.max}, {"mean", s.mean}, {"count", s.count}};
 }
 
 json to_json(const MethodInfo& m) {
@@ -256,7 +273,9 @@ json to_json(const MethodInfo& m) {
 json to_json(const Result& r) {
   json dirs = json::array();
   for (const auto& d : r.directions) {
-    dirs.push_back({{"src", d.src}, {"dst", d.dst}, {"time_us", to_json(d.time_us)},
+    dirs.push_back({{"src", d.src},
+                    {"dst", d.dst},
+                    {"time_us", to_json(d.time_us)},
                     {"algbw_gbps", to_json(d.algbw_gbps)}});
   }
   json counters;
@@ -268,25 +287,26 @@ json to_json(const Result& r) {
                 {"payload_bytes", c.payload_bytes},
                 {"note", str_or_null(c.note)}};
   }
-  return json{{"method", r.method},
-              {"src", rank_or_null(r.src)},
-              {"dst", rank_or_null(r.dst)},
-              {"bytes", r.bytes},
-              {"status", to_string(r.status)},
-              {"reason", str_or_null(r.reason)},
-              {"warmup_iters", r.warmup_iters},
-              {"iters", r.iters},
-              {"samples", r.samples},
-              {"graph_replays", r.graph_replays},
-              {"round", r.round},
-              {"concurrent_pairs", r.concurrent_pairs},
-              {"time_us", r.time_us ? to_json(*r.time_us) : json()},
-              {"algbw_gbps", r.algbw_gbps ? to_json(*r.algbw_gbps) : json()},
-              {"busbw_gbps", r.busbw_gbps ? to_json(*r.busbw_gbps) : json()},
-              {"directions", dirs},
-              {"check", {{"checked", r.checked}, {"elements", r.checked_elements}, {"wrong", r.wrong}}},
-              {"gate_timeouts", r.gate_timeouts},
-              {"link_counters", counters}};
+  return json{
+      {"method", r.method},
+      {"src", rank_or_null(r.src)},
+      {"dst", rank_or_null(r.dst)},
+      {"bytes", r.bytes},
+      {"status", to_string(r.status)},
+      {"reason", str_or_null(r.reason)},
+      {"warmup_iters", r.warmup_iters},
+      {"iters", r.iters},
+      {"samples", r.samples},
+      {"graph_replays", r.graph_replays},
+      {"round", r.round},
+      {"concurrent_pairs", r.concurrent_pairs},
+      {"time_us", r.time_us ? to_json(*r.time_us) : json()},
+      {"algbw_gbps", r.algbw_gbps ? to_json(*r.algbw_gbps) : json()},
+      {"busbw_gbps", r.busbw_gbps ? to_json(*r.busbw_gbps) : json()},
+      {"directions", dirs},
+      {"check", {{"checked", r.checked}, {"elements", r.checked_elements}, {"wrong", r.wrong}}},
+      {"gate_timeouts", r.gate_timeouts},
+      {"link_counters", counters}};
 }
 
 json to_json(const TopologyReport& t) {
@@ -296,8 +316,11 @@ json to_json(const TopologyReport& t) {
     for (const auto& g : h.gpus) gpus.push_back(gpu_topology_json(g));
     json pairs = json::array();
     for (const auto& p : h.pairs) pairs.push_back(gpu_pair_topology_json(p));
-    hosts.push_back({{"host", h.host}, {"nvml", h.nvml}, {"driver_version", str_or_null(h.driver_version)},
-                     {"gpus", gpus}, {"pairs", pairs}});
+    hosts.push_back({{"host", h.host},
+                     {"nvml", h.nvml},
+                     {"driver_version", str_or_null(h.driver_version)},
+                     {"gpus", gpus},
+                     {"pairs", pairs}});
   }
   return json{{"hosts", hosts}};
 }
@@ -305,9 +328,12 @@ json to_json(const TopologyReport& t) {
 json to_json(const PairVerdict& v) {
   json flags = json::array();
   for (const auto& f : v.flags) flags.push_back(flag_json(f));
-  return json{{"src", rank_or_null(v.src)}, {"dst", rank_or_null(v.dst)},
-              {"link", v.link},             {"link_description", v.link_description},
-              {"observed", v.observed},     {"verdict", v.verdict},
+  return json{{"src", rank_or_null(v.src)},
+              {"dst", rank_or_null(v.dst)},
+              {"link", v.link},
+              {"link_description", v.link_description},
+              {"observed", v.observed},
+              {"verdict", v.verdict},
               {"flags", flags}};
 }
 
@@ -315,8 +341,10 @@ json to_json(const RunDocument& d) {
   json j;
   j["schema_version"] = kSchemaVersion;
   j["kind"] = kRunKind;
-  j["tool"] = {{"name", d.tool.name}, {"version", d.tool.version},
-               {"git_revision", d.tool.git_revision}, {"command_line", d.tool.command_line}};
+  j["tool"] = {{"name", d.tool.name},
+               {"version", d.tool.version},
+               {"git_revision", d.tool.git_revision},
+               {"command_line", d.tool.command_line}};
   j["started_at"] = d.started_at;
   j["finished_at"] = str_or_null(d.finished_at);
   j["status"] = d.status;
@@ -363,9 +391,13 @@ json to_json(const RunDocument& d) {
   j["topology"] = d.topology ? to_json(*d.topology) : json();
   json graphs = json::array();
   for (const auto& g : d.nccl.graphs) {
-    graphs.push_back({{"pattern", g.pattern}, {"nchannels", g.nchannels}, {"bw_intra", g.bw_intra},
-                      {"bw_inter", g.bw_inter}, {"type_intra", g.type_intra},
-                      {"type_inter", g.type_inter}, {"raw", g.raw}});
+    graphs.push_back({{"pattern", g.pattern},
+                      {"nchannels", g.nchannels},
+                      {"bw_intra", g.bw_intra},
+                      {"bw_inter", g.bw_inter},
+                      {"type_intra", g.type_intra},
+                      {"type_inter", g.type_inter},
+                      {"raw", g.raw}});
   }
   j["nccl"] = {{"mode", d.nccl.mode},
                {"note", str_or_null(d.nccl.note)},
@@ -394,7 +426,8 @@ TopologyReport topology_from_json(const json& j, const std::string& file, const 
     ht.nvml = h.opt_str("nvml").value_or("");
     ht.driver_version = h.opt_str("driver_version").value_or("");
     for (const auto& g : h.at("gpus").array(4096)) ht.gpus.push_back(gpu_topology_from(g));
-    for (const auto& p : h.at("pairs").array(kMaxItems)) ht.pairs.push_back(gpu_pair_topology_from(p));
+    for (const auto& p : h.at("pairs").array(kMaxItems))
+      ht.pairs.push_back(gpu_pair_topology_from(p));
     t.hosts.push_back(std::move(ht));
   }
   return t;
@@ -408,7 +441,8 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
   if (version != kSchemaVersion) {
     in.at("schema_version")
         .fail("unsupported schema_version " + std::to_string(version) + "; this peerbench reads " +
-              std::to_string(kSchemaVersion) + (version > kSchemaVersion ? " (file is newer)" : ""));
+              std::to_string(kSchemaVersion) +
+              (version > kSchemaVersion ? " (file is newer)" : ""));
   }
   d.schema_version = static_cast<int>(version);
   const auto kind = in.at("kind").str();
@@ -443,17 +477,22 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     const auto cc = g.opt_str("compute_capability").value_or("0.0");
     try {
       ri.gpu.cc_major = std::stoi(cc.substr(0, cc.find('.')));
-      ri.gpu.cc_minor = cc.find('.') == std::string::npos ? 0 : std::stoi(cc.substr(cc.find('.') + 1));
+      ri.gpu.cc_minor =
+          cc.find('.') == std::string::npos ? 0 : std::stoi(cc.substr(cc.find('.') + 1));
     } catch (...) {
       g.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
     }
-    ri.gpu.multiprocessors = static_cast<int>(g.opt_integer("multiprocessors", 0, 1 << 20).value_or(0));
-    ri.gpu.memory_bytes = static_cast<std::uint64_t>(g.opt_number("memory_bytes", 0, kMaxBytes).value_or(0));
+    ri.gpu.multiprocessors =
+        static_cast<int>(g.opt_integer("multiprocessors", 0, 1 << 20).value_or(0));
+    ri.gpu.memory_bytes =
+        static_cast<std::uint64_t>(g.opt_number("memory_bytes", 0, kMaxBytes).value_or(0));
     d.system.ranks.push_back(ri);
   }
   d.system.driver_version = sys.opt_str("driver_version").value_or("");
-  d.system.cuda_driver_version = static_cast<int>(sys.opt_integer("cuda_driver_version", 0, 1 << 30).value_or(0));
-  d.system.cuda_runtime_version = static_cast<int>(sys.opt_integer("cuda_runtime_version", 0, 1 << 30).value_or(0));
+  d.system.cuda_driver_version =
+      static_cast<int>(sys.opt_integer("cuda_driver_version", 0, 1 << 30).value_or(0));
+  d.system.cuda_runtime_version =
+      static_cast<int>(sys.opt_integer("cuda_runtime_version", 0, 1 << 30).value_or(0));
   d.system.nccl_version = sys.opt_str("nccl_version").value_or("");
   d.system.mpi_library_version = sys.opt_str("mpi_library_version").value_or("");
 
@@ -480,7 +519,8 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     if (auto n = p.opt("nccl")) f.nccl = pair_transport_from(*n);
     d.pairs.push_back(std::move(f));
   }
-  if (in.has("topology")) d.topology = topology_from_json(in.at("topology").raw(), file, "topology");
+  if (in.has("topology"))
+    d.topology = topology_from_json(in.at("topology").raw(), file, "topology");
   if (auto n = in.opt("nccl")) {
     d.nccl.mode = n->at("mode").str(64);
     d.nccl.note = n->opt_str("note").value_or("");
@@ -517,7 +557,8 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     res.samples = static_cast<int>(r.opt_integer("samples", 0, 1 << 30).value_or(0));
     res.graph_replays = static_cast<int>(r.opt_integer("graph_replays", 0, 1 << 30).value_or(0));
     res.round = static_cast<int>(r.opt_integer("round", 0, 1 << 30).value_or(0));
-    res.concurrent_pairs = static_cast<int>(r.opt_integer("concurrent_pairs", 0, 1 << 20).value_or(1));
+    res.concurrent_pairs =
+        static_cast<int>(r.opt_integer("concurrent_pairs", 0, 1 << 20).value_or(1));
     res.time_us = opt_stats(r, "time_us");
     res.algbw_gbps = opt_stats(r, "algbw_gbps");
     res.busbw_gbps = opt_stats(r, "busbw_gbps");
@@ -536,7 +577,8 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     }
     if (auto c = r.opt("check")) {
       res.checked = c->opt_bool("checked").value_or(false);
-      res.checked_elements = static_cast<std::uint64_t>(c->opt_number("elements", 0, kMaxBytes).value_or(0));
+      res.checked_elements =
+          static_cast<std::uint64_t>(c->opt_number("elements", 0, kMaxBytes).value_or(0));
       res.wrong = static_cast<std::uint64_t>(c->opt_number("wrong", 0, kMaxBytes).value_or(0));
     }
     res.gate_timeouts = static_cast<int>(r.opt_integer("gate_timeouts", 0, 1 << 30).value_or(0));
@@ -586,8 +628,11 @@ RunDocument load_run_file(const std::string& path) {
 json topology_document(const TopologyReport& t, const ToolInfo& tool) {
   return json{{"schema_version", kSchemaVersion},
               {"kind", kTopologyKind},
-              {"tool", {{"name", tool.name}, {"version", tool.version},
-                        {"git_revision", tool.git_revision}, {"command_line", tool.command_line}}},
+              {"tool",
+               {{"name", tool.name},
+                {"version", tool.version},
+                {"git_revision", tool.git_revision},
+                {"command_line", tool.command_line}}},
               {"topology", to_json(t)}};
 }
 

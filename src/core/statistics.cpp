@@ -19,6 +19,8 @@ Stats summarize(std::vector<double> samples) {
   return s;
 }
 
-double relative_spread(const Stats& s) { return s.median != 0 ? (s.max - s.min) / s.median : 0; }
+double relative_spread(const Stats& s) {
+  return s.median != 0 ? (s.max - s.min) / s.median : 0;
+}
 
 }  // namespace peerbench

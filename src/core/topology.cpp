@@ -8,28 +8,44 @@ namespace peerbench {
 
 std::string to_string(LinkKind k) {
   switch (k) {
-    case LinkKind::kNvLink: return "nvlink";
-    case LinkKind::kPcieSwitch: return "pcie-switch";
-    case LinkKind::kPcieHostBridge: return "pcie-host-bridge";
-    case LinkKind::kPcieNode: return "pcie-numa-node";
-    case LinkKind::kPcieSystem: return "pcie-cross-socket";
-    case LinkKind::kCrossHost: return "cross-host";
-    case LinkKind::kSameGpu: return "same-gpu";
-    case LinkKind::kUnknown: return "unknown";
+    case LinkKind::kNvLink:
+      return "nvlink";
+    case LinkKind::kPcieSwitch:
+      return "pcie-switch";
+    case LinkKind::kPcieHostBridge:
+      return "pcie-host-bridge";
+    case LinkKind::kPcieNode:
+      return "pcie-numa-node";
+    case LinkKind::kPcieSystem:
+      return "pcie-cross-socket";
+    case LinkKind::kCrossHost:
+      return "cross-host";
+    case LinkKind::kSameGpu:
+      return "same-gpu";
+    case LinkKind::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 std::string LinkClass::describe() const {
   switch (kind) {
-    case LinkKind::kNvLink: return "NVLink x" + std::to_string(nvlinks);
-    case LinkKind::kPcieSwitch: return "PCIe through a switch (" + label + ")";
-    case LinkKind::kPcieHostBridge: return "PCIe through the CPU host bridge (PHB)";
-    case LinkKind::kPcieNode: return "PCIe across host bridges of one NUMA node (NODE)";
-    case LinkKind::kPcieSystem: return "PCIe across CPU sockets (SYS)";
-    case LinkKind::kCrossHost: return "across hosts (network)";
-    case LinkKind::kSameGpu: return "same GPU";
-    case LinkKind::kUnknown: return "unknown link";
+    case LinkKind::kNvLink:
+      return "NVLink x" + std::to_string(nvlinks);
+    case LinkKind::kPcieSwitch:
+      return "PCIe through a switch (" + label + ")";
+    case LinkKind::kPcieHostBridge:
+      return "PCIe through the CPU host bridge (PHB)";
+    case LinkKind::kPcieNode:
+      return "PCIe across host bridges of one NUMA node (NODE)";
+    case LinkKind::kPcieSystem:
+      return "PCIe across CPU sockets (SYS)";
+    case LinkKind::kCrossHost:
+      return "across hosts (network)";
+    case LinkKind::kSameGpu:
+      return "same GPU";
+    case LinkKind::kUnknown:
+      return "unknown link";
   }
   return "unknown link";
 }
@@ -79,18 +95,24 @@ double nvlink_gbps_per_link(int cc_major) {
 
 double pcie_lane_gbps(int gen) {
   switch (gen) {
-    case 1: return 0.25;
-    case 2: return 0.5;
-    case 3: return 0.985;
-    case 4: return 1.969;
-    case 5: return 3.938;
-    case 6: return 7.563;
-    default: return 0.0;
+    case 1:
+      return 0.25;
+    case 2:
+      return 0.5;
+    case 3:
+      return 0.985;
+    case 4:
+      return 1.969;
+    case 5:
+      return 3.938;
+    case 6:
+      return 7.563;
+    default:
+      return 0.0;
   }
 }
 
-std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link,
-                                                       const GpuTopology& a,
+std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link, const GpuTopology& a,
                                                        const GpuTopology& b) {
   LinkExpectation e;
   std::ostringstream basis;
@@ -107,7 +129,9 @@ std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link,
   if (link.kind == LinkKind::kPcieSwitch || link.kind == LinkKind::kPcieHostBridge ||
       link.kind == LinkKind::kPcieNode || link.kind == LinkKind::kPcieSystem) {
     // The slower end bounds the path; use what is trained now, not the slot's maximum.
-    auto gen = [](const GpuTopology& g) { return g.pcie_gen_current.value_or(g.pcie_gen_max.value_or(0)); };
+    auto gen = [](const GpuTopology& g) {
+      return g.pcie_gen_current.value_or(g.pcie_gen_max.value_or(0));
+    };
     auto width = [](const GpuTopology& g) {
       return g.pcie_width_current.value_or(g.pcie_width_max.value_or(0));
     };
@@ -136,8 +160,10 @@ std::string format_topology_matrix(const HostTopology& h) {
   if (!h.driver_version.empty()) out << ", driver " << h.driver_version;
   out << ")\n";
   out << std::left << std::setw(8) << "";
-  for (std::size_t j = 0; j < n; ++j) out << std::setw(8) << ("GPU" + std::to_string(h.gpus[j].index));
-  out << std::setw(10) << "NVLinks" << "PCIe (cur/max)\n";
+  for (std::size_t j = 0; j < n; ++j)
+    out << std::setw(8) << ("GPU" + std::to_string(h.gpus[j].index));
+  out << std::setw(10) << "NVLinks"
+      << "PCIe (cur/max)\n";
   for (std::size_t i = 0; i < n; ++i) {
     const auto& gi = h.gpus[i];
     out << std::setw(8) << ("GPU" + std::to_string(gi.index));
@@ -150,7 +176,9 @@ std::string format_topology_matrix(const HostTopology& h) {
       out << std::setw(8) << (p ? classify_link(*p).label : "?");
     }
     std::ostringstream pcie;
-    auto opt = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); };
+    auto opt = [](const std::optional<int>& v) {
+      return v ? std::to_string(*v) : std::string("?");
+    };
     pcie << "Gen" << opt(gi.pcie_gen_current) << "x" << opt(gi.pcie_width_current) << " / Gen"
          << opt(gi.pcie_gen_max) << "x" << opt(gi.pcie_width_max);
     out << std::setw(10) << gi.nvlinks_up << pcie.str() << "\n";

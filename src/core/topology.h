@@ -11,19 +11,19 @@ namespace peerbench {
 struct NvLinkInfo {
   int link = 0;
   bool active = false;
-  std::optional<unsigned> version;   // NVML's nvmlNvlinkVersion_t value, raw
-  std::string remote_pci_bus_id;     // "" when unknown
+  std::optional<unsigned> version;  // NVML's nvmlNvlinkVersion_t value, raw
+  std::string remote_pci_bus_id;    // "" when unknown
 };
 
 struct GpuTopology {
-  int index = -1;                    // CUDA device index on its host
+  int index = -1;  // CUDA device index on its host
   std::string name;
   std::string uuid;
-  std::string pci_bus_id;            // canonical "0000:1B:00.0"
+  std::string pci_bus_id;  // canonical "0000:1B:00.0"
   int cc_major = 0;
   int cc_minor = 0;
   std::optional<int> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
-  std::vector<NvLinkInfo> nvlinks;   // active links only are counted in nvlinks_up
+  std::vector<NvLinkInfo> nvlinks;  // active links only are counted in nvlinks_up
   int nvlinks_up = 0;
   std::optional<int> numa_node;
 };
@@ -31,8 +31,8 @@ struct GpuTopology {
 struct GpuPairTopology {
   int gpu_a = -1;  // CUDA device indices on one host
   int gpu_b = -1;
-  int nvlink_count = 0;               // links of a whose remote end is b
-  std::string pcie_path;              // PIX, PXB, PHB, NODE, SYS, SELF, or "" when unknown
+  int nvlink_count = 0;   // links of a whose remote end is b
+  std::string pcie_path;  // PIX, PXB, PHB, NODE, SYS, SELF, or "" when unknown
   std::map<std::string, std::string> nvml_p2p;  // read/write/nvlink/atomics -> OK, CNS, GNS, ...
   std::optional<bool> cuda_can_access_peer;
   std::optional<int> cuda_perf_rank;
@@ -42,18 +42,26 @@ struct GpuPairTopology {
 
 struct HostTopology {
   std::string host;
-  std::string nvml;                   // "ok", or why NVML facts are missing
+  std::string nvml;  // "ok", or why NVML facts are missing
   std::string driver_version;
   std::vector<GpuTopology> gpus;
-  std::vector<GpuPairTopology> pairs; // each ordered pair a != b
+  std::vector<GpuPairTopology> pairs;  // each ordered pair a != b
 };
 
 struct TopologyReport {
   std::vector<HostTopology> hosts;
 };
 
-enum class LinkKind { kNvLink, kPcieSwitch, kPcieHostBridge, kPcieNode, kPcieSystem, kCrossHost,
-                      kSameGpu, kUnknown };
+enum class LinkKind {
+  kNvLink,
+  kPcieSwitch,
+  kPcieHostBridge,
+  kPcieNode,
+  kPcieSystem,
+  kCrossHost,
+  kSameGpu,
+  kUnknown
+};
 
 struct LinkClass {
   LinkKind kind = LinkKind::kUnknown;
@@ -75,13 +83,12 @@ double nvlink_gbps_per_link(int cc_major);
 double pcie_lane_gbps(int gen);
 
 struct LinkExpectation {
-  double raw_gbps = 0;       // per direction
-  std::string basis;         // how it was derived, for the evidence
+  double raw_gbps = 0;  // per direction
+  std::string basis;    // how it was derived, for the evidence
 };
 
 // What the link between a and b carries per direction at most, or nullopt when unknown.
-std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link,
-                                                       const GpuTopology& a,
+std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link, const GpuTopology& a,
                                                        const GpuTopology& b);
 
 // nvidia-smi topo -m style matrix of one host.

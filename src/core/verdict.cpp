@@ -88,7 +88,9 @@ Link link_of(const RunDocument& d, int src, int dst) {
   return l;
 }
 
-bool is_staged_family(const MethodInfo* m) { return m && m->family == "staged"; }
+bool is_staged_family(const MethodInfo* m) {
+  return m && m->family == "staged";
+}
 
 }  // namespace
 
@@ -125,7 +127,8 @@ Expectations load_expectations(const std::string& path) {
 const Result* largest_ok_result(const RunDocument& d, const std::string& method, int src, int dst) {
   const Result* best = nullptr;
   for (const auto& r : d.results) {
-    if (r.method != method || r.src != src || r.dst != dst || r.status != ResultStatus::kOk) continue;
+    if (r.method != method || r.src != src || r.dst != dst || r.status != ResultStatus::kOk)
+      continue;
     if (!r.algbw_gbps && !r.time_us) continue;
     if (!best || r.bytes > best->bytes) best = &r;
   }
@@ -169,9 +172,10 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
         f.code = "host-staged";
         f.message = "no peer-to-peer between " + rank_label(d, src) + " and " + rank_label(d, dst) +
                     " on one host: copies go through host memory";
-        f.evidence = {{"can_access_peer", facts->can_access_peer ? json(*facts->can_access_peer) : json()},
-                      {"peer_access", facts->peer_access},
-                      {"error", facts->error}};
+        f.evidence = {
+            {"can_access_peer", facts->can_access_peer ? json(*facts->can_access_peer) : json()},
+            {"peer_access", facts->peer_access},
+            {"error", facts->error}};
         if (const auto* st = largest_ok_result(d, "staged", src, dst)) {
           f.evidence["staged_gbps"] = st->algbw_gbps->median;
           f.evidence["staged_bytes"] = st->bytes;
@@ -190,13 +194,17 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
           if (k != "SHM" && k != "NET") continue;
           Flag f;
           f.code = k == "SHM" ? "nccl-shm" : "nccl-net";
-          f.message = "NCCL used " + (k == "SHM" ? std::string("shared memory (SHM)") : "the network (NET)") +
-                      " from " + rank_label(d, src) + " to " + rank_label(d, dst) +
-                      " on one host" +
-                      (link.cls.kind == LinkKind::kNvLink ? " although they share " + v.link_description
-                                                           : "");
-          f.evidence = {{"transport", t.kind}, {"details", t.details}, {"channels", t.channels},
-                        {"log_line", t.example}, {"link", v.link}};
+          f.message =
+              "NCCL used " +
+              (k == "SHM" ? std::string("shared memory (SHM)") : "the network (NET)") + " from " +
+              rank_label(d, src) + " to " + rank_label(d, dst) + " on one host" +
+              (link.cls.kind == LinkKind::kNvLink ? " although they share " + v.link_description
+                                                  : "");
+          f.evidence = {{"transport", t.kind},
+                        {"details", t.details},
+                        {"channels", t.channels},
+                        {"log_line", t.example},
+                        {"link", v.link}};
           v.flags.push_back(f);
         }
       }
@@ -210,15 +218,18 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
         f.code = "data-errors";
         f.method = r.method;
         f.message = r.method + " delivered " + std::to_string(r.wrong) + " wrong elements at " +
-                    format_size(r.bytes) + " from " + rank_label(d, src) + " to " + rank_label(d, dst);
-        f.evidence = {{"bytes", r.bytes}, {"wrong", r.wrong}, {"checked_elements", r.checked_elements}};
+                    format_size(r.bytes) + " from " + rank_label(d, src) + " to " +
+                    rank_label(d, dst);
+        f.evidence = {
+            {"bytes", r.bytes}, {"wrong", r.wrong}, {"checked_elements", r.checked_elements}};
         v.flags.push_back(f);
       }
       if (r.status == ResultStatus::kError || r.status == ResultStatus::kTimeout) {
         Flag f;
         f.code = "measurement-failed";
         f.method = r.method;
-        f.message = r.method + " " + to_string(r.status) + " at " + format_size(r.bytes) + ": " + r.reason;
+        f.message =
+            r.method + " " + to_string(r.status) + " at " + format_size(r.bytes) + ": " + r.reason;
         f.evidence = {{"bytes", r.bytes}, {"status", to_string(r.status)}, {"reason", r.reason}};
         v.flags.push_back(f);
       }
@@ -252,11 +263,14 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
         Flag f;
         f.code = "below-link";
         f.method = name;
-        f.message = name + " reached " + fmt(value) + " GB/s at " + format_size(r->bytes) + " from " +
-                    rank_label(d, src) + " to " + rank_label(d, dst) + ", under the " + fmt(*threshold) +
-                    " GB/s that " + v.link_description + " should carry";
-        f.evidence = {{"measured_gbps", value}, {"threshold_gbps", *threshold}, {"basis", basis},
-                      {"bytes", r->bytes}, {"link", v.link}};
+        f.message = name + " reached " + fmt(value) + " GB/s at " + format_size(r->bytes) +
+                    " from " + rank_label(d, src) + " to " + rank_label(d, dst) + ", under the " +
+                    fmt(*threshold) + " GB/s that " + v.link_description + " should carry";
+        f.evidence = {{"measured_gbps", value},
+                      {"threshold_gbps", *threshold},
+                      {"basis", basis},
+                      {"bytes", r->bytes},
+                      {"link", v.link}};
         if (link.expected) f.evidence["link_raw_gbps"] = link.expected->raw_gbps;
         v.flags.push_back(f);
       }
@@ -270,12 +284,15 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
             Flag f;
             f.code = "asymmetric";
             f.method = name;
-            f.message = name + " " + std::to_string(src) + "->" + std::to_string(dst) + " " + fmt(value) +
-                        " GB/s vs " + std::to_string(dst) + "->" + std::to_string(src) + " " + fmt(other) +
-                        " GB/s at " + format_size(r->bytes) + " (" + fmt(100 * (hi - value) / hi) +
+            f.message = name + " " + std::to_string(src) + "->" + std::to_string(dst) + " " +
+                        fmt(value) + " GB/s vs " + std::to_string(dst) + "->" +
+                        std::to_string(src) + " " + fmt(other) + " GB/s at " +
+                        format_size(r->bytes) + " (" + fmt(100 * (hi - value) / hi) +
                         "% apart; tolerance " + fmt(100 * e.asymmetry_tolerance, 0) + "%)";
-            f.evidence = {{"this_direction_gbps", value}, {"reverse_direction_gbps", other},
-                          {"bytes", r->bytes}, {"tolerance", e.asymmetry_tolerance}};
+            f.evidence = {{"this_direction_gbps", value},
+                          {"reverse_direction_gbps", other},
+                          {"bytes", r->bytes},
+                          {"tolerance", e.asymmetry_tolerance}};
             v.flags.push_back(f);
           }
         }
@@ -292,7 +309,8 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
         const Result* p2p = nullptr;
         const Result* staged = nullptr;
         for (const auto& r : d.results) {
-          if (r.src != src || r.dst != dst || r.status != ResultStatus::kOk || !r.algbw_gbps) continue;
+          if (r.src != src || r.dst != dst || r.status != ResultStatus::kOk || !r.algbw_gbps)
+            continue;
           if (r.method != name) continue;
           for (const auto& s : d.results) {
             if (s.method == "staged" && s.src == src && s.dst == dst && s.bytes == r.bytes &&
@@ -306,10 +324,12 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
           Flag f;
           f.code = "p2p-slower-than-staged";
           f.method = name;
-          f.message = name + " (" + fmt(p2p->algbw_gbps->median) + " GB/s) is slower than copying through host memory (" +
+          f.message = name + " (" + fmt(p2p->algbw_gbps->median) +
+                      " GB/s) is slower than copying through host memory (" +
                       fmt(staged->algbw_gbps->median) + " GB/s) at " + format_size(p2p->bytes) +
                       ": the peer path is broken or throttled";
-          f.evidence = {{"p2p_gbps", p2p->algbw_gbps->median}, {"staged_gbps", staged->algbw_gbps->median},
+          f.evidence = {{"p2p_gbps", p2p->algbw_gbps->median},
+                        {"staged_gbps", staged->algbw_gbps->median},
                         {"bytes", p2p->bytes}};
           v.flags.push_back(f);
         }
@@ -330,15 +350,18 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
     if (r.src >= 0 || r.dst >= 0) continue;
     any_all = true;
     if (r.wrong > 0) {
-      all.flags.push_back({"data-errors", r.method,
-                           r.method + " produced " + std::to_string(r.wrong) + " wrong elements at " +
-                               format_size(r.bytes),
+      all.flags.push_back({"data-errors",
+                           r.method,
+                           r.method + " produced " + std::to_string(r.wrong) +
+                               " wrong elements at " + format_size(r.bytes),
                            {{"bytes", r.bytes}, {"wrong", r.wrong}}});
     }
     if (r.status == ResultStatus::kError || r.status == ResultStatus::kTimeout) {
-      all.flags.push_back({"measurement-failed", r.method,
-                           r.method + " " + to_string(r.status) + " at " + format_size(r.bytes) + ": " + r.reason,
-                           {{"bytes", r.bytes}, {"reason", r.reason}}});
+      all.flags.push_back(
+          {"measurement-failed",
+           r.method,
+           r.method + " " + to_string(r.status) + " at " + format_size(r.bytes) + ": " + r.reason,
+           {{"bytes", r.bytes}, {"reason", r.reason}}});
     }
   }
   if (any_all) {
@@ -363,7 +386,8 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
       const auto* r = largest_ok_result(d, name, -1, -1);
       if (!r) continue;
       const double value = headline_value(method(name), *r);
-      observed.push_back(name + " busbw " + fmt(value) + " GB/s @ " + format_size_compact(r->bytes));
+      observed.push_back(name + " busbw " + fmt(value) + " GB/s @ " +
+                         format_size_compact(r->bytes));
       std::optional<double> threshold;
       std::string basis;
       if (auto it = e.min_gbps.find(name); it != e.min_gbps.end()) {
@@ -371,13 +395,17 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
         basis = "minimum from " + e.source;
       } else if (slowest) {
         threshold = e.allreduce_fraction_of_link * *slowest;
-        basis = fmt(e.allreduce_fraction_of_link * 100, 0) + "% of the slowest local link, " + slowest_basis;
+        basis = fmt(e.allreduce_fraction_of_link * 100, 0) + "% of the slowest local link, " +
+                slowest_basis;
       }
       if (threshold && value < *threshold) {
-        all.flags.push_back({"below-link", name,
-                             name + " bus bandwidth " + fmt(value) + " GB/s at " + format_size(r->bytes) +
-                                 " is under " + fmt(*threshold) + " GB/s",
-                             {{"measured_gbps", value}, {"threshold_gbps", *threshold}, {"basis", basis},
+        all.flags.push_back({"below-link",
+                             name,
+                             name + " bus bandwidth " + fmt(value) + " GB/s at " +
+                                 format_size(r->bytes) + " is under " + fmt(*threshold) + " GB/s",
+                             {{"measured_gbps", value},
+                              {"threshold_gbps", *threshold},
+                              {"basis", basis},
                               {"bytes", r->bytes}}});
       }
     }

@@ -38,8 +38,8 @@ void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
 }
 
 void throw_nccl(ncclResult_t r, const char* call, const char* file, int line) {
-  throw NcclError(r, std::string(call) + " failed: " + ncclGetErrorString(r) + " at " +
-                         where(file, line));
+  throw NcclError(
+      r, std::string(call) + " failed: " + ncclGetErrorString(r) + " at " + where(file, line));
 }
 
 void throw_mpi(int rc, const char* call, const char* file, int line) {

@@ -7,7 +7,8 @@ namespace peerbench::gpu {
 void report_release_failure(const char* what, cudaError_t e) {
   if (e == cudaSuccess || e == cudaErrorCudartUnloading) return;
   (void)cudaGetLastError();
-  std::fprintf(stderr, "peerbench: warning: %s failed while releasing: %s\n", what, cudaGetErrorName(e));
+  std::fprintf(stderr, "peerbench: warning: %s failed while releasing: %s\n", what,
+               cudaGetErrorName(e));
 }
 
 Stream Stream::create() {
@@ -139,6 +140,8 @@ GraphExec::~GraphExec() {
   exec_ = nullptr;
   graph_ = nullptr;
 }
-void GraphExec::launch(cudaStream_t s) const { PB_CUDA(cudaGraphLaunch(exec_, s)); }
+void GraphExec::launch(cudaStream_t s) const {
+  PB_CUDA(cudaGraphLaunch(exec_, s));
+}
 
 }  // namespace peerbench::gpu

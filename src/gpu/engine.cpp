@@ -29,7 +29,9 @@ std::uint32_t name_salt(const std::string& s) {
   return h;
 }
 
-bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<int>& v, int x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 }  // namespace
 
@@ -54,7 +56,7 @@ struct Engine::RankReport {
 struct Engine::PairState {
   PlannedPair pair;
   bool all_ranks = false;
-  std::vector<int> ranks;    // members
+  std::vector<int> ranks;  // members
   std::vector<int> workers;
   std::vector<Flow> flows;
   bool failed = false;
@@ -63,7 +65,8 @@ struct Engine::PairState {
 };
 
 std::unique_ptr<EngineResources> EngineResources::create(RankContext& rank, const RunOptions& opts,
-                                                         std::size_t buffer_bytes, int multiprocessors) {
+                                                         std::size_t buffer_bytes,
+                                                         int multiprocessors) {
   auto r = std::make_unique<EngineResources>();
   r->rank = &rank;
   r->opts = &opts;
@@ -100,7 +103,8 @@ BufferSet EngineResources::peer_buffers(int peer) {
   auto it = mapped_.find(peer);
   if (it == mapped_.end()) {
     std::vector<IpcMapping> maps;
-    for (int k = 0; k < 3; ++k) maps.push_back(IpcMapping::open(ipc[3 * static_cast<std::size_t>(peer) + k]));
+    for (int k = 0; k < 3; ++k)
+      maps.push_back(IpcMapping::open(ipc[3 * static_cast<std::size_t>(peer) + k]));
     it = mapped_.emplace(peer, std::move(maps)).first;
   }
   return {it->second[0].get(), it->second[1].get(), it->second[2].get()};
@@ -126,7 +130,8 @@ StepContext Engine::make_context(const Method& m, int src, int dst, std::size_t 
     const int other = rk.rank == src ? dst : src;
     c.peer_device = rk.device_of_rank[other];
     if (!rk.same_physical_host(other) || !rk.same_host(other)) {
-      c.peer_reason = "ranks " + std::to_string(src) + " and " + std::to_string(dst) + " are on different hosts";
+      c.peer_reason = "ranks " + std::to_string(src) + " and " + std::to_string(dst) +
+                      " are on different hosts";
     } else if (c.peer_device == rk.device) {
       c.same_gpu = true;
       c.peer_usable = true;
@@ -135,8 +140,8 @@ StepContext Engine::make_context(const Method& m, int src, int dst, std::size_t 
       if (a == res_.access.end()) {
         c.peer_reason = "peer access to rank " + std::to_string(other) + " was not set up";
       } else if (!a->second.usable()) {
-        c.peer_reason = "p2p: " + to_string(a->second.state()) + " from GPU " + std::to_string(rk.device) +
-                        " to GPU " + std::to_string(c.peer_device) +
+        c.peer_reason = "p2p: " + to_string(a->second.state()) + " from GPU " +
+                        std::to_string(rk.device) + " to GPU " + std::to_string(c.peer_device) +
                         (a->second.error().empty() ? "" : " (" + a->second.error() + ")");
       } else {
         c.peer_usable = true;
@@ -172,7 +177,8 @@ std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
   const RankContext& rk = *res_.rank;
   const auto& fault = res_.opts->fault;
   if (fault.kind == "die" && fault.method == m.info().name && fault.rank == rk.rank) {
-    std::fprintf(stderr, "peerbench: fault injection: rank %d kills itself at %s\n", rk.rank, m.info().name.c_str());
+    std::fprintf(stderr, "peerbench: fault injection: rank %d kills itself at %s\n", rk.rank,
+                 m.info().name.c_str());
     std::fflush(stderr);
     ::raise(SIGKILL);
   }
@@ -206,8 +212,8 @@ std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
   return out;
 }
 
-void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::vector<PairState>& pairs,
-                      std::vector<Result>& out) {
+void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
+                      std::vector<PairState>& pairs, std::vector<Result>& out) {
   const RankContext& rk = *res_.rank;
   const RunOptions& o = *res_.opts;
   const MethodInfo& info = m.info();
@@ -240,7 +246,8 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
     bool nccl_failed = false;
     bool stuck = false;
     for (int q = 0; q < rk.size; ++q) {
-      if ((all[q].status == kStatusFatal || all[q].status == kStatusStuck) && fatal.empty()) fatal = all[q].message;
+      if ((all[q].status == kStatusFatal || all[q].status == kStatusStuck) && fatal.empty())
+        fatal = all[q].message;
       stuck = stuck || all[q].status == kStatusStuck;
       if (all[q].status != kStatusOk && info.uses_nccl) nccl_failed = true;
     }
@@ -249,7 +256,8 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
       for (int q : p.ranks) {
         if (all[q].status != kStatusOk) {
           p.failed = true;
-          p.fail_status = all[q].status == kStatusTimeout ? ResultStatus::kTimeout : ResultStatus::kError;
+          p.fail_status =
+              all[q].status == kStatusTimeout ? ResultStatus::kTimeout : ResultStatus::kError;
           p.reason = std::string(phase) + ": " + all[q].message;
           break;
         }
@@ -323,14 +331,17 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
     }
     rep = RankReport{};
   }
-  const bool any_running = std::any_of(pairs.begin(), pairs.end(), [](const PairState& p) { return !p.failed; });
+  const bool any_running =
+      std::any_of(pairs.begin(), pairs.end(), [](const PairState& p) { return !p.failed; });
   const int iters = m.iterations_per_sample(o);
   const bool use_graph = o.cudagraph_replays > 0 && info.graph_capturable;
   const int replays = use_graph ? o.cudagraph_replays : 1;
   const double transfers = m.transfers_per_iteration(o);
   const std::uint32_t salt = name_salt(info.name);
-  const bool corrupt_here = o.fault.kind == "corrupt" && o.fault.method == info.name && o.fault.rank == me;
-  const bool hang_here = o.fault.kind == "hang" && o.fault.method == info.name && o.fault.rank == me;
+  const bool corrupt_here =
+      o.fault.kind == "corrupt" && o.fault.method == info.name && o.fault.rank == me;
+  const bool hang_here =
+      o.fault.kind == "hang" && o.fault.method == info.name && o.fault.rank == me;
   const double watchdog_s = o.timeout_s;
 
   std::vector<std::vector<double>> pair_times(pairs.size());
@@ -341,215 +352,237 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
   std::vector<bool> pair_counted(pairs.size(), true);
   std::vector<std::string> pair_counter_note(pairs.size());
   const bool active = mine && !mine->failed;
-  const bool count_link = info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional &&
-                          res_.nvml && res_.nvml->available() && mine && !mine->all_ranks && me == src;
+  const bool count_link = info.family == "ce" && info.metric == Metric::kBandwidth &&
+                          !info.bidirectional && res_.nvml && res_.nvml->available() && mine &&
+                          !mine->all_ranks && me == src;
   Nvml::Traffic before_src, before_dst;
 
   std::string fatal_error;
   bool fatal_stuck = false;
   if (any_running) try {
-    // 2. Prepare and warm up.
-    try {
-      if (active) {
-        PB_CUDA(cudaMemsetAsync(res_.scratch.get(), 0, 64, res_.stream.get()));
-        m.prepare(ctx);
-        PB_CUDA(cudaStreamSynchronize(res_.stream.get()));
-      }
-    } catch (const std::exception& e) {
-      record_failure(rep, e);
-    }
-    settle(rep, "prepare");
-    barrier(rk.world);
-    try {
-      if (is_worker(mine) && o.warmup_iters > 0) {
-        for (int i = 0; i < o.warmup_iters; ++i) m.enqueue(ctx);
-        PB_CUDA(cudaEventRecord(res_.done.get(), res_.stream.get()));
-        wait_with_watchdog(res_.done.get(), info.uses_nccl ? res_.nccl.get() : nullptr, watchdog_s,
-                           info.name + " warm-up at " + format_size(bytes));
-      }
-    } catch (const std::exception& e) {
-      record_failure(rep, e);
-    }
-    settle(rep, "warm-up");
-
-    // 3. Optional CUDA graph of one sample's iterations.
-    GraphExec graph;
-    try {
-      if (is_worker(mine) && use_graph) {
-        PB_CUDA(cudaStreamBeginCapture(res_.stream.get(), cudaStreamCaptureModeThreadLocal));
-        try {
-          for (int i = 0; i < iters; ++i) m.enqueue(ctx);
-        } catch (...) {
-          cudaGraph_t g = nullptr;
-          (void)cudaStreamEndCapture(res_.stream.get(), &g);
-          if (g) (void)cudaGraphDestroy(g);
-          (void)cudaGetLastError();
-          throw;
-        }
-        graph = GraphExec::end_capture(res_.stream.get());
-      }
-    } catch (const std::exception& e) {
-      record_failure(rep, e);
-    }
-    settle(rep, "graph capture");
-
-    if (count_link && active) {
-      if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[src])) before_src = res_.nvml->nvlink_traffic(*d);
-      if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[dst])) before_dst = res_.nvml->nvlink_traffic(*d);
-    }
-
-    // 4. Samples.
-    for (int s = 0; s < o.samples; ++s) {
-      const bool act = mine && !mine->failed;
-      const bool work = is_worker(mine);
+      // 2. Prepare and warm up.
       try {
-        if (act) {
-          const auto st = res_.stream.get();
-          if (m.data_mode() == DataMode::kAllReduceSum) {
-            const std::uint64_t seed = pattern_seed(0, bytes, static_cast<std::uint32_t>(s), salt);
-            PB_CUDA(kernels::fill_allreduce_input(st, static_cast<float*>(ctx.local.src), bytes / 4, seed, me));
-            if (!o.allreduce_inplace) PB_CUDA(kernels::poison_float(st, static_cast<float*>(ctx.local.dst), bytes / 4));
-          } else if (m.data_mode() == DataMode::kBytes) {
-            for (const auto& f : mine->flows) {
-              const std::uint64_t seed = pattern_seed(f.from, bytes, static_cast<std::uint32_t>(s), salt);
-              if (f.from == me) PB_CUDA(kernels::fill_pattern(st, ctx.local.src, bytes, seed));
-              if (f.to == me) PB_CUDA(kernels::poison(st, ctx.local.dst, bytes, seed));
-            }
-          }
-          PB_CUDA(cudaMemsetAsync(res_.scratch.get(), 0, 64, st));
-          m.before_sample(ctx);
-          PB_CUDA(cudaStreamSynchronize(st));
+        if (active) {
+          PB_CUDA(cudaMemsetAsync(res_.scratch.get(), 0, 64, res_.stream.get()));
+          m.prepare(ctx);
+          PB_CUDA(cudaStreamSynchronize(res_.stream.get()));
         }
       } catch (const std::exception& e) {
         record_failure(rep, e);
       }
+      settle(rep, "prepare");
       barrier(rk.world);
       try {
-        if (work) {
-          const auto st = res_.stream.get();
-          if (m.use_start_gate()) {
-            const std::uint64_t gate_ns = static_cast<std::uint64_t>(std::min(5.0, 0.5 * o.timeout_s) * 1e9);
-            PB_CUDA(kernels::gate_wait(st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
-                                       res_.gate_epoch + 1, gate_ns, ctx.counters));
-          }
-          PB_CUDA(cudaEventRecord(res_.start.get(), st));
-          if (hang_here && info.uses_nccl) {
-            // Test fault: a peer that never posts its part (the other side's NCCL op waits).
-          } else if (hang_here) {
-            // Test fault: work that never finishes by itself (longer than the watchdog).
-            PB_CUDA(kernels::gate_wait(st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
-                                       0xFFFFFFFFu, static_cast<std::uint64_t>(4 * o.timeout_s * 1e9),
-                                       ctx.counters + 3));
-          } else if (use_graph) {
-            for (int r = 0; r < replays; ++r) graph.launch(st);
-          } else {
+        if (is_worker(mine) && o.warmup_iters > 0) {
+          for (int i = 0; i < o.warmup_iters; ++i) m.enqueue(ctx);
+          PB_CUDA(cudaEventRecord(res_.done.get(), res_.stream.get()));
+          wait_with_watchdog(res_.done.get(), info.uses_nccl ? res_.nccl.get() : nullptr,
+                             watchdog_s, info.name + " warm-up at " + format_size(bytes));
+        }
+      } catch (const std::exception& e) {
+        record_failure(rep, e);
+      }
+      settle(rep, "warm-up");
+
+      // 3. Optional CUDA graph of one sample's iterations.
+      GraphExec graph;
+      try {
+        if (is_worker(mine) && use_graph) {
+          PB_CUDA(cudaStreamBeginCapture(res_.stream.get(), cudaStreamCaptureModeThreadLocal));
+          try {
             for (int i = 0; i < iters; ++i) m.enqueue(ctx);
+          } catch (...) {
+            cudaGraph_t g = nullptr;
+            (void)cudaStreamEndCapture(res_.stream.get(), &g);
+            if (g) (void)cudaGraphDestroy(g);
+            (void)cudaGetLastError();
+            throw;
           }
-          PB_CUDA(cudaEventRecord(res_.stop.get(), st));
+          graph = GraphExec::end_capture(res_.stream.get());
         }
       } catch (const std::exception& e) {
         record_failure(rep, e);
       }
-      barrier(rk.world);
-      release_gate();
-      try {
-        if (work && rep.status == kStatusOk) {
-          wait_with_watchdog(res_.stop.get(), info.uses_nccl ? res_.nccl.get() : nullptr, watchdog_s,
-                             info.name + " " + (src >= 0 ? std::to_string(src) + "->" + std::to_string(dst) : "all ranks") +
-                                 " at " + format_size(bytes));
-          float ms = 0;
-          PB_CUDA(cudaEventElapsedTime(&ms, res_.start.get(), res_.stop.get()));
-          rep.elapsed_ms = ms;
-        }
-      } catch (const std::exception& e) {
-        record_failure(rep, e);
-      }
-      // Destinations check only after every worker's transfer is complete: a non-worker
-      // destination (ce-write's, sm-write's) would otherwise race the incoming data.
-      barrier(rk.world);
-      try {
-        if (act && rep.status == kStatusOk) {
-          const auto st = res_.stream.get();
-          auto* wrong_dev = static_cast<unsigned long long*>(res_.scratch.get());
-          std::uint64_t elements = 0;
-          if (o.check && m.data_mode() == DataMode::kAllReduceSum) {
-            float* outbuf = static_cast<float*>(o.allreduce_inplace ? ctx.local.src : ctx.local.dst);
-            if (corrupt_here) PB_CUDA(kernels::corrupt_one_word(st, outbuf, bytes));
-            const std::uint64_t seed = pattern_seed(0, bytes, static_cast<std::uint32_t>(s), salt);
-            PB_CUDA(kernels::check_allreduce_sum(st, outbuf, bytes / 4, seed, rk.size, wrong_dev));
-            elements += bytes / 4;
-          } else if (o.check && m.data_mode() == DataMode::kBytes) {
-            for (const auto& f : mine->flows) {
-              if (f.to != me) continue;
-              if (corrupt_here) PB_CUDA(kernels::corrupt_one_word(st, ctx.local.dst, bytes));
-              const std::uint64_t seed = pattern_seed(f.from, bytes, static_cast<std::uint32_t>(s), salt);
-              PB_CUDA(kernels::check_pattern(st, ctx.local.dst, bytes, seed, wrong_dev));
-              elements += bytes / 4 + bytes % 4;
-            }
-          }
-          unsigned long long wrong = 0;
-          unsigned int gate_to = 0;
-          PB_CUDA(cudaMemcpyAsync(&wrong, wrong_dev, sizeof(wrong), cudaMemcpyDeviceToHost, st));
-          PB_CUDA(cudaMemcpyAsync(&gate_to, ctx.counters, sizeof(gate_to), cudaMemcpyDeviceToHost, st));
-          PB_CUDA(cudaStreamSynchronize(st));
-          const CheckCounts extra = m.after_sample(ctx);
-          rep.wrong = wrong + extra.wrong;
-          rep.checked = elements + extra.elements;
-          rep.gate_timeouts = static_cast<int>(gate_to);
-        }
-      } catch (const std::exception& e) {
-        record_failure(rep, e);
-      }
-      const auto all = settle(rep, "sample");
-      for (std::size_t i = 0; i < pairs.size(); ++i) {
-        auto& p = pairs[i];
-        if (p.failed) continue;
-        double slowest = 0;
-        for (int q : p.workers) slowest = std::max(slowest, all[q].elapsed_ms);
-        pair_times[i].push_back(slowest * 1e-3 / (static_cast<double>(iters) * replays * transfers));
-        std::vector<double> dirs;
-        for (const auto& f : p.flows) {
-          dirs.push_back(all[f.issuer].elapsed_ms * 1e-3 / (static_cast<double>(iters) * replays * transfers));
-        }
-        dir_times[i].push_back(dirs);
-        int gate_to = 0;
-        for (int q : p.ranks) {
-          pair_wrong[i] += all[q].wrong;
-          pair_checked[i] += all[q].checked;
-          gate_to = std::max(gate_to, all[q].gate_timeouts);
-        }
-        if (gate_to) ++pair_gate_timeouts[i];
-      }
-    }
+      settle(rep, "graph capture");
 
-    // NVLink counters around the whole sample loop: proof of which link carried the copies.
-    RankReport link_rep;
-    if (count_link && active) {
-      Nvml::Traffic after_src, after_dst;
-      if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[src])) after_src = res_.nvml->nvlink_traffic(*d);
-      if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[dst])) after_dst = res_.nvml->nvlink_traffic(*d);
-      if (before_src.tx_bytes && after_src.tx_bytes) link_rep.nvl_tx = *after_src.tx_bytes - *before_src.tx_bytes;
-      if (before_dst.rx_bytes && after_dst.rx_bytes) link_rep.nvl_rx = *after_dst.rx_bytes - *before_dst.rx_bytes;
-      if (link_rep.nvl_tx < 0 || link_rep.nvl_rx < 0) {
-        std::snprintf(link_rep.message, sizeof(link_rep.message), "%s",
-                      (after_src.note.empty() ? after_dst.note : after_src.note).c_str());
+      if (count_link && active) {
+        if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[src]))
+          before_src = res_.nvml->nvlink_traffic(*d);
+        if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[dst]))
+          before_dst = res_.nvml->nvlink_traffic(*d);
       }
-    }
-    if (info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional) {
-      const auto all = gather(link_rep);
-      for (std::size_t i = 0; i < pairs.size(); ++i) {
-        if (pairs[i].all_ranks) continue;
-        const auto& r = all[pairs[i].pair.src];
-        pair_tx[i] = r.nvl_tx;
-        pair_rx[i] = r.nvl_rx;
-        pair_counter_note[i] = r.message;
-        pair_counted[i] = res_.nvml && res_.nvml->available();
+
+      // 4. Samples.
+      for (int s = 0; s < o.samples; ++s) {
+        const bool act = mine && !mine->failed;
+        const bool work = is_worker(mine);
+        try {
+          if (act) {
+            const auto st = res_.stream.get();
+            if (m.data_mode() == DataMode::kAllReduceSum) {
+              const std::uint64_t seed =
+                  pattern_seed(0, bytes, static_cast<std::uint32_t>(s), salt);
+              PB_CUDA(kernels::fill_allreduce_input(st, static_cast<float*>(ctx.local.src),
+                                                    bytes / 4, seed, me));
+              if (!o.allreduce_inplace)
+                PB_CUDA(kernels::poison_float(st, static_cast<float*>(ctx.local.dst), bytes / 4));
+            } else if (m.data_mode() == DataMode::kBytes) {
+              for (const auto& f : mine->flows) {
+                const std::uint64_t seed =
+                    pattern_seed(f.from, bytes, static_cast<std::uint32_t>(s), salt);
+                if (f.from == me) PB_CUDA(kernels::fill_pattern(st, ctx.local.src, bytes, seed));
+                if (f.to == me) PB_CUDA(kernels::poison(st, ctx.local.dst, bytes, seed));
+              }
+            }
+            PB_CUDA(cudaMemsetAsync(res_.scratch.get(), 0, 64, st));
+            m.before_sample(ctx);
+            PB_CUDA(cudaStreamSynchronize(st));
+          }
+        } catch (const std::exception& e) {
+          record_failure(rep, e);
+        }
+        barrier(rk.world);
+        try {
+          if (work) {
+            const auto st = res_.stream.get();
+            if (m.use_start_gate()) {
+              const std::uint64_t gate_ns =
+                  static_cast<std::uint64_t>(std::min(5.0, 0.5 * o.timeout_s) * 1e9);
+              PB_CUDA(kernels::gate_wait(
+                  st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
+                  res_.gate_epoch + 1, gate_ns, ctx.counters));
+            }
+            PB_CUDA(cudaEventRecord(res_.start.get(), st));
+            if (hang_here && info.uses_nccl) {
+              // Test fault: a peer that never posts its part (the other side's NCCL op waits).
+            } else if (hang_here) {
+              // Test fault: work that never finishes by itself (longer than the watchdog).
+              PB_CUDA(kernels::gate_wait(
+                  st, static_cast<const volatile std::uint32_t*>(res_.gate.device()), 0xFFFFFFFFu,
+                  static_cast<std::uint64_t>(4 * o.timeout_s * 1e9), ctx.counters + 3));
+            } else if (use_graph) {
+              for (int r = 0; r < replays; ++r) graph.launch(st);
+            } else {
+              for (int i = 0; i < iters; ++i) m.enqueue(ctx);
+            }
+            PB_CUDA(cudaEventRecord(res_.stop.get(), st));
+          }
+        } catch (const std::exception& e) {
+          record_failure(rep, e);
+        }
+        barrier(rk.world);
+        release_gate();
+        try {
+          if (work && rep.status == kStatusOk) {
+            wait_with_watchdog(
+                res_.stop.get(), info.uses_nccl ? res_.nccl.get() : nullptr, watchdog_s,
+                info.name + " " +
+                    (src >= 0 ? std::to_string(src) + "->" + std::to_string(dst) : "all ranks") +
+                    " at " + format_size(bytes));
+            float ms = 0;
+            PB_CUDA(cudaEventElapsedTime(&ms, res_.start.get(), res_.stop.get()));
+            rep.elapsed_ms = ms;
+          }
+        } catch (const std::exception& e) {
+          record_failure(rep, e);
+        }
+        // Destinations check only after every worker's transfer is complete: a non-worker
+        // destination (ce-write's, sm-write's) would otherwise race the incoming data.
+        barrier(rk.world);
+        try {
+          if (act && rep.status == kStatusOk) {
+            const auto st = res_.stream.get();
+            auto* wrong_dev = static_cast<unsigned long long*>(res_.scratch.get());
+            std::uint64_t elements = 0;
+            if (o.check && m.data_mode() == DataMode::kAllReduceSum) {
+              float* outbuf =
+                  static_cast<float*>(o.allreduce_inplace ? ctx.local.src : ctx.local.dst);
+              if (corrupt_here) PB_CUDA(kernels::corrupt_one_word(st, outbuf, bytes));
+              const std::uint64_t seed =
+                  pattern_seed(0, bytes, static_cast<std::uint32_t>(s), salt);
+              PB_CUDA(
+                  kernels::check_allreduce_sum(st, outbuf, bytes / 4, seed, rk.size, wrong_dev));
+              elements += bytes / 4;
+            } else if (o.check && m.data_mode() == DataMode::kBytes) {
+              for (const auto& f : mine->flows) {
+                if (f.to != me) continue;
+                if (corrupt_here) PB_CUDA(kernels::corrupt_one_word(st, ctx.local.dst, bytes));
+                const std::uint64_t seed =
+                    pattern_seed(f.from, bytes, static_cast<std::uint32_t>(s), salt);
+                PB_CUDA(kernels::check_pattern(st, ctx.local.dst, bytes, seed, wrong_dev));
+                elements += bytes / 4 + bytes % 4;
+              }
+            }
+            unsigned long long wrong = 0;
+            unsigned int gate_to = 0;
+            PB_CUDA(cudaMemcpyAsync(&wrong, wrong_dev, sizeof(wrong), cudaMemcpyDeviceToHost, st));
+            PB_CUDA(cudaMemcpyAsync(&gate_to, ctx.counters, sizeof(gate_to), cudaMemcpyDeviceToHost,
+                                    st));
+            PB_CUDA(cudaStreamSynchronize(st));
+            const CheckCounts extra = m.after_sample(ctx);
+            rep.wrong = wrong + extra.wrong;
+            rep.checked = elements + extra.elements;
+            rep.gate_timeouts = static_cast<int>(gate_to);
+          }
+        } catch (const std::exception& e) {
+          record_failure(rep, e);
+        }
+        const auto all = settle(rep, "sample");
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+          auto& p = pairs[i];
+          if (p.failed) continue;
+          double slowest = 0;
+          for (int q : p.workers) slowest = std::max(slowest, all[q].elapsed_ms);
+          pair_times[i].push_back(slowest * 1e-3 /
+                                  (static_cast<double>(iters) * replays * transfers));
+          std::vector<double> dirs;
+          for (const auto& f : p.flows) {
+            dirs.push_back(all[f.issuer].elapsed_ms * 1e-3 /
+                           (static_cast<double>(iters) * replays * transfers));
+          }
+          dir_times[i].push_back(dirs);
+          int gate_to = 0;
+          for (int q : p.ranks) {
+            pair_wrong[i] += all[q].wrong;
+            pair_checked[i] += all[q].checked;
+            gate_to = std::max(gate_to, all[q].gate_timeouts);
+          }
+          if (gate_to) ++pair_gate_timeouts[i];
+        }
       }
+
+      // NVLink counters around the whole sample loop: proof of which link carried the copies.
+      RankReport link_rep;
+      if (count_link && active) {
+        Nvml::Traffic after_src, after_dst;
+        if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[src]))
+          after_src = res_.nvml->nvlink_traffic(*d);
+        if (auto d = res_.nvml->device_by_pci(res_.bus_id_of_rank[dst]))
+          after_dst = res_.nvml->nvlink_traffic(*d);
+        if (before_src.tx_bytes && after_src.tx_bytes)
+          link_rep.nvl_tx = *after_src.tx_bytes - *before_src.tx_bytes;
+        if (before_dst.rx_bytes && after_dst.rx_bytes)
+          link_rep.nvl_rx = *after_dst.rx_bytes - *before_dst.rx_bytes;
+        if (link_rep.nvl_tx < 0 || link_rep.nvl_rx < 0) {
+          std::snprintf(link_rep.message, sizeof(link_rep.message), "%s",
+                        (after_src.note.empty() ? after_dst.note : after_src.note).c_str());
+        }
+      }
+      if (info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional) {
+        const auto all = gather(link_rep);
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+          if (pairs[i].all_ranks) continue;
+          const auto& r = all[pairs[i].pair.src];
+          pair_tx[i] = r.nvl_tx;
+          pair_rx[i] = r.nvl_rx;
+          pair_counter_note[i] = r.message;
+          pair_counted[i] = res_.nvml && res_.nvml->available();
+        }
+      }
+    } catch (const FatalRunError& e) {
+      fatal_error = e.what();  // results of this size are recorded below, then the run stops
+      fatal_stuck = e.gpu_stuck();
     }
-  } catch (const FatalRunError& e) {
-    fatal_error = e.what();  // results of this size are recorded below, then the run stops
-    fatal_stuck = e.gpu_stuck();
-  }
 
   // 5. Results, identical on every rank.
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -568,7 +601,8 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
     if (p.failed || pair_times[i].empty()) {
       r.status = p.failed ? p.fail_status : ResultStatus::kNotRun;
       r.reason = p.reason;
-      if (!skipped_before[i] && p.fail_status != ResultStatus::kSkipped && p.fail_status != ResultStatus::kNotApplicable) {
+      if (!skipped_before[i] && p.fail_status != ResultStatus::kSkipped &&
+          p.fail_status != ResultStatus::kNotApplicable) {
         // Failed at this size; later sizes of this step report why.
         p.reason = "not run: an earlier size failed (" + p.reason + ")";
         p.fail_status = ResultStatus::kNotRun;
@@ -601,14 +635,16 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes, std::v
       r.checked_elements = pair_checked[i];
       r.wrong = pair_wrong[i];
       r.gate_timeouts = pair_gate_timeouts[i];
-      if (info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional && !p.all_ranks) {
+      if (info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional &&
+          !p.all_ranks) {
         LinkCounters lc;
         lc.source = "nvml-field-values";
         lc.payload_bytes = static_cast<double>(bytes) * iters * replays * o.samples;
         if (pair_tx[i] >= 0) lc.src_tx_bytes = pair_tx[i];
         if (pair_rx[i] >= 0) lc.dst_rx_bytes = pair_rx[i];
         lc.note = pair_counted[i] ? pair_counter_note[i] : "NVML unavailable";
-        if (step.running_pairs() > 1) lc.note += (lc.note.empty() ? "" : "; ") + std::string("other pairs ran at once");
+        if (step.running_pairs() > 1)
+          lc.note += (lc.note.empty() ? "" : "; ") + std::string("other pairs ran at once");
         r.link_counters = lc;
       }
     }

@@ -27,7 +27,8 @@ namespace peerbench::gpu {
 // throws it together once the engine has gathered the reports.
 class FatalRunError : public std::runtime_error {
  public:
-  FatalRunError(const std::string& what, bool gpu_stuck) : std::runtime_error(what), gpu_stuck_(gpu_stuck) {}
+  FatalRunError(const std::string& what, bool gpu_stuck)
+      : std::runtime_error(what), gpu_stuck_(gpu_stuck) {}
   // GPU work may still be running (watchdog, sticky error): tearing down would block on it.
   bool gpu_stuck() const { return gpu_stuck_; }
 
@@ -41,7 +42,7 @@ struct EngineResources {
   Stream stream;
   Event start, stop, done;
   DeviceBuffer src, dst, signal;
-  DeviceBuffer scratch;            // wrong count (u64) then four u32 counters
+  DeviceBuffer scratch;  // wrong count (u64) then four u32 counters
   MappedHostBuffer gate;
   std::uint32_t gate_epoch = 0;
   std::vector<cudaIpcMemHandle_t> ipc;  // src, dst, signal of every rank

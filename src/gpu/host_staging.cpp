@@ -12,8 +12,8 @@
 
 namespace peerbench::gpu {
 
-std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::size_t chunk, int slots,
-                                                 std::string* why_not) {
+std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::size_t chunk,
+                                                 int slots, std::string* why_not) {
   std::unique_ptr<HostStaging> s(new HostStaging());
   s->chunk_ = chunk;
   s->slots_ = slots;
@@ -39,7 +39,8 @@ std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::si
         rc = ::posix_fallocate(fd, 0, static_cast<off_t>(s->bytes_));
       }
       if (rc != 0) {
-        error = "cannot reserve " + std::to_string(s->bytes_ >> 20) + " MiB in /dev/shm: " + std::strerror(rc) +
+        error = "cannot reserve " + std::to_string(s->bytes_ >> 20) +
+                " MiB in /dev/shm: " + std::strerror(rc) +
                 " (a container may need --shm-size; or use a smaller --staged-chunk)";
         ::shm_unlink(name.c_str());
         name.clear();
@@ -79,7 +80,8 @@ std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::si
   const bool ok = all_true(ctx.world, error.empty());
   if (!ok) {
     // Tell every rank why (the first rank's reason that failed).
-    const auto reasons = allgather_strings(ctx.world, error.empty() ? "" : ctx.where() + ": " + error);
+    const auto reasons =
+        allgather_strings(ctx.world, error.empty() ? "" : ctx.where() + ": " + error);
     for (const auto& r : reasons) {
       if (!r.empty()) {
         *why_not = "host staging unavailable: " + r;
@@ -112,7 +114,8 @@ HostStaging::Ring HostStaging::ring(int sender_local_rank) const {
 }
 
 void HostStaging::reset(int sender_local_rank) const {
-  auto* host = static_cast<std::uint8_t*>(base_) + ring_bytes() * static_cast<std::size_t>(sender_local_rank);
+  auto* host = static_cast<std::uint8_t*>(base_) +
+               ring_bytes() * static_cast<std::size_t>(sender_local_rank);
   std::memset(host, 0, kFlagBytes);
 }
 

@@ -15,10 +15,10 @@ namespace peerbench::gpu {
 class HostStaging {
  public:
   struct Ring {
-    std::uint8_t* slots_dev = nullptr;          // device view of slot 0
-    volatile std::uint64_t* ready_host = nullptr;     // flags, host view (for resets)
+    std::uint8_t* slots_dev = nullptr;             // device view of slot 0
+    volatile std::uint64_t* ready_host = nullptr;  // flags, host view (for resets)
     volatile std::uint64_t* consumed_host = nullptr;
-    volatile std::uint64_t* ready_dev = nullptr;      // flags, device view
+    volatile std::uint64_t* ready_dev = nullptr;  // flags, device view
     volatile std::uint64_t* consumed_dev = nullptr;
   };
 

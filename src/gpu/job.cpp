@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/build_info.h"
 #include "core/atomic_file.h"
+#include "core/build_info.h"
 #include "core/environment.h"
 #include "core/plan.h"
 #include "core/report.h"
@@ -88,14 +88,26 @@ RankInfo rank_info_from(const json& j) {
 json observations_json(const NcclLogParse& p) {
   json obs = json::array();
   for (const auto& t : p.transports) {
-    obs.push_back({{"src", t.src_rank}, {"dst", t.dst_rank}, {"src_dev", t.src_dev}, {"dst_dev", t.dst_dev},
-                   {"channel", t.channel}, {"conn", t.conn_index}, {"kind", t.kind}, {"detail", t.detail},
-                   {"modifiers", t.modifiers}, {"side", t.side}, {"raw", t.raw}});
+    obs.push_back({{"src", t.src_rank},
+                   {"dst", t.dst_rank},
+                   {"src_dev", t.src_dev},
+                   {"dst_dev", t.dst_dev},
+                   {"channel", t.channel},
+                   {"conn", t.conn_index},
+                   {"kind", t.kind},
+                   {"detail", t.detail},
+                   {"modifiers", t.modifiers},
+                   {"side", t.side},
+                   {"raw", t.raw}});
   }
   json graphs = json::array();
   for (const auto& g : p.graphs) {
-    graphs.push_back({{"pattern", g.pattern}, {"nchannels", g.nchannels}, {"bw_intra", g.bw_intra},
-                      {"bw_inter", g.bw_inter}, {"type_intra", g.type_intra}, {"type_inter", g.type_inter},
+    graphs.push_back({{"pattern", g.pattern},
+                      {"nchannels", g.nchannels},
+                      {"bw_intra", g.bw_intra},
+                      {"bw_inter", g.bw_inter},
+                      {"type_intra", g.type_intra},
+                      {"type_inter", g.type_inter},
                       {"raw", g.raw}});
   }
   return {{"transports", obs}, {"graphs", graphs}, {"unknown", p.unknown}, {"lines", p.lines_read}};
@@ -109,8 +121,8 @@ std::string fmt(double v, int prec) {
 
 }  // namespace
 
-Job::Job(RankContext& rank, const RunOptions& opts, std::vector<std::string> argv, NcclLogCapture& capture,
-         const Nvml& nvml, JobIo io)
+Job::Job(RankContext& rank, const RunOptions& opts, std::vector<std::string> argv,
+         NcclLogCapture& capture, const Nvml& nvml, JobIo io)
     : rank_(rank), opts_(opts), argv_(std::move(argv)), capture_(capture), nvml_(nvml), io_(io) {}
 
 JobOutcome Job::run() {
@@ -136,8 +148,10 @@ JobOutcome Job::run() {
   for (const auto& n : opts_.methods) selected.push_back(by_name.at(n)->info());
 
   if (rank_.size < 2) {
-    throw LaunchError("peerbench run needs at least 2 ranks (one per GPU) to form a pair; this job has 1. "
-                      "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local GPUs");
+    throw LaunchError(
+        "peerbench run needs at least 2 ranks (one per GPU) to form a pair; this job has 1. "
+        "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local "
+        "GPUs");
   }
   PlanInput pin;
   pin.world_size = rank_.size;
@@ -178,15 +192,16 @@ JobOutcome Job::run() {
       e = "no usable CUDA GPU on host " + rank_.physical_host + ": " + x.what();
     }
     if (e.empty() && rank_.local_size > count && !opts_.allow_gpu_sharing) {
-      e = "host " + rank_.physical_host + " runs " + std::to_string(rank_.local_size) + " ranks but has " +
-          std::to_string(count) + " GPU" + (count == 1 ? "" : "s") +
+      e = "host " + rank_.physical_host + " runs " + std::to_string(rank_.local_size) +
+          " ranks but has " + std::to_string(count) + " GPU" + (count == 1 ? "" : "s") +
           ": start at most one rank per GPU (mpirun -np " + std::to_string(count) + ")";
     }
     fail_all(e);
     rank_.device = rank_.local_rank % count;
     PB_CUDA(cudaSetDevice(rank_.device));
     rank_.device_of_rank.assign(static_cast<std::size_t>(rank_.size), -1);
-    PB_MPI(MPI_Allgather(&rank_.device, 1, MPI_INT, rank_.device_of_rank.data(), 1, MPI_INT, rank_.world));
+    PB_MPI(MPI_Allgather(&rank_.device, 1, MPI_INT, rank_.device_of_rank.data(), 1, MPI_INT,
+                         rank_.world));
   }
   std::size_t buffer_bytes = 4096;
   for (const auto& s : plan.steps) {
@@ -204,9 +219,9 @@ JobOutcome Job::run() {
     const std::size_t need = 2 * buffer_bytes * static_cast<std::size_t>(sharing) + (64u << 20);
     if (need > free_b) {
       e = "-e/--maxbytes " + format_size(opts_.sweep.max_bytes) + " needs " + format_size(need) +
-          " of free memory on GPU " + std::to_string(rank_.device) + " of host " + rank_.physical_host +
-          " (two buffers of the largest size per rank), which has " + format_size(free_b / (1 << 20) * (1 << 20)) +
-          " free; use a smaller -e";
+          " of free memory on GPU " + std::to_string(rank_.device) + " of host " +
+          rank_.physical_host + " (two buffers of the largest size per rank), which has " +
+          format_size(free_b / (1 << 20) * (1 << 20)) + " free; use a smaller -e";
     }
     fail_all(e);
   }
@@ -233,7 +248,8 @@ JobOutcome Job::run() {
   doc.environment = recorded_environment();
   if (capture_.mode() == "peerbench") {
     // Set by peerbench for the capture, not by the user.
-    for (const char* k : {"NCCL_DEBUG", "NCCL_DEBUG_FILE", "NCCL_DEBUG_SUBSYS"}) doc.environment.erase(k);
+    for (const char* k : {"NCCL_DEBUG", "NCCL_DEBUG_FILE", "NCCL_DEBUG_SUBSYS"})
+      doc.environment.erase(k);
   }
   doc.methods = selected;
   doc.status = "incomplete";
@@ -242,7 +258,9 @@ JobOutcome Job::run() {
   {
     bool prober = true;
     for (int q = 0; q < rank_.rank; ++q) {
-      if (rank_.host_of_rank[q] == rank_.host && rank_.physical_host_of_rank[q] == rank_.physical_host) prober = false;
+      if (rank_.host_of_rank[q] == rank_.host &&
+          rank_.physical_host_of_rank[q] == rank_.physical_host)
+        prober = false;
     }
     std::string mine;
     if (prober) {
@@ -262,7 +280,8 @@ JobOutcome Job::run() {
         doc.errors.push_back(j["error"].get<std::string>());
         continue;
       }
-      for (auto& h : topology_from_json(j, "topology probe").hosts) topo.hosts.push_back(std::move(h));
+      for (auto& h : topology_from_json(j, "topology probe").hosts)
+        topo.hosts.push_back(std::move(h));
     }
     doc.topology = topo;
   }
@@ -317,9 +336,13 @@ JobOutcome Job::run() {
   res->access = std::move(access);
   res->nvml = &nvml_;
   res->bus_id_of_rank = bus_ids;
-  const bool want_staged = std::find(opts_.methods.begin(), opts_.methods.end(), "staged") != opts_.methods.end();
-  if (want_staged) res->staging = HostStaging::create(rank_, opts_.staged_chunk, opts_.staged_slots, &res->staging_reason);
-  const bool want_nccl = std::any_of(selected.begin(), selected.end(), [](const MethodInfo& m) { return m.uses_nccl; });
+  const bool want_staged =
+      std::find(opts_.methods.begin(), opts_.methods.end(), "staged") != opts_.methods.end();
+  if (want_staged)
+    res->staging =
+        HostStaging::create(rank_, opts_.staged_chunk, opts_.staged_slots, &res->staging_reason);
+  const bool want_nccl = std::any_of(selected.begin(), selected.end(),
+                                     [](const MethodInfo& m) { return m.uses_nccl; });
   if (want_nccl) {
     bool shared = false;
     for (int q = 0; q < rank_.size; ++q) {
@@ -360,11 +383,12 @@ JobOutcome Job::run() {
   if (root) outcome.json_written = file.write(doc);
   LiveReporter live(out ? *out : std::cout, out ? opts_.verbosity : 0);
   if (out && opts_.verbosity > 0) {
-    *out << "# peerbench " << build_info::kVersion << ": " << rank_.size << " ranks on " << doc.system.hosts.size()
-         << " host(s), " << plan.cases << " cases, estimated " << fmt(plan.estimate_s, 0) << " s\n";
+    *out << "# peerbench " << build_info::kVersion << ": " << rank_.size << " ranks on "
+         << doc.system.hosts.size() << " host(s), " << plan.cases << " cases, estimated "
+         << fmt(plan.estimate_s, 0) << " s\n";
     for (const auto& r : doc.system.ranks) {
-      *out << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name << " "
-           << r.gpu.pci_bus_id << "\n";
+      *out << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name
+           << " " << r.gpu.pci_bus_id << "\n";
     }
     if (!res->staging_reason.empty()) *out << "# " << res->staging_reason << "\n";
     if (!res->nccl_reason.empty()) *out << "# " << res->nccl_reason << "\n";
@@ -383,7 +407,10 @@ JobOutcome Job::run() {
     const auto& step = plan.steps[step_index];
     json pairs = json::array();
     for (const auto& p : step.pairs) pairs.push_back({p.src, p.dst});
-    doc.in_progress = {{"method", step.method}, {"round", step.round}, {"pairs", pairs}, {"sizes", step.sizes},
+    doc.in_progress = {{"method", step.method},
+                       {"round", step.round},
+                       {"pairs", pairs},
+                       {"sizes", step.sizes},
                        {"all_ranks", step.all_ranks}};
     if (root) outcome.json_written = file.write(doc);
     try {
@@ -395,8 +422,10 @@ JobOutcome Job::run() {
     }
     est_done += step.estimate_s;
     if (out) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-      const double left = est_done > 0 ? elapsed / est_done * std::max(0.0, plan.estimate_s - est_done) : 0;
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      const double left =
+          est_done > 0 ? elapsed / est_done * std::max(0.0, plan.estimate_s - est_done) : 0;
       live.progress(static_cast<int>(doc.results.size()), plan.cases, elapsed, left,
                     step.method + " round " + std::to_string(step.round) + " done", io_.terminal);
     }
@@ -442,7 +471,8 @@ JobOutcome Job::run() {
   if (want_nccl) {
     NcclLogParse merged;
     std::set<std::string> graphs_seen;
-    for (const auto& s : allgather_strings(rank_.world, observations_json(capture_.read(log_start)).dump())) {
+    for (const auto& s :
+         allgather_strings(rank_.world, observations_json(capture_.read(log_start)).dump())) {
       const auto j = json::parse(s);
       for (const auto& t : j["transports"]) {
         TransportObservation o;
@@ -481,14 +511,16 @@ JobOutcome Job::run() {
     }
     if (!res->nccl) {
       doc.nccl.note = "no NCCL communicator: " + res->nccl_reason;
-    } else if (merged.transports.empty() && (capture_.mode() == "peerbench" || capture_.mode() == "user-file")) {
+    } else if (merged.transports.empty() &&
+               (capture_.mode() == "peerbench" || capture_.mode() == "user-file")) {
       doc.nccl.note += doc.nccl.note.empty() ? "" : "; ";
       doc.nccl.note += "no transport lines found in the log";
     }
   }
 
   // ---- Verdicts and the final file.
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   doc.timing.elapsed_s = elapsed;
   doc.finished_at = utc_now_iso8601();
   doc.status = fatal.empty() ? "complete" : "failed";
@@ -496,13 +528,15 @@ JobOutcome Job::run() {
     doc.verdicts = compute_verdicts(doc, expectations);
     outcome.json_written = file.write(doc);
     if (!outcome.json_written && out) {
-      *out << "# The results file could not be written; the JSON follows on stdout.\n" << to_json(doc).dump(1) << "\n";
+      *out << "# The results file could not be written; the JSON follows on stdout.\n"
+           << to_json(doc).dump(1) << "\n";
     }
     if (out) {
       *out << "#\n# Verdicts (report: peerbench report " << json_path << "):\n";
       for (const auto& v : doc.verdicts) {
-        *out << "#  " << std::left << std::setw(7) << pair_name(v.src, v.dst) << std::setw(7) << v.link
-             << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed << "\n";
+        *out << "#  " << std::left << std::setw(7) << pair_name(v.src, v.dst) << std::setw(7)
+             << v.link << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed
+             << "\n";
         for (const auto& f : v.flags) *out << "#      " << f.code << ": " << f.message << "\n";
       }
       if (doc.nccl.mode != "not-used") {
@@ -510,13 +544,15 @@ JobOutcome Job::run() {
              << (doc.nccl.path_type.empty() ? "" : ", graph path " + doc.nccl.path_type) << "\n";
       }
       *out << "# Results: " << json_path << (outcome.json_written ? "" : " (NOT written)") << "\n";
-      *out << "# Time: " << fmt(elapsed, 1) << " s measured, " << fmt(plan.estimate_s, 1) << " s estimated\n";
+      *out << "# Time: " << fmt(elapsed, 1) << " s measured, " << fmt(plan.estimate_s, 1)
+           << " s estimated\n";
       out->flush();
     }
   }
   bool bad = !fatal.empty();
   for (const auto& r : doc.results) {
-    if (r.wrong > 0 || r.status == ResultStatus::kError || r.status == ResultStatus::kTimeout) bad = true;
+    if (r.wrong > 0 || r.status == ResultStatus::kError || r.status == ResultStatus::kTimeout)
+      bad = true;
   }
   outcome.exit_code = bad ? kExitFlagged : kExitOk;
   // Nobody frees buffers another rank may still be reading through its mapping.

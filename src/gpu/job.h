@@ -37,8 +37,8 @@ struct JobOutcome {
 
 class Job {
  public:
-  Job(RankContext& rank, const RunOptions& opts, std::vector<std::string> argv, NcclLogCapture& capture,
-      const Nvml& nvml, JobIo io);
+  Job(RankContext& rank, const RunOptions& opts, std::vector<std::string> argv,
+      NcclLogCapture& capture, const Nvml& nvml, JobIo io);
   // Collective. Throws LaunchError (same on every rank) for launch problems found before
   // measuring; measurement failures are recorded in the document instead.
   JobOutcome run();

@@ -37,14 +37,14 @@ struct StepContext {
   int dst = -1;
   std::size_t bytes = 0;
   BufferSet local;
-  BufferSet peer;          // the other rank's buffers mapped here (same host, P2P usable)
+  BufferSet peer;  // the other rank's buffers mapped here (same host, P2P usable)
   int peer_device = -1;
-  bool peer_usable = false;        // this rank can reach the other rank's memory
-  std::string peer_reason;         // why not
-  bool same_gpu = false;           // both ranks share one GPU (--allow-gpu-sharing)
+  bool peer_usable = false;  // this rank can reach the other rank's memory
+  std::string peer_reason;   // why not
+  bool same_gpu = false;     // both ranks share one GPU (--allow-gpu-sharing)
   kernels::CopyLaunch copy_launch;
   NcclComm* nccl = nullptr;
-  std::string nccl_reason;         // why there is no communicator
+  std::string nccl_reason;  // why there is no communicator
   HostStaging* staging = nullptr;
   std::string staging_reason;
   unsigned int* counters = nullptr;  // device: [0] timeouts, [1] completed; zeroed per sample
@@ -78,7 +78,10 @@ class Method {
   const MethodInfo& info() const { return info_; }
 
   // Ranks that enqueue work for the pair (default: the source). Methods over all ranks: all.
-  virtual std::vector<int> workers(int src, int dst) const { (void)dst; return {src}; }
+  virtual std::vector<int> workers(int src, int dst) const {
+    (void)dst;
+    return {src};
+  }
   // Data movements to fill and check (default: src -> dst issued by the first worker).
   virtual std::vector<Flow> flows(int src, int dst) const;
   virtual DataMode data_mode() const { return DataMode::kBytes; }

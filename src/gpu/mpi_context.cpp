@@ -36,7 +36,9 @@ std::vector<std::string> RankContext::hosts() const {
   return out;
 }
 
-void barrier(MPI_Comm c) { PB_MPI(MPI_Barrier(c)); }
+void barrier(MPI_Comm c) {
+  PB_MPI(MPI_Barrier(c));
+}
 
 std::vector<std::uint8_t> allgather_bytes(MPI_Comm c, const void* mine, std::size_t bytes) {
   int size = 0;
@@ -60,7 +62,8 @@ std::vector<std::string> allgather_strings(MPI_Comm c, const std::string& mine) 
     total += lens[i];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  PB_MPI(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, c));
+  PB_MPI(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                        MPI_CHAR, c));
   std::vector<std::string> out(size);
   for (int i = 0; i < size; ++i) out[i] = all.substr(displs[i], lens[i]);
   return out;
@@ -106,7 +109,8 @@ RankContext make_rank_context() {
   ctx.host_of_rank = allgather_strings(ctx.world, ctx.host);
   ctx.physical_host_of_rank = allgather_strings(ctx.world, ctx.physical_host);
   ctx.local_rank_of_rank.resize(ctx.size);
-  PB_MPI(MPI_Allgather(&ctx.local_rank, 1, MPI_INT, ctx.local_rank_of_rank.data(), 1, MPI_INT, ctx.world));
+  PB_MPI(MPI_Allgather(&ctx.local_rank, 1, MPI_INT, ctx.local_rank_of_rank.data(), 1, MPI_INT,
+                       ctx.world));
   return ctx;
 }
 

@@ -26,15 +26,15 @@ struct RankContext {
   MPI_Comm node = MPI_COMM_NULL;  // ranks of this physical node
   int rank = 0;
   int size = 1;
-  std::string host;               // logical host
+  std::string host;  // logical host
   std::string physical_host;
-  int local_rank = 0;             // on the physical node
+  int local_rank = 0;  // on the physical node
   int local_size = 1;
-  int device = -1;                // CUDA device index
-  std::vector<std::string> host_of_rank;           // logical
+  int device = -1;                        // CUDA device index
+  std::vector<std::string> host_of_rank;  // logical
   std::vector<std::string> physical_host_of_rank;
   std::vector<int> local_rank_of_rank;
-  std::vector<int> device_of_rank;                 // filled once devices are chosen
+  std::vector<int> device_of_rank;  // filled once devices are chosen
 
   // "rank 1 on host vm, GPU 1": who failed, for error messages.
   std::string where() const;

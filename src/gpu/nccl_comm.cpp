@@ -74,7 +74,8 @@ NcclLogCapture NcclLogCapture::setup() {
     c.path_ = expand_debug_file(user_file);
     const std::string level = user_level ? user_level : "";
     const char* subsys = env("NCCL_DEBUG_SUBSYS");
-    c.subsystems_ = subsys ? split(subsys, ',') : std::vector<std::string>{"INIT", "BOOTSTRAP", "ENV"};
+    c.subsystems_ =
+        subsys ? split(subsys, ',') : std::vector<std::string>{"INIT", "BOOTSTRAP", "ENV"};
     std::string missing;
     for (const auto& n : kNeeded) {
       bool have = false;
@@ -85,7 +86,8 @@ NcclLogCapture NcclLogCapture::setup() {
       c.note_ = "NCCL_DEBUG_FILE is set by the user but NCCL_DEBUG is '" + level +
                 "', not INFO: transports are not in the log";
     } else if (!missing.empty()) {
-      c.note_ = "user's NCCL_DEBUG_SUBSYS lacks " + missing + "; what those subsystems print is missing";
+      c.note_ =
+          "user's NCCL_DEBUG_SUBSYS lacks " + missing + "; what those subsystems print is missing";
     } else {
       c.note_ = "read from the user's NCCL_DEBUG_FILE";
     }
@@ -93,9 +95,10 @@ NcclLogCapture NcclLogCapture::setup() {
   }
   if (user_level) {
     c.mode_ = "not-captured";
-    c.note_ = std::string("NCCL_DEBUG=") + user_level +
-              " is set without NCCL_DEBUG_FILE, so NCCL logs to the terminal; set NCCL_DEBUG_FILE (or "
-              "unset NCCL_DEBUG) to let peerbench record transports";
+    c.note_ =
+        std::string("NCCL_DEBUG=") + user_level +
+        " is set without NCCL_DEBUG_FILE, so NCCL logs to the terminal; set NCCL_DEBUG_FILE (or "
+        "unset NCCL_DEBUG) to let peerbench record transports";
     return c;
   }
   const char* tmp = env("TMPDIR");
@@ -104,8 +107,8 @@ NcclLogCapture NcclLogCapture::setup() {
   buf.push_back('\0');
   if (!::mkdtemp(buf.data())) {  // mkdtemp creates the folder with mode 0700
     c.mode_ = "not-captured";
-    c.note_ = "cannot create a private folder for NCCL's log under " + std::string(tmp ? tmp : "/tmp") +
-              ": " + std::strerror(errno);
+    c.note_ = "cannot create a private folder for NCCL's log under " +
+              std::string(tmp ? tmp : "/tmp") + ": " + std::strerror(errno);
     return c;
   }
   c.tmpdir_ = buf.data();
@@ -146,7 +149,9 @@ NcclLogCapture& NcclLogCapture::operator=(NcclLogCapture&& o) noexcept {
   return *this;
 }
 
-NcclLogCapture::~NcclLogCapture() { cleanup(); }
+NcclLogCapture::~NcclLogCapture() {
+  cleanup();
+}
 
 void NcclLogCapture::cleanup() noexcept {
   if (fd_ >= 0) ::close(fd_);
@@ -217,12 +222,14 @@ std::unique_ptr<NcclComm> NcclComm::create(const RankContext& ctx, double timeou
     if (state == ncclSuccess) break;
     if (state != ncclInProgress) {
       c->abort();
-      throw NcclError(state, std::string("ncclCommInitRankConfig failed: ") + ncclGetErrorString(state) +
-                                 " (" + ncclGetLastError(nullptr) + ")");
+      throw NcclError(state, std::string("ncclCommInitRankConfig failed: ") +
+                                 ncclGetErrorString(state) + " (" + ncclGetLastError(nullptr) +
+                                 ")");
     }
     if (std::chrono::steady_clock::now() > deadline) {
       c->abort();
-      throw WatchdogTimeout("ncclCommInitRankConfig did not finish within " + std::to_string(timeout_s) + " s");
+      throw WatchdogTimeout("ncclCommInitRankConfig did not finish within " +
+                            std::to_string(timeout_s) + " s");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -239,13 +246,15 @@ NcclComm::~NcclComm() {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   }
-  if (ncclCommDestroy(comm_) != ncclSuccess) std::fprintf(stderr, "peerbench: warning: ncclCommDestroy failed\n");
+  if (ncclCommDestroy(comm_) != ncclSuccess)
+    std::fprintf(stderr, "peerbench: warning: ncclCommDestroy failed\n");
 }
 
 void NcclComm::abort() {
   if (comm_ && !aborted_) {
     aborted_ = true;
-    if (ncclCommAbort(comm_) != ncclSuccess) std::fprintf(stderr, "peerbench: warning: ncclCommAbort failed\n");
+    if (ncclCommAbort(comm_) != ncclSuccess)
+      std::fprintf(stderr, "peerbench: warning: ncclCommAbort failed\n");
   }
 }
 
@@ -265,11 +274,12 @@ void NcclComm::wait_ready(double timeout_s) const {
     PB_NCCL(ncclCommGetAsyncError(comm_, &state));
     if (state == ncclSuccess) return;
     if (state != ncclInProgress) {
-      throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state) + " (" +
-                                 ncclGetLastError(comm_) + ")");
+      throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state) +
+                                 " (" + ncclGetLastError(comm_) + ")");
     }
     if (std::chrono::steady_clock::now() > deadline) {
-      throw WatchdogTimeout("NCCL did not finish enqueueing within " + std::to_string(timeout_s) + " s");
+      throw WatchdogTimeout("NCCL did not finish enqueueing within " + std::to_string(timeout_s) +
+                            " s");
     }
     std::this_thread::yield();
   }
@@ -279,10 +289,12 @@ std::string nccl_version_string() {
   int v = 0;
   PB_NCCL(ncclGetVersion(&v));
   // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z for versions >= 2.9
-  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
+         std::to_string(v % 100);
 }
 
-void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s, const std::string& what) {
+void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s,
+                        const std::string& what) {
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::duration<double>(timeout_s);
   int polls = 0;
@@ -292,7 +304,8 @@ void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s
     if (e != cudaErrorNotReady) PB_CUDA(e);
     if (comm) comm->check_async();
     if (std::chrono::steady_clock::now() > deadline) {
-      throw WatchdogTimeout(what + " did not finish within --timeout " + std::to_string(static_cast<int>(timeout_s)) + " s");
+      throw WatchdogTimeout(what + " did not finish within --timeout " +
+                            std::to_string(static_cast<int>(timeout_s)) + " s");
     }
     // Spin briefly (short operations), then back off to spare the CPU.
     if (++polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -45,12 +45,18 @@ constexpr unsigned kFieldNvlinkDataRx = 139;  // NVML_FI_DEV_NVLINK_THROUGHPUT_D
 
 double field_as_double(const FieldValue& f) {
   switch (f.valueType) {
-    case 0: return f.value.d;
-    case 1: return f.value.ui;
-    case 2: return static_cast<double>(f.value.ul);
-    case 3: return static_cast<double>(f.value.ull);
-    case 4: return static_cast<double>(f.value.sll);
-    default: return static_cast<double>(f.value.ull);
+    case 0:
+      return f.value.d;
+    case 1:
+      return f.value.ui;
+    case 2:
+      return static_cast<double>(f.value.ul);
+    case 3:
+      return static_cast<double>(f.value.ull);
+    case 4:
+      return static_cast<double>(f.value.sll);
+    default:
+      return static_cast<double>(f.value.ull);
   }
 }
 
@@ -107,13 +113,16 @@ std::string Nvml::error_string(int rc) const {
   return s ? s : ("NVML error " + std::to_string(rc));
 }
 
-std::optional<Nvml::Device> Nvml::device_by_pci(const std::string& bus_id, std::string* error) const {
+std::optional<Nvml::Device> Nvml::device_by_pci(const std::string& bus_id,
+                                                std::string* error) const {
   if (!ok_) return std::nullopt;
   auto f = sym<int (*)(const char*, Device*)>("nvmlDeviceGetHandleByPciBusId_v2");
   Device d = nullptr;
   const int rc = f ? f(bus_id.c_str(), &d) : -1;
   if (rc != kSuccess) {
-    if (error) *error = "nvmlDeviceGetHandleByPciBusId_v2(" + bus_id + "): " + (f ? error_string(rc) : "missing");
+    if (error)
+      *error =
+          "nvmlDeviceGetHandleByPciBusId_v2(" + bus_id + "): " + (f ? error_string(rc) : "missing");
     return std::nullopt;
   }
   return d;
@@ -178,13 +187,19 @@ std::optional<std::string> Nvml::common_ancestor(Device a, Device b) const {
   int level = -1;
   if (!ok_ || !f || f(a, b, &level) != kSuccess) return std::nullopt;
   switch (level) {
-    case 0:    // NVML_TOPOLOGY_INTERNAL: same board
-    case 10: return std::string("PIX");   // NVML_TOPOLOGY_SINGLE
-    case 20: return std::string("PXB");   // NVML_TOPOLOGY_MULTIPLE
-    case 30: return std::string("PHB");   // NVML_TOPOLOGY_HOSTBRIDGE
-    case 40: return std::string("NODE");  // NVML_TOPOLOGY_NODE
-    case 50: return std::string("SYS");   // NVML_TOPOLOGY_SYSTEM
-    default: return std::nullopt;
+    case 0:  // NVML_TOPOLOGY_INTERNAL: same board
+    case 10:
+      return std::string("PIX");  // NVML_TOPOLOGY_SINGLE
+    case 20:
+      return std::string("PXB");  // NVML_TOPOLOGY_MULTIPLE
+    case 30:
+      return std::string("PHB");  // NVML_TOPOLOGY_HOSTBRIDGE
+    case 40:
+      return std::string("NODE");  // NVML_TOPOLOGY_NODE
+    case 50:
+      return std::string("SYS");  // NVML_TOPOLOGY_SYSTEM
+    default:
+      return std::nullopt;
   }
 }
 
@@ -192,7 +207,8 @@ std::map<std::string, std::string> Nvml::p2p_status(Device a, Device b) const {
   std::map<std::string, std::string> out;
   auto f = sym<int (*)(Device, Device, int, int*)>("nvmlDeviceGetP2PStatus");
   if (!ok_ || !f) return out;
-  const std::pair<const char*, int> caps[] = {{"read", 0}, {"write", 1}, {"nvlink", 2}, {"atomics", 3}};
+  const std::pair<const char*, int> caps[] = {
+      {"read", 0}, {"write", 1}, {"nvlink", 2}, {"atomics", 3}};
   static const char* names[] = {"OK", "CNS", "GNS", "TNS", "DRK", "NS", "U"};
   for (const auto& [name, index] : caps) {
     int status = -1;
@@ -225,7 +241,8 @@ Nvml::Traffic Nvml::nvlink_traffic(Device d) const {
   if (v[0].nvmlReturn == kSuccess) t.tx_bytes = field_as_double(v[0]) * 1024.0;
   if (v[1].nvmlReturn == kSuccess) t.rx_bytes = field_as_double(v[1]) * 1024.0;
   if (!t.tx_bytes || !t.rx_bytes) {
-    t.note = "NVLink throughput fields: " + error_string(v[0].nvmlReturn != kSuccess ? v[0].nvmlReturn : v[1].nvmlReturn);
+    t.note = "NVLink throughput fields: " +
+             error_string(v[0].nvmlReturn != kSuccess ? v[0].nvmlReturn : v[1].nvmlReturn);
   }
   return t;
 }

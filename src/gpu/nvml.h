@@ -24,7 +24,8 @@ class Nvml {
   using Device = void*;
   // Each accessor checks NVML's return code; a failure gives nullopt and, when `error` is set,
   // "nvmlCall: message".
-  std::optional<Device> device_by_pci(const std::string& bus_id, std::string* error = nullptr) const;
+  std::optional<Device> device_by_pci(const std::string& bus_id,
+                                      std::string* error = nullptr) const;
   std::optional<std::string> driver_version() const;
   std::optional<std::string> uuid(Device d) const;
   std::optional<int> pcie_gen(Device d, bool max) const;

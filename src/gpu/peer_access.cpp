@@ -11,11 +11,16 @@ namespace peerbench::gpu {
 
 std::string to_string(PeerAccessState s) {
   switch (s) {
-    case PeerAccessState::kEnabled: return "enabled";
-    case PeerAccessState::kAlreadyEnabled: return "already-enabled";
-    case PeerAccessState::kUnsupported: return "unsupported";
-    case PeerAccessState::kSameGpu: return "same-gpu";
-    case PeerAccessState::kError: return "error";
+    case PeerAccessState::kEnabled:
+      return "enabled";
+    case PeerAccessState::kAlreadyEnabled:
+      return "already-enabled";
+    case PeerAccessState::kUnsupported:
+      return "unsupported";
+    case PeerAccessState::kSameGpu:
+      return "same-gpu";
+    case PeerAccessState::kError:
+      return "error";
   }
   return "error";
 }
@@ -34,8 +39,8 @@ PeerAccess PeerAccess::enable(int device, int peer) {
   a.can_access_ = can != 0;
   if (!can) {
     a.state_ = PeerAccessState::kUnsupported;
-    a.error_ = "cudaDeviceCanAccessPeer(" + std::to_string(device) + ", " + std::to_string(peer) +
-               ") = 0";
+    a.error_ =
+        "cudaDeviceCanAccessPeer(" + std::to_string(device) + ", " + std::to_string(peer) + ") = 0";
     return a;
   }
   const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
@@ -77,7 +82,9 @@ PeerAccess& PeerAccess::operator=(PeerAccess&& o) noexcept {
   return *this;
 }
 
-PeerAccess::~PeerAccess() { release(); }
+PeerAccess::~PeerAccess() {
+  release();
+}
 
 void PeerAccess::release() noexcept {
   if (!owned_) return;
@@ -87,8 +94,8 @@ void PeerAccess::release() noexcept {
   if (current != device_ && cudaSetDevice(device_) != cudaSuccess) return;
   const cudaError_t e = cudaDeviceDisablePeerAccess(peer_);
   if (e != cudaSuccess && e != cudaErrorPeerAccessNotEnabled && e != cudaErrorCudartUnloading) {
-    std::fprintf(stderr, "peerbench: warning: cudaDeviceDisablePeerAccess(%d) from GPU %d: %s\n", peer_,
-                 device_, cudaGetErrorName(e));
+    std::fprintf(stderr, "peerbench: warning: cudaDeviceDisablePeerAccess(%d) from GPU %d: %s\n",
+                 peer_, device_, cudaGetErrorName(e));
   }
   (void)cudaGetLastError();
   if (current != device_) (void)cudaSetDevice(current);

@@ -54,8 +54,8 @@ GpuInfo describe_gpu(int device, const Nvml& nvml) {
     hex[2 * i + 1] = digits[b & 15];
   }
   const std::string h(hex);
-  g.uuid = "GPU-" + h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" +
-           h.substr(20);
+  g.uuid = "GPU-" + h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" +
+           h.substr(16, 4) + "-" + h.substr(20);
   if (auto d = nvml.device_by_pci(g.pci_bus_id)) {
     if (auto u = nvml.uuid(*d)) g.uuid = *u;
   }
@@ -108,8 +108,9 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
         int s = 0;
         for (const auto& l : t.gpus[g].nvlinks) {
           if (!l.active || l.remote_pci_bus_id.empty()) continue;
-          const bool to_gpu = std::any_of(t.gpus.begin(), t.gpus.end(),
-                                          [&](const GpuTopology& o) { return o.pci_bus_id == l.remote_pci_bus_id; });
+          const bool to_gpu = std::any_of(t.gpus.begin(), t.gpus.end(), [&](const GpuTopology& o) {
+            return o.pci_bus_id == l.remote_pci_bus_id;
+          });
           if (!to_gpu) ++s;
         }
         return s;
@@ -126,7 +127,8 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
       PB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
       p.cuda_can_access_peer = can != 0;
       int v = 0;
-      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrPerformanceRank, a, b) == cudaSuccess) p.cuda_perf_rank = v;
+      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrPerformanceRank, a, b) == cudaSuccess)
+        p.cuda_perf_rank = v;
       if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, a, b) == cudaSuccess) {
         p.cuda_access_supported = v != 0;
       }

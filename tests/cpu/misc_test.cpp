@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/atomic_file.h"
-#include "core/json_in.h"
 #include "core/environment.h"
+#include "core/json_in.h"
 #include "core/launcher.h"
 #include "core/topology.h"
 #include "pattern_formula.h"
@@ -47,13 +47,12 @@ TEST(AtomicFile, CheckWritable) {
 }
 
 TEST(Environment, RecordsOnlyResultChangingVariablesWithoutSecrets) {
-  const auto e = recorded_environment({"NCCL_P2P_DISABLE=1", "NCCL_DEBUG_FILE=/home/ann/logs/n.log",
-                                       "CUDA_VISIBLE_DEVICES=0,1", "OMPI_MCA_btl=^openib", "HOME=/home/ann",
-                                       "AWS_SECRET_ACCESS_KEY=x", "NCCL_IB_TOKEN=secret", "PATH=/usr/bin",
-                                       "OMPI_MCA_orte_precondition_transports=5adc-6983", "OMPI_MCA_ess_base_jobid=1",
-                                       "PMIX_MCA_psec=native",
-                                       "PEERBENCH_HOST_ID=a", "GARBAGE"},
-                                      "/home/ann");
+  const auto e = recorded_environment(
+      {"NCCL_P2P_DISABLE=1", "NCCL_DEBUG_FILE=/home/ann/logs/n.log", "CUDA_VISIBLE_DEVICES=0,1",
+       "OMPI_MCA_btl=^openib", "HOME=/home/ann", "AWS_SECRET_ACCESS_KEY=x", "NCCL_IB_TOKEN=secret",
+       "PATH=/usr/bin", "OMPI_MCA_orte_precondition_transports=5adc-6983",
+       "OMPI_MCA_ess_base_jobid=1", "PMIX_MCA_psec=native", "PEERBENCH_HOST_ID=a", "GARBAGE"},
+      "/home/ann");
   EXPECT_EQ(e, (std::map<std::string, std::string>{{"CUDA_VISIBLE_DEVICES", "0,1"},
                                                    {"NCCL_DEBUG_FILE", "~/logs/n.log"},
                                                    {"NCCL_P2P_DISABLE", "1"},
@@ -86,11 +85,14 @@ TEST(Launcher, DetectsLaunchersFromTheirVariables) {
 }
 
 TEST(Launcher, ReexecCommandAndQuoting) {
-  const auto cmd = reexec_command("/usr/bin/mpirun", 8, {"/opt/pb/peerbench", "run", "-m", "ce-write"}, true);
-  EXPECT_EQ(shell_join(cmd),
-            "/usr/bin/mpirun -np 8 --allow-run-as-root --bind-to none /opt/pb/peerbench run -m ce-write");
+  const auto cmd =
+      reexec_command("/usr/bin/mpirun", 8, {"/opt/pb/peerbench", "run", "-m", "ce-write"}, true);
+  EXPECT_EQ(
+      shell_join(cmd),
+      "/usr/bin/mpirun -np 8 --allow-run-as-root --bind-to none /opt/pb/peerbench run -m ce-write");
   EXPECT_EQ(shell_join({"a b", "it's", ""}), "'a b' 'it'\\''s' ''");
-  EXPECT_EQ(shell_join(reexec_command("mpirun", 2, {"pb"}, false)), "mpirun -np 2 --bind-to none pb");
+  EXPECT_EQ(shell_join(reexec_command("mpirun", 2, {"pb"}, false)),
+            "mpirun -np 2 --bind-to none pb");
 }
 
 TEST(Topology, ClassifiesLinksLikeNvidiaSmi) {
@@ -158,7 +160,8 @@ TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
   std::set<std::uint64_t> seeds;
   for (int rank = 0; rank < 8; ++rank) {
     for (std::uint64_t bytes : {8ull, 4096ull, 1ull << 30}) {
-      for (std::uint32_t sample = 0; sample < 4; ++sample) seeds.insert(pattern_seed(rank, bytes, sample, 7));
+      for (std::uint32_t sample = 0; sample < 4; ++sample)
+        seeds.insert(pattern_seed(rank, bytes, sample, 7));
     }
   }
   EXPECT_EQ(seeds.size(), 8u * 3 * 4) << "seeds must differ by rank, size and sample";
@@ -168,7 +171,8 @@ TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
     EXPECT_NE(w, 0u);
     EXPECT_NE(poison_word(12345, i), w);
     const auto p = poison_word(12345, i);
-    for (int k = 0; k < 4; ++k) EXPECT_NE((p >> (8 * k)) & 0xFF, (w >> (8 * k)) & 0xFF) << "tail bytes must differ too";
+    for (int k = 0; k < 4; ++k)
+      EXPECT_NE((p >> (8 * k)) & 0xFF, (w >> (8 * k)) & 0xFF) << "tail bytes must differ too";
     same_as_other_seed += w == pattern_word(12346, i);
   }
   EXPECT_LT(same_as_other_seed, 5);

@@ -67,14 +67,16 @@ TEST(NcclLog, FormsFromNcclSources) {
   EXPECT_EQ(t.modifiers, (std::vector<std::string>{"GDRDMA"}));
   t = one("h:1:1 [3] NCCL INFO Channel 00/0 : 3[3] -> 11[3] [send] via NET/IB/2(1)/GDRDMA/Shared");
   EXPECT_EQ(t.modifiers, (std::vector<std::string>{"proxy (1)", "GDRDMA", "Shared"}));
-  t = one("h:1:1 [0] NCCL INFO Channel 02 : 0[1b000] -> 1[1c000] via SHM/CE/direct");  // older: bus ids
+  t = one(
+      "h:1:1 [0] NCCL INFO Channel 02 : 0[1b000] -> 1[1c000] via SHM/CE/direct");  // older: bus ids
   EXPECT_EQ(t.dst_dev, "1c000");
   EXPECT_EQ(t.detail, "CE/direct");
 }
 
 TEST(NcclLog, UnknownTransportLinesAreKeptNotDropped) {
   NcclLogParse p;
-  EXPECT_TRUE(parse_nccl_log_line("h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via COLLNET/Whatever", p));
+  EXPECT_TRUE(parse_nccl_log_line(
+      "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via COLLNET/Whatever", p));
   EXPECT_TRUE(parse_nccl_log_line("h:1:1 [0] NCCL INFO Channel 00 : garbled -> via P2P/CUMEM", p));
   ASSERT_EQ(p.unknown.size(), 2u);
   EXPECT_NE(p.unknown[0].find("COLLNET"), std::string::npos);
@@ -84,8 +86,10 @@ TEST(NcclLog, UnknownTransportLinesAreKeptNotDropped) {
 
 TEST(NcclLog, GraphPatternLines) {
   NcclLogParse p;
-  ASSERT_TRUE(parse_nccl_log_line(
-      "vm:1:1 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 24, bw 40.0/40.0, type NVL/PIX, sameChannels 1", p));
+  ASSERT_TRUE(
+      parse_nccl_log_line("vm:1:1 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 24, bw 40.0/40.0, "
+                          "type NVL/PIX, sameChannels 1",
+                          p));
   ASSERT_EQ(p.graphs.size(), 1u);
   EXPECT_EQ(p.graphs[0].pattern, 4);
   EXPECT_EQ(p.graphs[0].nchannels, 24);
@@ -143,7 +147,8 @@ TEST(NcclLog, CapturedDeviceLogs) {
     const char* kind;
   };
   int found = 0;
-  for (const auto& c : {Case{"net-socket.log", "NET"}, Case{"p2p-cumem.log", "P2P"}, Case{"shm.log", "SHM"}}) {
+  for (const auto& c :
+       {Case{"net-socket.log", "NET"}, Case{"p2p-cumem.log", "P2P"}, Case{"shm.log", "SHM"}}) {
     std::ifstream in(dir + c.file);
     if (!in) continue;
     ++found;
@@ -151,7 +156,8 @@ TEST(NcclLog, CapturedDeviceLogs) {
     ss << in.rdbuf();
     const auto p = parse_nccl_log(ss.str());
     ASSERT_FALSE(p.transports.empty()) << c.file;
-    EXPECT_TRUE(p.unknown.empty()) << c.file << ": " << (p.unknown.empty() ? "" : p.unknown.front());
+    EXPECT_TRUE(p.unknown.empty())
+        << c.file << ": " << (p.unknown.empty() ? "" : p.unknown.front());
     for (const auto& s : summarize_transports(p.transports)) EXPECT_EQ(s.kind, c.kind) << c.file;
   }
   if (!found) GTEST_SKIP() << "no captured logs in " << dir;

@@ -34,9 +34,10 @@ TEST(Options, DefaultsAreTheDocumentedOnes) {
 }
 
 TEST(Options, NcclTestsFlagsParse) {
-  const auto o = parse({"run", "-b", "8", "-e", "8G", "-f", "2", "-w", "3", "-n", "10", "-c", "0", "-G", "20",
-                        "-m", "nccl", "--schedule", "rounds", "-J", "x.json"})
-                     .run;
+  const auto o =
+      parse({"run", "-b", "8",  "-e", "8G", "-f",   "2",          "-w",     "3",  "-n",    "10",
+             "-c",  "0",  "-G", "20", "-m", "nccl", "--schedule", "rounds", "-J", "x.json"})
+          .run;
   EXPECT_EQ(o.sweep.min_bytes, 8u);
   EXPECT_EQ(o.sweep.max_bytes, 8ull << 30);
   EXPECT_EQ(o.sweep.step_factor, 2u);
@@ -44,7 +45,8 @@ TEST(Options, NcclTestsFlagsParse) {
   EXPECT_EQ(o.iters, 10);
   EXPECT_FALSE(o.check);
   EXPECT_EQ(o.cudagraph_replays, 20);
-  EXPECT_EQ(o.methods, (std::vector<std::string>{"nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce"}));
+  EXPECT_EQ(o.methods,
+            (std::vector<std::string>{"nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce"}));
   EXPECT_EQ(o.schedule, Schedule::kRounds);
   EXPECT_EQ(o.json_path, "x.json");
 }
@@ -107,14 +109,16 @@ TEST(Options, EveryBadValueIsOneLineNamingTheFlag) {
       ADD_FAILURE() << "accepted: " << joined;
     } catch (const UsageError& e) {
       const std::string m = e.what();
-      EXPECT_NE(m.find(c.must_mention), std::string::npos) << "message '" << m << "' lacks '" << c.must_mention << "'";
+      EXPECT_NE(m.find(c.must_mention), std::string::npos)
+          << "message '" << m << "' lacks '" << c.must_mention << "'";
       EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     }
   }
 }
 
 TEST(Options, MethodGroupsExpandInCatalogOrder) {
-  EXPECT_EQ(parse({"-m", "latency"}).run.methods, (std::vector<std::string>{"ce-latency", "sm-latency"}));
+  EXPECT_EQ(parse({"-m", "latency"}).run.methods,
+            (std::vector<std::string>{"ce-latency", "sm-latency"}));
   EXPECT_EQ(parse({"-m", "sm-read,ce-write,ce-write"}).run.methods,
             (std::vector<std::string>{"ce-write", "sm-read"}));
   EXPECT_EQ(parse({"-m", "bidir"}).run.methods,
@@ -136,7 +140,8 @@ TEST(Options, SubcommandsAndInfoFlags) {
   EXPECT_EQ(parse({"run", "--help"}).command, Command::kHelp);
   EXPECT_EQ(parse({"--version"}).command, Command::kVersion);
   EXPECT_EQ(parse({"--list-methods"}).command, Command::kListMethods);
-  const auto r = parse({"report", "a.json", "b.json", "--format", "html", "-o", "r.html", "--fail-on", "nccl-shm,below-link"});
+  const auto r = parse({"report", "a.json", "b.json", "--format", "html", "-o", "r.html",
+                        "--fail-on", "nccl-shm,below-link"});
   EXPECT_EQ(r.command, Command::kReport);
   EXPECT_EQ(r.report.inputs, (std::vector<std::string>{"a.json", "b.json"}));
   EXPECT_EQ(r.report.format, ReportFormat::kHtml);
@@ -150,7 +155,8 @@ TEST(Options, SubcommandsAndInfoFlags) {
 }
 
 TEST(Options, ConfigJsonRecordsWhatRan) {
-  const auto o = parse({"-b", "1K", "-e", "4K", "-f", "2", "--inject-fault", "corrupt:ce-write:1"}).run;
+  const auto o =
+      parse({"-b", "1K", "-e", "4K", "-f", "2", "--inject-fault", "corrupt:ce-write:1"}).run;
   const auto j = run_options_to_json(o);
   EXPECT_EQ(j["sizes"].size(), 3u);
   EXPECT_EQ(j["fault_injection"]["kind"], "corrupt");

@@ -15,7 +15,8 @@ PlanInput input(int n, Schedule s, const std::vector<std::string>& methods = {})
   in.world_size = n;
   in.host_of_rank.assign(static_cast<std::size_t>(n), "node");
   for (const auto& m : test::catalog()) {
-    if (methods.empty() || std::find(methods.begin(), methods.end(), m.name) != methods.end()) in.methods.push_back(m);
+    if (methods.empty() || std::find(methods.begin(), methods.end(), m.name) != methods.end())
+      in.methods.push_back(m);
   }
   in.schedule = s;
   in.sizes = {1 << 20, 1 << 30};
@@ -30,7 +31,8 @@ TEST(Tournament, EveryUnorderedPairOnceAndRoundsDisjoint) {
     for (const auto& r : rounds) {
       std::set<int> busy;
       for (const auto& [a, b] : r) {
-        EXPECT_TRUE(busy.insert(a).second && busy.insert(b).second) << "rank twice in a round, n=" << n;
+        EXPECT_TRUE(busy.insert(a).second && busy.insert(b).second)
+            << "rank twice in a round, n=" << n;
         EXPECT_TRUE(seen.insert({std::min(a, b), std::max(a, b)}).second) << "pair twice, n=" << n;
       }
       if (n % 2 == 0) EXPECT_EQ(r.size(), static_cast<std::size_t>(n / 2));
@@ -55,8 +57,10 @@ TEST_P(PlanForRanks, EveryOrderedPairOncePerMethodAndRoundsDisjoint) {
     rounds[s.method]++;
     std::set<int> busy;
     for (const auto& p : s.pairs) {
-      EXPECT_TRUE(busy.insert(p.src).second && busy.insert(p.dst).second) << "a rank in two pairs of one round";
-      EXPECT_TRUE(seen[s.method].insert({p.src, p.dst}).second) << s.method << " " << p.src << "->" << p.dst;
+      EXPECT_TRUE(busy.insert(p.src).second && busy.insert(p.dst).second)
+          << "a rank in two pairs of one round";
+      EXPECT_TRUE(seen[s.method].insert({p.src, p.dst}).second)
+          << s.method << " " << p.src << "->" << p.dst;
       EXPECT_TRUE(p.applicable);
     }
     if (schedule == Schedule::kSerial) EXPECT_EQ(s.pairs.size(), 1u);
@@ -69,7 +73,8 @@ TEST_P(PlanForRanks, EveryOrderedPairOncePerMethodAndRoundsDisjoint) {
     const std::size_t expect = m.bidirectional ? n * (n - 1) / 2 : n * (n - 1);
     EXPECT_EQ(seen[m.name].size(), expect) << m.name;
     if (m.bidirectional) {
-      for (const auto& [a, b] : seen[m.name]) EXPECT_LT(a, b) << "bidir results are keyed src < dst";
+      for (const auto& [a, b] : seen[m.name])
+        EXPECT_LT(a, b) << "bidir results are keyed src < dst";
     }
     if (schedule == Schedule::kRounds && n % 2 == 0) {
       // n-1 rounds each way for unidirectional methods, n-1 in all for bidirectional ones.
@@ -80,7 +85,8 @@ TEST_P(PlanForRanks, EveryOrderedPairOncePerMethodAndRoundsDisjoint) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, PlanForRanks,
                          ::testing::Combine(::testing::Values(2, 3, 4, 8),
-                                            ::testing::Values(Schedule::kSerial, Schedule::kRounds)),
+                                            ::testing::Values(Schedule::kSerial,
+                                                              Schedule::kRounds)),
                          [](const auto& info) {
                            return std::to_string(std::get<0>(info.param)) + "ranks_" +
                                   to_string(std::get<1>(info.param));

@@ -36,7 +36,8 @@ TEST(Report, TextShowsMatrixVerdictsAndFlags) {
 
 TEST(Report, MarkdownHasTablesAndPlots) {
   const auto d = test::clean_h200_pair();
-  const auto md = make_reporter(ReportFormat::kMarkdown)->render({input_for(d)}, {{"bw.png", "bandwidth", "", "plots/bw.png"}});
+  const auto md = make_reporter(ReportFormat::kMarkdown)
+                      ->render({input_for(d)}, {{"bw.png", "bandwidth", "", "plots/bw.png"}});
   EXPECT_NE(md.find("| pair | link |"), std::string::npos);
   EXPECT_NE(md.find("**Verdict: all 3 pass**"), std::string::npos);
   EXPECT_NE(md.find("![bandwidth](plots/bw.png)"), std::string::npos);
@@ -49,7 +50,9 @@ TEST(Report, HtmlEscapesEveryStringFromTheFile) {
   d.tool.version = "\"><img src=x onerror=alert(2)>";
   d.results[0].method = "<b>ce-write</b>";
   d.nccl.note = "a & b";
-  const auto html = make_reporter(ReportFormat::kHtml)->render({input_for(d)}, {{"p.png", "<i>cap</i>", "data:image/png;base64,AAAA", ""}});
+  const auto html =
+      make_reporter(ReportFormat::kHtml)
+          ->render({input_for(d)}, {{"p.png", "<i>cap</i>", "data:image/png;base64,AAAA", ""}});
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
   EXPECT_EQ(html.find("<img src=x"), std::string::npos);
   EXPECT_EQ(html.find("<b>ce-write"), std::string::npos);
@@ -64,7 +67,8 @@ TEST(Report, CsvOneRowPerResultAndNoFormulas) {
   auto d = test::clean_h200_pair();
   d.results[0].reason = "=HYPERLINK(\"http://x\")";
   const auto csv = make_reporter(ReportFormat::kCsv)->render({input_for(d)}, {});
-  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), d.results.size() + 1);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
+            d.results.size() + 1);
   EXPECT_NE(csv.find("\"'=HYPERLINK(\"\"http://x\"\")\""), std::string::npos) << csv.substr(0, 400);
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("+1"), "'+1");
@@ -76,17 +80,19 @@ TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
   auto b = a;
   b.system.driver_version = "590.10";
   for (auto& r : b.results) {
-    if (r.method == "ce-write" && r.src == 0) r.algbw_gbps = test::flat(300);               // clear regression
-    if (r.method == "ce-read" && r.src == 0) r.algbw_gbps = test::flat(370, 0.10);          // -4%: under 5%
-    if (r.method == "sm-write" && r.src == 0) r.algbw_gbps = test::flat(330, 0.2);          // -11% but overlaps
-    if (r.method == "ce-latency" && r.src == 0) r.time_us = test::flat(3.5);                 // slower latency
-    if (r.method == "staged" && r.src == 1) r.algbw_gbps = test::flat(50);                   // improvement
+    if (r.method == "ce-write" && r.src == 0) r.algbw_gbps = test::flat(300);  // clear regression
+    if (r.method == "ce-read" && r.src == 0) r.algbw_gbps = test::flat(370, 0.10);  // -4%: under 5%
+    if (r.method == "sm-write" && r.src == 0)
+      r.algbw_gbps = test::flat(330, 0.2);                                    // -11% but overlaps
+    if (r.method == "ce-latency" && r.src == 0) r.time_us = test::flat(3.5);  // slower latency
+    if (r.method == "staged" && r.src == 1) r.algbw_gbps = test::flat(50);    // improvement
   }
   CompareOptions o;
   const auto c = compare_runs(a, "a.json", b, "b.json", o);
   auto change = [&](const std::string& m, int src) {
     for (const auto& r : c.rows) {
-      if (r.method == m && r.pair == std::to_string(src) + "->" + std::to_string(1 - src)) return r.change;
+      if (r.method == m && r.pair == std::to_string(src) + "->" + std::to_string(1 - src))
+        return r.change;
     }
     return std::string("missing");
   };
@@ -97,7 +103,8 @@ TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
   EXPECT_EQ(change("staged", 1), "improvement");
   EXPECT_EQ(c.regressions, 2);
   EXPECT_EQ(c.improvements, 1);
-  EXPECT_NE(std::find(c.differences.begin(), c.differences.end(), "driver: 580.159.04 -> 590.10"), c.differences.end());
+  EXPECT_NE(std::find(c.differences.begin(), c.differences.end(), "driver: 580.159.04 -> 590.10"),
+            c.differences.end());
   EXPECT_EQ(comparison_exit_code(c, o), 1);
   o.fail_on = "none";
   EXPECT_EQ(comparison_exit_code(c, o), 0);

@@ -69,12 +69,14 @@ TEST(Schema, BadFilesGiveOneLineNamingFileAndField) {
       {[](json& j) { j["results"][3]["bytes"] = -1; }, "results[3].bytes"},
       {[](json& j) { j["results"][0]["status"] = "fine"; }, "results[0].status"},
       {[](json& j) { j["results"][0].erase("method"); }, "results[0].method"},
-      {[](json& j) { j["results"][0]["time_us"]["median"] = nullptr; }, "results[0].time_us.median"},
+      {[](json& j) { j["results"][0]["time_us"]["median"] = nullptr; },
+       "results[0].time_us.median"},
       {[](json& j) { j["results"][0]["time_us"]["min"] = 1e9; }, "results[0].time_us"},
       {[](json& j) { j["results"][0]["src"] = 1.5; }, "results[0].src"},
       {[](json& j) { j["results"][0]["time_us"] = nullptr; }, "results[0]"},
       {[](json& j) { j["results"] = json::object(); }, "results"},
-      {[](json& j) { j["system"]["ranks"][0]["gpu"]["compute_capability"] = "nine"; }, "system.ranks[0].gpu.compute_capability"},
+      {[](json& j) { j["system"]["ranks"][0]["gpu"]["compute_capability"] = "nine"; },
+       "system.ranks[0].gpu.compute_capability"},
       {[](json& j) { j["pairs"][0]["same_host"] = "yes"; }, "pairs[0].same_host"},
       {[](json& j) { j["methods"][0]["scope"] = "galaxy"; }, "methods[0].scope"},
       {[](json& j) { j["topology"]["hosts"][0]["gpus"] = 3; }, "topology.hosts[0].gpus"},
@@ -85,7 +87,8 @@ TEST(Schema, BadFilesGiveOneLineNamingFileAndField) {
     c.mutate(j);
     const std::string m = error_of(j);
     EXPECT_NE(m.find("run.json"), std::string::npos) << m;
-    EXPECT_NE(m.find("'" + c.field), std::string::npos) << "expected field " << c.field << " in: " << m;
+    EXPECT_NE(m.find("'" + c.field), std::string::npos)
+        << "expected field " << c.field << " in: " << m;
     EXPECT_EQ(m.find('\n'), std::string::npos);
   }
 }
@@ -98,9 +101,7 @@ TEST(Schema, FutureVersionSaysSo) {
 
 TEST(JsonFiles, EmptyTruncatedNonJsonDeepAndHuge) {
   const std::string path = ::testing::TempDir() + "/pb_schema_test.json";
-  auto write = [&](const std::string& s) {
-    std::ofstream(path, std::ios::binary) << s;
-  };
+  auto write = [&](const std::string& s) { std::ofstream(path, std::ios::binary) << s; };
   auto err = [&]() -> std::string {
     try {
       load_run_file(path);
@@ -146,8 +147,10 @@ TEST(Schema, DocumentedInSchemaMd) {
   const std::string md = ss.str();
   const json j = sample();
   for (const auto& [k, v] : j.items()) EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
-  for (const auto& [k, v] : j["results"][0].items()) EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
-  for (const auto& [k, v] : j["pairs"][0].items()) EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
+  for (const auto& [k, v] : j["results"][0].items())
+    EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
+  for (const auto& [k, v] : j["pairs"][0].items())
+    EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
   EXPECT_NE(md.find("schema_version` is " + std::to_string(kSchemaVersion)), std::string::npos);
 }
 

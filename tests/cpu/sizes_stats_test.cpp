@@ -21,7 +21,8 @@ TEST(ParseSize, AcceptsBytesAndBinarySuffixes) {
 }
 
 TEST(ParseSize, RejectsGarbageNamingTheFlag) {
-  for (const char* bad : {"", "0", "-1", "12X", "K", "1.5G", "1 G", "1GG", "99999999999999999999", "16777216T"}) {
+  for (const char* bad :
+       {"", "0", "-1", "12X", "K", "1.5G", "1 G", "1GG", "99999999999999999999", "16777216T"}) {
     try {
       parse_size(bad, "-e/--maxbytes");
       ADD_FAILURE() << "accepted '" << bad << "'";

@@ -17,8 +17,9 @@ inline std::vector<MethodInfo> catalog() {
     m.bidirectional = bidir;
     return m;
   };
-  std::vector<MethodInfo> c{copy("ce-write", "ce"), copy("ce-read", "ce"), copy("sm-write", "sm"),
-                            copy("sm-read", "sm"), copy("ce-bidir", "ce", true), copy("sm-bidir", "sm", true)};
+  std::vector<MethodInfo> c{copy("ce-write", "ce"),       copy("ce-read", "ce"),
+                            copy("sm-write", "sm"),       copy("sm-read", "sm"),
+                            copy("ce-bidir", "ce", true), copy("sm-bidir", "sm", true)};
   MethodInfo staged;
   staged.name = "staged";
   staged.family = "staged";

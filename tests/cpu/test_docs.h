@@ -11,7 +11,7 @@ namespace peerbench::test {
 
 struct NodeSpec {
   int gpus = 2;
-  int nvlinks = 18;              // 0: PCIe only
+  int nvlinks = 18;  // 0: PCIe only
   std::string pcie_path = "SYS";
   int pcie_gen = 5;
   int pcie_width = 16;
@@ -21,10 +21,12 @@ struct NodeSpec {
   std::vector<std::string> hosts;  // per rank; default all "node0"
 };
 
-inline Stats flat(double v, double spread = 0.01) { return Stats{v * (1 - spread), v, v * (1 + spread), v, 5}; }
+inline Stats flat(double v, double spread = 0.01) {
+  return Stats{v * (1 - spread), v, v * (1 + spread), v, 5};
+}
 
-inline Result bw_result(const std::string& method, int src, int dst, std::uint64_t bytes, double gbps,
-                        double spread = 0.01) {
+inline Result bw_result(const std::string& method, int src, int dst, std::uint64_t bytes,
+                        double gbps, double spread = 0.01) {
   Result r;
   r.method = method;
   r.src = src;
@@ -79,7 +81,8 @@ inline RunDocument make_doc(const NodeSpec& s) {
       d.system.hosts.push_back(ri.host);
       topo.hosts.push_back(HostTopology{ri.host, "ok", "580.159.04", {}, {}});
     }
-    auto& h = *std::find_if(topo.hosts.begin(), topo.hosts.end(), [&](const HostTopology& x) { return x.host == ri.host; });
+    auto& h = *std::find_if(topo.hosts.begin(), topo.hosts.end(),
+                            [&](const HostTopology& x) { return x.host == ri.host; });
     GpuTopology g;
     g.index = local;
     g.name = ri.gpu.name;
@@ -130,8 +133,8 @@ inline RunDocument make_doc(const NodeSpec& s) {
         t.details = {f.same_host ? s.nccl_detail : "NET/Socket"};
         t.channels = 24;
         t.connections = 24;
-        t.example = "Channel 00/0 : " + std::to_string(a) + "[" + std::to_string(a) + "] -> " + std::to_string(b) +
-                    "[" + std::to_string(b) + "] via " + t.details.front();
+        t.example = "Channel 00/0 : " + std::to_string(a) + "[" + std::to_string(a) + "] -> " +
+                    std::to_string(b) + "[" + std::to_string(b) + "] via " + t.details.front();
         f.nccl = t;
       }
       d.pairs.push_back(f);

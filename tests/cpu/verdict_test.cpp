@@ -36,7 +36,8 @@ TEST(Verdicts, CleanNvlinkPairPasses) {
     EXPECT_TRUE(v.flags.empty());
   }
   EXPECT_EQ(verdict(vs, 0, 1).link, "NV18");
-  EXPECT_NE(verdict(vs, 0, 1).observed.find("ce-write 395.0 GB/s"), std::string::npos) << verdict(vs, 0, 1).observed;
+  EXPECT_NE(verdict(vs, 0, 1).observed.find("ce-write 395.0 GB/s"), std::string::npos)
+      << verdict(vs, 0, 1).observed;
   EXPECT_EQ(count_failing_flags(vs, "all"), 0);
 }
 
@@ -50,7 +51,8 @@ TEST(Verdicts, NcclOnShmIsFlaggedWithEvidence) {
   const auto& v = verdict(vs, 1, 0);
   EXPECT_EQ(v.verdict, "flagged");
   ASSERT_EQ(codes(v), (std::vector<std::string>{"nccl-shm"}));
-  EXPECT_NE(v.flags[0].message.find("although they share NVLink x18"), std::string::npos) << v.flags[0].message;
+  EXPECT_NE(v.flags[0].message.find("although they share NVLink x18"), std::string::npos)
+      << v.flags[0].message;
   EXPECT_EQ(v.flags[0].evidence["transport"], "SHM");
   EXPECT_EQ(v.flags[0].evidence["details"][0], "SHM/direct/direct");
   EXPECT_EQ(count_failing_flags(vs, "nccl-shm"), 2);
@@ -103,9 +105,9 @@ TEST(Verdicts, PcieSwitchPairIsJudgedAgainstPcie) {
   spec.nvlinks = 0;
   spec.pcie_path = "PIX";
   auto d = make_doc(spec);
-  d.results.push_back(bw_result("ce-write", 0, 1, 1 << 30, 50));   // ~80% of Gen5 x16 (63 GB/s)
+  d.results.push_back(bw_result("ce-write", 0, 1, 1 << 30, 50));  // ~80% of Gen5 x16 (63 GB/s)
   d.results.push_back(bw_result("ce-write", 1, 0, 1 << 30, 49));
-  d.results.push_back(bw_result("sm-write", 0, 1, 1 << 30, 30));   // under 60%
+  d.results.push_back(bw_result("sm-write", 0, 1, 1 << 30, 30));  // under 60%
   d.results.push_back(bw_result("staged", 0, 1, 1 << 30, 25));
   const auto vs = compute_verdicts(d, {});
   const auto& v = verdict(vs, 0, 1);
@@ -152,11 +154,16 @@ TEST(Verdicts, AllReduceBelowSiteMinimum) {
 
 TEST(Expectations, FileIsStrict) {
   const auto e = expectations_from_json(
-      nlohmann::json::parse(R"({"fraction_of_link": 0.7, "min_gbps": {"ce-write": 380}, "comment": "site A"})"), "x.json");
+      nlohmann::json::parse(
+          R"({"fraction_of_link": 0.7, "min_gbps": {"ce-write": 380}, "comment": "site A"})"),
+      "x.json");
   EXPECT_DOUBLE_EQ(e.fraction_of_link, 0.7);
   EXPECT_DOUBLE_EQ(e.min_gbps.at("ce-write"), 380);
-  EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"({"fraction_of_lnk": 0.7})"), "x.json"), InputError);
-  EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"({"min_gbps": {"ce-write": "fast"}})"), "x.json"),
+  EXPECT_THROW(
+      expectations_from_json(nlohmann::json::parse(R"({"fraction_of_lnk": 0.7})"), "x.json"),
+      InputError);
+  EXPECT_THROW(expectations_from_json(
+                   nlohmann::json::parse(R"({"min_gbps": {"ce-write": "fast"}})"), "x.json"),
                InputError);
   EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"([1,2])"), "x.json"), InputError);
 }

@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     in.path = "fuzz.json";
     in.doc = &d;
     in.verdicts = compute_verdicts(d, {});
-    for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
+    for (auto f :
+         {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
       (void)make_reporter(f)->render({in}, {});
     }
     (void)to_json(d).dump();

@@ -18,8 +18,8 @@ struct GpuTestEnv {
   RankContext* rank = nullptr;
   Nvml* nvml = nullptr;
   NcclLogCapture* capture = nullptr;
-  int gpus = 0;         // CUDA devices on this host
-  bool sharing = false; // fewer GPUs than ranks: ranks share GPU 0 (tests the tool, not links)
+  int gpus = 0;          // CUDA devices on this host
+  bool sharing = false;  // fewer GPUs than ranks: ranks share GPU 0 (tests the tool, not links)
 };
 
 const GpuTestEnv& env();
@@ -33,9 +33,10 @@ JobOutcome run_job(RankContext& rk, RunOptions o);
 }  // namespace peerbench::gpu::test
 
 // Skip unless at least `n` distinct GPUs serve the ranks.
-#define PB_REQUIRE_DISTINCT_GPUS(n)                                                                       \
-  do {                                                                                                   \
-    if (::peerbench::gpu::test::env().gpus < (n)) {                                                       \
-      GTEST_SKIP() << "needs " << (n) << " GPUs; this host has " << ::peerbench::gpu::test::env().gpus; \
-    }                                                                                                    \
+#define PB_REQUIRE_DISTINCT_GPUS(n)                              \
+  do {                                                           \
+    if (::peerbench::gpu::test::env().gpus < (n)) {              \
+      GTEST_SKIP() << "needs " << (n) << " GPUs; this host has " \
+                   << ::peerbench::gpu::test::env().gpus;        \
+    }                                                            \
   } while (0)

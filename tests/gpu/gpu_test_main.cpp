@@ -17,7 +17,9 @@ namespace {
 GpuTestEnv g_env;  // written once in main before any test runs
 }  // namespace
 
-const GpuTestEnv& env() { return g_env; }
+const GpuTestEnv& env() {
+  return g_env;
+}
 
 RunOptions quick_options(const std::string& methods) {
   RunOptions o;
@@ -69,7 +71,8 @@ int main(int argc, char** argv) {
   const bool all_ok = all_true(rk.world, why.empty());
   if (!all_ok) {
     if (rk.rank == 0) {
-      std::printf("PEERBENCH_GPU_SKIP: %s\n", why.empty() ? "another rank has no usable GPU" : why.c_str());
+      std::printf("PEERBENCH_GPU_SKIP: %s\n",
+                  why.empty() ? "another rank has no usable GPU" : why.c_str());
     }
     free_rank_context(rk);
     return 0;
@@ -79,7 +82,9 @@ int main(int argc, char** argv) {
   peerbench::gpu::test::g_env = {&rk, &nvml, &capture, count, count < rk.local_size};
   if (rk.rank == 0) {
     std::printf("# GPU tests: %d ranks, %d GPU(s) on this host%s\n", rk.size, count,
-                peerbench::gpu::test::g_env.sharing ? " (ranks share GPU 0: peer paths not exercised)" : "");
+                peerbench::gpu::test::g_env.sharing
+                    ? " (ranks share GPU 0: peer paths not exercised)"
+                    : "");
   }
   // Only rank 0 prints gtest's report; all ranks run every test (they are collective).
   if (rk.rank != 0) {

@@ -30,8 +30,8 @@ TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
   int ok = 0;
   for (const auto& r : out.doc.results) {
     if (legit_skip(r)) continue;
-    EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " " << r.src << "->" << r.dst << " " << r.bytes << ": "
-                                           << r.reason;
+    EXPECT_EQ(r.status, ResultStatus::kOk)
+        << r.method << " " << r.src << "->" << r.dst << " " << r.bytes << ": " << r.reason;
     if (r.status != ResultStatus::kOk) continue;
     ++ok;
     EXPECT_EQ(r.wrong, 0u) << r.method << " " << r.bytes;
@@ -54,9 +54,10 @@ TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllMethods, EachMethod,
-                         ::testing::Values("ce-write", "ce-read", "sm-write", "sm-read", "ce-bidir", "sm-bidir",
-                                           "staged", "ce-latency", "sm-latency", "nccl-sendrecv",
-                                           "nccl-sendrecv-bidir", "nccl-allreduce"),
+                         ::testing::Values("ce-write", "ce-read", "sm-write", "sm-read", "ce-bidir",
+                                           "sm-bidir", "staged", "ce-latency", "sm-latency",
+                                           "nccl-sendrecv", "nccl-sendrecv-bidir",
+                                           "nccl-allreduce"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n) c = c == '-' ? '_' : c;

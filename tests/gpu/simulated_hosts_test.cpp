@@ -32,7 +32,8 @@ TEST(SimulatedHosts, CrossHostPairUsesNetAndSkipsCopies) {
       EXPECT_EQ(r.wrong, 0u);
     }
   }
-  if (env().capture->mode() != "peerbench") GTEST_SKIP() << "NCCL log not captured: " << env().capture->note();
+  if (env().capture->mode() != "peerbench")
+    GTEST_SKIP() << "NCCL log not captured: " << env().capture->note();
   if (base.rank == 0) {
     bool found = false;
     for (const auto& p : out.doc.pairs) {

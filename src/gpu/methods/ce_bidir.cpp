@@ -8,10 +8,13 @@ namespace {
 class CeBidir : public Method {
  public:
   CeBidir()
-      : Method(bidir_method("ce-bidir", "ce",
-                            "both GPUs' copy engines write into the other at once; total and per direction")) {}
+      : Method(bidir_method(
+            "ce-bidir", "ce",
+            "both GPUs' copy engines write into the other at once; total and per direction")) {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
-  std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}, {dst, src, dst}}; }
+  std::vector<Flow> flows(int src, int dst) const override {
+    return {{src, dst, src}, {dst, src, dst}};
+  }
   void enqueue(StepContext& c) override {
     PB_CUDA(cudaMemcpyAsync(c.peer.dst, c.local.src, c.bytes, cudaMemcpyDeviceToDevice, c.stream));
   }
@@ -19,6 +22,8 @@ class CeBidir : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_ce_bidir() { return std::make_unique<CeBidir>(); }
+std::unique_ptr<Method> make_ce_bidir() {
+  return std::make_unique<CeBidir>();
+}
 
 }  // namespace peerbench::gpu

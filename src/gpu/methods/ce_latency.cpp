@@ -10,9 +10,10 @@ class CeLatency : public Method {
  public:
   CeLatency() : Method(info()) {}
   static MethodInfo info() {
-    MethodInfo m = copy_method("ce-latency", "ce",
-                               "one small copy-engine write into the peer (--latency-bytes), repeated back to "
-                               "back: time per copy");
+    MethodInfo m =
+        copy_method("ce-latency", "ce",
+                    "one small copy-engine write into the peer (--latency-bytes), repeated back to "
+                    "back: time per copy");
     m.metric = Metric::kLatency;
     m.fixed_size = true;
     return m;
@@ -26,6 +27,8 @@ class CeLatency : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_ce_latency() { return std::make_unique<CeLatency>(); }
+std::unique_ptr<Method> make_ce_latency() {
+  return std::make_unique<CeLatency>();
+}
 
 }  // namespace peerbench::gpu

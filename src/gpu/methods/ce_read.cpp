@@ -8,9 +8,10 @@ namespace {
 class CeRead : public Method {
  public:
   CeRead()
-      : Method(copy_method("ce-read", "ce",
-                           "copy engine on the destination GPU reads from the source (cudaMemcpyAsync "
-                           "from the peer mapping)")) {}
+      : Method(
+            copy_method("ce-read", "ce",
+                        "copy engine on the destination GPU reads from the source (cudaMemcpyAsync "
+                        "from the peer mapping)")) {}
   std::vector<int> workers(int, int dst) const override { return {dst}; }
   void enqueue(StepContext& c) override {
     if (!c.is_dst()) return;
@@ -20,6 +21,8 @@ class CeRead : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_ce_read() { return std::make_unique<CeRead>(); }
+std::unique_ptr<Method> make_ce_read() {
+  return std::make_unique<CeRead>();
+}
 
 }  // namespace peerbench::gpu

@@ -11,9 +11,10 @@ namespace {
 class CeWrite : public Method {
  public:
   CeWrite()
-      : Method(copy_method("ce-write", "ce",
-                           "copy engine on the source GPU writes into the peer (cudaMemcpyAsync on the "
-                           "peer mapping, as cudaMemcpyPeerAsync)")) {}
+      : Method(copy_method(
+            "ce-write", "ce",
+            "copy engine on the source GPU writes into the peer (cudaMemcpyAsync on the "
+            "peer mapping, as cudaMemcpyPeerAsync)")) {}
   void enqueue(StepContext& c) override {
     if (!c.is_src()) return;
     PB_CUDA(cudaMemcpyAsync(c.peer.dst, c.local.src, c.bytes, cudaMemcpyDeviceToDevice, c.stream));
@@ -22,6 +23,8 @@ class CeWrite : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_ce_write() { return std::make_unique<CeWrite>(); }
+std::unique_ptr<Method> make_ce_write() {
+  return std::make_unique<CeWrite>();
+}
 
 }  // namespace peerbench::gpu

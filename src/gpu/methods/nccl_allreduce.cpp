@@ -13,7 +13,8 @@ class NcclAllReduce : public Method {
     MethodInfo m;
     m.name = "nccl-allreduce";
     m.family = "nccl";
-    m.summary = "ncclAllReduce, sum of float32 over all ranks (out of place; --inplace for in place)";
+    m.summary =
+        "ncclAllReduce, sum of float32 over all ranks (out of place; --inplace for in place)";
     m.scope = MethodScope::kAllRanks;
     m.collective = Collective::kAllReduce;
     m.uses_nccl = true;
@@ -26,13 +27,16 @@ class NcclAllReduce : public Method {
   }
   void enqueue(StepContext& c) override {
     void* out = c.opts.allreduce_inplace ? c.local.src : c.local.dst;
-    PB_NCCL(ncclAllReduce(c.local.src, out, c.bytes / 4, ncclFloat, ncclSum, c.nccl->get(), c.stream));
+    PB_NCCL(
+        ncclAllReduce(c.local.src, out, c.bytes / 4, ncclFloat, ncclSum, c.nccl->get(), c.stream));
     c.nccl->wait_ready(c.opts.timeout_s);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Method> make_nccl_allreduce() { return std::make_unique<NcclAllReduce>(); }
+std::unique_ptr<Method> make_nccl_allreduce() {
+  return std::make_unique<NcclAllReduce>();
+}
 
 }  // namespace peerbench::gpu

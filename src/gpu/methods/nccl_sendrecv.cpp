@@ -8,14 +8,18 @@ namespace {
 
 class NcclSendRecv : public Method {
  public:
-  NcclSendRecv() : Method(nccl_pair_method("nccl-sendrecv", "ncclSend on the source, ncclRecv on the destination", false)) {}
+  NcclSendRecv()
+      : Method(nccl_pair_method("nccl-sendrecv",
+                                "ncclSend on the source, ncclRecv on the destination", false)) {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}}; }
   std::string unavailable(const StepContext& c) const override { return require_nccl(c); }
   void enqueue(StepContext& c) override {
     PB_NCCL(ncclGroupStart());
-    if (c.is_src()) PB_NCCL(ncclSend(c.local.src, c.bytes, ncclInt8, c.dst, c.nccl->get(), c.stream));
-    if (c.is_dst()) PB_NCCL(ncclRecv(c.local.dst, c.bytes, ncclInt8, c.src, c.nccl->get(), c.stream));
+    if (c.is_src())
+      PB_NCCL(ncclSend(c.local.src, c.bytes, ncclInt8, c.dst, c.nccl->get(), c.stream));
+    if (c.is_dst())
+      PB_NCCL(ncclRecv(c.local.dst, c.bytes, ncclInt8, c.src, c.nccl->get(), c.stream));
     PB_NCCL(ncclGroupEnd());
     c.nccl->wait_ready(c.opts.timeout_s);
   }
@@ -23,6 +27,8 @@ class NcclSendRecv : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_nccl_sendrecv() { return std::make_unique<NcclSendRecv>(); }
+std::unique_ptr<Method> make_nccl_sendrecv() {
+  return std::make_unique<NcclSendRecv>();
+}
 
 }  // namespace peerbench::gpu

@@ -9,9 +9,12 @@ namespace {
 class NcclSendRecvBidir : public Method {
  public:
   NcclSendRecvBidir()
-      : Method(nccl_pair_method("nccl-sendrecv-bidir", "send and receive both ways at once, in one NCCL group", true)) {}
+      : Method(nccl_pair_method("nccl-sendrecv-bidir",
+                                "send and receive both ways at once, in one NCCL group", true)) {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
-  std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}, {dst, src, dst}}; }
+  std::vector<Flow> flows(int src, int dst) const override {
+    return {{src, dst, src}, {dst, src, dst}};
+  }
   std::string unavailable(const StepContext& c) const override { return require_nccl(c); }
   void enqueue(StepContext& c) override {
     PB_NCCL(ncclGroupStart());
@@ -24,6 +27,8 @@ class NcclSendRecvBidir : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_nccl_sendrecv_bidir() { return std::make_unique<NcclSendRecvBidir>(); }
+std::unique_ptr<Method> make_nccl_sendrecv_bidir() {
+  return std::make_unique<NcclSendRecvBidir>();
+}
 
 }  // namespace peerbench::gpu

@@ -8,10 +8,13 @@ namespace {
 class SmBidir : public Method {
  public:
   SmBidir()
-      : Method(bidir_method("sm-bidir", "sm",
-                            "kernels on both GPUs store into the other at once; total and per direction")) {}
+      : Method(bidir_method(
+            "sm-bidir", "sm",
+            "kernels on both GPUs store into the other at once; total and per direction")) {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
-  std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}, {dst, src, dst}}; }
+  std::vector<Flow> flows(int src, int dst) const override {
+    return {{src, dst, src}, {dst, src, dst}};
+  }
   void enqueue(StepContext& c) override {
     PB_CUDA(kernels::sm_copy(c.stream, c.peer.dst, c.local.src, c.bytes, c.copy_launch));
   }
@@ -19,6 +22,8 @@ class SmBidir : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_sm_bidir() { return std::make_unique<SmBidir>(); }
+std::unique_ptr<Method> make_sm_bidir() {
+  return std::make_unique<SmBidir>();
+}
 
 }  // namespace peerbench::gpu

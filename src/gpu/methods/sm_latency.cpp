@@ -11,12 +11,13 @@ class SmLatency : public Method {
  public:
   SmLatency() : Method(info()) {}
   static MethodInfo info() {
-    MethodInfo m = copy_method("sm-latency", "sm",
-                               "ping-pong of 4-byte stores between kernels on both GPUs: one-way time of a "
-                               "store seen by the peer");
+    MethodInfo m =
+        copy_method("sm-latency", "sm",
+                    "ping-pong of 4-byte stores between kernels on both GPUs: one-way time of a "
+                    "store seen by the peer");
     m.metric = Metric::kLatency;
     m.fixed_size = true;
-    m.fixed_bytes = 4;  // the flag word; --latency-bytes does not apply
+    m.fixed_bytes = 4;           // the flag word; --latency-bytes does not apply
     m.graph_capturable = false;  // flag values advance with every launch
     return m;
   }
@@ -28,7 +29,9 @@ class SmLatency : public Method {
     return require_peer(c);
   }
   int iterations_per_sample(const RunOptions&) const override { return 1; }
-  double transfers_per_iteration(const RunOptions& o) const override { return 2.0 * o.latency_iters; }
+  double transfers_per_iteration(const RunOptions& o) const override {
+    return 2.0 * o.latency_iters;
+  }
 
   void prepare(StepContext& c) override {
     *c.sequence = 0;
@@ -41,8 +44,9 @@ class SmLatency : public Method {
     const auto base = static_cast<unsigned int>(*c.sequence);
     *c.sequence += static_cast<std::uint64_t>(c.opts.latency_iters);
     PB_CUDA(kernels::ping_pong(c.stream, static_cast<volatile std::uint32_t*>(c.local.signal),
-                               static_cast<volatile std::uint32_t*>(c.peer.signal), c.opts.latency_iters, base,
-                               c.is_src(), c.timeout_ns, c.counters + 2, c.counters + 1));
+                               static_cast<volatile std::uint32_t*>(c.peer.signal),
+                               c.opts.latency_iters, base, c.is_src(), c.timeout_ns, c.counters + 2,
+                               c.counters + 1));
   }
 
   CheckCounts after_sample(StepContext& c) override {
@@ -58,6 +62,8 @@ class SmLatency : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_sm_latency() { return std::make_unique<SmLatency>(); }
+std::unique_ptr<Method> make_sm_latency() {
+  return std::make_unique<SmLatency>();
+}
 
 }  // namespace peerbench::gpu

@@ -8,8 +8,9 @@ namespace {
 class SmRead : public Method {
  public:
   SmRead()
-      : Method(copy_method("sm-read", "sm",
-                           "kernel on the destination GPU loads from the source's memory (16-byte loads)")) {}
+      : Method(copy_method(
+            "sm-read", "sm",
+            "kernel on the destination GPU loads from the source's memory (16-byte loads)")) {}
   std::vector<int> workers(int, int dst) const override { return {dst}; }
   void enqueue(StepContext& c) override {
     if (!c.is_dst()) return;
@@ -19,6 +20,8 @@ class SmRead : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_sm_read() { return std::make_unique<SmRead>(); }
+std::unique_ptr<Method> make_sm_read() {
+  return std::make_unique<SmRead>();
+}
 
 }  // namespace peerbench::gpu

@@ -8,8 +8,9 @@ namespace {
 class SmWrite : public Method {
  public:
   SmWrite()
-      : Method(copy_method("sm-write", "sm",
-                           "kernel on the source GPU stores into the peer's memory (16-byte stores)")) {}
+      : Method(copy_method(
+            "sm-write", "sm",
+            "kernel on the source GPU stores into the peer's memory (16-byte stores)")) {}
   void enqueue(StepContext& c) override {
     if (!c.is_src()) return;
     PB_CUDA(kernels::sm_copy(c.stream, c.peer.dst, c.local.src, c.bytes, c.copy_launch));
@@ -18,6 +19,8 @@ class SmWrite : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_sm_write() { return std::make_unique<SmWrite>(); }
+std::unique_ptr<Method> make_sm_write() {
+  return std::make_unique<SmWrite>();
+}
 
 }  // namespace peerbench::gpu

@@ -17,8 +17,9 @@ class Staged : public Method {
     MethodInfo m;
     m.name = "staged";
     m.family = "staged";
-    m.summary = "source GPU -> pinned host memory shared by both ranks -> destination GPU, pipelined in "
-                "chunks: the cost of a copy without P2P";
+    m.summary =
+        "source GPU -> pinned host memory shared by both ranks -> destination GPU, pipelined in "
+        "chunks: the cost of a copy without P2P";
     m.same_host_only = true;
     m.graph_capturable = false;  // sequence numbers are baked into each launch
     return m;
@@ -26,7 +27,8 @@ class Staged : public Method {
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}}; }
   std::string unavailable(const StepContext& c) const override {
-    return c.staging ? "" : (c.staging_reason.empty() ? "host staging unavailable" : c.staging_reason);
+    return c.staging ? ""
+                     : (c.staging_reason.empty() ? "host staging unavailable" : c.staging_reason);
   }
   // Each iteration is hundreds of small operations; behind a gate they would fill the queue.
   bool use_start_gate() const override { return false; }
@@ -47,15 +49,17 @@ class Staged : public Method {
       std::uint8_t* host_slot = ring.slots_dev + slot * chunk;
       if (c.is_src()) {
         if (s > slots) {
-          PB_CUDA(kernels::flag_wait(c.stream, ring.consumed_dev + slot, s - slots, c.timeout_ns, c.counters + 1));
+          PB_CUDA(kernels::flag_wait(c.stream, ring.consumed_dev + slot, s - slots, c.timeout_ns,
+                                     c.counters + 1));
         }
         PB_CUDA(cudaMemcpyAsync(host_slot, static_cast<const std::uint8_t*>(c.local.src) + off, n,
                                 cudaMemcpyDefault, c.stream));
         PB_CUDA(kernels::flag_set(c.stream, ring.ready_dev + slot, s));
       } else {
-        PB_CUDA(kernels::flag_wait(c.stream, ring.ready_dev + slot, s, c.timeout_ns, c.counters + 1));
-        PB_CUDA(cudaMemcpyAsync(static_cast<std::uint8_t*>(c.local.dst) + off, host_slot, n, cudaMemcpyDefault,
-                                c.stream));
+        PB_CUDA(
+            kernels::flag_wait(c.stream, ring.ready_dev + slot, s, c.timeout_ns, c.counters + 1));
+        PB_CUDA(cudaMemcpyAsync(static_cast<std::uint8_t*>(c.local.dst) + off, host_slot, n,
+                                cudaMemcpyDefault, c.stream));
         PB_CUDA(kernels::flag_set(c.stream, ring.consumed_dev + slot, s));
       }
     }
@@ -74,6 +78,8 @@ class Staged : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_staged() { return std::make_unique<Staged>(); }
+std::unique_ptr<Method> make_staged() {
+  return std::make_unique<Staged>();
+}
 
 }  // namespace peerbench::gpu
