@@ -9,27 +9,17 @@ __device__ __forceinline__ std::uint64_t now_ns() {
   return t;
 }
 
-__global__ void gate_kernel(const volatile std::uint32_t* flag, std::uint32_t target,
-                            std::uint64_t timeout_ns, unsigned int* timeouts) {
+// Waits until *flag >= target; counts a timeout instead of spinning forever.
+template <typename T>
+__global__ void wait_at_least_kernel(const volatile T* flag, T target, std::uint64_t timeout_ns,
+                                     unsigned int* timeouts, unsigned sleep_ns) {
   const std::uint64_t start = now_ns();
   while (*flag < target) {
     if (now_ns() - start > timeout_ns) {
       atomicAdd(timeouts, 1u);
       return;
     }
-    __nanosleep(100);
-  }
-}
-
-__global__ void flag_wait_kernel(const volatile std::uint64_t* flag, std::uint64_t target,
-                                 std::uint64_t timeout_ns, unsigned int* timeouts) {
-  const std::uint64_t start = now_ns();
-  while (*flag < target) {
-    if (now_ns() - start > timeout_ns) {
-      atomicAdd(timeouts, 1u);
-      return;
-    }
-    __nanosleep(64);
+    __nanosleep(sleep_ns);
   }
 }
 
@@ -71,13 +61,13 @@ __global__ void ping_pong_kernel(volatile std::uint32_t* local, volatile std::ui
 
 cudaError_t gate_wait(cudaStream_t s, const volatile std::uint32_t* flag, std::uint32_t target,
                       std::uint64_t timeout_ns, unsigned int* timeouts) {
-  gate_kernel<<<1, 1, 0, s>>>(flag, target, timeout_ns, timeouts);
+  wait_at_least_kernel<std::uint32_t><<<1, 1, 0, s>>>(flag, target, timeout_ns, timeouts, 100);
   return cudaGetLastError();
 }
 
 cudaError_t flag_wait(cudaStream_t s, const volatile std::uint64_t* flag, std::uint64_t target,
                       std::uint64_t timeout_ns, unsigned int* timeouts) {
-  flag_wait_kernel<<<1, 1, 0, s>>>(flag, target, timeout_ns, timeouts);
+  wait_at_least_kernel<std::uint64_t><<<1, 1, 0, s>>>(flag, target, timeout_ns, timeouts, 64);
   return cudaGetLastError();
 }
 

@@ -40,24 +40,6 @@ std::string find_on_path(const std::string& name) {
   return "";
 }
 
-PlanInput plan_input(const RunOptions& o, int world, const std::vector<std::string>& hosts) {
-  const auto catalog = gpu::method_catalog();
-  PlanInput in;
-  in.world_size = world;
-  in.host_of_rank = hosts;
-  for (const auto& n : o.methods) in.methods.push_back(*find_method(catalog, n));
-  in.schedule = o.schedule;
-  in.pairs = o.pairs;
-  in.sizes = make_sweep(o.sweep);
-  in.latency_bytes = o.latency_bytes;
-  in.warmup_iters = o.warmup_iters;
-  in.iters = o.iters;
-  in.samples = o.samples;
-  in.graph_replays = o.cudagraph_replays;
-  in.latency_iters = o.latency_iters;
-  return in;
-}
-
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
 // counting them.
 int dry_run_local(const RunOptions& o) {
@@ -75,7 +57,8 @@ int dry_run_local(const RunOptions& o) {
   }
   char host[256] = {0};
   ::gethostname(host, sizeof(host) - 1);
-  const auto in = plan_input(o, np, std::vector<std::string>(static_cast<std::size_t>(np), host));
+  const auto in = make_plan_input(
+      o, np, std::vector<std::string>(static_cast<std::size_t>(np), host), gpu::method_catalog());
   const Plan plan = make_plan(in);
   std::cout << format_plan(plan, in, o.verbosity >= 2);
   return kExitOk;
@@ -170,7 +153,7 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
   try {
     if (o.dry_run) {
       if (rk.size < 2) throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2");
-      const auto in = plan_input(o, rk.size, rk.host_of_rank);
+      const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
       const Plan plan = make_plan(in);
       if (root) std::cout << format_plan(plan, in, o.verbosity >= 2) << std::flush;
       gpu::barrier(rk.world);

@@ -1,4 +1,5 @@
 #include "core/compare.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -12,12 +13,6 @@
 
 namespace peerbench {
 namespace {
-
-std::string fmt(double v, int prec) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
-}
 
 // Position of each host in order of its first rank: matches hosts across runs by role.
 std::map<std::string, int> host_positions(const RunDocument& d) {
@@ -188,9 +183,10 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
     for (const auto& r : c.rows) {
       out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
           << r.bytes << "," << (r.lower_is_better ? "time_us" : "algbw_gbps") << ","
-          << fmt(r.a_median, 3) << "," << fmt(r.a_min, 3) << "," << fmt(r.a_max, 3) << ","
-          << fmt(r.b_median, 3) << "," << fmt(r.b_min, 3) << "," << fmt(r.b_max, 3) << ","
-          << fmt(r.ratio, 4) << "," << r.change << "\n";
+          << format_fixed(r.a_median, 3) << "," << format_fixed(r.a_min, 3) << ","
+          << format_fixed(r.a_max, 3) << "," << format_fixed(r.b_median, 3) << ","
+          << format_fixed(r.b_min, 3) << "," << format_fixed(r.b_max, 3) << ","
+          << format_fixed(r.ratio, 4) << "," << r.change << "\n";
     }
     return out.str();
   }
@@ -214,19 +210,19 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
         << "  change\n";
   }
   for (const auto& r : c.rows) {
-    const std::string av =
-        fmt(r.a_median, 2) + " [" + fmt(r.a_min, 1) + "-" + fmt(r.a_max, 1) + "]";
-    const std::string bv =
-        fmt(r.b_median, 2) + " [" + fmt(r.b_min, 1) + "-" + fmt(r.b_max, 1) + "]";
+    const std::string av = format_fixed(r.a_median, 2) + " [" + format_fixed(r.a_min, 1) + "-" +
+                           format_fixed(r.a_max, 1) + "]";
+    const std::string bv = format_fixed(r.b_median, 2) + " [" + format_fixed(r.b_min, 1) + "-" +
+                           format_fixed(r.b_max, 1) + "]";
     const std::string change = r.change == "regression" ? "REGRESSION" : r.change;
     if (md) {
       out << "| " << r.method << " | " << r.pair << " | " << format_size_compact(r.bytes) << " | "
-          << av << " | " << bv << " | " << fmt(r.ratio, 3) << " | "
+          << av << " | " << bv << " | " << format_fixed(r.ratio, 3) << " | "
           << (r.change == "regression" ? "**regression**" : r.change) << " |\n";
     } else {
       out << "  " << std::left << std::setw(20) << r.method << std::setw(8) << r.pair << std::right
           << std::setw(7) << format_size_compact(r.bytes) << std::setw(26) << av << std::setw(26)
-          << bv << std::setw(8) << fmt(r.ratio, 3) << "  " << change << "\n";
+          << bv << std::setw(8) << format_fixed(r.ratio, 3) << "  " << change << "\n";
     }
   }
   auto list = [&](const char* title, const std::vector<std::string>& v) {
@@ -237,7 +233,7 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
   list("Only in A", c.only_in_a);
   list("Only in B", c.only_in_b);
   out << (md ? "\n**" : "\n") << c.regressions << " regressions, " << c.improvements
-      << " improvements beyond " << fmt(100 * o.threshold, 1)
+      << " improvements beyond " << format_fixed(100 * o.threshold, 1)
       << "% with non-overlapping sample ranges, " << c.rows.size() << " compared"
       << (md ? "**\n" : "\n");
   return out.str();

@@ -1,4 +1,5 @@
 #include "core/method_info.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <set>
@@ -31,15 +32,6 @@ bool in_group(const MethodInfo& m, const std::string& group) {
   if (group == "bidir") return m.bidirectional;
   if (group == "nccl") return m.uses_nccl;
   return false;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
 }
 
 std::string allowed_names(const std::vector<MethodInfo>& catalog) {

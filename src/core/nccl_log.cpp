@@ -1,4 +1,5 @@
 #include "core/nccl_log.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,14 +10,6 @@
 
 namespace peerbench {
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) parts.push_back(cur);
-  return parts;
-}
 
 // Splits the text after "via " into kind, detail and modifiers.
 void classify_via(const std::string& via, TransportObservation& t) {

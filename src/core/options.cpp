@@ -1,4 +1,5 @@
 #include "core/options.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -44,14 +45,6 @@ const char* kUsage =
     "  peerbench report RUN.json [...]      verdicts and tables from a run's JSON\n"
     "  peerbench compare A.json B.json      what changed between two runs\n"
     "  peerbench --list-methods | --version | --help\n";
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  return out;
-}
 
 ReportFormat parse_format(const std::string& v, const std::string& flag, bool allow_html) {
   if (v == "text") return ReportFormat::kText;

@@ -66,6 +66,27 @@ double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const Pla
          2e-3;
 }
 
+PlanInput make_plan_input(const RunOptions& o, int world_size,
+                          std::vector<std::string> host_of_rank,
+                          const std::vector<MethodInfo>& catalog) {
+  PlanInput in;
+  in.world_size = world_size;
+  in.host_of_rank = std::move(host_of_rank);
+  for (const auto& n : o.methods) {
+    if (const auto* m = find_method(catalog, n)) in.methods.push_back(*m);
+  }
+  in.schedule = o.schedule;
+  in.pairs = o.pairs;
+  in.sizes = make_sweep(o.sweep);
+  in.latency_bytes = o.latency_bytes;
+  in.warmup_iters = o.warmup_iters;
+  in.iters = o.iters;
+  in.samples = o.samples;
+  in.graph_replays = o.cudagraph_replays;
+  in.latency_iters = o.latency_iters;
+  return in;
+}
+
 Plan make_plan(const PlanInput& in) {
   Plan plan;
   const int n = in.world_size;

@@ -49,6 +49,11 @@ struct Plan {
   int cases = 0;  // (method, pair, size) results the run will produce
 };
 
+// The plan's input from the run options: the selected methods looked up in `catalog`.
+PlanInput make_plan_input(const RunOptions& o, int world_size,
+                          std::vector<std::string> host_of_rank,
+                          const std::vector<MethodInfo>& catalog);
+
 // Throws UsageError when --pairs names ranks that do not exist or selects nothing.
 Plan make_plan(const PlanInput& in);
 

@@ -1,4 +1,5 @@
 #include "core/report.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -11,12 +12,6 @@
 
 namespace peerbench {
 namespace {
-
-std::string fmt(double v, int prec) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
-}
 
 // Methods that appear in the run's results, in the run's method order.
 std::vector<const MethodInfo*> methods_in(const RunDocument& d, bool all_ranks) {
@@ -46,7 +41,7 @@ std::vector<std::pair<int, int>> pairs_in(const RunDocument& d) {
 // Cell for (method, pair) at the largest size: the headline number, or the status.
 std::string cell(const RunDocument& d, const MethodInfo* m, int src, int dst) {
   if (const auto* r = largest_ok_result(d, m->name, src, dst)) {
-    std::string s = fmt(headline_value(m, *r), m->metric == Metric::kLatency ? 2 : 1);
+    std::string s = format_fixed(headline_value(m, *r), m->metric == Metric::kLatency ? 2 : 1);
     if (r->wrong > 0) s += "!";
     return s;
   }
@@ -191,7 +186,8 @@ class TextReporter : public DocumentReporter {
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0) continue;
           if (r.status == ResultStatus::kOk) {
-            o << "  " << format_size_compact(r.bytes) << " " << fmt(headline_value(m, r), 1);
+            o << "  " << format_size_compact(r.bytes) << " "
+              << format_fixed(headline_value(m, r), 1);
           } else {
             o << "  " << format_size_compact(r.bytes) << " " << to_string(r.status);
           }
@@ -305,9 +301,10 @@ class MarkdownReporter : public DocumentReporter {
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0) continue;
           if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "| " << format_size_compact(r.bytes) << " | " << fmt(r.busbw_gbps->median, 1)
-              << " | " << fmt(r.busbw_gbps->min, 1) << " | " << fmt(r.busbw_gbps->max, 1) << " | "
-              << fmt(r.time_us->median, 1) << " | ok |\n";
+            o << "| " << format_size_compact(r.bytes) << " | "
+              << format_fixed(r.busbw_gbps->median, 1) << " | "
+              << format_fixed(r.busbw_gbps->min, 1) << " | " << format_fixed(r.busbw_gbps->max, 1)
+              << " | " << format_fixed(r.time_us->median, 1) << " | ok |\n";
           } else {
             o << "| " << format_size_compact(r.bytes) << " | | | | | "
               << md_escape(to_string(r.status) + " " + r.reason) << " |\n";
@@ -415,9 +412,11 @@ class HtmlReporter : public DocumentReporter {
           if (r.method != m->name || r.src >= 0) continue;
           o << "<tr><td class=\"n\">" << html_escape(format_size_compact(r.bytes)) << "</td>";
           if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "<td class=\"n\">" << fmt(r.busbw_gbps->median, 1) << "</td><td class=\"n\">"
-              << fmt(r.busbw_gbps->min, 1) << "</td><td class=\"n\">" << fmt(r.busbw_gbps->max, 1)
-              << "</td><td class=\"n\">" << fmt(r.time_us->median, 1) << "</td><td>ok</td>";
+            o << "<td class=\"n\">" << format_fixed(r.busbw_gbps->median, 1)
+              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->min, 1)
+              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->max, 1)
+              << "</td><td class=\"n\">" << format_fixed(r.time_us->median, 1)
+              << "</td><td>ok</td>";
           } else {
             o << "<td></td><td></td><td></td><td></td><td>"
               << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
@@ -481,7 +480,7 @@ class CsvReporter : public DocumentReporter {
       for (const auto& r : d.results) {
         auto num = [&](const std::optional<Stats>& s, int which) -> std::string {
           if (!s) return "";
-          return fmt(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
+          return format_fixed(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
         };
         o << csv_field(in.path) << "," << csv_field(r.method) << ","
           << (r.src >= 0 ? std::to_string(r.src) : "") << ","
@@ -583,11 +582,12 @@ void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Resul
            (r.concurrent_pairs > 1 ? "x" + std::to_string(r.concurrent_pairs) : ""));
   if (r.status == ResultStatus::kOk && r.time_us && r.algbw_gbps) {
     const bool latency = m && m->metric == Metric::kLatency;
-    out_ << std::setw(12) << fmt(r.time_us->median, 2) << std::setw(12)
-         << (latency ? "-" : fmt(r.algbw_gbps->median, 2)) << std::setw(12)
-         << (latency ? "-" : fmt(r.busbw_gbps ? r.busbw_gbps->median : r.algbw_gbps->median, 2));
+    out_ << std::setw(12) << format_fixed(r.time_us->median, 2) << std::setw(12)
+         << (latency ? "-" : format_fixed(r.algbw_gbps->median, 2)) << std::setw(12)
+         << (latency ? "-"
+                     : format_fixed(r.busbw_gbps ? r.busbw_gbps->median : r.algbw_gbps->median, 2));
     const auto& s = latency ? *r.time_us : *r.algbw_gbps;
-    out_ << std::setw(12) << fmt(100.0 * relative_spread(s), 1) << std::setw(10)
+    out_ << std::setw(12) << format_fixed(100.0 * relative_spread(s), 1) << std::setw(10)
          << (r.checked ? std::to_string(r.wrong) : "N/A") << "  ok";
     if (r.wrong > 0) out_ << " DATA ERRORS";
     if (r.gate_timeouts > 0) out_ << " (start gate timed out " << r.gate_timeouts << "x)";
@@ -595,7 +595,7 @@ void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Resul
       out_ << " [";
       for (std::size_t i = 0; i < r.directions.size(); ++i) {
         out_ << (i ? ", " : "") << r.directions[i].src << "->" << r.directions[i].dst << " "
-             << fmt(r.directions[i].algbw_gbps.median, 1);
+             << format_fixed(r.directions[i].algbw_gbps.median, 1);
       }
       out_ << "]";
     }
@@ -614,8 +614,8 @@ void LiveReporter::progress(int done, int total, double elapsed_s, double remain
                             const std::string& what, bool terminal) {
   if (verbosity_ <= 0) return;
   std::ostringstream line;
-  line << "# [" << done << "/" << total << "] " << fmt(elapsed_s, 0) << " s elapsed, ~"
-       << fmt(remaining_s, 0) << " s left: " << what;
+  line << "# [" << done << "/" << total << "] " << format_fixed(elapsed_s, 0) << " s elapsed, ~"
+       << format_fixed(remaining_s, 0) << " s left: " << what;
   if (terminal) {
     // Redrawn in place under the result lines.
     out_ << "\r" << line.str() << "\033[K\r";

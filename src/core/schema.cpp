@@ -195,6 +195,36 @@ GpuPairTopology gpu_pair_topology_from(const JsonIn& in) {
   return p;
 }
 
+json graphs_json(const std::vector<GraphObservation>& graphs) {
+  json out = json::array();
+  for (const auto& g : graphs) {
+    out.push_back({{"pattern", g.pattern},
+                   {"nchannels", g.nchannels},
+                   {"bw_intra", g.bw_intra},
+                   {"bw_inter", g.bw_inter},
+                   {"type_intra", g.type_intra},
+                   {"type_inter", g.type_inter},
+                   {"raw", g.raw}});
+  }
+  return out;
+}
+
+std::vector<GraphObservation> graphs_from(const JsonIn& in) {
+  std::vector<GraphObservation> out;
+  for (const auto& g : in.array(kMaxItems)) {
+    GraphObservation o;
+    o.pattern = static_cast<int>(g.opt_integer("pattern", -1, 1 << 20).value_or(-1));
+    o.nchannels = static_cast<int>(g.opt_integer("nchannels", -1, 1 << 20).value_or(-1));
+    o.bw_intra = g.opt_number("bw_intra", 0, 1e9).value_or(0);
+    o.bw_inter = g.opt_number("bw_inter", 0, 1e9).value_or(0);
+    o.type_intra = g.opt_str("type_intra").value_or("");
+    o.type_inter = g.opt_str("type_inter").value_or("");
+    o.raw = g.opt_str("raw").value_or("");
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 json flag_json(const Flag& f) {
   return json{{"code", f.code},
               {"method", str_or_null(f.method)},
@@ -337,6 +367,92 @@ json to_json(const PairVerdict& v) {
               {"flags", flags}};
 }
 
+json to_json(const RankInfo& r) {
+  return json{{"rank", r.rank},
+              {"host", r.host},
+              {"local_rank", r.local_rank},
+              {"gpu",
+               {{"index", r.gpu.index},
+                {"name", r.gpu.name},
+                {"uuid", r.gpu.uuid},
+                {"pci_bus_id", r.gpu.pci_bus_id},
+                {"compute_capability",
+                 std::to_string(r.gpu.cc_major) + "." + std::to_string(r.gpu.cc_minor)},
+                {"multiprocessors", r.gpu.multiprocessors},
+                {"memory_bytes", r.gpu.memory_bytes}}}};
+}
+
+RankInfo rank_info_from_json(const json& j, const std::string& file, const std::string& path) {
+  JsonIn r(j, file, path);
+  RankInfo ri;
+  ri.rank = static_cast<int>(r.at("rank").integer(0, kMaxRank));
+  ri.host = r.at("host").str(256);
+  ri.local_rank = static_cast<int>(r.opt_integer("local_rank", 0, kMaxRank).value_or(0));
+  const auto g = r.at("gpu");
+  ri.gpu.index = static_cast<int>(g.at("index").integer(0, 4096));
+  ri.gpu.name = g.opt_str("name").value_or("");
+  ri.gpu.uuid = g.opt_str("uuid").value_or("");
+  ri.gpu.pci_bus_id = g.opt_str("pci_bus_id").value_or("");
+  const auto cc = g.opt_str("compute_capability").value_or("0.0");
+  try {
+    ri.gpu.cc_major = std::stoi(cc.substr(0, cc.find('.')));
+    ri.gpu.cc_minor =
+        cc.find('.') == std::string::npos ? 0 : std::stoi(cc.substr(cc.find('.') + 1));
+  } catch (...) {
+    g.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
+  }
+  ri.gpu.multiprocessors =
+      static_cast<int>(g.opt_integer("multiprocessors", 0, 1 << 20).value_or(0));
+  ri.gpu.memory_bytes =
+      static_cast<std::uint64_t>(g.opt_number("memory_bytes", 0, kMaxBytes).value_or(0));
+  return ri;
+}
+
+json to_json(const NcclLogParse& p) {
+  json obs = json::array();
+  for (const auto& t : p.transports) {
+    obs.push_back({{"src", t.src_rank},
+                   {"dst", t.dst_rank},
+                   {"src_dev", t.src_dev},
+                   {"dst_dev", t.dst_dev},
+                   {"channel", t.channel},
+                   {"conn", t.conn_index},
+                   {"kind", t.kind},
+                   {"detail", t.detail},
+                   {"modifiers", t.modifiers},
+                   {"side", t.side},
+                   {"raw", t.raw}});
+  }
+  return json{{"transports", obs},
+              {"graphs", graphs_json(p.graphs)},
+              {"unknown", p.unknown},
+              {"lines", p.lines_read}};
+}
+
+NcclLogParse nccl_log_parse_from_json(const json& j, const std::string& file) {
+  JsonIn in(j, file);
+  NcclLogParse p;
+  for (const auto& t : in.at("transports").array(kMaxItems)) {
+    TransportObservation o;
+    o.src_rank = static_cast<int>(t.at("src").integer(-1, kMaxRank));
+    o.dst_rank = static_cast<int>(t.at("dst").integer(-1, kMaxRank));
+    o.src_dev = t.at("src_dev").str();
+    o.dst_dev = t.at("dst_dev").str();
+    o.channel = static_cast<int>(t.at("channel").integer(-1, 1 << 20));
+    o.conn_index = static_cast<int>(t.at("conn").integer(-1, 1 << 20));
+    o.kind = t.at("kind").str();
+    o.detail = t.at("detail").str();
+    o.modifiers = t.at("modifiers").string_array(64);
+    o.side = t.at("side").str();
+    o.raw = t.at("raw").str();
+    p.transports.push_back(std::move(o));
+  }
+  p.graphs = graphs_from(in.at("graphs"));
+  p.unknown = in.at("unknown").string_array(kMaxItems);
+  p.lines_read = static_cast<int>(in.opt_integer("lines", 0, 1 << 30).value_or(0));
+  return p;
+}
+
 json to_json(const RunDocument& d) {
   json j;
   j["schema_version"] = kSchemaVersion;
@@ -350,20 +466,7 @@ json to_json(const RunDocument& d) {
   j["status"] = d.status;
   j["in_progress"] = d.in_progress;
   json ranks = json::array();
-  for (const auto& r : d.system.ranks) {
-    ranks.push_back({{"rank", r.rank},
-                     {"host", r.host},
-                     {"local_rank", r.local_rank},
-                     {"gpu",
-                      {{"index", r.gpu.index},
-                       {"name", r.gpu.name},
-                       {"uuid", r.gpu.uuid},
-                       {"pci_bus_id", r.gpu.pci_bus_id},
-                       {"compute_capability",
-                        std::to_string(r.gpu.cc_major) + "." + std::to_string(r.gpu.cc_minor)},
-                       {"multiprocessors", r.gpu.multiprocessors},
-                       {"memory_bytes", r.gpu.memory_bytes}}}});
-  }
+  for (const auto& r : d.system.ranks) ranks.push_back(to_json(r));
   j["system"] = {{"hosts", d.system.hosts},
                  {"ranks", ranks},
                  {"driver_version", str_or_null(d.system.driver_version)},
@@ -389,21 +492,11 @@ json to_json(const RunDocument& d) {
   }
   j["pairs"] = pairs;
   j["topology"] = d.topology ? to_json(*d.topology) : json();
-  json graphs = json::array();
-  for (const auto& g : d.nccl.graphs) {
-    graphs.push_back({{"pattern", g.pattern},
-                      {"nchannels", g.nchannels},
-                      {"bw_intra", g.bw_intra},
-                      {"bw_inter", g.bw_inter},
-                      {"type_intra", g.type_intra},
-                      {"type_inter", g.type_inter},
-                      {"raw", g.raw}});
-  }
   j["nccl"] = {{"mode", d.nccl.mode},
                {"note", str_or_null(d.nccl.note)},
                {"subsystems", d.nccl.subsystems},
                {"path_type", str_or_null(d.nccl.path_type)},
-               {"graphs", graphs},
+               {"graphs", graphs_json(d.nccl.graphs)},
                {"unknown_lines", d.nccl.unknown_lines}};
   json results = json::array();
   for (const auto& r : d.results) results.push_back(to_json(r));
@@ -465,28 +558,7 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
   const auto sys = in.at("system");
   if (auto hosts = sys.opt("hosts")) d.system.hosts = hosts->string_array(kMaxItems);
   for (const auto& r : sys.at("ranks").array(kMaxItems)) {
-    RankInfo ri;
-    ri.rank = static_cast<int>(r.at("rank").integer(0, kMaxRank));
-    ri.host = r.at("host").str(256);
-    ri.local_rank = static_cast<int>(r.opt_integer("local_rank", 0, kMaxRank).value_or(0));
-    const auto g = r.at("gpu");
-    ri.gpu.index = static_cast<int>(g.at("index").integer(0, 4096));
-    ri.gpu.name = g.opt_str("name").value_or("");
-    ri.gpu.uuid = g.opt_str("uuid").value_or("");
-    ri.gpu.pci_bus_id = g.opt_str("pci_bus_id").value_or("");
-    const auto cc = g.opt_str("compute_capability").value_or("0.0");
-    try {
-      ri.gpu.cc_major = std::stoi(cc.substr(0, cc.find('.')));
-      ri.gpu.cc_minor =
-          cc.find('.') == std::string::npos ? 0 : std::stoi(cc.substr(cc.find('.') + 1));
-    } catch (...) {
-      g.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
-    }
-    ri.gpu.multiprocessors =
-        static_cast<int>(g.opt_integer("multiprocessors", 0, 1 << 20).value_or(0));
-    ri.gpu.memory_bytes =
-        static_cast<std::uint64_t>(g.opt_number("memory_bytes", 0, kMaxBytes).value_or(0));
-    d.system.ranks.push_back(ri);
+    d.system.ranks.push_back(rank_info_from_json(r.raw(), file, r.path()));
   }
   d.system.driver_version = sys.opt_str("driver_version").value_or("");
   d.system.cuda_driver_version =
@@ -526,19 +598,7 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     d.nccl.note = n->opt_str("note").value_or("");
     if (auto s = n->opt("subsystems")) d.nccl.subsystems = s->string_array(64);
     d.nccl.path_type = n->opt_str("path_type").value_or("");
-    if (auto gs = n->opt("graphs")) {
-      for (const auto& g : gs->array(kMaxItems)) {
-        GraphObservation o;
-        o.pattern = static_cast<int>(g.opt_integer("pattern", -1, 1 << 20).value_or(-1));
-        o.nchannels = static_cast<int>(g.opt_integer("nchannels", -1, 1 << 20).value_or(-1));
-        o.bw_intra = g.opt_number("bw_intra", 0, 1e9).value_or(0);
-        o.bw_inter = g.opt_number("bw_inter", 0, 1e9).value_or(0);
-        o.type_intra = g.opt_str("type_intra").value_or("");
-        o.type_inter = g.opt_str("type_inter").value_or("");
-        o.raw = g.opt_str("raw").value_or("");
-        d.nccl.graphs.push_back(o);
-      }
-    }
+    if (auto gs = n->opt("graphs")) d.nccl.graphs = graphs_from(*gs);
     if (auto u = n->opt("unknown_lines")) d.nccl.unknown_lines = u->string_array(kMaxItems);
   }
   for (const auto& r : in.at("results").array(kMaxResults)) {

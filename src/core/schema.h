@@ -20,11 +20,18 @@ nlohmann::json to_json(const TopologyReport& t);
 nlohmann::json to_json(const Stats& s);
 nlohmann::json to_json(const MethodInfo& m);
 nlohmann::json to_json(const PairVerdict& v);
+nlohmann::json to_json(const RankInfo& r);
+// What one rank parsed of NCCL's log, as exchanged between ranks before rank 0 merges it.
+nlohmann::json to_json(const NcclLogParse& p);
 
 // Strict readers; `file` labels errors. Throw InputError naming file and field.
 RunDocument run_document_from_json(const nlohmann::json& j, const std::string& file);
 TopologyReport topology_from_json(const nlohmann::json& j, const std::string& file,
                                   const std::string& path = "topology");
+
+RankInfo rank_info_from_json(const nlohmann::json& j, const std::string& file,
+                             const std::string& path);
+NcclLogParse nccl_log_parse_from_json(const nlohmann::json& j, const std::string& file);
 
 // load_json_file + run_document_from_json.
 RunDocument load_run_file(const std::string& path);

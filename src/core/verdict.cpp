@@ -1,4 +1,5 @@
 #include "core/verdict.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,20 +16,6 @@ namespace peerbench {
 using nlohmann::json;
 
 namespace {
-
-std::string fmt(double v, int prec = 1) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  return out;
-}
 
 const PairFacts* facts_of(const RunDocument& d, int src, int dst) {
   for (const auto& p : d.pairs) {
@@ -245,7 +232,8 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
       measured = true;
       const double value = headline_value(m, *r);
       const bool latency = m && m->metric == Metric::kLatency;
-      observed.push_back(name + " " + fmt(value, latency ? 2 : 1) + (latency ? " us" : " GB/s"));
+      observed.push_back(name + " " + format_fixed(value, latency ? 2 : 1) +
+                         (latency ? " us" : " GB/s"));
       if (latency || is_staged_family(m)) continue;
       // below-link
       const bool bidir = m && m->bidirectional;
@@ -256,16 +244,17 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
         basis = "minimum from " + e.source;
       } else if (link.expected && same_host) {
         threshold = e.fraction_of_link * link.expected->raw_gbps * (bidir ? 2 : 1);
-        basis = fmt(e.fraction_of_link * 100, 0) + "% of " + link.expected->basis +
+        basis = format_fixed(e.fraction_of_link * 100, 0) + "% of " + link.expected->basis +
                 (bidir ? ", both directions" : "");
       }
       if (threshold && value < *threshold) {
         Flag f;
         f.code = "below-link";
         f.method = name;
-        f.message = name + " reached " + fmt(value) + " GB/s at " + format_size(r->bytes) +
-                    " from " + rank_label(d, src) + " to " + rank_label(d, dst) + ", under the " +
-                    fmt(*threshold) + " GB/s that " + v.link_description + " should carry";
+        f.message = name + " reached " + format_fixed(value, 1) + " GB/s at " +
+                    format_size(r->bytes) + " from " + rank_label(d, src) + " to " +
+                    rank_label(d, dst) + ", under the " + format_fixed(*threshold, 1) +
+                    " GB/s that " + v.link_description + " should carry";
         f.evidence = {{"measured_gbps", value},
                       {"threshold_gbps", *threshold},
                       {"basis", basis},
@@ -285,10 +274,10 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
             f.code = "asymmetric";
             f.method = name;
             f.message = name + " " + std::to_string(src) + "->" + std::to_string(dst) + " " +
-                        fmt(value) + " GB/s vs " + std::to_string(dst) + "->" +
-                        std::to_string(src) + " " + fmt(other) + " GB/s at " +
-                        format_size(r->bytes) + " (" + fmt(100 * (hi - value) / hi) +
-                        "% apart; tolerance " + fmt(100 * e.asymmetry_tolerance, 0) + "%)";
+                        format_fixed(value, 1) + " GB/s vs " + std::to_string(dst) + "->" +
+                        std::to_string(src) + " " + format_fixed(other, 1) + " GB/s at " +
+                        format_size(r->bytes) + " (" + format_fixed(100 * (hi - value) / hi, 1) +
+                        "% apart; tolerance " + format_fixed(100 * e.asymmetry_tolerance, 0) + "%)";
             f.evidence = {{"this_direction_gbps", value},
                           {"reverse_direction_gbps", other},
                           {"bytes", r->bytes},
@@ -324,10 +313,10 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
           Flag f;
           f.code = "p2p-slower-than-staged";
           f.method = name;
-          f.message = name + " (" + fmt(p2p->algbw_gbps->median) +
+          f.message = name + " (" + format_fixed(p2p->algbw_gbps->median, 1) +
                       " GB/s) is slower than copying through host memory (" +
-                      fmt(staged->algbw_gbps->median) + " GB/s) at " + format_size(p2p->bytes) +
-                      ": the peer path is broken or throttled";
+                      format_fixed(staged->algbw_gbps->median, 1) + " GB/s) at " +
+                      format_size(p2p->bytes) + ": the peer path is broken or throttled";
           f.evidence = {{"p2p_gbps", p2p->algbw_gbps->median},
                         {"staged_gbps", staged->algbw_gbps->median},
                         {"bytes", p2p->bytes}};
@@ -386,7 +375,7 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
       const auto* r = largest_ok_result(d, name, -1, -1);
       if (!r) continue;
       const double value = headline_value(method(name), *r);
-      observed.push_back(name + " busbw " + fmt(value) + " GB/s @ " +
+      observed.push_back(name + " busbw " + format_fixed(value, 1) + " GB/s @ " +
                          format_size_compact(r->bytes));
       std::optional<double> threshold;
       std::string basis;
@@ -395,14 +384,15 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
         basis = "minimum from " + e.source;
       } else if (slowest) {
         threshold = e.allreduce_fraction_of_link * *slowest;
-        basis = fmt(e.allreduce_fraction_of_link * 100, 0) + "% of the slowest local link, " +
-                slowest_basis;
+        basis = format_fixed(e.allreduce_fraction_of_link * 100, 0) +
+                "% of the slowest local link, " + slowest_basis;
       }
       if (threshold && value < *threshold) {
         all.flags.push_back({"below-link",
                              name,
-                             name + " bus bandwidth " + fmt(value) + " GB/s at " +
-                                 format_size(r->bytes) + " is under " + fmt(*threshold) + " GB/s",
+                             name + " bus bandwidth " + format_fixed(value, 1) + " GB/s at " +
+                                 format_size(r->bytes) + " is under " +
+                                 format_fixed(*threshold, 1) + " GB/s",
                              {{"measured_gbps", value},
                               {"threshold_gbps", *threshold},
                               {"basis", basis},

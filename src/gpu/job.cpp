@@ -1,4 +1,5 @@
 #include "gpu/job.h"
+#include "core/text.h"
 
 #include <cuda_runtime.h>
 
@@ -51,75 +52,7 @@ std::string default_json_path(const std::string& host) {
   return "results/peerbench-" + h + "-" + buf + ".json";
 }
 
-namespace {
-
-json rank_info_json(const RankContext& rk, const GpuInfo& g) {
-  return {{"rank", rk.rank},
-          {"host", rk.host},
-          {"local_rank", rk.local_rank},
-          {"gpu",
-           {{"index", g.index},
-            {"name", g.name},
-            {"uuid", g.uuid},
-            {"pci_bus_id", g.pci_bus_id},
-            {"cc_major", g.cc_major},
-            {"cc_minor", g.cc_minor},
-            {"multiprocessors", g.multiprocessors},
-            {"memory_bytes", g.memory_bytes}}}};
-}
-
-RankInfo rank_info_from(const json& j) {
-  RankInfo r;
-  r.rank = j.at("rank").get<int>();
-  r.host = j.at("host").get<std::string>();
-  r.local_rank = j.at("local_rank").get<int>();
-  const auto& g = j.at("gpu");
-  r.gpu.index = g.at("index").get<int>();
-  r.gpu.name = g.at("name").get<std::string>();
-  r.gpu.uuid = g.at("uuid").get<std::string>();
-  r.gpu.pci_bus_id = g.at("pci_bus_id").get<std::string>();
-  r.gpu.cc_major = g.at("cc_major").get<int>();
-  r.gpu.cc_minor = g.at("cc_minor").get<int>();
-  r.gpu.multiprocessors = g.at("multiprocessors").get<int>();
-  r.gpu.memory_bytes = g.at("memory_bytes").get<std::uint64_t>();
-  return r;
-}
-
-json observations_json(const NcclLogParse& p) {
-  json obs = json::array();
-  for (const auto& t : p.transports) {
-    obs.push_back({{"src", t.src_rank},
-                   {"dst", t.dst_rank},
-                   {"src_dev", t.src_dev},
-                   {"dst_dev", t.dst_dev},
-                   {"channel", t.channel},
-                   {"conn", t.conn_index},
-                   {"kind", t.kind},
-                   {"detail", t.detail},
-                   {"modifiers", t.modifiers},
-                   {"side", t.side},
-                   {"raw", t.raw}});
-  }
-  json graphs = json::array();
-  for (const auto& g : p.graphs) {
-    graphs.push_back({{"pattern", g.pattern},
-                      {"nchannels", g.nchannels},
-                      {"bw_intra", g.bw_intra},
-                      {"bw_inter", g.bw_inter},
-                      {"type_intra", g.type_intra},
-                      {"type_inter", g.type_inter},
-                      {"raw", g.raw}});
-  }
-  return {{"transports", obs}, {"graphs", graphs}, {"unknown", p.unknown}, {"lines", p.lines_read}};
-}
-
-std::string fmt(double v, int prec) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Job::Job(RankContext& rank, const RunOptions& opts, std::vector<std::string> argv,
          NcclLogCapture& capture, const Nvml& nvml, JobIo io)
@@ -153,19 +86,9 @@ JobOutcome Job::run() {
         "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local "
         "GPUs");
   }
-  PlanInput pin;
-  pin.world_size = rank_.size;
-  pin.host_of_rank = rank_.host_of_rank;
-  pin.methods = selected;
-  pin.schedule = opts_.schedule;
-  pin.pairs = opts_.pairs;
-  pin.sizes = make_sweep(opts_.sweep);
-  pin.latency_bytes = opts_.latency_bytes;
-  pin.warmup_iters = opts_.warmup_iters;
-  pin.iters = opts_.iters;
-  pin.samples = opts_.samples;
-  pin.graph_replays = opts_.cudagraph_replays;
-  pin.latency_iters = opts_.latency_iters;
+  std::vector<MethodInfo> catalog;
+  for (auto& m : methods) catalog.push_back(m->info());
+  const PlanInput pin = make_plan_input(opts_, rank_.size, rank_.host_of_rank, catalog);
   const Plan plan = make_plan(pin);  // UsageError on a bad --pairs, identically on every rank
 
   Expectations expectations;
@@ -228,8 +151,15 @@ JobOutcome Job::run() {
 
   // ---- System facts.
   const GpuInfo my_gpu = describe_gpu(rank_.device, nvml_);
-  for (const auto& s : allgather_strings(rank_.world, rank_info_json(rank_, my_gpu).dump())) {
-    doc.system.ranks.push_back(rank_info_from(json::parse(s)));
+  {
+    RankInfo mine;
+    mine.rank = rank_.rank;
+    mine.host = rank_.host;
+    mine.local_rank = rank_.local_rank;
+    mine.gpu = my_gpu;
+    for (const auto& s : allgather_strings(rank_.world, to_json(mine).dump())) {
+      doc.system.ranks.push_back(rank_info_from_json(json::parse(s), "rank info", "rank"));
+    }
   }
   std::vector<std::string> bus_ids;
   for (const auto& r : doc.system.ranks) bus_ids.push_back(r.gpu.pci_bus_id);
@@ -385,7 +315,7 @@ JobOutcome Job::run() {
   if (out && opts_.verbosity > 0) {
     *out << "# peerbench " << build_info::kVersion << ": " << rank_.size << " ranks on "
          << doc.system.hosts.size() << " host(s), " << plan.cases << " cases, estimated "
-         << fmt(plan.estimate_s, 0) << " s\n";
+         << format_fixed(plan.estimate_s, 0) << " s\n";
     for (const auto& r : doc.system.ranks) {
       *out << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name
            << " " << r.gpu.pci_bus_id << "\n";
@@ -471,36 +401,15 @@ JobOutcome Job::run() {
   if (want_nccl) {
     NcclLogParse merged;
     std::set<std::string> graphs_seen;
-    for (const auto& s :
-         allgather_strings(rank_.world, observations_json(capture_.read(log_start)).dump())) {
-      const auto j = json::parse(s);
-      for (const auto& t : j["transports"]) {
-        TransportObservation o;
-        o.src_rank = t["src"].get<int>();
-        o.dst_rank = t["dst"].get<int>();
-        o.src_dev = t["src_dev"].get<std::string>();
-        o.dst_dev = t["dst_dev"].get<std::string>();
-        o.channel = t["channel"].get<int>();
-        o.conn_index = t["conn"].get<int>();
-        o.kind = t["kind"].get<std::string>();
-        o.detail = t["detail"].get<std::string>();
-        o.modifiers = t["modifiers"].get<std::vector<std::string>>();
-        o.side = t["side"].get<std::string>();
-        o.raw = t["raw"].get<std::string>();
-        merged.transports.push_back(o);
+    for (const auto& s : allgather_strings(rank_.world, to_json(capture_.read(log_start)).dump())) {
+      const auto part = nccl_log_parse_from_json(json::parse(s), "NCCL log of a rank");
+      merged.transports.insert(merged.transports.end(), part.transports.begin(),
+                               part.transports.end());
+      for (const auto& g : part.graphs) {
+        if (graphs_seen.insert(g.raw).second) merged.graphs.push_back(g);
       }
-      for (const auto& g : j["graphs"]) {
-        GraphObservation o;
-        o.pattern = g["pattern"].get<int>();
-        o.nchannels = g["nchannels"].get<int>();
-        o.bw_intra = g["bw_intra"].get<double>();
-        o.bw_inter = g["bw_inter"].get<double>();
-        o.type_intra = g["type_intra"].get<std::string>();
-        o.type_inter = g["type_inter"].get<std::string>();
-        o.raw = g["raw"].get<std::string>();
-        if (graphs_seen.insert(o.raw).second) merged.graphs.push_back(o);
-      }
-      for (const auto& u : j["unknown"]) doc.nccl.unknown_lines.push_back(u.get<std::string>());
+      doc.nccl.unknown_lines.insert(doc.nccl.unknown_lines.end(), part.unknown.begin(),
+                                    part.unknown.end());
     }
     doc.nccl.graphs = merged.graphs;
     doc.nccl.path_type = dominant_intra_path(merged.graphs);
@@ -544,8 +453,8 @@ JobOutcome Job::run() {
              << (doc.nccl.path_type.empty() ? "" : ", graph path " + doc.nccl.path_type) << "\n";
       }
       *out << "# Results: " << json_path << (outcome.json_written ? "" : " (NOT written)") << "\n";
-      *out << "# Time: " << fmt(elapsed, 1) << " s measured, " << fmt(plan.estimate_s, 1)
-           << " s estimated\n";
+      *out << "# Time: " << format_fixed(elapsed, 1) << " s measured, "
+           << format_fixed(plan.estimate_s, 1) << " s estimated\n";
       out->flush();
     }
   }

@@ -1,4 +1,5 @@
 #include "gpu/nccl_comm.h"
+#include "core/text.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,16 +21,6 @@ namespace {
 const char* env(const char* n) {
   const char* v = std::getenv(n);
   return (v && *v) ? v : nullptr;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) {
-    if (!cur.empty()) out.push_back(cur);
-  }
-  return out;
 }
 
 // NCCL_DEBUG_FILE's %h (host name up to the first dot) and %p (pid), as NCCL expands them.
@@ -61,6 +52,14 @@ std::string expand_debug_file(const std::string& pattern) {
 
 const std::vector<std::string> kNeeded = {"INIT", "P2P", "SHM", "NET", "GRAPH"};
 
+std::vector<std::string> subsystem_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (auto& x : split(s, ',')) {
+    if (!x.empty()) out.push_back(x);
+  }
+  return out;
+}
+
 }  // namespace
 
 NcclLogCapture NcclLogCapture::setup() {
@@ -75,7 +74,7 @@ NcclLogCapture NcclLogCapture::setup() {
     const std::string level = user_level ? user_level : "";
     const char* subsys = env("NCCL_DEBUG_SUBSYS");
     c.subsystems_ =
-        subsys ? split(subsys, ',') : std::vector<std::string>{"INIT", "BOOTSTRAP", "ENV"};
+        subsys ? subsystem_list(subsys) : std::vector<std::string>{"INIT", "BOOTSTRAP", "ENV"};
     std::string missing;
     for (const auto& n : kNeeded) {
       bool have = false;
@@ -115,7 +114,7 @@ NcclLogCapture NcclLogCapture::setup() {
   c.path_ = c.tmpdir_ + "/nccl.log";
   std::string subsys = "INIT,P2P,SHM,NET,GRAPH";
   if (const char* user_subsys = env("NCCL_DEBUG_SUBSYS"); user_subsys && user_subsys[0] != '^') {
-    for (const auto& s : split(user_subsys, ',')) {
+    for (const auto& s : subsystem_list(user_subsys)) {
       if (subsys.find(s) == std::string::npos) subsys += "," + s;
     }
   }
@@ -123,7 +122,7 @@ NcclLogCapture NcclLogCapture::setup() {
   ::setenv("NCCL_DEBUG_SUBSYS", subsys.c_str(), 1);
   ::setenv("NCCL_DEBUG_FILE", c.path_.c_str(), 1);
   c.mode_ = "peerbench";
-  c.subsystems_ = split(subsys, ',');
+  c.subsystems_ = subsystem_list(subsys);
   c.note_ = "NCCL_DEBUG=INFO captured to a private temporary file, removed at exit";
   return c;
 }

@@ -156,3 +156,34 @@ TEST(Schema, DocumentedInSchemaMd) {
 
 }  // namespace
 }  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+TEST(Schema, NcclObservationsAndRankInfoTravelBetweenRanks) {
+  const auto p = parse_nccl_log(
+      "a [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] [send] via NET/Socket/0/Shared\n"
+      "a [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 1.2/1.2, type LOC/PHB, sameChannels "
+      "1\n"
+      "a [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via WHAT/ever\n");
+  const auto back = nccl_log_parse_from_json(nlohmann::json::parse(to_json(p).dump()), "x");
+  ASSERT_EQ(back.transports.size(), p.transports.size());
+  EXPECT_EQ(back.transports[0].modifiers, p.transports[0].modifiers);
+  EXPECT_EQ(back.transports[0].raw, p.transports[0].raw);
+  EXPECT_EQ(back.graphs.size(), 1u);
+  EXPECT_EQ(back.unknown, p.unknown);
+  RankInfo r;
+  r.rank = 3;
+  r.host = "n1";
+  r.local_rank = 1;
+  r.gpu.index = 1;
+  r.gpu.cc_major = 9;
+  r.gpu.pci_bus_id = "0000:1B:00.0";
+  const auto rb = rank_info_from_json(to_json(r), "x", "rank");
+  EXPECT_EQ(rb.rank, 3);
+  EXPECT_EQ(rb.gpu.cc_major, 9);
+  EXPECT_EQ(rb.gpu.pci_bus_id, "0000:1B:00.0");
+}
+
+}  // namespace
+}  // namespace peerbench

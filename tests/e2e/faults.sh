@@ -4,24 +4,14 @@
 # completed and says what was running. Exit 77 (ctest: skipped) without a usable GPU.
 set -u
 bin=$1
-if ! "$bin" topo -q > /dev/null 2>&1; then
-  echo "PEERBENCH_GPU_SKIP: no usable CUDA GPU (peerbench topo failed)"
-  exit 77
-fi
-if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export NCCL_NVLS_ENABLE=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 # peerbench's private folders (NCCL logs) go here; none may be left behind, whatever happens.
 export TMPDIR="$work/tmp"
 mkdir -p "$TMPDIR"
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 share=()
 [ "$ngpu" -lt 2 ] && share=(--allow-gpu-sharing)
 small=(-b 64K -e 1M -f 4 -w 1 -n 3 -s 2 --latency-iters 20)
 mpi=(mpirun --oversubscribe --bind-to none)
-fail=0
-check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=1; fi; }
 jq_() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 no_orphans() { ! pgrep -f "$bin run" > /dev/null; }
 

@@ -4,19 +4,9 @@
 set -u
 bin=$1
 src=$2
-if ! "$bin" topo -q > /dev/null 2>&1; then
-  echo "PEERBENCH_GPU_SKIP: no usable CUDA GPU (peerbench topo failed)"
-  exit 77
-fi
-if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export NCCL_NVLS_ENABLE=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+source "$(dirname "$0")/common.sh"
 extra=()
 [ "$ngpu" -lt 2 ] && extra=(--allow-gpu-sharing --np 2)
-fail=0
-check() { if ! eval "$1"; then echo "FAIL: $2"; fail=1; else echo "ok: $2"; fi; }
 
 "$bin" run "${extra[@]}" -b 64K -e 4M -f 8 -w 1 -n 3 -s 2 --latency-iters 20 -J "$work/run.json" > "$work/run.log" 2>&1
 rc=$?
