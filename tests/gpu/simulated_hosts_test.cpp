@@ -18,6 +18,10 @@ TEST(SimulatedHosts, CrossHostPairUsesNetAndSkipsCopies) {
   RankContext rk = make_rank_context();
   auto o = quick_options("ce-write,sm-read,nccl-sendrecv,nccl-allreduce");
   auto out = run_job(rk, o);
+  // The same NCCL methods captured in CUDA graphs (-G): replays give checked results too.
+  auto g = quick_options("nccl-sendrecv,nccl-allreduce");
+  g.cudagraph_replays = 2;
+  auto graphed = run_job(rk, g);
   ::unsetenv(kHostIdVariable);
   ::unsetenv("NCCL_HOSTID");
   free_rank_context(rk);
