@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# scripts/plot.py on the committed runs, and the HTML report embedding its PNGs. Skipped (77)
+# where matplotlib is missing.
+set -u
+bin=$1
+src=$2
+py=python3
+$py -c 'import matplotlib' 2> /dev/null || py=/usr/bin/python3
+if ! $py -c 'import matplotlib' 2> /dev/null; then
+  echo "PEERBENCH_SKIP: matplotlib is not installed (scripts/setup.sh installs it)"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+shopt -s nullglob
+runs=("$src"/results/examples/*.json "$src"/tests/fixtures/runs/*.json)
+for run in "${runs[@]}"; do
+  name=$(basename "$run" .json)
+  out="$work/$name"
+  if ! $py "$src/scripts/plot.py" "$run" --out "$out" > "$work/$name.log" 2>&1; then
+    echo "FAIL: plot.py on $name: $(tail -3 "$work/$name.log")"; fail=1; continue
+  fi
+  n=0
+  for png in "$out"/*.png; do
+    if [ "$(head -c 4 "$png" | tail -c 3)" = PNG ]; then n=$((n + 1)); else echo "FAIL: $png is not a PNG"; fail=1; fi
+  done
+  [ $n -gt 0 ] && echo "ok: $name: $n plots" || { echo "FAIL: $name: no plots"; fail=1; }
+  "$bin" report "$run" --format html --plots "$out" -o "$work/$name.html" > /dev/null 2>&1
+  [ $? != 2 ] && grep -q 'src="data:image/png;base64,' "$work/$name.html" && ok=1 || ok=0
+  [ $ok = 1 ] && echo "ok: $name: HTML report embeds the plots" || { echo "FAIL: $name: HTML without plots"; fail=1; }
+  "$bin" report "$run" --format markdown --plots "$out" -o "$work/$name.md" > /dev/null 2>&1
+  grep -q '!\[.*\](.*\.png)' "$work/$name.md" && echo "ok: $name: Markdown links the plots" || { echo "FAIL: markdown"; fail=1; }
+done
+exit $fail
