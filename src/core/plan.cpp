@@ -169,9 +169,8 @@ Plan make_plan(const PlanInput& in) {
         PlannedPair p{a, b, true, ""};
         if (m.same_host_only && host(a) != host(b)) {
           p.applicable = false;
-          p.reason = "ranks " + std::to_string(a) + " and " + std::to_string(b) +
-                     " are on different hosts (" + host(a) + ", " + host(b) + "); " + m.name +
-                     " needs both GPUs in one host";
+          p.reason =
+              "the two ranks are on different hosts; " + m.name + " needs both GPUs in one host";
         }
         s.pairs.push_back(p);
       }

@@ -40,6 +40,7 @@ std::vector<std::pair<int, int>> pairs_in(const RunDocument& d) {
 
 // Cell for (method, pair) at the largest size: the headline number, or the status.
 std::string cell(const RunDocument& d, const MethodInfo* m, int src, int dst) {
+  if (m->bidirectional && src > dst) std::swap(src, dst);  // one result per unordered pair
   if (const auto* r = largest_ok_result(d, m->name, src, dst)) {
     std::string s = format_fixed(headline_value(m, *r), m->metric == Metric::kLatency ? 2 : 1);
     if (r->wrong > 0) s += "!";
@@ -66,6 +67,12 @@ std::string largest_size_label(const RunDocument& d, const MethodInfo* m) {
 std::string unit(const MethodInfo* m) {
   if (m->metric == Metric::kLatency) return "us";
   return m->uses_nccl ? "busbw GB/s" : "GB/s";
+}
+
+// "GB/s @ 1G", or the unit alone when nothing was measured.
+std::string unit_at(const RunDocument& d, const MethodInfo* m) {
+  const std::string size = largest_size_label(d, m);
+  return size.empty() ? unit(m) : unit(m) + " @ " + size;
 }
 
 std::string transport_of(const RunDocument& d, int src, int dst) {
@@ -160,14 +167,14 @@ class TextReporter : public DocumentReporter {
       if (!pm.empty()) {
         o << "Pairs at the largest size (median; '!' = data errors):\n";
         o << "  " << std::left << std::setw(8) << "pair" << std::setw(7) << "link";
-        for (const auto* m : pm)
-          o << std::right << std::setw(std::max<int>(10, m->name.size() + 1)) << m->name;
+        auto width = [&](const MethodInfo* m) {
+          return static_cast<int>(
+              std::max({std::size_t{10}, m->name.size() + 2, unit_at(d, m).size() + 2}));
+        };
+        for (const auto* m : pm) o << std::right << std::setw(width(m)) << m->name;
         o << "  NCCL transport\n";
         o << "  " << std::left << std::setw(15) << "";
-        for (const auto* m : pm) {
-          o << std::right << std::setw(std::max<int>(10, m->name.size() + 1))
-            << (unit(m) + (largest_size_label(d, m).empty() ? "" : "@" + largest_size_label(d, m)));
-        }
+        for (const auto* m : pm) o << std::right << std::setw(width(m)) << unit_at(d, m);
         o << "\n";
         for (const auto& [s, t] : pairs_in(d)) {
           std::string link = "?";
@@ -175,8 +182,7 @@ class TextReporter : public DocumentReporter {
             if (v.src == s && v.dst == t) link = v.link;
           }
           o << "  " << std::left << std::setw(8) << pair_name(s, t) << std::setw(7) << link;
-          for (const auto* m : pm)
-            o << std::right << std::setw(std::max<int>(10, m->name.size() + 1)) << cell(d, m, s, t);
+          for (const auto* m : pm) o << std::right << std::setw(width(m)) << cell(d, m, s, t);
           o << "  " << transport_of(d, s, t) << "\n";
         }
         o << "\n";
@@ -277,9 +283,7 @@ class MarkdownReporter : public DocumentReporter {
         o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
              "in us; `!` marks data errors.\n\n";
         o << "| pair | link |";
-        for (const auto* m : pm)
-          o << " " << md_escape(m->name) << " (" << unit(m) << " @ " << largest_size_label(d, m)
-            << ") |";
+        for (const auto* m : pm) o << " " << md_escape(m->name) << " (" << unit_at(d, m) << ") |";
         o << " NCCL transport |\n|---|---|";
         for (std::size_t i = 0; i < pm.size(); ++i) o << "---:|";
         o << "---|\n";
@@ -387,8 +391,7 @@ class HtmlReporter : public DocumentReporter {
       if (!pm.empty()) {
         o << "<h2>Pairs at the largest size</h2><table><tr><th>pair</th><th>link</th>";
         for (const auto* m : pm) {
-          o << "<th>" << html_escape(m->name) << "<br>"
-            << html_escape(unit(m) + " @ " + largest_size_label(d, m)) << "</th>";
+          o << "<th>" << html_escape(m->name) << "<br>" << html_escape(unit_at(d, m)) << "</th>";
         }
         o << "<th>NCCL transport</th></tr>\n";
         for (const auto& [s, t] : pairs_in(d)) {
