@@ -72,6 +72,8 @@ if [ "$mode" = full ]; then
   run p2p-shm-disabled env NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 $(nccl_log net-socket) "${mpirun_[@]}" -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-shm-disabled.json"
   run rounds "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule rounds -m ce-write,sm-write,nccl-sendrecv -J "$out/rounds.json"
   run serial "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule serial -m ce-write,sm-write,nccl-sendrecv -J "$out/serial.json"
+  build/peerbench compare "$out/serial.json" "$out/rounds.json" > "$out/compare-serial-rounds.txt" 2>&1
+  say "# compare serial vs rounds: rc=$? $(tail -1 "$out/compare-serial-rounds.txt")"
   run two-hosts env $(nccl_log two-hosts) "${mpirun_[@]}" -np 1 -x PEERBENCH_HOST_ID=hostA -x NCCL_HOSTID=hostA build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json" : \
       -np 1 -x PEERBENCH_HOST_ID=hostB -x NCCL_HOSTID=hostB build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json"
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

@@ -594,6 +594,10 @@ void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Resul
          << (r.checked ? std::to_string(r.wrong) : "N/A") << "  ok";
     if (r.wrong > 0) out_ << " DATA ERRORS";
     if (r.gate_timeouts > 0) out_ << " (start gate timed out " << r.gate_timeouts << "x)";
+    if (verbosity_ >= 2 && !r.sample_time_us.empty()) {
+      out_ << " samples(us):";
+      for (double t : r.sample_time_us) out_ << " " << format_fixed(t, 2);
+    }
     if (!r.directions.empty() && verbosity_ >= 1) {
       out_ << " [";
       for (std::size_t i = 0; i < r.directions.size(); ++i) {

@@ -57,6 +57,7 @@ struct Result {
   std::uint64_t checked_elements = 0;
   std::uint64_t wrong = 0;
   int gate_timeouts = 0;  // samples whose start gate released by timeout (launch queue full)
+  std::vector<double> sample_time_us;  // each sample's time per operation, in run order
   std::optional<LinkCounters> link_counters;
 };
 

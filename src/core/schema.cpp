@@ -642,6 +642,9 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
       res.wrong = static_cast<std::uint64_t>(c->opt_number("wrong", 0, kMaxBytes).value_or(0));
     }
     res.gate_timeouts = static_cast<int>(r.opt_integer("gate_timeouts", 0, 1 << 30).value_or(0));
+    if (auto st = r.opt("sample_time_us")) {
+      for (const auto& v : st->array(1 << 20)) res.sample_time_us.push_back(v.number(0, 1e15));
+    }
     if (auto lc = r.opt("link_counters")) {
       LinkCounters c;
       c.source = lc->opt_str("source").value_or("");

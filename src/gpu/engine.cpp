@@ -616,6 +616,7 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
         gbps.push_back(algbw_gbps(moved, t));
       }
       r.time_us = summarize(us);
+      r.sample_time_us = us;
       r.algbw_gbps = summarize(gbps);
       const int n = p.all_ranks ? rk.size : 2;
       std::vector<double> bus;

@@ -39,6 +39,7 @@ TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
     EXPECT_GT(r.time_us->median, 0.0);
     EXPECT_LE(r.time_us->min, r.time_us->median);
     EXPECT_EQ(r.time_us->count, o.samples);
+    EXPECT_EQ(r.sample_time_us.size(), static_cast<std::size_t>(o.samples));
     const auto* m = find_method(method_catalog(), r.method);
     ASSERT_NE(m, nullptr);
     if (r.method != "sm-latency") {
