@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One node, one rank per GPU, each rank bound near its GPU's CPUs (Open MPI maps ranks to
-# NUMA domains in order; GPUs are numbered by PCI bus, which on most servers follows the
-# sockets). Options pass through to `peerbench run`.
+# One node, one rank per GPU. Each rank pins itself to the CPUs next to its own GPU (sysfs
+# local_cpulist of the GPU's PCI device), so mpirun must not bind: --bind-to none. Options pass
+# through to `peerbench run`.
 #
 #   launch/node.sh [peerbench run options]
 #   NP=4 launch/node.sh -m nccl          # fewer ranks than GPUs
@@ -12,4 +12,4 @@ np=${NP:-$(nvidia-smi -L | grep -c '^GPU')}
 extra=()
 [ "$(id -u)" = 0 ] && extra+=(--allow-run-as-root)
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
-exec mpirun -np "$np" "${extra[@]}" --map-by numa --bind-to numa --report-bindings "$bin" run "$@"
+exec mpirun -np "$np" "${extra[@]}" --bind-to none "$bin" run "$@"

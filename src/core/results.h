@@ -77,6 +77,7 @@ struct RankInfo {
   std::string host;
   int local_rank = -1;
   GpuInfo gpu;
+  std::string cpu_binding;  // what peerbench did about CPU affinity, in words
 };
 
 struct SystemInfo {

@@ -371,6 +371,7 @@ json to_json(const RankInfo& r) {
   return json{{"rank", r.rank},
               {"host", r.host},
               {"local_rank", r.local_rank},
+              {"cpu_binding", str_or_null(r.cpu_binding)},
               {"gpu",
                {{"index", r.gpu.index},
                 {"name", r.gpu.name},
@@ -388,6 +389,7 @@ RankInfo rank_info_from_json(const json& j, const std::string& file, const std::
   ri.rank = static_cast<int>(r.at("rank").integer(0, kMaxRank));
   ri.host = r.at("host").str(256);
   ri.local_rank = static_cast<int>(r.opt_integer("local_rank", 0, kMaxRank).value_or(0));
+  ri.cpu_binding = r.opt_str("cpu_binding").value_or("");
   const auto g = r.at("gpu");
   ri.gpu.index = static_cast<int>(g.at("index").integer(0, 4096));
   ri.gpu.name = g.opt_str("name").value_or("");

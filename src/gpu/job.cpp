@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "core/build_info.h"
+#include "core/cpu_affinity.h"
 #include "core/environment.h"
 #include "core/plan.h"
 #include "core/report.h"
@@ -151,12 +152,14 @@ JobOutcome Job::run() {
 
   // ---- System facts.
   const GpuInfo my_gpu = describe_gpu(rank_.device, nvml_);
+  const std::string binding = bind_near_gpu(my_gpu.pci_bus_id);
   {
     RankInfo mine;
     mine.rank = rank_.rank;
     mine.host = rank_.host;
     mine.local_rank = rank_.local_rank;
     mine.gpu = my_gpu;
+    mine.cpu_binding = binding;
     for (const auto& s : allgather_strings(rank_.world, to_json(mine).dump())) {
       doc.system.ranks.push_back(rank_info_from_json(json::parse(s), "rank info", "rank"));
     }

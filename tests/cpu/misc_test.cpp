@@ -187,11 +187,23 @@ TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
 }  // namespace
 }  // namespace peerbench
 
+#include "core/cpu_affinity.h"
 #include "core/results_file.h"
 #include "core/schema.h"
 
 namespace peerbench {
 namespace {
+
+TEST(CpuList, ParsesLinuxCpuLists) {
+  std::vector<int> c;
+  ASSERT_TRUE(parse_cpulist("0-3,8,10-11", c));
+  EXPECT_EQ(c, (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_FALSE(parse_cpulist("", c));
+  EXPECT_FALSE(parse_cpulist("3-1", c));
+  EXPECT_FALSE(parse_cpulist("a-b", c));
+  EXPECT_FALSE(parse_cpulist("1,,2", c));
+  EXPECT_FALSE(parse_cpulist("1-", c));
+}
 
 TEST(ResultsFileTest, FailureIsReportedOnceAndTheNextWriteRecovers) {
   const std::string dir = ::testing::TempDir() + "/pb_rf_" + std::to_string(::getpid());
