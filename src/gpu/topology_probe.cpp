@@ -105,15 +105,18 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
       // the switch fabric, counted as the smaller of the two GPUs' switch links.
       int direct = 0;
       auto switch_links = [&](int g) {
-        int s = 0;
+        int n = 0;
         for (const auto& l : t.gpus[g].nvlinks) {
-          if (!l.active || l.remote_pci_bus_id.empty()) continue;
-          const bool to_gpu = std::any_of(t.gpus.begin(), t.gpus.end(), [&](const GpuTopology& o) {
-            return o.pci_bus_id == l.remote_pci_bus_id;
-          });
-          if (!to_gpu) ++s;
+          if (!l.active) continue;
+          // A far end that is no GPU of this host is a switch; an unknown far end (NVML cannot
+          // say, as in VMs that hide the NVSwitches) is counted the same way.
+          const bool to_gpu = !l.remote_pci_bus_id.empty() &&
+                              std::any_of(t.gpus.begin(), t.gpus.end(), [&](const GpuTopology& o) {
+                                return o.pci_bus_id == l.remote_pci_bus_id;
+                              });
+          if (!to_gpu) ++n;
         }
-        return s;
+        return n;
       };
       for (const auto& l : t.gpus[a].nvlinks) {
         if (l.active && l.remote_pci_bus_id == t.gpus[b].pci_bus_id) ++direct;
