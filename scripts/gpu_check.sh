@@ -81,9 +81,11 @@ if [ "$mode" = full ]; then
     small=(-b 4K -e 256K -f 8 -w 1 -n 2 -s 2 --latency-iters 10 --staged-chunk 64K)
     # The GPU tests themselves under memcheck (the memory test repeats runs: left out, slow).
     # API errors are not reported: NCCL probes kernels it lacks images for, by design.
-    run sanitizer-gpu-tests "${mpirun_[@]}" -np 2 --oversubscribe "$sanitizer" --tool memcheck --error-exitcode 9 \
-        --report-api-errors no build/tests/peerbench_gpu_tests --gtest_filter=-Resources.*
-    grep -E 'ERROR SUMMARY|tests? (ran|PASSED|FAILED)|PASSED|FAILED' "$out/sanitizer-gpu-tests.log" | sort | uniq -c | tee -a "$log"
+    for tool in memcheck racecheck; do
+      run "sanitizer-gpu-tests-$tool" "${mpirun_[@]}" -np 2 --oversubscribe "$sanitizer" --tool "$tool" \
+          --error-exitcode 9 --report-api-errors no build/tests/peerbench_gpu_tests --gtest_filter=-Resources.*
+      grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$out/sanitizer-gpu-tests-$tool.log" | sort | uniq -c | tee -a "$log"
+    done
     for tool in memcheck racecheck; do
       run "sanitizer-$tool" "${mpirun_[@]}" -np "$np" "$sanitizer" --tool "$tool" --error-exitcode 9 \
           build/peerbench run "${share[@]}" "${small[@]}" -J "$out/sanitizer-$tool.json"
