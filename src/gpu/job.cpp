@@ -321,7 +321,7 @@ JobOutcome Job::run() {
          << format_fixed(plan.estimate_s, 0) << " s\n";
     for (const auto& r : doc.system.ranks) {
       *out << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name
-           << " " << r.gpu.pci_bus_id << "\n";
+           << " " << r.gpu.pci_bus_id << ", " << r.cpu_binding << "\n";
     }
     if (!res->staging_reason.empty()) *out << "# " << res->staging_reason << "\n";
     if (!res->nccl_reason.empty()) *out << "# " << res->nccl_reason << "\n";
