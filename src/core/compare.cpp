@@ -135,14 +135,10 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
     row.gpu_pair = key.src + "->" + key.dst;
     row.bytes = key.bytes;
     row.lower_is_better = m && m->metric == Metric::kLatency;
-    const Stats& sa = row.lower_is_better ? *ra->time_us : *ra->algbw_gbps;
-    const Stats& sb = row.lower_is_better ? *rb->time_us : *rb->algbw_gbps;
-    row.a_median = sa.median;
-    row.a_min = sa.min;
-    row.a_max = sa.max;
-    row.b_median = sb.median;
-    row.b_min = sb.min;
-    row.b_max = sb.max;
+    row.a = row.lower_is_better ? *ra->time_us : *ra->algbw_gbps;
+    row.b = row.lower_is_better ? *rb->time_us : *rb->algbw_gbps;
+    const Stats& sa = row.a;
+    const Stats& sb = row.b;
     row.ratio = sa.median > 0 ? sb.median / sa.median : 0;
     const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
     const bool separated = sb.max < sa.min || sb.min > sa.max;
@@ -183,9 +179,9 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
     for (const auto& r : c.rows) {
       out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
           << r.bytes << "," << (r.lower_is_better ? "time_us" : "algbw_gbps") << ","
-          << format_fixed(r.a_median, 3) << "," << format_fixed(r.a_min, 3) << ","
-          << format_fixed(r.a_max, 3) << "," << format_fixed(r.b_median, 3) << ","
-          << format_fixed(r.b_min, 3) << "," << format_fixed(r.b_max, 3) << ","
+          << format_fixed(r.a.median, 3) << "," << format_fixed(r.a.min, 3) << ","
+          << format_fixed(r.a.max, 3) << "," << format_fixed(r.b.median, 3) << ","
+          << format_fixed(r.b.min, 3) << "," << format_fixed(r.b.max, 3) << ","
           << format_fixed(r.ratio, 4) << "," << r.change << "\n";
     }
     return out.str();
@@ -210,10 +206,10 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
         << "  change\n";
   }
   for (const auto& r : c.rows) {
-    const std::string av = format_fixed(r.a_median, 2) + " [" + format_fixed(r.a_min, 1) + "-" +
-                           format_fixed(r.a_max, 1) + "]";
-    const std::string bv = format_fixed(r.b_median, 2) + " [" + format_fixed(r.b_min, 1) + "-" +
-                           format_fixed(r.b_max, 1) + "]";
+    const std::string av = format_fixed(r.a.median, 2) + " [" + format_fixed(r.a.min, 1) + "-" +
+                           format_fixed(r.a.max, 1) + "]";
+    const std::string bv = format_fixed(r.b.median, 2) + " [" + format_fixed(r.b.min, 1) + "-" +
+                           format_fixed(r.b.max, 1) + "]";
     const std::string change = r.change == "regression" ? "REGRESSION" : r.change;
     if (md) {
       out << "| " << r.method << " | " << r.pair << " | " << format_size_compact(r.bytes) << " | "

@@ -7,6 +7,7 @@
 
 #include "core/options.h"
 #include "core/results.h"
+#include "core/statistics.h"
 
 namespace peerbench {
 
@@ -16,8 +17,8 @@ struct CompareRow {
   std::string gpu_pair;  // GPU identity used for matching
   std::uint64_t bytes = 0;
   bool lower_is_better = false;
-  double a_median = 0, a_min = 0, a_max = 0;
-  double b_median = 0, b_min = 0, b_max = 0;
+  Stats a;  // the compared metric: algbw_gbps, or time_us for latency methods
+  Stats b;
   double ratio = 0;    // B / A
   std::string change;  // regression, improvement, same, within-noise
 };
