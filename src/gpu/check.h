@@ -50,8 +50,15 @@ class NvmlError : public GpuError {
   using GpuError::GpuError;
 };
 
-// GPU work that did not finish within --timeout.
+// GPU work that did not finish within --timeout: it may still be running.
 class WatchdogTimeout : public GpuError {
+ public:
+  using GpuError::GpuError;
+};
+
+// A wait inside our own kernels gave up (the peer never answered); the kernels have finished, so
+// the GPU is usable and only this case failed.
+class PeerTimeout : public GpuError {
  public:
   using GpuError::GpuError;
 };

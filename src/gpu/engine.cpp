@@ -293,10 +293,10 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
   auto record_failure = [&](RankReport& r, const std::exception& e) {
     const std::string msg = rk.where() + ": " + e.what();
     if (dynamic_cast<const WatchdogTimeout*>(&e)) {
-      // Our kernels time out by themselves; stuck copy engines or NCCL do not: nothing after
-      // this can trust the stream.
-      const bool host_watchdog = std::string(e.what()).find("did not finish") != std::string::npos;
-      r.fail(host_watchdog ? kStatusStuck : (info.uses_nccl ? kStatusFatal : kStatusTimeout), msg);
+      // Stuck copy engines or NCCL: nothing after this can trust the stream.
+      r.fail(kStatusStuck, msg);
+    } else if (dynamic_cast<const PeerTimeout*>(&e)) {
+      r.fail(info.uses_nccl ? kStatusFatal : kStatusTimeout, msg);
     } else if (const auto* ce = dynamic_cast<const CudaError*>(&e); ce && ce->sticky()) {
       r.fail(kStatusStuck, msg);
     } else if (dynamic_cast<const NcclError*>(&e)) {

@@ -53,7 +53,7 @@ class SmLatency : public Method {
     unsigned int v[2] = {0, 0};  // timeouts, completed
     PB_CUDA(cudaMemcpy(v, c.counters + 1, sizeof(v), cudaMemcpyDeviceToHost));
     if (v[0]) {
-      throw WatchdogTimeout("sm-latency: the peer did not answer a ping within --timeout");
+      throw PeerTimeout("sm-latency: the peer did not answer a ping within --timeout");
     }
     const auto expected = static_cast<std::uint64_t>(c.opts.latency_iters);
     return {expected, expected > v[1] ? expected - v[1] : 0};

@@ -69,7 +69,7 @@ class Staged : public Method {
     unsigned int timeouts = 0;
     PB_CUDA(cudaMemcpy(&timeouts, c.counters + 1, sizeof(timeouts), cudaMemcpyDeviceToHost));
     if (timeouts) {
-      throw WatchdogTimeout("staged: the other rank did not hand over a chunk within --timeout (" +
+      throw PeerTimeout("staged: the other rank did not hand over a chunk within --timeout (" +
                             std::to_string(timeouts) + " waits timed out)");
     }
     return {};
