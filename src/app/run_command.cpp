@@ -141,8 +141,10 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
                      launch.launcher + " choose the rank count with the launcher (mpirun -np N)");
   }
   // Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
-  const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(),
-                                     [](const std::string& m) { return m.rfind("nccl", 0) == 0; });
+  const auto catalog = gpu::method_catalog();
+  const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(), [&](const std::string& m) {
+    return find_method(catalog, m)->uses_nccl;
+  });
   gpu::NcclLogCapture capture;
   if (want_nccl && !o.dry_run) capture = gpu::NcclLogCapture::setup();
 

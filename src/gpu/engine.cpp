@@ -344,17 +344,24 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
       o.fault.kind == "hang" && o.fault.method == info.name && o.fault.rank == me;
   const double watchdog_s = o.timeout_s;
 
-  std::vector<std::vector<double>> pair_times(pairs.size());
-  std::vector<std::vector<std::vector<double>>> dir_times(pairs.size());
-  std::vector<unsigned long long> pair_wrong(pairs.size(), 0), pair_checked(pairs.size(), 0);
-  std::vector<int> pair_gate_timeouts(pairs.size(), 0);
-  std::vector<double> pair_tx(pairs.size(), 0), pair_rx(pairs.size(), 0);
-  std::vector<bool> pair_counted(pairs.size(), true);
-  std::vector<std::string> pair_counter_note(pairs.size());
+  // What the samples of this size gathered, per pair of the step.
+  struct Tally {
+    std::vector<double> times;                   // per sample: seconds per transfer
+    std::vector<std::vector<double>> dir_times;  // per sample, per flow
+    unsigned long long wrong = 0;
+    unsigned long long checked = 0;
+    int gate_timeouts = 0;  // samples whose gate opened by timeout
+    double nvl_tx = -1;     // NVLink counter deltas, -1 unknown
+    double nvl_rx = -1;
+    std::string counter_note;
+  };
+  std::vector<Tally> tally(pairs.size());
   const bool active = mine && !mine->failed;
-  const bool count_link = info.family == "ce" && info.metric == Metric::kBandwidth &&
-                          !info.bidirectional && res_.nvml && res_.nvml->available() && mine &&
-                          !mine->all_ranks && me == src;
+  // Copy-engine bandwidth methods one way: NVLink counters around them prove the path.
+  const bool ce_one_way =
+      info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional;
+  const bool count_link =
+      ce_one_way && res_.nvml && res_.nvml->available() && mine && !mine->all_ranks && me == src;
   Nvml::Traffic before_src, before_dst;
 
   std::string fatal_error;
@@ -533,21 +540,21 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
           if (p.failed) continue;
           double slowest = 0;
           for (int q : p.workers) slowest = std::max(slowest, all[q].elapsed_ms);
-          pair_times[i].push_back(slowest * 1e-3 /
-                                  (static_cast<double>(iters) * replays * transfers));
+          tally[i].times.push_back(slowest * 1e-3 /
+                                   (static_cast<double>(iters) * replays * transfers));
           std::vector<double> dirs;
           for (const auto& f : p.flows) {
             dirs.push_back(all[f.issuer].elapsed_ms * 1e-3 /
                            (static_cast<double>(iters) * replays * transfers));
           }
-          dir_times[i].push_back(dirs);
+          tally[i].dir_times.push_back(dirs);
           int gate_to = 0;
           for (int q : p.ranks) {
-            pair_wrong[i] += all[q].wrong;
-            pair_checked[i] += all[q].checked;
+            tally[i].wrong += all[q].wrong;
+            tally[i].checked += all[q].checked;
             gate_to = std::max(gate_to, all[q].gate_timeouts);
           }
-          if (gate_to) ++pair_gate_timeouts[i];
+          if (gate_to) ++tally[i].gate_timeouts;
         }
       }
 
@@ -568,15 +575,14 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
                         (after_src.note.empty() ? after_dst.note : after_src.note).c_str());
         }
       }
-      if (info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional) {
+      if (ce_one_way) {
         const auto all = gather(link_rep);
         for (std::size_t i = 0; i < pairs.size(); ++i) {
           if (pairs[i].all_ranks) continue;
           const auto& r = all[pairs[i].pair.src];
-          pair_tx[i] = r.nvl_tx;
-          pair_rx[i] = r.nvl_rx;
-          pair_counter_note[i] = r.message;
-          pair_counted[i] = res_.nvml && res_.nvml->available();
+          tally[i].nvl_tx = r.nvl_tx;
+          tally[i].nvl_rx = r.nvl_rx;
+          tally[i].counter_note = r.message;
         }
       }
     } catch (const FatalRunError& e) {
@@ -598,7 +604,7 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
     r.graph_replays = use_graph ? replays : 0;
     r.round = step.round;
     r.concurrent_pairs = step.all_ranks ? 1 : std::max(1, step.running_pairs());
-    if (p.failed || pair_times[i].empty()) {
+    if (p.failed || tally[i].times.empty()) {
       r.status = p.failed ? p.fail_status : ResultStatus::kNotRun;
       r.reason = p.reason;
       if (!skipped_before[i] && p.fail_status != ResultStatus::kSkipped &&
@@ -611,7 +617,7 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
       r.status = ResultStatus::kOk;
       const double moved = static_cast<double>(bytes) * std::max<std::size_t>(1, p.flows.size());
       std::vector<double> us, gbps;
-      for (double t : pair_times[i]) {
+      for (double t : tally[i].times) {
         us.push_back(t * 1e6);
         gbps.push_back(algbw_gbps(moved, t));
       }
@@ -625,25 +631,24 @@ void Engine::run_size(Method& m, const PlanStep& step, std::size_t bytes,
       if (p.flows.size() > 1) {
         for (std::size_t f = 0; f < p.flows.size(); ++f) {
           std::vector<double> t_us, bw;
-          for (const auto& sample : dir_times[i]) {
+          for (const auto& sample : tally[i].dir_times) {
             t_us.push_back(sample[f] * 1e6);
             bw.push_back(algbw_gbps(static_cast<double>(bytes), sample[f]));
           }
           r.directions.push_back({p.flows[f].from, p.flows[f].to, summarize(t_us), summarize(bw)});
         }
       }
-      r.checked = pair_checked[i] > 0;
-      r.checked_elements = pair_checked[i];
-      r.wrong = pair_wrong[i];
-      r.gate_timeouts = pair_gate_timeouts[i];
-      if (info.family == "ce" && info.metric == Metric::kBandwidth && !info.bidirectional &&
-          !p.all_ranks) {
+      r.checked = tally[i].checked > 0;
+      r.checked_elements = tally[i].checked;
+      r.wrong = tally[i].wrong;
+      r.gate_timeouts = tally[i].gate_timeouts;
+      if (ce_one_way && !p.all_ranks) {
         LinkCounters lc;
         lc.source = "nvml-field-values";
         lc.payload_bytes = static_cast<double>(bytes) * iters * replays * o.samples;
-        if (pair_tx[i] >= 0) lc.src_tx_bytes = pair_tx[i];
-        if (pair_rx[i] >= 0) lc.dst_rx_bytes = pair_rx[i];
-        lc.note = pair_counted[i] ? pair_counter_note[i] : "NVML unavailable";
+        if (tally[i].nvl_tx >= 0) lc.src_tx_bytes = tally[i].nvl_tx;
+        if (tally[i].nvl_rx >= 0) lc.dst_rx_bytes = tally[i].nvl_rx;
+        lc.note = res_.nvml && res_.nvml->available() ? tally[i].counter_note : "NVML unavailable";
         if (step.running_pairs() > 1)
           lc.note += (lc.note.empty() ? "" : "; ") + std::string("other pairs ran at once");
         r.link_counters = lc;
