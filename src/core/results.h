@@ -61,17 +61,6 @@ struct Result {
   std::optional<LinkCounters> link_counters;
 };
 
-struct GpuInfo {
-  int index = -1;
-  std::string name;
-  std::string uuid;
-  std::string pci_bus_id;
-  int cc_major = 0;
-  int cc_minor = 0;
-  int multiprocessors = 0;
-  std::uint64_t memory_bytes = 0;
-};
-
 struct RankInfo {
   int rank = -1;
   std::string host;

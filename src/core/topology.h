@@ -1,6 +1,7 @@
 #pragma once
 // Node topology as data (filled by the GPU layer from NVML and CUDA), and what each link class
 // should deliver. GPU-free so verdicts and reports can reason about it anywhere.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,13 +16,20 @@ struct NvLinkInfo {
   std::string remote_pci_bus_id;    // "" when unknown
 };
 
-struct GpuTopology {
+// What CUDA says of one GPU.
+struct GpuInfo {
   int index = -1;  // CUDA device index on its host
   std::string name;
   std::string uuid;
   std::string pci_bus_id;  // canonical "0000:1B:00.0"
   int cc_major = 0;
   int cc_minor = 0;
+  int multiprocessors = 0;
+  std::uint64_t memory_bytes = 0;
+};
+
+// A GPU with its links, as NVML reports them.
+struct GpuTopology : GpuInfo {
   std::optional<int> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
   std::vector<NvLinkInfo> nvlinks;  // active links only are counted in nvlinks_up
   int nvlinks_up = 0;

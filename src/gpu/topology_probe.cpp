@@ -70,14 +70,8 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
   const int n = cuda_device_count();
   std::vector<std::optional<Nvml::Device>> handles(n);
   for (int i = 0; i < n; ++i) {
-    const GpuInfo info = describe_gpu(i, nvml);
     GpuTopology g;
-    g.index = i;
-    g.name = info.name;
-    g.uuid = info.uuid;
-    g.pci_bus_id = info.pci_bus_id;
-    g.cc_major = info.cc_major;
-    g.cc_minor = info.cc_minor;
+    static_cast<GpuInfo&>(g) = describe_gpu(i, nvml);
     g.numa_node = numa_node_of(g.pci_bus_id);
     std::string err;
     handles[i] = nvml.device_by_pci(g.pci_bus_id, &err);
