@@ -1,10 +1,11 @@
 #pragma once
-// The one measurement engine. For each (method, concurrent pairs, size) of the plan it fills
-// sources with a pattern and poisons destinations, holds every working stream behind a start
-// gate, records events around `iters` back-to-back iterations the method enqueues (or a CUDA
-// graph of them), releases the gate, waits under a watchdog, checks the data on the GPU, and
-// turns the slowest working rank's time into statistics over samples. Every rank walks the same
-// plan, so collectives stay matched even when a pair fails or is skipped.
+// The one measurement engine. For each (method, concurrent pairs, size) of the plan it runs the
+// phases of size_run.h: it fills sources with a pattern and poisons destinations, holds every
+// working stream behind a start gate, records events around `iters` back-to-back iterations the
+// method enqueues (or a CUDA graph of them), releases the gate, waits under a watchdog, checks
+// the data on the GPU, and turns the slowest working rank's time into statistics over samples.
+// Every rank walks the same plan, so collectives stay matched even when a pair fails or is
+// skipped.
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,6 +26,9 @@ namespace peerbench::gpu {
 
 // A failure that ends the run (sticky CUDA error, stuck GPU work, NCCL error): every rank
 // throws it together once the engine has gathered the reports.
+struct RankReport;
+struct PairState;
+
 class FatalRunError : public std::runtime_error {
  public:
   FatalRunError(const std::string& what, bool gpu_stuck)
@@ -62,6 +66,8 @@ struct EngineResources {
 
   // Buffers of `peer` mapped into this process (opened once, closed at teardown).
   BufferSet peer_buffers(int peer);
+  // Every rank's report of a phase, on every rank (collective).
+  std::vector<RankReport> gather(const RankReport& mine) const;
 
  private:
   std::map<int, std::vector<IpcMapping>> mapped_;
@@ -77,13 +83,8 @@ class Engine {
   std::vector<Result> run_step(Method& m, const PlanStep& step);
 
  private:
-  struct RankReport;
-  struct PairState;
-  StepContext make_context(const Method& m, int src, int dst, std::size_t bytes);
-  std::vector<RankReport> gather(const RankReport& mine);
-  void release_gate();
-  void run_size(Method& m, const PlanStep& step, std::size_t bytes, std::vector<PairState>& pairs,
-                std::vector<Result>& out);
+  std::vector<PairState> pairs_of(const Method& m, const PlanStep& step) const;
+  StepContext make_context(const Method& m, const PairState* mine, std::size_t bytes);
 
   EngineResources& res_;
   ResultSink sink_;

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/atomic_file.h"
 #include "core/build_info.h"
@@ -23,6 +24,7 @@
 #include "core/sizes.h"
 #include "core/verdict.h"
 #include "gpu/check.h"
+#include "gpu/device_choice.h"
 #include "gpu/engine.h"
 #include "gpu/method.h"
 #include "gpu/topology_probe.h"
@@ -53,119 +55,112 @@ std::string default_json_path(const std::string& host) {
   return "results/peerbench-" + h + "-" + buf + ".json";
 }
 
-namespace {}  // namespace
-
 Job::Job(RankContext& rank, const RunOptions& opts, std::vector<std::string> argv,
          NcclLogCapture& capture, const Nvml& nvml, JobIo io)
     : rank_(rank), opts_(opts), argv_(std::move(argv)), capture_(capture), nvml_(nvml), io_(io) {}
 
+Job::~Job() {
+  if (outcome_.gpu_stuck) {
+    // Freeing memory would wait for the stuck work; the process is about to exit and the driver
+    // reclaims everything then. Deliberately not torn down.
+    (void)res_.release();
+  }
+}
+
 JobOutcome Job::run() {
-  JobOutcome outcome;
-  RunDocument& doc = outcome.doc;
-  const auto t_start = std::chrono::steady_clock::now();
-  const bool root = rank_.rank == 0;
-  const std::uint64_t log_start = capture_.mark();
-  std::ostream* out = root ? io_.out : nullptr;
-  std::ostream* err = root ? io_.err : nullptr;
+  t_start_ = std::chrono::steady_clock::now();
+  log_start_ = capture_.mark();
+  plan_run();
+  choose_gpus();
+  check_memory();
+  describe_system();
+  probe_topology();
+  enable_peer_access();
+  create_resources();
+  run_steps();
+  record_nccl_transports();
+  finish();
+  return outcome_;
+}
 
+void Job::fail_all(const std::string& mine) {
   // Every rank fails together, with the first rank's reason.
-  auto fail_all = [&](const std::string& mine) {
-    for (const auto& s : allgather_strings(rank_.world, mine)) {
-      if (!s.empty()) throw LaunchError(s);
-    }
-  };
+  for (const auto& s : allgather_strings(rank_.world, mine)) {
+    if (!s.empty()) throw LaunchError(s);
+  }
+}
 
-  auto methods = make_methods();
-  std::vector<MethodInfo> selected;
-  std::map<std::string, Method*> by_name;
-  for (auto& m : methods) by_name[m->info().name] = m.get();
-  for (const auto& n : opts_.methods) selected.push_back(by_name.at(n)->info());
+bool Job::want_nccl() const {
+  return std::any_of(selected_.begin(), selected_.end(),
+                     [](const MethodInfo& m) { return m.uses_nccl; });
+}
 
+// ---- Set up.
+
+void Job::plan_run() {
+  methods_ = make_methods();
+  std::vector<MethodInfo> catalog;
+  for (auto& m : methods_) catalog.push_back(m->info());
+  for (const auto& n : opts_.methods) selected_.push_back(*find_method(catalog, n));
   if (rank_.size < 2) {
     throw LaunchError(
         "peerbench run needs at least 2 ranks (one per GPU) to form a pair; this job has 1. "
         "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local "
         "GPUs");
   }
-  std::vector<MethodInfo> catalog;
-  for (auto& m : methods) catalog.push_back(m->info());
   const PlanInput pin = make_plan_input(opts_, rank_.size, rank_.host_of_rank, catalog);
-  const Plan plan = make_plan(pin);  // UsageError on a bad --pairs, identically on every rank
-
-  Expectations expectations;
-  {
-    std::string e;
-    if (root && !opts_.expect_path.empty()) {
-      try {
-        expectations = load_expectations(opts_.expect_path);
-      } catch (const InputError& x) {
-        e = std::string("--expect: ") + x.what();
-      }
-    }
-    fail_all(e);
-  }
-
-  // ---- Devices: one rank per GPU, the rank's place on its node picks the GPU.
-  {
-    std::string e;
-    int count = 0;
+  plan_ = make_plan(pin);  // UsageError on a bad --pairs, identically on every rank
+  std::string e;
+  if (root() && !opts_.expect_path.empty()) {
     try {
-      count = cuda_device_count();
-      if (count == 0) e = "no CUDA GPU on host " + rank_.physical_host;
-    } catch (const CudaError& x) {
-      e = "no usable CUDA GPU on host " + rank_.physical_host + ": " + x.what();
+      expectations_ = load_expectations(opts_.expect_path);
+    } catch (const InputError& x) {
+      e = std::string("--expect: ") + x.what();
     }
-    if (e.empty() && rank_.local_size > count && !opts_.allow_gpu_sharing) {
-      e = "host " + rank_.physical_host + " runs " + std::to_string(rank_.local_size) +
-          " ranks but has " + std::to_string(count) + " GPU" + (count == 1 ? "" : "s") +
-          ": start at most one rank per GPU (mpirun -np " + std::to_string(count) + ")";
-    }
-    fail_all(e);
-    rank_.device = rank_.local_rank % count;
-    PB_CUDA(cudaSetDevice(rank_.device));
-    rank_.device_of_rank.assign(static_cast<std::size_t>(rank_.size), -1);
-    PB_MPI(MPI_Allgather(&rank_.device, 1, MPI_INT, rank_.device_of_rank.data(), 1, MPI_INT,
-                         rank_.world));
   }
-  std::size_t buffer_bytes = 4096;
-  for (const auto& s : plan.steps) {
-    for (auto b : s.sizes) buffer_bytes = std::max<std::size_t>(buffer_bytes, b);
+  fail_all(e);
+  for (const auto& step : plan_.steps) {
+    for (auto b : step.sizes) buffer_bytes_ = std::max<std::size_t>(buffer_bytes_, b);
   }
-  buffer_bytes = (buffer_bytes + 4095) / 4096 * 4096;
-  {
-    std::string e;
-    std::size_t free_b = 0, total_b = 0;
-    PB_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    int sharing = 0;
-    for (int q = 0; q < rank_.size; ++q) {
-      if (rank_.same_physical_host(q) && rank_.device_of_rank[q] == rank_.device) ++sharing;
-    }
-    const std::size_t need = 2 * buffer_bytes * static_cast<std::size_t>(sharing) + (64u << 20);
-    if (need > free_b) {
-      e = "-e/--maxbytes " + format_size(opts_.sweep.max_bytes) + " needs " + format_size(need) +
-          " of free memory on GPU " + std::to_string(rank_.device) + " of host " +
-          rank_.physical_host + " (two buffers of the largest size per rank), which has " +
-          format_size(free_b / (1 << 20) * (1 << 20)) + " free; use a smaller -e";
-    }
-    fail_all(e);
-  }
+  buffer_bytes_ = (buffer_bytes_ + 4095) / 4096 * 4096;
+}
 
-  // ---- System facts.
-  const GpuInfo my_gpu = describe_gpu(rank_.device, nvml_);
-  const std::string binding = bind_near_gpu(my_gpu.pci_bus_id);
-  {
-    RankInfo mine;
-    mine.rank = rank_.rank;
-    mine.host = rank_.host;
-    mine.local_rank = rank_.local_rank;
-    mine.gpu = my_gpu;
-    mine.cpu_binding = binding;
-    for (const auto& s : allgather_strings(rank_.world, to_json(mine).dump())) {
-      doc.system.ranks.push_back(rank_info_from_json(json::parse(s), "rank info", "rank"));
-    }
+void Job::choose_gpus() {
+  fail_all(choose_devices(rank_, opts_.allow_gpu_sharing));
+}
+
+void Job::check_memory() {
+  std::string e;
+  std::size_t free_b = 0, total_b = 0;
+  PB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  int sharing = 0;
+  for (int q = 0; q < rank_.size; ++q) {
+    if (q == rank_.rank || rank_.same_gpu(q)) ++sharing;
   }
-  std::vector<std::string> bus_ids;
-  for (const auto& r : doc.system.ranks) bus_ids.push_back(r.gpu.pci_bus_id);
+  const std::size_t need = 2 * buffer_bytes_ * static_cast<std::size_t>(sharing) + (64u << 20);
+  if (need > free_b) {
+    e = "-e/--maxbytes " + format_size(opts_.sweep.max_bytes) + " needs " + format_size(need) +
+        " of free memory on GPU " + std::to_string(rank_.device) + " of host " +
+        rank_.physical_host + " (two buffers of the largest size per rank), which has " +
+        format_size(free_b / (1 << 20) * (1 << 20)) + " free; use a smaller -e";
+  }
+  fail_all(e);
+}
+
+// ---- Describe.
+
+void Job::describe_system() {
+  RunDocument& doc = outcome_.doc;
+  my_gpu_ = describe_gpu(rank_.device, nvml_);
+  RankInfo mine;
+  mine.rank = rank_.rank;
+  mine.host = rank_.host;
+  mine.local_rank = rank_.local_rank;
+  mine.gpu = my_gpu_;
+  mine.cpu_binding = bind_near_gpu(my_gpu_.pci_bus_id);
+  for (const auto& s : allgather_strings(rank_.world, to_json(mine).dump())) {
+    doc.system.ranks.push_back(rank_info_from_json(json::parse(s), "rank info", "rank"));
+  }
   doc.system.hosts = rank_.hosts();
   doc.system.driver_version = nvml_.driver_version().value_or("");
   PB_CUDA(cudaDriverGetVersion(&doc.system.cuda_driver_version));
@@ -184,160 +179,163 @@ JobOutcome Job::run() {
     for (const char* k : {"NCCL_DEBUG", "NCCL_DEBUG_FILE", "NCCL_DEBUG_SUBSYS"})
       doc.environment.erase(k);
   }
-  doc.methods = selected;
+  doc.methods = selected_;
   doc.status = "incomplete";
+}
 
-  // ---- Topology: one prober per (logical host, physical node).
-  {
-    bool prober = true;
-    for (int q = 0; q < rank_.rank; ++q) {
-      if (rank_.host_of_rank[q] == rank_.host &&
-          rank_.physical_host_of_rank[q] == rank_.physical_host)
-        prober = false;
-    }
-    std::string mine;
-    if (prober) {
-      try {
-        TopologyReport t;
-        t.hosts.push_back(probe_host_topology(rank_.host, nvml_));
-        mine = to_json(t).dump();
-      } catch (const std::exception& e) {
-        mine = json{{"error", rank_.where() + ": topology probe failed: " + e.what()}}.dump();
-      }
-    }
-    TopologyReport topo;
-    for (const auto& s : allgather_strings(rank_.world, mine)) {
-      if (s.empty()) continue;
-      const auto j = json::parse(s);
-      if (j.contains("error")) {
-        doc.errors.push_back(j["error"].get<std::string>());
-        continue;
-      }
-      for (auto& h : topology_from_json(j, "topology probe").hosts)
-        topo.hosts.push_back(std::move(h));
-    }
-    doc.topology = topo;
+void Job::probe_topology() {
+  // One prober per (logical host, physical node).
+  bool prober = true;
+  for (int q = 0; q < rank_.rank; ++q) {
+    if (rank_.host_of_rank[q] == rank_.host &&
+        rank_.physical_host_of_rank[q] == rank_.physical_host)
+      prober = false;
   }
+  std::string mine;
+  if (prober) {
+    try {
+      TopologyReport t;
+      t.hosts.push_back(probe_host_topology(rank_.host, nvml_));
+      mine = to_json(t).dump();
+    } catch (const std::exception& e) {
+      mine = json{{"error", rank_.where() + ": topology probe failed: " + e.what()}}.dump();
+    }
+  }
+  TopologyReport topo;
+  for (const auto& s : allgather_strings(rank_.world, mine)) {
+    if (s.empty()) continue;
+    const auto j = json::parse(s);
+    if (j.contains("error")) {
+      outcome_.doc.errors.push_back(j["error"].get<std::string>());
+      continue;
+    }
+    for (auto& h : topology_from_json(j, "topology probe").hosts)
+      topo.hosts.push_back(std::move(h));
+  }
+  outcome_.doc.topology = topo;
+}
 
-  // ---- Peer access, through the one helper; facts per ordered pair.
-  std::map<int, PeerAccess> access;
+namespace {
+
+PairFacts pair_facts_from_json(const json& f) {
+  PairFacts p;
+  p.src = f["src"].get<int>();
+  p.dst = f["dst"].get<int>();
+  p.same_host = f["same_host"].get<bool>();
+  if (f.contains("can_access_peer")) p.can_access_peer = f["can_access_peer"].get<bool>();
+  p.peer_access = f["peer_access"].get<std::string>();
+  if (f.contains("already_enabled")) p.already_enabled = f["already_enabled"].get<bool>();
+  if (f.contains("error")) p.error = f["error"].get<std::string>();
+  return p;
+}
+
+}  // namespace
+
+void Job::enable_peer_access() {
+  // Through the one helper; facts per ordered pair, from the rank that asked.
   json my_facts = json::array();
   for (int q = 0; q < rank_.size; ++q) {
     if (q == rank_.rank) continue;
-    const bool same_host = rank_.same_host(q);
-    const int peer_dev = rank_.device_of_rank[q];
-    json f = {{"src", rank_.rank}, {"dst", q}, {"same_host", same_host}};
-    if (!same_host || !rank_.same_physical_host(q)) {
+    json f = {{"src", rank_.rank}, {"dst", q}, {"same_host", rank_.same_host(q)}};
+    if (!rank_.same_host(q) || !rank_.same_physical_host(q)) {
       f["peer_access"] = "not-applicable";
-    } else if (peer_dev == rank_.device) {
+    } else if (rank_.same_gpu(q)) {
       f["peer_access"] = "same-gpu";
     } else {
-      auto a = PeerAccess::enable(rank_.device, peer_dev);
-      f["can_access_peer"] = a.can_access_peer();
+      const int peer_dev = rank_.local_device_of_rank[q];
+      auto a = peer_dev >= 0 ? PeerAccess::enable(rank_.device, peer_dev)
+                             : PeerAccess::through_ipc(rank_.device);
+      if (peer_dev >= 0) f["can_access_peer"] = a.can_access_peer();
       f["peer_access"] = to_string(a.state());
       f["already_enabled"] = a.state() == PeerAccessState::kAlreadyEnabled;
       f["error"] = a.error();
-      access.emplace(q, std::move(a));
+      access_.emplace(q, std::move(a));
     }
     my_facts.push_back(f);
   }
   for (const auto& s : allgather_strings(rank_.world, my_facts.dump())) {
-    for (const auto& f : json::parse(s)) {
-      PairFacts p;
-      p.src = f["src"].get<int>();
-      p.dst = f["dst"].get<int>();
-      p.same_host = f["same_host"].get<bool>();
-      if (f.contains("can_access_peer")) p.can_access_peer = f["can_access_peer"].get<bool>();
-      p.peer_access = f["peer_access"].get<std::string>();
-      if (f.contains("already_enabled")) p.already_enabled = f["already_enabled"].get<bool>();
-      if (f.contains("error")) p.error = f["error"].get<std::string>();
-      doc.pairs.push_back(std::move(p));
-    }
+    for (const auto& f : json::parse(s)) outcome_.doc.pairs.push_back(pair_facts_from_json(f));
   }
+}
 
-  // ---- Buffers, staging, NCCL.
-  std::unique_ptr<EngineResources> res;
-  {
-    std::string e;
-    try {
-      res = EngineResources::create(rank_, opts_, buffer_bytes, my_gpu.multiprocessors);
-    } catch (const std::exception& x) {
-      e = rank_.where() + ": " + x.what();
-    }
-    fail_all(e);
+// ---- Resources.
+
+void Job::create_resources() {
+  std::string e;
+  try {
+    res_ = EngineResources::create(rank_, opts_, buffer_bytes_, my_gpu_.multiprocessors);
+  } catch (const std::exception& x) {
+    e = rank_.where() + ": " + x.what();
   }
-  res->access = std::move(access);
-  res->nvml = &nvml_;
-  res->bus_id_of_rank = bus_ids;
+  fail_all(e);
+  res_->access = std::move(access_);
+  res_->nvml = &nvml_;
+  res_->bus_id_of_rank = rank_.bus_id_of_rank;
   const bool want_staged =
       std::find(opts_.methods.begin(), opts_.methods.end(), "staged") != opts_.methods.end();
   if (want_staged)
-    res->staging =
-        HostStaging::create(rank_, opts_.staged_chunk, opts_.staged_slots, &res->staging_reason);
-  const bool want_nccl = std::any_of(selected.begin(), selected.end(),
-                                     [](const MethodInfo& m) { return m.uses_nccl; });
-  if (want_nccl) {
-    bool shared = false;
-    for (int q = 0; q < rank_.size; ++q) {
-      for (int r = q + 1; r < rank_.size; ++r) {
-        if (rank_.host_of_rank[q] == rank_.host_of_rank[r] &&
-            rank_.physical_host_of_rank[q] == rank_.physical_host_of_rank[r] &&
-            rank_.device_of_rank[q] == rank_.device_of_rank[r]) {
-          shared = true;
-        }
-      }
-    }
-    if (shared) {
-      res->nccl_reason = "two ranks share a GPU on one host; NCCL refuses duplicate GPUs";
-    } else {
-      std::string e;
-      try {
-        res->nccl = NcclComm::create(rank_, opts_.timeout_s);
-      } catch (const std::exception& x) {
-        e = rank_.where() + ": " + x.what();
-      }
-      const auto errs = allgather_strings(rank_.world, e);
-      for (const auto& s : errs) {
-        if (!s.empty()) {
-          res->nccl_reason = "NCCL communicator could not be created: " + s;
-          break;
-        }
-      }
-      if (!res->nccl_reason.empty() && res->nccl) res->nccl->abort();
-      if (!res->nccl_reason.empty()) res->nccl.reset();
-    }
-    capture_.detach();  // NCCL has its log open by now: leave nothing on disk
-  }
+    res_->staging =
+        HostStaging::create(rank_, opts_.staged_chunk, opts_.staged_slots, &res_->staging_reason);
+  if (want_nccl()) create_nccl();
+}
 
-  // ---- Measure.
-  doc.timing.estimated_s = plan.estimate_s;
-  std::string json_path = opts_.json_path;
-  ResultsFile file(json_path, err);
-  if (root) outcome.json_written = file.write(doc);
-  LiveReporter live(out ? *out : std::cout, out ? opts_.verbosity : 0);
-  if (out && opts_.verbosity > 0) {
-    *out << "# peerbench " << build_info::kVersion << ": " << rank_.size << " ranks on "
-         << doc.system.hosts.size() << " host(s), " << plan.cases << " cases, estimated "
-         << format_fixed(plan.estimate_s, 0) << " s\n";
-    for (const auto& r : doc.system.ranks) {
-      *out << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name
-           << " " << r.gpu.pci_bus_id << ", " << r.cpu_binding << "\n";
+void Job::create_nccl() {
+  bool shared = false;
+  for (int q = 0; q < rank_.size; ++q) shared = shared || (q != rank_.rank && rank_.same_gpu(q));
+  shared = !all_true(rank_.world, !shared);
+  if (shared) {
+    res_->nccl_reason = "two ranks share a GPU on one host; NCCL refuses duplicate GPUs";
+  } else {
+    std::string e;
+    try {
+      res_->nccl = NcclComm::create(rank_, opts_.timeout_s);
+    } catch (const std::exception& x) {
+      e = rank_.where() + ": " + x.what();
     }
-    if (!res->staging_reason.empty()) *out << "# " << res->staging_reason << "\n";
-    if (!res->nccl_reason.empty()) *out << "# " << res->nccl_reason << "\n";
-    live.header();
+    for (const auto& s : allgather_strings(rank_.world, e)) {
+      if (!s.empty()) {
+        res_->nccl_reason = "NCCL communicator could not be created: " + s;
+        break;
+      }
+    }
+    if (!res_->nccl_reason.empty() && res_->nccl) res_->nccl->abort();
+    if (!res_->nccl_reason.empty()) res_->nccl.reset();
   }
-  std::set<std::tuple<std::string, int, int, std::uint64_t>> recorded;
-  Engine engine(*res, [&](const Result& r) {
+  capture_.detach();  // NCCL has its log open by now: leave nothing on disk
+}
+
+// ---- Steps.
+
+void Job::print_header() {
+  std::ostream* o = out();
+  if (!o || opts_.verbosity <= 0) return;
+  const RunDocument& doc = outcome_.doc;
+  *o << "# peerbench " << build_info::kVersion << ": " << rank_.size << " ranks on "
+     << doc.system.hosts.size() << " host(s), " << plan_.cases << " cases, estimated "
+     << format_fixed(plan_.estimate_s, 0) << " s\n";
+  for (const auto& r : doc.system.ranks) {
+    *o << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name
+       << " " << r.gpu.pci_bus_id << ", " << r.cpu_binding << "\n";
+  }
+  if (!res_->staging_reason.empty()) *o << "# " << res_->staging_reason << "\n";
+  if (!res_->nccl_reason.empty()) *o << "# " << res_->nccl_reason << "\n";
+}
+
+void Job::run_steps() {
+  RunDocument& doc = outcome_.doc;
+  doc.timing.estimated_s = plan_.estimate_s;
+  file_ = std::make_unique<ResultsFile>(opts_.json_path, err());
+  if (root()) outcome_.json_written = file_->write(doc);
+  LiveReporter live(out() ? *out() : std::cout, out() ? opts_.verbosity : 0);
+  print_header();
+  if (out() && opts_.verbosity > 0) live.header();
+  Engine engine(*res_, [&](const Result& r) {
     doc.results.push_back(r);
-    recorded.insert({r.method, r.src, r.dst, r.bytes});
-    if (out) live.result(doc, find_method(selected, r.method), r);
+    if (out()) live.result(doc, find_method(selected_, r.method), r);
   });
-  std::string fatal;
   double est_done = 0;
-  std::size_t step_index = 0;
-  for (; step_index < plan.steps.size(); ++step_index) {
-    const auto& step = plan.steps[step_index];
+  for (std::size_t i = 0; i < plan_.steps.size(); ++i) {
+    const auto& step = plan_.steps[i];
     json pairs = json::array();
     for (const auto& p : step.pairs) pairs.push_back({p.src, p.dst});
     doc.in_progress = {{"method", step.method},
@@ -345,139 +343,144 @@ JobOutcome Job::run() {
                        {"pairs", pairs},
                        {"sizes", step.sizes},
                        {"all_ranks", step.all_ranks}};
-    if (root) outcome.json_written = file.write(doc);
+    if (root()) outcome_.json_written = file_->write(doc);
     try {
-      engine.run_step(*by_name.at(step.method), step);
+      auto& method = **std::find_if(methods_.begin(), methods_.end(),
+                                    [&](const auto& m) { return m->info().name == step.method; });
+      engine.run_step(method, step);
     } catch (const FatalRunError& e) {
-      fatal = e.what();
-      outcome.gpu_stuck = e.gpu_stuck();
-      break;
+      fatal_ = e.what();
+      outcome_.gpu_stuck = e.gpu_stuck();
+      record_not_run(i);
+      return;
     }
     est_done += step.estimate_s;
-    if (out) {
+    if (out()) {
       const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
       const double left =
-          est_done > 0 ? elapsed / est_done * std::max(0.0, plan.estimate_s - est_done) : 0;
-      live.progress(static_cast<int>(doc.results.size()), plan.cases, elapsed, left,
+          est_done > 0 ? elapsed / est_done * std::max(0.0, plan_.estimate_s - est_done) : 0;
+      live.progress(static_cast<int>(doc.results.size()), plan_.cases, elapsed, left,
                     step.method + " round " + std::to_string(step.round) + " done", io_.terminal);
     }
   }
-  if (!fatal.empty()) {
-    doc.errors.push_back(fatal);
-    // Everything the plan still held is recorded as not run, with the reason.
-    for (std::size_t i = step_index; i < plan.steps.size(); ++i) {
-      const auto& step = plan.steps[i];
-      auto add = [&](int s, int d, std::uint64_t b) {
-        if (recorded.count({step.method, s, d, b})) return;
-        Result r;
-        r.method = step.method;
-        r.src = s;
-        r.dst = d;
-        r.bytes = b;
-        r.status = ResultStatus::kNotRun;
-        r.reason = "run stopped: " + fatal;
-        r.round = step.round;
-        doc.results.push_back(r);
-      };
-      for (auto b : step.sizes) {
-        if (step.all_ranks) {
-          add(-1, -1, b);
-        } else {
-          for (const auto& p : step.pairs) add(p.src, p.dst, b);
-        }
-      }
-    }
-    if (err) *err << "peerbench: error: " << fatal << "\n";
-  } else {
-    doc.in_progress = nullptr;
-  }
+  doc.in_progress = nullptr;
+}
 
-  // ---- NCCL's transports, from every rank's log.
-  doc.nccl.mode = want_nccl ? capture_.mode() : "not-used";
-  doc.nccl.note = want_nccl ? capture_.note() : "no NCCL method selected";
+void Job::record_not_run(std::size_t first_step) {
+  // Everything the plan still held is recorded as not run, with the reason.
+  RunDocument& doc = outcome_.doc;
+  doc.errors.push_back(fatal_);
+  std::set<std::tuple<std::string, int, int, std::uint64_t>> recorded;
+  for (const auto& r : doc.results) recorded.insert({r.method, r.src, r.dst, r.bytes});
+  for (std::size_t i = first_step; i < plan_.steps.size(); ++i) {
+    const auto& step = plan_.steps[i];
+    auto add = [&](int s, int d, std::uint64_t b) {
+      if (recorded.count({step.method, s, d, b})) return;
+      Result r;
+      r.method = step.method;
+      r.src = s;
+      r.dst = d;
+      r.bytes = b;
+      r.status = ResultStatus::kNotRun;
+      r.reason = "run stopped: " + fatal_;
+      r.round = step.round;
+      doc.results.push_back(r);
+    };
+    for (auto b : step.sizes) {
+      if (step.all_ranks) add(-1, -1, b);
+      for (const auto& p : step.pairs) add(p.src, p.dst, b);
+    }
+  }
+  if (err()) *err() << "peerbench: error: " << fatal_ << "\n";
+}
+
+// ---- Finish.
+
+void Job::record_nccl_transports() {
+  RunDocument& doc = outcome_.doc;
+  const bool nccl = want_nccl();
+  doc.nccl.mode = nccl ? capture_.mode() : "not-used";
+  doc.nccl.note = nccl ? capture_.note() : "no NCCL method selected";
   doc.nccl.subsystems = capture_.subsystems();
-  if (want_nccl && res->nccl && fatal.empty()) {
-    // All NCCL work is done before its log is read.
-    PB_CUDA(cudaDeviceSynchronize());
+  if (!nccl) return;
+  // All NCCL work is done before its log is read.
+  if (res_->nccl && fatal_.empty()) PB_CUDA(cudaDeviceSynchronize());
+  NcclLogParse merged;
+  std::set<std::string> graphs_seen;
+  for (const auto& s : allgather_strings(rank_.world, to_json(capture_.read(log_start_)).dump())) {
+    const auto part = nccl_log_parse_from_json(json::parse(s), "NCCL log of a rank");
+    merged.transports.insert(merged.transports.end(), part.transports.begin(),
+                             part.transports.end());
+    for (const auto& g : part.graphs) {
+      if (graphs_seen.insert(g.raw).second) merged.graphs.push_back(g);
+    }
+    doc.nccl.unknown_lines.insert(doc.nccl.unknown_lines.end(), part.unknown.begin(),
+                                  part.unknown.end());
   }
-  if (want_nccl) {
-    NcclLogParse merged;
-    std::set<std::string> graphs_seen;
-    for (const auto& s : allgather_strings(rank_.world, to_json(capture_.read(log_start)).dump())) {
-      const auto part = nccl_log_parse_from_json(json::parse(s), "NCCL log of a rank");
-      merged.transports.insert(merged.transports.end(), part.transports.begin(),
-                               part.transports.end());
-      for (const auto& g : part.graphs) {
-        if (graphs_seen.insert(g.raw).second) merged.graphs.push_back(g);
-      }
-      doc.nccl.unknown_lines.insert(doc.nccl.unknown_lines.end(), part.unknown.begin(),
-                                    part.unknown.end());
-    }
-    doc.nccl.graphs = merged.graphs;
-    doc.nccl.path_type = dominant_intra_path(merged.graphs);
-    for (const auto& t : summarize_transports(merged.transports)) {
-      for (auto& p : doc.pairs) {
-        if (p.src == t.src_rank && p.dst == t.dst_rank) p.nccl = t;
-      }
-    }
-    if (!res->nccl) {
-      doc.nccl.note = "no NCCL communicator: " + res->nccl_reason;
-    } else if (merged.transports.empty() &&
-               (capture_.mode() == "peerbench" || capture_.mode() == "user-file")) {
-      doc.nccl.note += doc.nccl.note.empty() ? "" : "; ";
-      doc.nccl.note += "no transport lines found in the log";
+  doc.nccl.graphs = merged.graphs;
+  doc.nccl.path_type = dominant_intra_path(merged.graphs);
+  for (const auto& t : summarize_transports(merged.transports)) {
+    for (auto& p : doc.pairs) {
+      if (p.src == t.src_rank && p.dst == t.dst_rank) p.nccl = t;
     }
   }
+  if (!res_->nccl) {
+    doc.nccl.note = "no NCCL communicator: " + res_->nccl_reason;
+  } else if (merged.transports.empty() &&
+             (capture_.mode() == "peerbench" || capture_.mode() == "user-file")) {
+    doc.nccl.note += doc.nccl.note.empty() ? "" : "; ";
+    doc.nccl.note += "no transport lines found in the log";
+  }
+}
 
-  // ---- Verdicts and the final file.
+void Job::finish() {
+  RunDocument& doc = outcome_.doc;
   const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
   doc.timing.elapsed_s = elapsed;
   doc.finished_at = utc_now_iso8601();
-  doc.status = fatal.empty() ? "complete" : "failed";
-  if (root) {
-    doc.verdicts = compute_verdicts(doc, expectations);
-    outcome.json_written = file.write(doc);
-    if (!outcome.json_written && out) {
-      *out << "# The results file could not be written; the JSON follows on stdout.\n"
-           << to_json(doc).dump(1) << "\n";
+  doc.status = fatal_.empty() ? "complete" : "failed";
+  if (root()) {
+    doc.verdicts = compute_verdicts(doc, expectations_);
+    outcome_.json_written = file_->write(doc);
+    if (!outcome_.json_written && out()) {
+      *out() << "# The results file could not be written; the JSON follows on stdout.\n"
+             << to_json(doc).dump(1) << "\n";
     }
-    if (out) {
-      *out << "#\n# Verdicts (report: peerbench report " << json_path << "):\n";
-      for (const auto& v : doc.verdicts) {
-        *out << "#  " << std::left << std::setw(7) << pair_name(v.src, v.dst) << std::setw(7)
-             << v.link << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed
-             << "\n";
-        for (const auto& f : v.flags) *out << "#      " << f.code << ": " << f.message << "\n";
-      }
-      if (doc.nccl.mode != "not-used") {
-        *out << "# NCCL transport capture: " << doc.nccl.mode
-             << (doc.nccl.path_type.empty() ? "" : ", graph path " + doc.nccl.path_type) << "\n";
-      }
-      *out << "# Results: " << json_path << (outcome.json_written ? "" : " (NOT written)") << "\n";
-      *out << "# Time: " << format_fixed(elapsed, 1) << " s measured, "
-           << format_fixed(plan.estimate_s, 1) << " s estimated\n";
-      out->flush();
-    }
+    print_summary(elapsed);
   }
-  bool bad = !fatal.empty();
+  bool bad = !fatal_.empty();
   for (const auto& r : doc.results) {
     if (r.wrong > 0 || r.status == ResultStatus::kError || r.status == ResultStatus::kTimeout)
       bad = true;
   }
-  outcome.exit_code = bad ? kExitFlagged : kExitOk;
+  outcome_.exit_code = bad ? kExitFlagged : kExitOk;
   // Nobody frees buffers another rank may still be reading through its mapping.
   try {
     barrier(rank_.world);
   } catch (const std::exception&) {
   }
-  if (outcome.gpu_stuck) {
-    // Freeing memory waits for the stuck work; the process is about to exit and the driver
-    // reclaims everything then. Deliberately not torn down.
-    (void)res.release();
+}
+
+void Job::print_summary(double elapsed) {
+  std::ostream* o = out();
+  if (!o) return;
+  const RunDocument& doc = outcome_.doc;
+  *o << "#\n# Verdicts (report: peerbench report " << opts_.json_path << "):\n";
+  for (const auto& v : doc.verdicts) {
+    *o << "#  " << std::left << std::setw(7) << pair_name(v.src, v.dst) << std::setw(7) << v.link
+       << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed << "\n";
+    for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
-  return outcome;
+  if (doc.nccl.mode != "not-used") {
+    *o << "# NCCL transport capture: " << doc.nccl.mode
+       << (doc.nccl.path_type.empty() ? "" : ", graph path " + doc.nccl.path_type) << "\n";
+  }
+  *o << "# Results: " << opts_.json_path << (outcome_.json_written ? "" : " (NOT written)") << "\n";
+  *o << "# Time: " << format_fixed(elapsed, 1) << " s measured, "
+     << format_fixed(plan_.estimate_s, 1) << " s estimated\n";
+  o->flush();
 }
 
 }  // namespace peerbench::gpu

@@ -3,16 +3,23 @@
 // gathers system facts and topology, enables peer access, sets up buffers, staging and NCCL,
 // walks the plan through the engine, records NCCL's transports, and writes the JSON results
 // (rank 0, through a temporary file, after every step so a cut run leaves a valid file).
+#include <chrono>
 #include <iosfwd>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/errors.h"
 #include "core/options.h"
+#include "core/plan.h"
 #include "core/results.h"
+#include "core/results_file.h"
+#include "core/verdict.h"
 #include "gpu/mpi_context.h"
 #include "gpu/nccl_comm.h"
 #include "gpu/nvml.h"
+#include "gpu/peer_access.h"
 
 namespace peerbench::gpu {
 
@@ -35,21 +42,68 @@ struct JobOutcome {
   bool gpu_stuck = false;  // GPU work may still run: the caller should exit without teardown
 };
 
+class EngineResources;
+class Method;
+
+// The job's stages, in order: set up (plan, devices, memory), describe (system, topology, peer
+// access), resources (buffers, staging, NCCL), steps (the plan through the engine), finish
+// (NCCL transports, verdicts, the final file and summary).
 class Job {
  public:
   Job(RankContext& rank, const RunOptions& opts, std::vector<std::string> argv,
       NcclLogCapture& capture, const Nvml& nvml, JobIo io);
+  ~Job();
   // Collective. Throws LaunchError (same on every rank) for launch problems found before
   // measuring; measurement failures are recorded in the document instead.
   JobOutcome run();
 
  private:
+  // Set up.
+  void plan_run();
+  void choose_gpus();
+  void check_memory();
+  // Describe.
+  void describe_system();
+  void probe_topology();
+  void enable_peer_access();
+  // Resources.
+  void create_resources();
+  void create_nccl();
+  // Steps.
+  void print_header();
+  void run_steps();
+  void record_not_run(std::size_t first_step);
+  // Finish.
+  void record_nccl_transports();
+  void finish();
+  void print_summary(double elapsed);
+
+  void fail_all(const std::string& mine);  // throws LaunchError on every rank if any failed
+  bool root() const { return rank_.rank == 0; }
+  std::ostream* out() const { return root() ? io_.out : nullptr; }
+  std::ostream* err() const { return root() ? io_.err : nullptr; }
+  bool want_nccl() const;
+
   RankContext& rank_;
   const RunOptions& opts_;
   std::vector<std::string> argv_;
   NcclLogCapture& capture_;
   const Nvml& nvml_;
   JobIo io_;
+
+  JobOutcome outcome_;
+  std::vector<std::unique_ptr<Method>> methods_;
+  std::vector<MethodInfo> selected_;
+  Plan plan_;
+  Expectations expectations_;
+  std::size_t buffer_bytes_ = 4096;
+  GpuInfo my_gpu_;
+  std::map<int, PeerAccess> access_;
+  std::unique_ptr<EngineResources> res_;
+  std::unique_ptr<ResultsFile> file_;
+  std::string fatal_;
+  std::chrono::steady_clock::time_point t_start_;
+  std::uint64_t log_start_ = 0;
 };
 
 // Default results path: results/peerbench-HOST-YYYYMMDD-HHMMSS.json

@@ -94,6 +94,9 @@ class Method {
   // The start gate holds the stream until every rank has enqueued; methods whose iterations are
   // long chains of small operations opt out (the launch queue would fill behind the gate).
   virtual bool use_start_gate() const { return true; }
+  // Launch-queue entries one iteration takes (kernels, copies, NCCL operations): bounds how many
+  // iterations may wait behind the start gate.
+  virtual int launches_per_iteration() const { return 1; }
   virtual void prepare(StepContext&) {}
   virtual void before_sample(StepContext&) {}
   virtual void enqueue(StepContext& c) = 0;

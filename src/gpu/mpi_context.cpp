@@ -123,7 +123,8 @@ std::string mpi_library_version() {
   char v[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int len = 0;
   if (MPI_Get_library_version(v, &len) != MPI_SUCCESS) return "";
-  std::string s(v, static_cast<std::size_t>(len));
+  // Open MPI counts the terminating NUL in len; the string ends at the first NUL either way.
+  std::string s(v, ::strnlen(v, std::min<std::size_t>(static_cast<std::size_t>(len), sizeof(v))));
   const auto nl = s.find_first_of("\r\n");
   if (nl != std::string::npos) s.resize(nl);
   while (!s.empty() && (s.back() == ' ' || s.back() == ',')) s.pop_back();

@@ -34,12 +34,20 @@ struct RankContext {
   std::vector<std::string> host_of_rank;  // logical
   std::vector<std::string> physical_host_of_rank;
   std::vector<int> local_rank_of_rank;
-  std::vector<int> device_of_rank;  // filled once devices are chosen
+  // Filled once devices are chosen (gpu/device_choice.h). A rank may see only its own GPU
+  // (per-task binding: CUDA_VISIBLE_DEVICES differs per rank), so GPUs are named by PCI bus id.
+  std::vector<int> device_of_rank;          // each rank's device index, in its own view
+  std::vector<std::string> bus_id_of_rank;  // each rank's GPU, by PCI bus id
+  std::vector<int> local_device_of_rank;    // that GPU's index in THIS rank's view, or -1
 
   // "rank 1 on host vm, GPU 1": who failed, for error messages.
   std::string where() const;
   bool same_host(int other) const { return host_of_rank[other] == host; }
   bool same_physical_host(int other) const { return physical_host_of_rank[other] == physical_host; }
+  // Both ranks drive one physical GPU (--allow-gpu-sharing).
+  bool same_gpu(int other) const {
+    return same_physical_host(other) && bus_id_of_rank[other] == bus_id_of_rank[rank];
+  }
   std::vector<std::string> hosts() const;  // unique logical hosts, in first-rank order
 };
 

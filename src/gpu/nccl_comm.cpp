@@ -206,54 +206,79 @@ NcclLogParse NcclLogCapture::read(std::uint64_t from) const {
   return parse_nccl_log(ss.str());
 }
 
+namespace {
+
+// Polls a non-blocking communicator until its last call has finished (ncclSuccess). NCCL
+// forbids the next call on a communicator before that ("Attempt to use communicator before the
+// previous operation returned ncclSuccess").
+void poll_until_done(ncclComm_t comm, double timeout_s, const std::string& what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int polls = 0;
+  for (;;) {
+    ncclResult_t state = ncclSuccess;
+    PB_NCCL(ncclCommGetAsyncError(comm, &state));
+    if (state == ncclSuccess) return;
+    if (state != ncclInProgress) {
+      throw NcclError(state, what + " failed: " + ncclGetErrorString(state) + " (" +
+                                 ncclGetLastError(comm) + ")");
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw WatchdogTimeout(what + " did not finish within " + format_fixed(timeout_s, 0) + " s");
+    }
+    if (++polls > 1000) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<NcclComm> NcclComm::create(const RankContext& ctx, double timeout_s) {
   ncclUniqueId id{};
   if (ctx.rank == 0) PB_NCCL(ncclGetUniqueId(&id));
   PB_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, ctx.world));
   std::unique_ptr<NcclComm> c(new NcclComm());
+  c->timeout_s_ = timeout_s;
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   PB_NCCL(ncclCommInitRankConfig(&c->comm_, ctx.size, id, ctx.rank, &config));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  for (;;) {
-    ncclResult_t state = ncclSuccess;
-    PB_NCCL(ncclCommGetAsyncError(c->comm_, &state));
-    if (state == ncclSuccess) break;
-    if (state != ncclInProgress) {
-      c->abort();
-      throw NcclError(state, std::string("ncclCommInitRankConfig failed: ") +
-                                 ncclGetErrorString(state) + " (" + ncclGetLastError(nullptr) +
-                                 ")");
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      c->abort();
-      throw WatchdogTimeout("ncclCommInitRankConfig did not finish within " +
-                            std::to_string(timeout_s) + " s");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  try {
+    poll_until_done(c->comm_, timeout_s, "ncclCommInitRankConfig");
+  } catch (...) {
+    c->abort();
+    throw;
   }
   return c;
 }
 
 NcclComm::~NcclComm() {
-  if (!comm_) return;
-  if (aborted_) return;
-  // Finalize then destroy; failures here cannot change results any more.
-  if (ncclCommFinalize(comm_) == ncclSuccess) {
-    ncclResult_t state = ncclInProgress;
-    while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress) {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
+  if (!comm_ || aborted_) return;
+  // Finalize (non-blocking: returns ncclInProgress, and is done only once the async state says
+  // ncclSuccess), then destroy. Any failure on the way: abort, which never waits on peers.
+  try {
+    PB_NCCL(ncclCommFinalize(comm_));
+    poll_until_done(comm_, timeout_s_, "ncclCommFinalize");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "peerbench: warning: %s; aborting the communicator\n", e.what());
+    abort();
+    return;
   }
-  if (ncclCommDestroy(comm_) != ncclSuccess)
-    std::fprintf(stderr, "peerbench: warning: ncclCommDestroy failed\n");
+  const ncclResult_t r = ncclCommDestroy(comm_);
+  if (r != ncclSuccess) {
+    std::fprintf(stderr, "peerbench: warning: ncclCommDestroy failed: %s (%s)\n",
+                 ncclGetErrorString(r), ncclGetLastError(comm_));
+  }
+  comm_ = nullptr;
 }
 
 void NcclComm::abort() {
   if (comm_ && !aborted_) {
     aborted_ = true;
-    if (ncclCommAbort(comm_) != ncclSuccess)
-      std::fprintf(stderr, "peerbench: warning: ncclCommAbort failed\n");
+    const ncclResult_t r = ncclCommAbort(comm_);
+    if (r != ncclSuccess)
+      std::fprintf(stderr, "peerbench: warning: ncclCommAbort failed: %s\n", ncclGetErrorString(r));
   }
 }
 
@@ -262,26 +287,29 @@ void NcclComm::check_async() const {
   ncclResult_t state = ncclSuccess;
   PB_NCCL(ncclCommGetAsyncError(comm_, &state));
   if (state != ncclSuccess && state != ncclInProgress) {
-    throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state));
+    throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state) +
+                               " (" + ncclGetLastError(comm_) + ")");
   }
 }
 
 void NcclComm::wait_ready(double timeout_s) const {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  for (;;) {
-    ncclResult_t state = ncclSuccess;
-    PB_NCCL(ncclCommGetAsyncError(comm_, &state));
-    if (state == ncclSuccess) return;
-    if (state != ncclInProgress) {
-      throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state) +
-                                 " (" + ncclGetLastError(comm_) + ")");
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      throw WatchdogTimeout("NCCL did not finish enqueueing within " + std::to_string(timeout_s) +
-                            " s");
-    }
-    std::this_thread::yield();
-  }
+  poll_until_done(comm_, timeout_s, "NCCL enqueue");
+}
+
+NcclGroup::NcclGroup() {
+  PB_NCCL(ncclGroupStart());
+  open_ = true;
+}
+
+void NcclGroup::end() {
+  open_ = false;  // whatever ncclGroupEnd returns, the group is closed on this thread
+  PB_NCCL(ncclGroupEnd());
+}
+
+NcclGroup::~NcclGroup() {
+  // An exception between start and end: close the group, or every later NCCL call of this
+  // thread (a new communicator's init too) would join the broken one.
+  if (open_) (void)ncclGroupEnd();
 }
 
 std::string nccl_version_string() {
@@ -290,25 +318,6 @@ std::string nccl_version_string() {
   // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z for versions >= 2.9
   return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
          std::to_string(v % 100);
-}
-
-void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s,
-                        const std::string& what) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + std::chrono::duration<double>(timeout_s);
-  int polls = 0;
-  for (;;) {
-    const cudaError_t e = cudaEventQuery(done);
-    if (e == cudaSuccess) return;
-    if (e != cudaErrorNotReady) PB_CUDA(e);
-    if (comm) comm->check_async();
-    if (std::chrono::steady_clock::now() > deadline) {
-      throw WatchdogTimeout(what + " did not finish within --timeout " +
-                            std::to_string(static_cast<int>(timeout_s)) + " s");
-    }
-    // Spin briefly (short operations), then back off to spare the CPU.
-    if (++polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
 }
 
 }  // namespace peerbench::gpu

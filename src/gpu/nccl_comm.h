@@ -75,13 +75,23 @@ class NcclComm {
   NcclComm() = default;
   ncclComm_t comm_ = nullptr;
   bool aborted_ = false;
+  double timeout_s_ = 60;
+};
+
+// ncclGroupStart ... ncclGroupEnd that cannot be left open: an exception between the two ends
+// the group in the destructor (NCCL's group state is per thread and outlives communicators).
+class NcclGroup {
+ public:
+  NcclGroup();
+  NcclGroup(const NcclGroup&) = delete;
+  NcclGroup& operator=(const NcclGroup&) = delete;
+  ~NcclGroup();
+  void end();  // ncclGroupEnd, checked
+
+ private:
+  bool open_ = false;
 };
 
 std::string nccl_version_string();
-
-// Waits for `done` (an event recorded after the work) polling, with NCCL's async error check when
-// `comm` is given; throws WatchdogTimeout after `timeout_s`, naming `what`.
-void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s,
-                        const std::string& what);
 
 }  // namespace peerbench::gpu

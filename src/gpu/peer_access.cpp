@@ -19,10 +19,22 @@ std::string to_string(PeerAccessState s) {
       return "unsupported";
     case PeerAccessState::kSameGpu:
       return "same-gpu";
+    case PeerAccessState::kViaIpc:
+      return "via-ipc";
     case PeerAccessState::kError:
       return "error";
   }
   return "error";
+}
+
+PeerAccess PeerAccess::through_ipc(int device) {
+  PeerAccess a;
+  a.device_ = device;
+  a.state_ = PeerAccessState::kViaIpc;
+  a.error_ =
+      "peer GPU not visible to this rank (CUDA_VISIBLE_DEVICES); cudaDeviceCanAccessPeer "
+      "not asked, access comes with the CUDA IPC mapping";
+  return a;
 }
 
 PeerAccess PeerAccess::enable(int device, int peer) {

@@ -7,7 +7,10 @@
 
 namespace peerbench::gpu {
 
-enum class PeerAccessState { kEnabled, kAlreadyEnabled, kUnsupported, kSameGpu, kError };
+// kViaIpc: the peer GPU is not in this process's view (per-task binding), so peer access
+// cannot be asked for; opening the peer's buffer with cudaIpcMemLazyEnablePeerAccess enables it,
+// and a failure to open is recorded per pair then.
+enum class PeerAccessState { kEnabled, kAlreadyEnabled, kUnsupported, kSameGpu, kViaIpc, kError };
 std::string to_string(PeerAccessState s);
 
 class PeerAccess {
@@ -16,6 +19,8 @@ class PeerAccess {
   // Enables access from `device` (made current) to `peer`. Never throws for "cannot peer";
   // records the state and the CUDA error text instead.
   static PeerAccess enable(int device, int peer);
+  // The peer's GPU is not visible to this process: access comes with the IPC mapping.
+  static PeerAccess through_ipc(int device);
   PeerAccess(const PeerAccess&) = delete;
   PeerAccess& operator=(const PeerAccess&) = delete;
   PeerAccess(PeerAccess&& o) noexcept;
@@ -25,7 +30,7 @@ class PeerAccess {
   PeerAccessState state() const { return state_; }
   bool usable() const {
     return state_ == PeerAccessState::kEnabled || state_ == PeerAccessState::kAlreadyEnabled ||
-           state_ == PeerAccessState::kSameGpu;
+           state_ == PeerAccessState::kSameGpu || state_ == PeerAccessState::kViaIpc;
   }
   bool can_access_peer() const { return can_access_; }
   const std::string& error() const { return error_; }

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 
 #include "core/schema.h"
@@ -109,6 +110,40 @@ TEST(Graphs, CapturedIterationsGiveCheckedResults) {
       EXPECT_EQ(r.graph_replays, 3) << r.method;
     }
   }
+}
+
+// More work than fits behind the start gate (2 x H200, revision e7f6e27: -n 4000 and -G 20 -n 200
+// opened the gate by its timeout, and the samples were still reported): every sample is a real
+// measurement, and the job takes seconds, not a gate timeout per sample.
+TEST(StartGate, LongQueuesNeverTimeOutTheGate) {
+  auto o = quick_options("ce-write,nccl-allreduce");
+  o.sweep = {8, 8, 2, 0};
+  o.iters = 4000;
+  o.samples = 2;
+  o.timeout_s = 20;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = run_job(*env().rank, o);
+  auto g = quick_options("nccl-allreduce,ce-write");
+  g.sweep = {8, 8, 2, 0};
+  g.iters = 200;
+  g.cudagraph_replays = 20;
+  g.samples = 2;
+  g.timeout_s = 20;
+  auto graphed = run_job(*env().rank, g);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int ok = 0;
+  for (const auto* doc : {&out.doc, &graphed.doc}) {
+    for (const auto& r : doc->results) {
+      if (legit_skip(r)) continue;
+      EXPECT_EQ(r.status, ResultStatus::kOk)
+          << r.method << " -G " << r.graph_replays << ": " << r.reason;
+      EXPECT_EQ(r.gate_timeouts, 0) << r.method;
+      ok += r.status == ResultStatus::kOk;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  // Each gate timeout costs 5 s per sample; without one, both jobs take a few seconds.
+  EXPECT_LT(s, 30.0) << "gate timeouts or launch stalls";
 }
 
 TEST(Resources, RepeatedRunsKeepGpuMemoryFlat) {

@@ -36,6 +36,14 @@ TEST(SimulatedHosts, CrossHostPairUsesNetAndSkipsCopies) {
       EXPECT_EQ(r.wrong, 0u);
     }
   }
+  ASSERT_FALSE(graphed.doc.results.empty());
+  for (const auto& r : graphed.doc.results) {
+    EXPECT_EQ(r.status, ResultStatus::kOk) << "graphed " << r.method << ": " << r.reason;
+    EXPECT_EQ(r.graph_replays, 2) << r.method;
+    EXPECT_TRUE(r.checked) << r.method;
+    EXPECT_EQ(r.wrong, 0u) << r.method;
+  }
+  EXPECT_EQ(graphed.exit_code, 0);
   if (env().capture->mode() != "peerbench")
     GTEST_SKIP() << "NCCL log not captured: " << env().capture->note();
   if (base.rank == 0) {

@@ -15,12 +15,12 @@ class NcclSendRecv : public Method {
   std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}}; }
   std::string unavailable(const StepContext& c) const override { return require_nccl(c); }
   void enqueue(StepContext& c) override {
-    PB_NCCL(ncclGroupStart());
+    NcclGroup group;
     if (c.is_src())
       PB_NCCL(ncclSend(c.local.src, c.bytes, ncclInt8, c.dst, c.nccl->get(), c.stream));
     if (c.is_dst())
       PB_NCCL(ncclRecv(c.local.dst, c.bytes, ncclInt8, c.src, c.nccl->get(), c.stream));
-    PB_NCCL(ncclGroupEnd());
+    group.end();
     c.nccl->wait_ready(c.opts.timeout_s);
   }
 };

@@ -17,10 +17,10 @@ class NcclSendRecvBidir : public Method {
   }
   std::string unavailable(const StepContext& c) const override { return require_nccl(c); }
   void enqueue(StepContext& c) override {
-    PB_NCCL(ncclGroupStart());
+    NcclGroup group;
     PB_NCCL(ncclSend(c.local.src, c.bytes, ncclInt8, c.other(), c.nccl->get(), c.stream));
     PB_NCCL(ncclRecv(c.local.dst, c.bytes, ncclInt8, c.other(), c.nccl->get(), c.stream));
-    PB_NCCL(ncclGroupEnd());
+    group.end();
     c.nccl->wait_ready(c.opts.timeout_s);
   }
 };

@@ -70,7 +70,7 @@ class Staged : public Method {
     PB_CUDA(cudaMemcpy(&timeouts, c.counters + 1, sizeof(timeouts), cudaMemcpyDeviceToHost));
     if (timeouts) {
       throw PeerTimeout("staged: the other rank did not hand over a chunk within --timeout (" +
-                            std::to_string(timeouts) + " waits timed out)");
+                        std::to_string(timeouts) + " waits timed out)");
     }
     return {};
   }

@@ -1,0 +1,450 @@
+#include "gpu/size_run.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "core/bandwidth.h"
+#include "core/sizes.h"
+#include "gpu/check.h"
+#include "gpu/watchdog.h"
+#include "pattern_formula.h"
+#include "pattern_kernels.h"
+#include "sync_kernels.h"
+
+namespace peerbench::gpu {
+namespace {
+
+// Launch-queue entries the host may put behind the start gate. A stream whose head spins on a
+// host flag accepts only so many launches before the launch call itself blocks, and then the
+// gate can open only by its timeout (2 x H200: ~1000 NCCL operations went in, 4000 did not;
+// shared/REFERENCE.md). A quarter of that keeps far from the edge; what does not fit is
+// enqueued right after the gate opens, while the GPU works through the part behind it.
+constexpr int kGateDepth = 256;
+
+std::uint32_t name_salt(const std::string& s) {
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+bool fault_here(const FaultInjection& f, const char* kind, const std::string& method, int rank) {
+  return f.kind == kind && f.method == method && f.rank == rank;
+}
+
+}  // namespace
+
+// Copy-engine bandwidth one way: NVLink counters around its samples prove which link carried it.
+bool counts_link_traffic(const MethodInfo& m) {
+  return m.family == "ce" && m.metric == Metric::kBandwidth && !m.bidirectional;
+}
+
+SizeRun::SizeRun(EngineResources& res, Method& m, const PlanStep& step, std::size_t bytes,
+                 std::vector<PairState>& pairs, StepContext ctx)
+    : res_(res),
+      m_(m),
+      info_(m.info()),
+      o_(*res.opts),
+      step_(step),
+      bytes_(bytes),
+      pairs_(pairs),
+      ctx_(std::move(ctx)),
+      me_(res.rank->rank),
+      tally_(pairs.size()) {
+  for (auto& p : pairs_) {
+    if (p.has(me_)) mine_ = &p;  // pairs of a step are disjoint
+  }
+  iters_ = m_.iterations_per_sample(o_);
+  use_graph_ = o_.cudagraph_replays > 0 && info_.graph_capturable;
+  replays_ = use_graph_ ? o_.cudagraph_replays : 1;
+  transfers_ = m_.transfers_per_iteration(o_);
+  salt_ = name_salt(info_.name);
+  corrupt_here_ = fault_here(o_.fault, "corrupt", info_.name, me_);
+  hang_here_ = fault_here(o_.fault, "hang", info_.name, me_);
+  count_link_ = counts_link_traffic(info_) && res_.nvml && res_.nvml->available() && mine_ &&
+                !mine_->all_ranks && me_ == mine_->pair.src;
+}
+
+std::vector<Result> SizeRun::run() {
+  std::vector<bool> failed_before(pairs_.size());
+  for (std::size_t i = 0; i < pairs_.size(); ++i) failed_before[i] = pairs_[i].failed;
+  check_availability();
+  const bool any_running =
+      std::any_of(pairs_.begin(), pairs_.end(), [](const PairState& p) { return !p.failed; });
+  if (any_running) {
+    try {
+      prepare();
+      warm_up();
+      capture_graph();
+      count_link_traffic(/*before=*/true);
+      timed_samples();
+      count_link_traffic(/*before=*/false);
+      gather_link_traffic();
+    } catch (const FatalRunError& e) {
+      fatal_error_ = e.what();  // this size's results are still made, then the run stops
+      fatal_stuck_ = e.gpu_stuck();
+    }
+  }
+  std::vector<Result> out;
+  for (std::size_t i = 0; i < pairs_.size(); ++i) out.push_back(make_result(i, failed_before[i]));
+  return out;
+}
+
+// ---- Phases before the samples.
+
+void SizeRun::check_availability() {
+  // Availability can depend on the size (all-reduce needs whole floats): asked again each size.
+  if (worker()) {
+    try {
+      const std::string why = m_.unavailable(ctx_);
+      if (!why.empty()) rep_.fail(RankStatus::kError, why);
+    } catch (const std::exception& e) {
+      rep_.fail(RankStatus::kError, res_.rank->where() + ": " + e.what());
+    }
+  }
+  const auto all = res_.gather(rep_);
+  for (auto& p : pairs_) {
+    if (p.failed) continue;
+    for (int q : p.workers) {
+      if (!all[q].ok()) {
+        p.fail(ResultStatus::kSkipped, all[q].message);
+        break;
+      }
+    }
+  }
+  rep_ = RankReport{};
+}
+
+void SizeRun::prepare() {
+  try {
+    if (active()) {
+      PB_CUDA(cudaMemsetAsync(res_.scratch.get(), 0, 64, res_.stream.get()));
+      m_.prepare(ctx_);
+      PB_CUDA(cudaStreamSynchronize(res_.stream.get()));
+    }
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+  settle("prepare");
+  barrier(res_.rank->world);
+}
+
+void SizeRun::warm_up() {
+  try {
+    if (worker() && o_.warmup_iters > 0) {
+      for (int i = 0; i < o_.warmup_iters; ++i) m_.enqueue(ctx_);
+      PB_CUDA(cudaEventRecord(res_.done.get(), res_.stream.get()));
+      wait_with_watchdog(res_.done.get(), info_.uses_nccl ? res_.nccl.get() : nullptr, o_.timeout_s,
+                         info_.name + " warm-up at " + format_size(bytes_));
+    }
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+  settle("warm-up");
+}
+
+void SizeRun::capture_graph() {
+  try {
+    if (worker() && use_graph_) {
+      PB_CUDA(cudaStreamBeginCapture(res_.stream.get(), cudaStreamCaptureModeThreadLocal));
+      try {
+        for (int i = 0; i < iters_; ++i) m_.enqueue(ctx_);
+      } catch (...) {
+        cudaGraph_t g = nullptr;
+        (void)cudaStreamEndCapture(res_.stream.get(), &g);
+        if (g) (void)cudaGraphDestroy(g);
+        (void)cudaGetLastError();
+        throw;
+      }
+      graph_ = GraphExec::end_capture(res_.stream.get());
+    }
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+  settle("graph capture");
+}
+
+// ---- The samples.
+
+void SizeRun::timed_samples() {
+  for (int s = 0; s < o_.samples; ++s) {
+    prepare_sample(s);
+    barrier(res_.rank->world);
+    launch_sample();
+    wait_sample();
+    // Destinations are checked only after every worker's transfer is complete: a non-worker
+    // destination (ce-write's, sm-write's) would otherwise race the incoming data.
+    barrier(res_.rank->world);
+    check_sample(s);
+    record_sample(settle("sample"));
+  }
+}
+
+void SizeRun::prepare_sample(int sample) {
+  try {
+    if (!active()) return;
+    const auto st = res_.stream.get();
+    const auto s = static_cast<std::uint32_t>(sample);
+    if (m_.data_mode() == DataMode::kAllReduceSum) {
+      const std::uint64_t seed = pattern_seed(0, bytes_, s, salt_);
+      PB_CUDA(kernels::fill_allreduce_input(st, static_cast<float*>(ctx_.local.src), bytes_ / 4,
+                                            seed, me_));
+      if (!o_.allreduce_inplace)
+        PB_CUDA(kernels::poison_float(st, static_cast<float*>(ctx_.local.dst), bytes_ / 4));
+    } else if (m_.data_mode() == DataMode::kBytes) {
+      for (const auto& f : mine_->flows) {
+        const std::uint64_t seed = pattern_seed(f.from, bytes_, s, salt_);
+        if (f.from == me_) PB_CUDA(kernels::fill_pattern(st, ctx_.local.src, bytes_, seed));
+        if (f.to == me_) PB_CUDA(kernels::poison(st, ctx_.local.dst, bytes_, seed));
+      }
+    }
+    PB_CUDA(cudaMemsetAsync(res_.scratch.get(), 0, 64, st));
+    m_.before_sample(ctx_);
+    PB_CUDA(cudaStreamSynchronize(st));
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+}
+
+int SizeRun::units_behind_gate() const {
+  if (!m_.use_start_gate()) return 0;
+  const int per_unit = (use_graph_ ? iters_ : 1) * std::max(1, m_.launches_per_iteration());
+  const int total = use_graph_ ? replays_ : iters_;
+  return std::min(total, kGateDepth / per_unit);
+}
+
+void SizeRun::enqueue_units(int first, int count) {
+  for (int u = first; u < first + count; ++u) {
+    if (use_graph_) {
+      graph_.launch(res_.stream.get());
+    } else {
+      m_.enqueue(ctx_);
+    }
+  }
+}
+
+void SizeRun::launch_sample() {
+  const auto st = res_.stream.get();
+  const int total = use_graph_ ? replays_ : iters_;
+  int behind = 0;
+  try {
+    if (worker()) {
+      if (m_.use_start_gate()) {
+        const auto gate_ns = static_cast<std::uint64_t>(std::min(5.0, 0.5 * o_.timeout_s) * 1e9);
+        PB_CUDA(kernels::gate_wait(st,
+                                   static_cast<const volatile std::uint32_t*>(res_.gate.device()),
+                                   res_.gate_epoch + 1, gate_ns, ctx_.counters));
+      }
+      PB_CUDA(cudaEventRecord(res_.start.get(), st));
+      if (hang_here_ && !info_.uses_nccl) {
+        // Test fault: work that never finishes by itself (longer than the watchdog).
+        PB_CUDA(kernels::gate_wait(
+            st, static_cast<const volatile std::uint32_t*>(res_.gate.device()), 0xFFFFFFFFu,
+            static_cast<std::uint64_t>(4 * o_.timeout_s * 1e9), ctx_.counters + 3));
+      } else if (!hang_here_) {
+        // (A hang fault on NCCL is a peer that never posts its part: nothing is enqueued.)
+        behind = units_behind_gate();
+        enqueue_units(0, behind);
+      }
+    }
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+  barrier(res_.rank->world);
+  release_gate();
+  try {
+    if (worker() && rep_.ok()) {
+      if (!hang_here_) enqueue_units(behind, total - behind);
+      PB_CUDA(cudaEventRecord(res_.stop.get(), st));
+    }
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+}
+
+void SizeRun::release_gate() {
+  ++res_.gate_epoch;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  *static_cast<volatile std::uint32_t*>(res_.gate.host()) = res_.gate_epoch;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void SizeRun::wait_sample() {
+  try {
+    if (worker() && rep_.ok()) {
+      wait_with_watchdog(res_.stop.get(), info_.uses_nccl ? res_.nccl.get() : nullptr, o_.timeout_s,
+                         label());
+      float ms = 0;
+      PB_CUDA(cudaEventElapsedTime(&ms, res_.start.get(), res_.stop.get()));
+      rep_.elapsed_ms = ms;
+    }
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+}
+
+void SizeRun::check_sample(int sample) {
+  try {
+    if (!active() || !rep_.ok()) return;
+    const auto st = res_.stream.get();
+    const auto s = static_cast<std::uint32_t>(sample);
+    auto* wrong_dev = static_cast<unsigned long long*>(res_.scratch.get());
+    std::uint64_t elements = 0;
+    if (o_.check && m_.data_mode() == DataMode::kAllReduceSum) {
+      float* outbuf = static_cast<float*>(o_.allreduce_inplace ? ctx_.local.src : ctx_.local.dst);
+      if (corrupt_here_) PB_CUDA(kernels::corrupt_one_word(st, outbuf, bytes_));
+      const std::uint64_t seed = pattern_seed(0, bytes_, s, salt_);
+      PB_CUDA(
+          kernels::check_allreduce_sum(st, outbuf, bytes_ / 4, seed, res_.rank->size, wrong_dev));
+      elements += bytes_ / 4;
+    } else if (o_.check && m_.data_mode() == DataMode::kBytes) {
+      for (const auto& f : mine_->flows) {
+        if (f.to != me_) continue;
+        if (corrupt_here_) PB_CUDA(kernels::corrupt_one_word(st, ctx_.local.dst, bytes_));
+        const std::uint64_t seed = pattern_seed(f.from, bytes_, s, salt_);
+        PB_CUDA(kernels::check_pattern(st, ctx_.local.dst, bytes_, seed, wrong_dev));
+        elements += bytes_ / 4 + bytes_ % 4;
+      }
+    }
+    unsigned long long wrong = 0;
+    unsigned int gate_timeouts = 0;
+    PB_CUDA(cudaMemcpyAsync(&wrong, wrong_dev, sizeof(wrong), cudaMemcpyDeviceToHost, st));
+    PB_CUDA(cudaMemcpyAsync(&gate_timeouts, ctx_.counters, sizeof(gate_timeouts),
+                            cudaMemcpyDeviceToHost, st));
+    PB_CUDA(cudaStreamSynchronize(st));
+    const CheckCounts extra = m_.after_sample(ctx_);
+    rep_.wrong = wrong + extra.wrong;
+    rep_.checked = elements + extra.elements;
+    rep_.gate_timeouts = static_cast<int>(gate_timeouts);
+    if (gate_timeouts > 0) {
+      // The timed work started when the gate gave up, not when every rank was ready: the
+      // figure would mix launch gaps into the transfer. Not a measurement.
+      rep_.fail(RankStatus::kError, res_.rank->where() + ": " + label() +
+                                        ": the start gate opened by its timeout, not by the "
+                                        "host; sample discarded");
+    }
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+}
+
+void SizeRun::record_sample(const std::vector<RankReport>& all) {
+  const double per = static_cast<double>(iters_) * replays_ * transfers_;
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    const auto& p = pairs_[i];
+    if (p.failed) continue;
+    double slowest = 0;
+    for (int q : p.workers) slowest = std::max(slowest, all[q].elapsed_ms);
+    tally_[i].times.push_back(slowest * 1e-3 / per);
+    std::vector<double> dirs;
+    for (const auto& f : p.flows) dirs.push_back(all[f.issuer].elapsed_ms * 1e-3 / per);
+    tally_[i].dir_times.push_back(dirs);
+    for (int q : p.ranks) {
+      tally_[i].wrong += all[q].wrong;
+      tally_[i].checked += all[q].checked;
+    }
+  }
+}
+
+// ---- NVLink counters around the whole sample loop: which link carried the copies.
+
+void SizeRun::count_link_traffic(bool before) {
+  if (!count_link_ || !active()) return;
+  const Nvml& nvml = *res_.nvml;
+  const auto& bus = res_.bus_id_of_rank;
+  Nvml::Traffic src, dst;
+  if (auto d = nvml.device_by_pci(bus[mine_->pair.src])) src = nvml.nvlink_traffic(*d);
+  if (auto d = nvml.device_by_pci(bus[mine_->pair.dst])) dst = nvml.nvlink_traffic(*d);
+  if (before) {
+    before_src_ = src;
+    before_dst_ = dst;
+    return;
+  }
+  if (before_src_.tx_bytes && src.tx_bytes) rep_.nvl_tx = *src.tx_bytes - *before_src_.tx_bytes;
+  if (before_dst_.rx_bytes && dst.rx_bytes) rep_.nvl_rx = *dst.rx_bytes - *before_dst_.rx_bytes;
+  if (rep_.nvl_tx < 0 || rep_.nvl_rx < 0) {
+    std::snprintf(rep_.message, sizeof(rep_.message), "%s",
+                  (src.note.empty() ? dst.note : src.note).c_str());
+  }
+}
+
+void SizeRun::gather_link_traffic() {
+  if (!counts_link_traffic(info_)) return;
+  const auto all = res_.gather(rep_);  // collective: every rank of the step takes part
+  rep_ = RankReport{};
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    if (pairs_[i].all_ranks) continue;
+    const auto& r = all[pairs_[i].pair.src];
+    tally_[i].nvl_tx = r.nvl_tx;
+    tally_[i].nvl_rx = r.nvl_rx;
+    tally_[i].counter_note = r.message;
+  }
+}
+
+// ---- Phase bookkeeping.
+
+std::string SizeRun::label() const {
+  const int src = mine_ && !mine_->all_ranks ? mine_->pair.src : -1;
+  const int dst = mine_ && !mine_->all_ranks ? mine_->pair.dst : -1;
+  return info_.name + " " +
+         (src >= 0 ? std::to_string(src) + "->" + std::to_string(dst) : "all ranks") + " at " +
+         format_size(bytes_);
+}
+
+void SizeRun::record_failure(const std::exception& e) {
+  const std::string msg = res_.rank->where() + ": " + e.what();
+  if (dynamic_cast<const WatchdogTimeout*>(&e)) {
+    rep_.fail(RankStatus::kStuck, msg);  // stuck copy engines or NCCL: the stream is lost
+  } else if (dynamic_cast<const PeerTimeout*>(&e)) {
+    rep_.fail(info_.uses_nccl ? RankStatus::kFatal : RankStatus::kTimeout, msg);
+  } else if (const auto* ce = dynamic_cast<const CudaError*>(&e); ce && ce->sticky()) {
+    rep_.fail(RankStatus::kStuck, msg);
+  } else if (dynamic_cast<const NcclError*>(&e)) {
+    rep_.fail(RankStatus::kFatal, msg);
+  } else {
+    rep_.fail(RankStatus::kError, msg);
+  }
+}
+
+// Gathers one phase's reports and marks pairs whose members failed. A fatal report ends the
+// run: the communicator is aborted on every rank, and FatalRunError thrown everywhere at once.
+std::vector<RankReport> SizeRun::settle(const char* phase) {
+  const auto all = res_.gather(rep_);
+  rep_ = RankReport{};
+  std::string fatal;
+  bool any_failed = false, stuck = false;
+  for (const auto& r : all) {
+    if ((r.status == RankStatus::kFatal || r.status == RankStatus::kStuck) && fatal.empty())
+      fatal = r.message;
+    stuck = stuck || r.status == RankStatus::kStuck;
+    any_failed = any_failed || !r.ok();
+  }
+  for (auto& p : pairs_) {
+    if (p.failed) continue;
+    for (int q : p.ranks) {
+      if (all[q].ok()) continue;
+      p.fail(all[q].status == RankStatus::kTimeout ? ResultStatus::kTimeout : ResultStatus::kError,
+             std::string(phase) + ": " + all[q].message);
+      break;
+    }
+  }
+  if (any_failed && info_.uses_nccl && res_.nccl && !res_.nccl->aborted()) {
+    // A failed NCCL operation leaves the communicator unusable; abort it on every rank.
+    res_.nccl->abort();
+    if (fatal.empty()) {
+      for (const auto& r : all) {
+        if (!r.ok()) {
+          fatal = r.message;
+          break;
+        }
+      }
+    }
+    fatal += " (NCCL communicator aborted)";
+  }
+  if (fatal.empty()) return all;
+  for (auto& p : pairs_) {
+    if (!p.failed) p.fail(ResultStatus::kNotRun, "not run: " + fatal);
+  }
+  throw FatalRunError(info_.name + " at " + format_size(bytes_) + ": " + fatal, stuck);
+}
+
+}  // namespace peerbench::gpu

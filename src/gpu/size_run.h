@@ -1,0 +1,86 @@
+#pragma once
+// One (method, plan step, size) through the engine's phases, on every rank at once:
+//   availability -> prepare -> warm-up -> graph capture -> timed samples -> link counters ->
+//   results.
+// Each phase ends with a gather of RankReports (settle), so every rank agrees on which pairs go
+// on. A sample is: fill and poison, launch behind the start gate, wait under the watchdog,
+// check the data, record the slowest worker's time.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/engine.h"
+#include "gpu/engine_phase.h"
+
+namespace peerbench::gpu {
+
+// Copy-engine bandwidth one way: NVLink counters around its samples prove which link carried it.
+bool counts_link_traffic(const MethodInfo& m);
+
+class SizeRun {
+ public:
+  SizeRun(EngineResources& res, Method& m, const PlanStep& step, std::size_t bytes,
+          std::vector<PairState>& pairs, StepContext ctx);
+  // Results for every pair of the step, identical on every rank. When the run must stop,
+  // fatal_error() is set after the results of this size are made.
+  std::vector<Result> run();
+  const std::string& fatal_error() const { return fatal_error_; }
+  bool fatal_stuck() const { return fatal_stuck_; }
+
+ private:
+  // Phases.
+  void check_availability();
+  void prepare();
+  void warm_up();
+  void capture_graph();
+  void timed_samples();
+  void prepare_sample(int sample);
+  void launch_sample();
+  void wait_sample();
+  void check_sample(int sample);
+  void record_sample(const std::vector<RankReport>& all);
+  void count_link_traffic(bool before);
+  void gather_link_traffic();
+  Result make_result(std::size_t i, bool failed_before);
+
+  // Launching: what goes behind the start gate, and the rest after it opens.
+  void enqueue_units(int first, int count);
+  int units_behind_gate() const;
+  void release_gate();
+
+  // Phase bookkeeping.
+  std::vector<RankReport> settle(const char* phase);
+  void record_failure(const std::exception& e);
+  std::string label() const;
+  bool active() const { return mine_ && !mine_->failed; }
+  bool worker() const { return active() && mine_->has_worker(me_); }
+
+  EngineResources& res_;
+  Method& m_;
+  const MethodInfo& info_;
+  const RunOptions& o_;
+  const PlanStep& step_;
+  const std::size_t bytes_;
+  std::vector<PairState>& pairs_;
+  StepContext ctx_;
+  const int me_;
+  PairState* mine_ = nullptr;
+  RankReport rep_;
+  std::vector<Tally> tally_;
+
+  int iters_ = 1;
+  bool use_graph_ = false;
+  int replays_ = 1;
+  double transfers_ = 1;
+  std::uint32_t salt_ = 0;
+  bool corrupt_here_ = false;
+  bool hang_here_ = false;
+  bool count_link_ = false;  // this rank reads NVLink counters around the samples
+  GraphExec graph_;
+  Nvml::Traffic before_src_, before_dst_;
+
+  std::string fatal_error_;
+  bool fatal_stuck_ = false;
+};
+
+}  // namespace peerbench::gpu

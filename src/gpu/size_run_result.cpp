@@ -1,0 +1,85 @@
+// The last phase of a size: one Result per pair from what the samples gathered. Bandwidth
+// formulas come from core/bandwidth.h (nccl-tests' PERFORMANCE.md).
+#include <algorithm>
+
+#include "core/bandwidth.h"
+#include "gpu/size_run.h"
+
+namespace peerbench::gpu {
+namespace {
+
+Stats per_direction_stats(const Tally& t, std::size_t flow, double scale, bool bandwidth,
+                          std::size_t bytes) {
+  std::vector<double> v;
+  for (const auto& sample : t.dir_times) {
+    v.push_back(bandwidth ? algbw_gbps(static_cast<double>(bytes), sample[flow])
+                          : sample[flow] * scale);
+  }
+  return summarize(v);
+}
+
+}  // namespace
+
+Result SizeRun::make_result(std::size_t i, bool failed_before) {
+  auto& p = pairs_[i];
+  const Tally& t = tally_[i];
+  Result r;
+  r.method = info_.name;
+  r.src = p.all_ranks ? -1 : p.pair.src;
+  r.dst = p.all_ranks ? -1 : p.pair.dst;
+  r.bytes = bytes_;
+  r.warmup_iters = o_.warmup_iters;
+  r.iters = iters_;
+  r.samples = o_.samples;
+  r.graph_replays = use_graph_ ? replays_ : 0;
+  r.round = step_.round;
+  r.concurrent_pairs = step_.all_ranks ? 1 : std::max(1, step_.running_pairs());
+  if (p.failed || t.times.empty()) {
+    r.status = p.failed ? p.fail_status : ResultStatus::kNotRun;
+    r.reason = p.reason;
+    if (!failed_before && p.fail_status != ResultStatus::kSkipped &&
+        p.fail_status != ResultStatus::kNotApplicable) {
+      // Failed at this size; later sizes of this step say why they did not run.
+      p.fail(ResultStatus::kNotRun, "not run: an earlier size failed (" + p.reason + ")");
+    }
+    return r;
+  }
+  r.status = ResultStatus::kOk;
+  const double moved = static_cast<double>(bytes_) * std::max<std::size_t>(1, p.flows.size());
+  const int n = p.all_ranks ? res_.rank->size : 2;
+  std::vector<double> us, gbps, bus;
+  for (double s : t.times) {
+    us.push_back(s * 1e6);
+    gbps.push_back(algbw_gbps(moved, s));
+    bus.push_back(gbps.back() * busbw_factor(info_.collective, n));
+  }
+  r.time_us = summarize(us);
+  r.sample_time_us = us;
+  r.algbw_gbps = summarize(gbps);
+  r.busbw_gbps = summarize(bus);
+  if (p.flows.size() > 1) {
+    for (std::size_t f = 0; f < p.flows.size(); ++f) {
+      r.directions.push_back({p.flows[f].from, p.flows[f].to,
+                              per_direction_stats(t, f, 1e6, false, bytes_),
+                              per_direction_stats(t, f, 1, true, bytes_)});
+    }
+  }
+  r.checked = t.checked > 0;
+  r.checked_elements = t.checked;
+  r.wrong = t.wrong;
+  r.gate_timeouts = 0;  // a sample whose gate timed out is discarded, never recorded
+  if (!p.all_ranks && counts_link_traffic(info_)) {
+    LinkCounters lc;
+    lc.source = "nvml-field-values";
+    lc.payload_bytes = static_cast<double>(bytes_) * iters_ * replays_ * o_.samples;
+    if (t.nvl_tx >= 0) lc.src_tx_bytes = t.nvl_tx;
+    if (t.nvl_rx >= 0) lc.dst_rx_bytes = t.nvl_rx;
+    lc.note = res_.nvml && res_.nvml->available() ? t.counter_note : "NVML unavailable";
+    if (step_.running_pairs() > 1)
+      lc.note += (lc.note.empty() ? "" : "; ") + std::string("other pairs ran at once");
+    r.link_counters = lc;
+  }
+  return r;
+}
+
+}  // namespace peerbench::gpu
