@@ -41,9 +41,9 @@ if [ "$ngpu" -lt 2 ]; then
 fi
 
 t0=$(date +%s)
-(cd build && ctest -L gpu --output-on-failure --timeout 600) > "$out/gpu-tests.log" 2>&1
-say "# GPU tests: rc=$? in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.log")"
-grep -E '^\[  (FAILED|SKIPPED) ' "$out/gpu-tests.log" | sort -u | tee -a "$log"
+(cd build && ctest --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
+say "# ctest (CPU and GPU): rc=$? in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+grep -E '^\[  (FAILED|SKIPPED) |\*\*\*(Failed|Skipped)|PEERBENCH_GPU_SKIP' "$out/ctest.log" | sort -u | tee -a "$log"
 
 build/peerbench topo --json "$out/topo.json" > "$out/topo.txt" 2>&1; say "# topo rc=$?"
 
@@ -62,10 +62,23 @@ run() {  # name, then peerbench run arguments
 
 # The README's main job: no launcher, every local GPU, default suite.
 run default build/peerbench run "${share[@]}" --np "$np" -J "$out/default.json"
+grep -E '^  [a-z-]+ +[0-9a>-]+ +1073741824 ' "$out/default.log" | tee -a "$log"
 if [ "$mode" = full ]; then
   big=(-b 512M -e 8G -f 2 -w 3 -n 10 -s 5)
   run nccl-large "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl "${big[@]}" -J "$out/nccl-large.json"
-  run nccl-small-graph "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 8 -e 8 -n 200 -G 20 -J "$out/nccl-small-graph.json"
+  grep -E '^  nccl-[a-z-]+ +[0-9a>-]+ +8589934592 ' "$out/nccl-large.log" | tee -a "$log"
+  # 8-byte all-reduce under CUDA graphs, beside an independent probe timed as nccl-tests -G is.
+  t=$(date +%s)
+  run nccl-small-graph "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 8 -e 8 -n 200 -G 100 -J "$out/nccl-small-graph.json"
+  say "# nccl-small-graph wall time: $(( $(date +%s) - t )) s"
+  grep -E '^  nccl-' "$out/nccl-small-graph.log" | tee -a "$log"
+  if [ -z "${share[*]}" ]; then
+    "${mpirun_[@]}" -np "$np" build/tests/nccl_graph_probe 8 200 100 5 > "$out/nccl-graph-probe.log" 2>&1
+    say "# $(tail -1 "$out/nccl-graph-probe.log")"
+  fi
+  # Long queues behind the start gate (-n 4000): must not open by timeout.
+  run gate-n4000 "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write,nccl-allreduce -b 8 -e 8 -n 4000 -s 3 -J "$out/gate-n4000.json"
+  grep -E '^  (ce|nccl)-' "$out/gate-n4000.log" | tee -a "$log"
   run nccl-small "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 8 -e 8 -n 200 -J "$out/nccl-small.json"
   run p2p-cumem env $(nccl_log p2p-cumem) "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 1M -e 64M -J "$out/p2p-cumem.json"
   run p2p-disabled env NCCL_P2P_DISABLE=1 $(nccl_log shm) "${mpirun_[@]}" -x NCCL_P2P_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-disabled.json"
@@ -74,6 +87,12 @@ if [ "$mode" = full ]; then
   run serial "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule serial -m ce-write,sm-write,nccl-sendrecv -J "$out/serial.json"
   build/peerbench compare "$out/serial.json" "$out/rounds.json" > "$out/compare-serial-rounds.txt" 2>&1
   say "# compare serial vs rounds: rc=$? $(tail -1 "$out/compare-serial-rounds.txt")"
+  # Per-task GPU binding: each rank sees only its own GPU (Slurm --gpus-per-task does this).
+  if [ "$ngpu" -ge 2 ]; then
+    run isolated "${mpirun_[@]}" -np "$np" bash -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"' _ \
+        build/peerbench run -b 64M -e 1G -J "$out/isolated.json"
+    grep -E '^  [a-z-]+ +0->1 +1073741824' "$out/isolated.log" | tee -a "$log"
+  fi
   run two-hosts env $(nccl_log two-hosts) "${mpirun_[@]}" -np 1 -x PEERBENCH_HOST_ID=hostA -x NCCL_HOSTID=hostA build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json" : \
       -np 1 -x PEERBENCH_HOST_ID=hostB -x NCCL_HOSTID=hostB build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json"
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -87,12 +106,16 @@ if [ "$mode" = full ]; then
       grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$out/sanitizer-gpu-tests-$tool.log" | sort | uniq -c | tee -a "$log"
     done
     for tool in memcheck racecheck; do
-      run "sanitizer-$tool" "${mpirun_[@]}" -np "$np" "$sanitizer" --tool "$tool" --error-exitcode 9 \
+      run "sanitizer-$tool" "${mpirun_[@]}" -np "$np" "$sanitizer" --tool "$tool" --error-exitcode 9 --report-api-errors no \
           build/peerbench run "${share[@]}" "${small[@]}" -J "$out/sanitizer-$tool.json"
       grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | sort | uniq -c | tee -a "$log"
     done
   fi
 fi
+# What must never appear: NCCL teardown failures, gate timeouts, failed tests.
+say "# ncclCommDestroy failed: $(cat "$out"/*.log | grep -c 'ncclCommDestroy failed')"
+say "# gate timeouts: $(cat "$out"/*.log | grep -ci 'gate opened by its timeout\|start gate timed out')"
+say "# FAILED lines: $(grep -h 'FAILED' "$out"/ctest.log | grep -vc 'FAILED  \] 0')"
 for j in "$out"/*.json; do
   [ -f "$j" ] || continue
   build/peerbench report "$j" > "${j%.json}.report.txt" 2>&1; say "# report $(basename "$j"): rc=$?"
