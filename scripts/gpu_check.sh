@@ -73,7 +73,7 @@ if [ "$mode" = full ]; then
   say "# nccl-small-graph wall time: $(( $(date +%s) - t )) s"
   grep -E '^  nccl-' "$out/nccl-small-graph.log" | tee -a "$log"
   if [ -z "${share[*]}" ]; then
-    "${mpirun_[@]}" -np "$np" build/tests/nccl_graph_probe 8 200 100 5 > "$out/nccl-graph-probe.log" 2>&1
+    timeout 120 "${mpirun_[@]}" -np "$np" build/tests/nccl_graph_probe 8 200 100 5 > "$out/nccl-graph-probe.log" 2>&1
     say "# $(tail -1 "$out/nccl-graph-probe.log")"
   fi
   # Long queues behind the start gate (-n 4000): must not open by timeout.

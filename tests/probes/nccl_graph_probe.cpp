@@ -73,29 +73,32 @@ int main(int argc, char** argv) {
     PB_CUDA(cudaGetDeviceCount(&gpus));
     PB_CUDA(cudaSetDevice(local % gpus));
     ncclComm_t comm = make_comm(rank, size);
-    auto stream = Stream::create();
-    auto buf = DeviceBuffer::allocate(std::max<std::size_t>(a.bytes, 256));
-    PB_CUDA(cudaMemset(buf.get(), 0x3c, std::max<std::size_t>(a.bytes, 256)));
-    const std::size_t n = a.bytes / sizeof(float);
-    for (int w = 0; w < 5; ++w) {  // warm-up outside the graph
-      PB_NCCL(ncclAllReduce(buf.get(), buf.get(), n, ncclFloat, ncclSum, comm, stream.get()));
-    }
-    PB_CUDA(cudaStreamSynchronize(stream.get()));
-    PB_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < a.iters; ++i) {
-      PB_NCCL(ncclAllReduce(buf.get(), buf.get(), n, ncclFloat, ncclSum, comm, stream.get()));
-    }
-    GraphExec graph = GraphExec::end_capture(stream.get());
-    (void)time_launches(graph, stream.get(), Args{a.bytes, a.iters, 1, 1});  // warm the graph
-    std::vector<double> us;
-    for (int r = 0; r < a.repeats; ++r) us.push_back(time_launches(graph, stream.get(), a));
-    std::vector<double> sorted = us;
-    std::sort(sorted.begin(), sorted.end());
-    if (rank == 0) {
-      std::printf("probe all-reduce %zu B, %d ranks, -n %d -G %d: median %.3f us (", a.bytes, size,
-                  a.iters, a.launches, sorted[sorted.size() / 2]);
-      for (std::size_t i = 0; i < us.size(); ++i) std::printf("%s%.3f", i ? " " : "", us[i]);
-      std::printf(")\n");
+    {  // the graph (which holds NCCL resources) goes before the communicator
+      auto stream = Stream::create();
+      auto buf = DeviceBuffer::allocate(std::max<std::size_t>(a.bytes, 256));
+      PB_CUDA(cudaMemset(buf.get(), 0x3c, std::max<std::size_t>(a.bytes, 256)));
+      const std::size_t n = a.bytes / sizeof(float);
+      for (int w = 0; w < 5; ++w) {  // warm-up outside the graph
+        PB_NCCL(ncclAllReduce(buf.get(), buf.get(), n, ncclFloat, ncclSum, comm, stream.get()));
+      }
+      PB_CUDA(cudaStreamSynchronize(stream.get()));
+      PB_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+      for (int i = 0; i < a.iters; ++i) {
+        PB_NCCL(ncclAllReduce(buf.get(), buf.get(), n, ncclFloat, ncclSum, comm, stream.get()));
+      }
+      GraphExec graph = GraphExec::end_capture(stream.get());
+      (void)time_launches(graph, stream.get(), Args{a.bytes, a.iters, 1, 1});  // warm the graph
+      std::vector<double> us;
+      for (int r = 0; r < a.repeats; ++r) us.push_back(time_launches(graph, stream.get(), a));
+      std::vector<double> sorted = us;
+      std::sort(sorted.begin(), sorted.end());
+      if (rank == 0) {
+        std::printf("probe all-reduce %zu B, %d ranks, -n %d -G %d: median %.3f us (", a.bytes,
+                    size, a.iters, a.launches, sorted[sorted.size() / 2]);
+        for (std::size_t i = 0; i < us.size(); ++i) std::printf("%s%.3f", i ? " " : "", us[i]);
+        std::printf(")\n");
+      }
+      PB_CUDA(cudaStreamSynchronize(stream.get()));
     }
     PB_NCCL(ncclCommDestroy(comm));
   } catch (const std::exception& e) {
