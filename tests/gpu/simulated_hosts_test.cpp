@@ -1,5 +1,7 @@
 // Two ranks of one machine posing as two hosts (PEERBENCH_HOST_ID + NCCL_HOSTID): copy-engine
 // and kernel methods do not apply across hosts; NCCL must go through the network transport.
+// NCCL reads NCCL_HOSTID once per process, at its first communicator: ctest runs this test in a
+// process of its own (gpu_simulated_hosts).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
