@@ -32,7 +32,8 @@ expect_usage() {
   fi
 }
 
-"$bin" --help | grep -q -- '--maxbytes' && ok "--help" || bad "--help"
+"$bin" --help | grep -q '^  peerbench compare' && ok "--help lists the commands" || bad "--help"
+"$bin" run --help | grep -q -- '--maxbytes' && ok "run --help" || bad "run --help"
 [ "$("$bin" --list-methods | grep -c '^  [a-z]')" -ge 12 ] && ok "--list-methods" || bad "--list-methods"
 "$bin" --version | grep -q '^peerbench ' && ok "--version" || bad "--version"
 
