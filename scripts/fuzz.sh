@@ -27,7 +27,7 @@ for target in json_reader nccl_log; do
   # Whole seeds: libFuzzer cuts inputs longer than -max_len, and the example runs exceed 64 KiB.
   max_len=$(find "$corpus" -type f -printf '%s\n' | sort -n | tail -1)
   [ "${max_len:-0}" -lt 65536 ] && max_len=65536
-  echo "fuzz_$target: $(ls "$corpus" | wc -l) seeds (largest $max_len bytes), $secs s"
+  echo "fuzz_$target: $(ls "$corpus" | wc -l) seeds, -max_len=$max_len, $secs s"
   if ! "$build/tests/fuzz_$target" -max_total_time="$secs" -max_len="$max_len" -rss_limit_mb=2048 \
        -artifact_prefix="$findings/$target-" -print_final_stats=1 "$corpus" > "$build/fuzz_$target.log" 2>&1; then
     echo "fuzz_$target found a problem:"; tail -30 "$build/fuzz_$target.log"; fail=1
