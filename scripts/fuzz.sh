@@ -12,16 +12,23 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 findings="$build/fuzz-findings"
 mkdir -p "$findings"
 fail=0
+if ! compgen -G "$here/results/examples/*.json" > /dev/null; then
+  echo "fuzz: no example runs in $here/results/examples/ to seed the JSON reader with" >&2
+  exit 1
+fi
 for target in json_reader nccl_log; do
   corpus=$(mktemp -d)
   if [ $target = json_reader ]; then
-    cp "$here"/results/examples/*.json "$here"/tests/fixtures/runs/*.json "$corpus"/ 2> /dev/null
+    cp "$here"/results/examples/*.json "$here"/tests/fixtures/runs/*.json "$corpus"/ || fail=1
     echo '{"schema_version": 1, "kind": "peerbench-run"}' > "$corpus/minimal.json"
   else
     cp "$here"/tests/fixtures/nccl/*.log "$corpus"/ 2> /dev/null
   fi
-  echo "fuzz_$target: $(ls "$corpus" | wc -l) seeds, $secs s"
-  if ! "$build/tests/fuzz_$target" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
+  # Whole seeds: libFuzzer cuts inputs longer than -max_len, and the example runs exceed 64 KiB.
+  max_len=$(find "$corpus" -type f -printf '%s\n' | sort -n | tail -1)
+  [ "${max_len:-0}" -lt 65536 ] && max_len=65536
+  echo "fuzz_$target: $(ls "$corpus" | wc -l) seeds, -max_len=$max_len, $secs s"
+  if ! "$build/tests/fuzz_$target" -max_total_time="$secs" -max_len="$max_len" -rss_limit_mb=2048 \
        -artifact_prefix="$findings/$target-" -print_final_stats=1 "$corpus" > "$build/fuzz_$target.log" 2>&1; then
     echo "fuzz_$target found a problem:"; tail -30 "$build/fuzz_$target.log"; fail=1
   else

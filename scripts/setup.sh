@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what peerbench needs to build and test, on Debian/Ubuntu. Idempotent: it looks for
-# each tool, header and CMake package first and installs only what is missing. CUDA (nvcc) and
-# NCCL are expected to be installed already (NVIDIA's packages); it says so clearly when not.
+# each tool, header and CMake package first and installs only what is missing, naming it before
+# apt-get runs (apt-get update at most once). CUDA (nvcc) and NCCL are expected to be installed
+# already (NVIDIA's packages); it says so clearly when not.
 #
 #   scripts/setup.sh            build + test dependencies
 #   scripts/setup.sh --fuzz     also clang with libFuzzer (fuzz targets)
@@ -40,16 +41,23 @@ if [ $fuzz = 1 ]; then
   compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" > /dev/null || missing+=(libclang-rt-dev)
 fi
 
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+apt_updated=0
+apt_install() {  # packages...: apt-get update once per run of this script, then install
   if ! command -v apt-get > /dev/null; then
-    echo "setup: apt-get not found; install these with your package manager: ${missing[*]}" >&2
-    exit 1
+    echo "setup: apt-get not found; install these with your package manager: $*" >&2
+    return 1
   fi
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -q
+  if [ $apt_updated = 0 ]; then
+    $sudo apt-get update -q || return 1
+    apt_updated=1
+  fi
+  $sudo apt-get install -y -q --no-install-recommends "$@"
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
   # libclang-rt-dev is named by clang's major version on Debian 12 (libclang-rt-14-dev).
   pkgs=()
   for p in "${missing[@]}"; do
@@ -59,20 +67,21 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
     pkgs+=("$p")
   done
-  $sudo apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+  echo "setup: installing build and test dependencies: ${pkgs[*]}"
+  apt_install "${pkgs[@]}" || exit 1
 else
   echo "setup: build and test dependencies present"
 fi
 if [ ${#optional[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  if ! { command -v apt-get > /dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${optional[@]}" > /dev/null 2>&1; } &&
-     ! { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -q > /dev/null 2>&1 &&
-         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${optional[@]}" > /dev/null 2>&1; }; then
-    echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" >&2
-  else
+  echo "setup: installing ${optional[*]} for the plots of scripts/plot.py (optional; this can take" \
+    "a minute or two)"
+  if apt_install "${optional[@]}"; then
     echo "setup: installed ${optional[*]}"
+  else
+    echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" >&2
   fi
+else
+  echo "setup: matplotlib present (plots)"
 fi
 
 # CUDA and NCCL come from NVIDIA; we only check for them.

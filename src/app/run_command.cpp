@@ -120,6 +120,7 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
         "added)\n");
   std::fflush(stdout);
   ::setenv(kReexecMarker, "1", 1);
+  ::setenv(kStdoutTerminalVar, ::isatty(STDOUT_FILENO) == 1 ? "1" : "0", 1);
   std::vector<char*> cargv;
   for (auto& a : cmd) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -177,7 +178,8 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     gpu::JobIo io;
     io.out = &std::cout;
     io.err = &std::cerr;
-    io.terminal = ::isatty(STDOUT_FILENO) == 1;
+    io.terminal = progress_may_redraw(::isatty(STDOUT_FILENO) == 1, launch,
+                                      [](const char* n) { return std::getenv(n); });
     gpu::Job job(rk, o, cl.argv, capture, nvml, io);
     const auto outcome = job.run();
     code = outcome.exit_code;

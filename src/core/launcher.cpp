@@ -51,6 +51,13 @@ LaunchInfo detect_launcher() {
   return detect_launcher([](const char* n) { return std::getenv(n); });
 }
 
+bool progress_may_redraw(bool stdout_isatty, const LaunchInfo& l, const EnvLookup& env) {
+  if (!stdout_isatty) return false;
+  if (!l.under_launcher) return true;
+  const char* v = env(kStdoutTerminalVar);
+  return v && std::string(v) == "1";
+}
+
 bool is_printing_rank(const LaunchInfo& l) {
   return !l.under_launcher || l.rank <= 0;
 }

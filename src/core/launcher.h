@@ -33,4 +33,13 @@ std::string shell_join(const std::vector<std::string>& argv);
 // Variable set in re-executed children so that a failed launcher detection cannot loop.
 inline constexpr const char* kReexecMarker = "PEERBENCH_REEXEC";
 
+// Set in re-executed children to "1" when the re-executing peerbench's stdout is a terminal, else
+// "0". A rank cannot tell by itself: Open MPI gives every rank a pseudo-terminal as stdout, also
+// when mpirun's own output goes to a file or a pipe.
+inline constexpr const char* kStdoutTerminalVar = "PEERBENCH_STDOUT_TERMINAL";
+
+// Whether the live progress may be redrawn in place (carriage return, erase line): stdout is a
+// terminal and, under a launcher, the re-executing peerbench said its own stdout was one.
+bool progress_may_redraw(bool stdout_isatty, const LaunchInfo& l, const EnvLookup& env);
+
 }  // namespace peerbench

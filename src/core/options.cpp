@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iomanip>
 #include <set>
 #include <sstream>
 
@@ -37,14 +38,53 @@ std::vector<std::string> known_flag_codes() {
 
 namespace {
 
-const char* kUsage =
-    "peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.\n"
-    "\n"
-    "  peerbench [run] [options]            measure every pair of GPUs (one rank per GPU)\n"
-    "  peerbench topo [--json PATH]         links, PCIe paths and P2P status of this node\n"
-    "  peerbench report RUN.json [...]      verdicts and tables from a run's JSON\n"
-    "  peerbench compare A.json B.json      what changed between two runs\n"
-    "  peerbench --list-methods | --version | --help\n";
+const char* kTagline =
+    "peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.";
+
+// The commands, one line each in the top-level help; a new command adds its line here.
+struct CommandHelp {
+  const char* name;
+  const char* usage;
+  const char* summary;
+};
+const CommandHelp kCommandHelp[] = {
+    {"run", "[run] [options]", "measure every pair of GPUs, one rank per GPU (the default)"},
+    {"topo", "topo [--json PATH]", "links, PCIe paths and P2P status of this node (no mpirun)"},
+    {"report", "report RUN.json [...]",
+     "verdicts and tables from a run's JSON: text, Markdown, HTML, CSV"},
+    {"compare", "compare A.json B.json",
+     "what changed between two runs: regressions, improvements"},
+};
+
+std::string top_level_help() {
+  std::ostringstream o;
+  auto line = [&](const std::string& usage, const std::string& summary) {
+    o << "  peerbench " << std::left << std::setw(24) << usage << summary << "\n";
+  };
+  o << kTagline << "\n\nUsage: peerbench [COMMAND] [options]\n\nCommands:\n";
+  for (const auto& c : kCommandHelp) line(c.usage, c.summary);
+  o << "\n";
+  line("COMMAND --help", "the options of one command");
+  line("--list-methods", "what run can measure, and the method groups");
+  o << "  peerbench --version\n";
+  return o.str();
+}
+
+// "peerbench report: verdicts and tables ...", the first line of a command's own --help.
+std::string command_description(const std::string& name) {
+  for (const auto& c : kCommandHelp) {
+    if (name == c.name) return std::string("peerbench ") + c.name + ": " + c.summary;
+  }
+  return kTagline;
+}
+
+bool asks_for_help(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") return true;
+  }
+  return false;
+}
 
 ReportFormat parse_format(const std::string& v, const std::string& flag, bool allow_html) {
   if (v == "text") return ReportFormat::kText;
@@ -276,6 +316,11 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       throw UsageError("unknown command '" + sub + "'; use run, topo, report or compare");
     }
   }
+  if (first == 1 && asks_for_help(argc, argv)) {  // no command named: the commands
+    cl.command = Command::kHelp;
+    cl.help_text = top_level_help();
+    return cl;
+  }
   std::vector<const char*> args;
   args.push_back(argv[0]);
   for (int i = first; i < argc; ++i) args.push_back(argv[i]);
@@ -283,7 +328,7 @@ CommandLine parse_command_line(int argc, const char* const* argv,
   const std::string prog = "peerbench " + command_name(cl.command);
 
   try {
-    cxxopts::Options o(prog, kUsage);
+    cxxopts::Options o(prog, command_description(command_name(cl.command)));
     if (cl.command == Command::kRun) {
       add_run_options(o);
       auto r = o.parse(n, args.data());

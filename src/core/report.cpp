@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/run_progress.h"
 #include "core/sizes.h"
 #include "core/verdict.h"
 
@@ -159,7 +160,7 @@ class TextReporter : public DocumentReporter {
       o << "  status " << d.status << ", started " << d.started_at << ", peerbench "
         << d.tool.version << " (" << d.tool.git_revision << ")\n";
       if (d.status != "complete" && d.in_progress.is_object()) {
-        o << "  cut short while running: " << d.in_progress.dump() << "\n";
+        o << "  cut short while running: " << describe_in_progress(d.in_progress) << "\n";
       }
       o << "  NCCL transport capture: " << d.nccl.mode
         << (d.nccl.note.empty() ? "" : " (" + d.nccl.note + ")") << "\n\n";

@@ -137,7 +137,7 @@ struct RunDocument {
   std::string started_at;
   std::string finished_at;
   std::string status;          // complete, incomplete (cut short), failed
-  nlohmann::json in_progress;  // null, or {method, src, dst, bytes} running when written
+  nlohmann::json in_progress;  // null, or the step running when written (SCHEMA.md)
   SystemInfo system;
   nlohmann::json config;
   std::map<std::string, std::string> environment;

@@ -154,6 +154,20 @@ TEST(Options, SubcommandsAndInfoFlags) {
   EXPECT_EQ(t.topo.json_path, "t.json");
 }
 
+TEST(Options, TopLevelHelpListsTheCommandsAndEachHasItsOwn) {
+  const auto top = parse({"--help"}).help_text;
+  for (const char* c : {"peerbench [run] [options]", "peerbench topo", "peerbench report",
+                        "peerbench compare", "peerbench COMMAND --help"}) {
+    EXPECT_NE(top.find(c), std::string::npos) << c << " missing from:\n" << top;
+  }
+  EXPECT_EQ(top.find("--maxbytes"), std::string::npos) << "run's options belong to run --help";
+  EXPECT_EQ(parse({"-b", "1M", "-h"}).help_text, top);
+  const auto run = parse({"run", "--help"}).help_text;
+  EXPECT_NE(run.find("--maxbytes"), std::string::npos);
+  EXPECT_EQ(run.find("peerbench run: measure every pair"), 0u) << run.substr(0, 100);
+  EXPECT_NE(parse({"report", "--help"}).help_text.find("--fail-on"), std::string::npos);
+}
+
 TEST(Options, ConfigJsonRecordsWhatRan) {
   const auto o =
       parse({"-b", "1K", "-e", "4K", "-f", "2", "--inject-fault", "corrupt:ce-write:1"}).run;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of the executable that need no GPU: help and listings, one-line errors with
 # exit code 2 for every kind of bad input (also under mpirun, where every rank must leave),
-# dry-run plans for 4 and 8 ranks, report and compare on the committed examples.
+# dry-run plans for 4 and 8 ranks, report and compare on the committed examples (which must
+# exist: results/examples/README.md).
 set -u
 bin=$1
 src=$2
@@ -31,7 +32,8 @@ expect_usage() {
   fi
 }
 
-"$bin" --help | grep -q -- '--maxbytes' && ok "--help" || bad "--help"
+"$bin" --help | grep -q '^  peerbench compare' && ok "--help lists the commands" || bad "--help"
+"$bin" run --help | grep -q -- '--maxbytes' && ok "run --help" || bad "run --help"
 [ "$("$bin" --list-methods | grep -c '^  [a-z]')" -ge 12 ] && ok "--list-methods" || bad "--list-methods"
 "$bin" --version | grep -q '^peerbench ' && ok "--version" || bad "--version"
 
@@ -73,19 +75,37 @@ for n in 4 8; do
 done
 "$bin" run --dry-run --np 8 --schedule rounds | grep -q 'Estimated time' && ok "dry run without a launcher" || bad "dry run without a launcher"
 
-# Report and compare on the committed example runs.
+# Report and compare on the committed example runs (results/examples/README.md): real 2 x H200
+# runs, which must be there.
 shopt -s nullglob
-examples=("$src"/results/examples/*.json)
-if [ ${#examples[@]} -gt 0 ]; then
-  for j in "${examples[@]}"; do
-    for f in text markdown html csv; do
-      "$bin" report "$j" --format $f -o "$work/r.$f" > /dev/null 2>&1
-      rc=$?
-      { [ $rc = 0 ] || [ $rc = 1 ]; } && [ -s "$work/r.$f" ] && ok "report $(basename "$j") as $f (rc $rc)" ||
-        bad "report $(basename "$j") as $f: rc $rc"
-    done
+ex=$src/results/examples
+examples=("$ex"/*.json)
+[ ${#examples[@]} -ge 4 ] && ok "${#examples[@]} example runs in results/examples" ||
+  bad "results/examples: expected the 4 example runs of results/examples/README.md, found ${#examples[@]}"
+for j in "${examples[@]}"; do
+  for f in text markdown html csv; do
+    "$bin" report "$j" --format $f -o "$work/r.$f" > /dev/null 2>&1
+    rc=$?
+    { [ $rc = 0 ] || [ $rc = 1 ]; } && [ -s "$work/r.$f" ] && ok "report $(basename "$j") as $f (rc $rc)" ||
+      bad "report $(basename "$j") as $f: rc $rc"
   done
-  "$bin" compare "${examples[0]}" "${examples[0]}" > "$work/cmp.txt"
-  [ $? = 0 ] && grep -q '0 regressions' "$work/cmp.txt" && ok "compare a run with itself" || bad "compare a run with itself"
-fi
+done
+# expect_report FILE RC PATTERN: the text report's exit code, and a line it must contain.
+expect_report() {
+  "$bin" report "$ex/$1" > "$work/rep.txt" 2>&1
+  local rc=$?
+  [ $rc = "$2" ] && grep -q -- "$3" "$work/rep.txt" && ok "report $1: rc $rc, has '$3'" ||
+    bad "report $1: rc $rc (want $2), '$3' $(grep -c -- "$3" "$work/rep.txt") times"
+}
+expect_report h200x2-default.json 0 'P2P/CUMEM'
+expect_report h200x2-nccl-shm.json 1 'nccl-shm: NCCL used shared memory'
+expect_report h200x2-nccl-net.json 1 'nccl-net: NCCL used the network'
+expect_report h200x2-nccl-large.json 0 'GB/s @ 8G'
+"$bin" compare "$ex/h200x2-default.json" "$ex/h200x2-default.json" > "$work/cmp.txt"
+[ $? = 0 ] && grep -q '0 regressions' "$work/cmp.txt" && ok "compare a run with itself" || bad "compare a run with itself"
+"$bin" compare "$ex/h200x2-default.json" "$ex/h200x2-nccl-shm.json" > "$work/cmp.txt"
+rc=$?
+[ $rc = 1 ] && grep -q 'NCCL_P2P_DISABLE' "$work/cmp.txt" && grep -q 'nccl-sendrecv .*REGRESSION' "$work/cmp.txt" &&
+  ok "compare NCCL over P2P with SHM: rc 1, names NCCL_P2P_DISABLE and the regression" ||
+  bad "compare NCCL over P2P with SHM: rc $rc: $(head -20 "$work/cmp.txt")"
 exit $fail

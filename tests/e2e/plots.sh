@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# scripts/plot.py on the committed runs, and the HTML report embedding its PNGs. Skipped (77)
-# where matplotlib is missing.
+# scripts/plot.py on the committed runs, and the HTML report embedding its PNGs. Fails when the
+# example runs (results/examples/*.json) are missing; skipped (77) where matplotlib is missing.
 set -u
 bin=$1
 src=$2
+shopt -s nullglob
+examples=("$src"/results/examples/*.json)
+if [ ${#examples[@]} = 0 ]; then
+  echo "FAIL: no example runs in $src/results/examples/ (see results/examples/README.md)"
+  exit 1
+fi
 py=python3
 $py -c 'import matplotlib' 2> /dev/null || py=/usr/bin/python3
 if ! $py -c 'import matplotlib' 2> /dev/null; then
@@ -13,8 +19,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
-shopt -s nullglob
-runs=("$src"/results/examples/*.json "$src"/tests/fixtures/runs/*.json)
+runs=("${examples[@]}" "$src"/tests/fixtures/runs/*.json)
 for run in "${runs[@]}"; do
   name=$(basename "$run" .json)
   out="$work/$name"

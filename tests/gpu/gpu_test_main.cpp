@@ -1,10 +1,12 @@
-// GPU tests: run with `mpirun -np 2 peerbench_gpu_tests` (ctest label "gpu"). Without a usable GPU
-// every rank prints PEERBENCH_GPU_SKIP with the reason and ctest reports the test as skipped.
+// GPU tests: run with `mpirun -np 2 peerbench_gpu_tests` (ctest label "gpu"). On a machine without
+// a GPU every rank prints PEERBENCH_GPU_SKIP with the reason and ctest reports the test as skipped;
+// where /dev/nvidia0 exists but CUDA cannot use a GPU, the test fails.
 #include <cuda_runtime.h>
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -69,6 +71,17 @@ int main(int argc, char** argv) {
   }
   // Every rank must agree, or one would wait in a collective for the other.
   const bool all_ok = all_true(rk.world, why.empty());
+  // Where a GPU driver is loaded, a GPU CUDA cannot use is a failure, not a reason to skip.
+  const bool cuda_failed = e != cudaSuccess || count == 0;
+  const bool no_unusable_gpu =
+      all_true(rk.world, !(cuda_failed && std::filesystem::exists("/dev/nvidia0")));
+  if (!no_unusable_gpu) {
+    if (cuda_failed) {
+      std::printf("FAILED: %s: /dev/nvidia0 exists, but %s\n", rk.where().c_str(), why.c_str());
+    }
+    free_rank_context(rk);
+    return 1;
+  }
   if (!all_ok) {
     if (rk.rank == 0) {
       std::printf("PEERBENCH_GPU_SKIP: %s\n",
