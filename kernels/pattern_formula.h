@@ -38,12 +38,12 @@ PEERBENCH_HD std::uint32_t poison_word(std::uint64_t seed, std::uint64_t index) 
   return pattern_word(seed, index) ^ 0xA5A5A5A5u;
 }
 
-// All-reduce input of `rank`: whole numbers 1..64, so sums over up to 2^18 ranks are exact in
-// float32 (2^18 * 64 = 2^24).
-PEERBENCH_HD float allreduce_input(std::uint64_t seed, int rank, std::uint64_t index) {
-  return static_cast<float>(
-      1u +
-      (pattern_word(seed + static_cast<std::uint64_t>(rank) * 0x632BE59BD9B4E019ull, index) & 63u));
+// Collective input element `index` of `rank`: 1..3, or 1..2 with `small` (products, 8-bit
+// floats), so sums, products, minima and maxima over up to 8 ranks are exact in every NCCL type
+// and never 0 (0 is the poison of outputs).
+PEERBENCH_HD int collective_input(std::uint64_t seed, int rank, std::uint64_t index, bool small) {
+  const std::uint64_t h = pattern_mix64(seed ^ (static_cast<std::uint64_t>(rank) << 56) ^ index);
+  return 1 + static_cast<int>(h % (small ? 2u : 3u));
 }
 
 }  // namespace peerbench

@@ -45,32 +45,6 @@ __global__ void check_kernel(const std::uint32_t* words, std::size_t nwords, std
   if ((threadIdx.x & 31) == 0 && bad) atomicAdd(wrong, bad);
 }
 
-__global__ void fill_allreduce_kernel(float* buf, std::size_t count, std::uint64_t seed, int rank) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-    buf[i] = allreduce_input(seed, rank, i);
-  }
-}
-
-__global__ void poison_float_kernel(float* buf, std::size_t count) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
-    buf[i] = -1.0f;
-}
-
-__global__ void check_allreduce_kernel(const float* buf, std::size_t count, std::uint64_t seed,
-                                       int nranks, unsigned long long* wrong) {
-  unsigned long long bad = 0;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-    float expect = 0;
-    for (int r = 0; r < nranks; ++r) expect += allreduce_input(seed, r, i);
-    bad += buf[i] != expect;
-  }
-  for (int off = 16; off > 0; off /= 2) bad += __shfl_down_sync(0xffffffffu, bad, off);
-  if ((threadIdx.x & 31) == 0 && bad) atomicAdd(wrong, bad);
-}
-
 __global__ void corrupt_kernel(std::uint8_t* buf, std::size_t bytes) {
   const std::size_t at = (bytes / 2) & ~std::size_t{3};
   if (at + 4 <= bytes) {
@@ -102,23 +76,6 @@ cudaError_t check_pattern(cudaStream_t s, const void* buf, std::size_t bytes, st
   const std::size_t n = bytes / 4;
   check_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const std::uint32_t*>(buf), n,
                                                   bytes % 4, seed, wrong);
-  return cudaGetLastError();
-}
-
-cudaError_t fill_allreduce_input(cudaStream_t s, float* buf, std::size_t count, std::uint64_t seed,
-                                 int rank) {
-  fill_allreduce_kernel<<<blocks_for(count), kThreads, 0, s>>>(buf, count, seed, rank);
-  return cudaGetLastError();
-}
-
-cudaError_t poison_float(cudaStream_t s, float* buf, std::size_t count) {
-  poison_float_kernel<<<blocks_for(count), kThreads, 0, s>>>(buf, count);
-  return cudaGetLastError();
-}
-
-cudaError_t check_allreduce_sum(cudaStream_t s, const float* buf, std::size_t count,
-                                std::uint64_t seed, int nranks, unsigned long long* wrong) {
-  check_allreduce_kernel<<<blocks_for(count), kThreads, 0, s>>>(buf, count, seed, nranks, wrong);
   return cudaGetLastError();
 }
 

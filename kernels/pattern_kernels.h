@@ -14,14 +14,6 @@ cudaError_t poison(cudaStream_t s, void* buf, std::size_t bytes, std::uint64_t s
 cudaError_t check_pattern(cudaStream_t s, const void* buf, std::size_t bytes, std::uint64_t seed,
                           unsigned long long* wrong);
 
-// float32 all-reduce data: this rank's input, a poisoned output (-1, never a valid sum), and a
-// check of the output against the exact sum over `nranks` ranks.
-cudaError_t fill_allreduce_input(cudaStream_t s, float* buf, std::size_t count, std::uint64_t seed,
-                                 int rank);
-cudaError_t poison_float(cudaStream_t s, float* buf, std::size_t count);
-cudaError_t check_allreduce_sum(cudaStream_t s, const float* buf, std::size_t count,
-                                std::uint64_t seed, int nranks, unsigned long long* wrong);
-
 // Fault injection for tests: flips the bits of one word in the middle of buf.
 cudaError_t corrupt_one_word(cudaStream_t s, void* buf, std::size_t bytes);
 

@@ -28,6 +28,9 @@ struct MethodInfo {
   bool graph_capturable = true;  // -G captures its iterations in a CUDA graph
   bool fixed_size = false;       // ignores the sweep; runs at --latency-bytes
   unsigned fixed_bytes = 0;      // with fixed_size: this size instead of --latency-bytes
+  bool typed = false;            // runs once per -d/--datatype
+  bool reduces = false;          // runs once per -o/--op
+  bool rooted = false;           // takes -r/--root
 };
 
 // Named groups accepted by --methods besides method names.

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/datatypes.h"
 #include "core/method_info.h"
 #include "core/sizes.h"
 
@@ -56,6 +57,10 @@ struct RunOptions {
   std::uint64_t staged_chunk = 4ull << 20;
   int staged_slots = 4;
   bool allreduce_inplace = false;
+  // NCCL collectives: element types (-d), reduction ops (-o) and root (-r), as nccl-tests.
+  std::vector<DataType> datatypes{DataType::kFloat};
+  std::vector<ReduceOp> ops{ReduceOp::kSum};
+  int root = 0;
   bool allow_gpu_sharing = false;
   std::string expect_path;
   FaultInjection fault;

@@ -140,6 +140,20 @@ std::vector<PairState> Engine::pairs_of(const Method& m, const PlanStep& step) c
   return pairs;
 }
 
+std::vector<Engine::Variant> Engine::variants_of(const MethodInfo& m) const {
+  // Collectives run once per requested type (and op, for reductions), in nccl-tests' order;
+  // every other method once, in its own terms.
+  std::vector<Variant> out;
+  const std::vector<DataType> types =
+      m.typed ? res_.opts->datatypes : std::vector<DataType>{DataType::kFloat};
+  const std::vector<ReduceOp> ops =
+      m.reduces ? res_.opts->ops : std::vector<ReduceOp>{ReduceOp::kSum};
+  for (auto t : types) {
+    for (auto o : ops) out.push_back({t, o});
+  }
+  return out;
+}
+
 std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
   const RankContext& rk = *res_.rank;
   const auto& fault = res_.opts->fault;
@@ -162,12 +176,18 @@ std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
       }
       if (p.has(rk.rank)) mine = &p;
     }
-    SizeRun run(res_, m, step, bytes, pairs, make_context(m, mine, bytes));
-    for (auto& r : run.run()) {
-      if (sink_) sink_(r);
-      out.push_back(std::move(r));
+    for (const auto& v : variants_of(m.info())) {
+      StepContext ctx = make_context(m, mine, bytes);
+      ctx.dtype = v.dtype;
+      ctx.op = v.op;
+      ctx.root = res_.opts->root;
+      SizeRun run(res_, m, step, bytes, pairs, std::move(ctx));
+      for (auto& r : run.run()) {
+        if (sink_) sink_(r);
+        out.push_back(std::move(r));
+      }
+      if (!run.fatal_error().empty()) throw FatalRunError(run.fatal_error(), run.fatal_stuck());
     }
-    if (!run.fatal_error().empty()) throw FatalRunError(run.fatal_error(), run.fatal_stuck());
   }
   return out;
 }

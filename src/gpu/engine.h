@@ -83,6 +83,11 @@ class Engine {
   std::vector<Result> run_step(Method& m, const PlanStep& step);
 
  private:
+  struct Variant {
+    DataType dtype;
+    ReduceOp op;
+  };
+  std::vector<Variant> variants_of(const MethodInfo& m) const;
   std::vector<PairState> pairs_of(const Method& m, const PlanStep& step) const;
   StepContext make_context(const Method& m, const PairState* mine, std::size_t bytes);
 

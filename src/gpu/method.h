@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "collective_kernels.h"
 #include "copy_kernels.h"
+#include "core/datatypes.h"
 #include "core/method_info.h"
 #include "core/options.h"
 #include "gpu/mpi_context.h"
@@ -50,6 +52,10 @@ struct StepContext {
   unsigned int* counters = nullptr;  // device: [0] timeouts, [1] completed; zeroed per sample
   std::uint64_t timeout_ns = 0;
   std::uint64_t* sequence = nullptr;  // per-method counter that survives iterations of one step
+  // Collectives: the variant this size runs (-d, -o, -r).
+  DataType dtype = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;
 
   bool is_src() const { return rank.rank == src; }
   bool is_dst() const { return rank.rank == dst; }
@@ -64,7 +70,17 @@ struct Flow {
   int issuer = -1;
 };
 
-enum class DataMode { kBytes, kAllReduceSum, kNone };
+enum class DataMode { kBytes, kCollective, kNone };
+
+// How a collective lays out this rank's buffers for one size (counts in elements, as nccl-tests
+// defines them: all-gather's size is its output, reduce-scatter's its input, all-to-all's each).
+struct CollectiveLayout {
+  kernels::CollKind kind = kernels::CollKind::kAllReduce;
+  std::size_t count = 0;       // per-rank block
+  std::size_t send_elems = 0;  // this rank's input
+  std::size_t recv_elems = 0;  // this rank's output to check (0: receives nothing)
+  bool in_place = false;       // the output overwrites the input buffer
+};
 
 struct CheckCounts {
   std::uint64_t elements = 0;
@@ -85,6 +101,11 @@ class Method {
   // Data movements to fill and check (default: src -> dst issued by the first worker).
   virtual std::vector<Flow> flows(int src, int dst) const;
   virtual DataMode data_mode() const { return DataMode::kBytes; }
+  // kCollective methods: the layout of this rank's buffers at c.bytes, c.dtype.
+  virtual CollectiveLayout collective_layout(const StepContext& c) const {
+    (void)c;
+    return {};
+  }
   // "" when the method can run for this pair on this rank; else why not. Both ranks of a pair
   // are asked; any reason skips the pair.
   virtual std::string unavailable(const StepContext& c) const;

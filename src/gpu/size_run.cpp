@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 
+#include "collective_kernels.h"
 #include "core/bandwidth.h"
 #include "core/sizes.h"
 #include "gpu/check.h"
+#include "gpu/methods/nccl_collective.h"
 #include "gpu/watchdog.h"
 #include "pattern_formula.h"
 #include "pattern_kernels.h"
@@ -184,12 +186,12 @@ void SizeRun::prepare_sample(int sample) {
     if (!active()) return;
     const auto st = res_.stream.get();
     const auto s = static_cast<std::uint32_t>(sample);
-    if (m_.data_mode() == DataMode::kAllReduceSum) {
-      const std::uint64_t seed = pattern_seed(0, bytes_, s, salt_);
-      PB_CUDA(kernels::fill_allreduce_input(st, static_cast<float*>(ctx_.local.src), bytes_ / 4,
-                                            seed, me_));
-      if (!o_.allreduce_inplace)
-        PB_CUDA(kernels::poison_float(st, static_cast<float*>(ctx_.local.dst), bytes_ / 4));
+    if (m_.data_mode() == DataMode::kCollective) {
+      const CollectiveLayout l = m_.collective_layout(ctx_);
+      const auto d = collective_data(l, s);
+      PB_CUDA(kernels::fill_collective_input(st, ctx_.local.src, l.send_elems, d));
+      if (!l.in_place && l.recv_elems > 0)
+        PB_CUDA(kernels::poison_collective_output(st, ctx_.local.dst, l.recv_elems, d.type));
     } else if (m_.data_mode() == DataMode::kBytes) {
       for (const auto& f : mine_->flows) {
         const std::uint64_t seed = pattern_seed(f.from, bytes_, s, salt_);
@@ -203,6 +205,24 @@ void SizeRun::prepare_sample(int sample) {
   } catch (const std::exception& e) {
     record_failure(e);
   }
+}
+
+kernels::CollectiveData SizeRun::collective_data(const CollectiveLayout& l,
+                                                 std::uint32_t sample) const {
+  kernels::CollectiveData d;
+  d.kind = l.kind;
+  d.type = elem_type(ctx_.dtype);
+  d.op = red_op(ctx_.op);
+  d.nranks = res_.rank->size;
+  d.rank = me_;
+  d.root = ctx_.root;
+  d.count = l.count;
+  // Inputs differ per size, sample, method and variant, so stale data never passes.
+  d.seed = pattern_seed(0, bytes_, sample,
+                        salt_ ^ (static_cast<std::uint32_t>(ctx_.dtype) << 8) ^
+                            (static_cast<std::uint32_t>(ctx_.op) << 16));
+  d.tolerance = check_tolerance(ctx_.dtype, ctx_.op);
+  return d;
 }
 
 int SizeRun::units_behind_gate() const {
@@ -289,13 +309,17 @@ void SizeRun::check_sample(int sample) {
     const auto s = static_cast<std::uint32_t>(sample);
     auto* wrong_dev = static_cast<unsigned long long*>(res_.scratch.get());
     std::uint64_t elements = 0;
-    if (o_.check && m_.data_mode() == DataMode::kAllReduceSum) {
-      float* outbuf = static_cast<float*>(o_.allreduce_inplace ? ctx_.local.src : ctx_.local.dst);
-      if (corrupt_here_) PB_CUDA(kernels::corrupt_one_word(st, outbuf, bytes_));
-      const std::uint64_t seed = pattern_seed(0, bytes_, s, salt_);
-      PB_CUDA(
-          kernels::check_allreduce_sum(st, outbuf, bytes_ / 4, seed, res_.rank->size, wrong_dev));
-      elements += bytes_ / 4;
+    if (o_.check && m_.data_mode() == DataMode::kCollective) {
+      const CollectiveLayout l = m_.collective_layout(ctx_);
+      void* outbuf = l.in_place ? ctx_.local.src : ctx_.local.dst;
+      const std::size_t out_bytes = l.recv_elems * type_size(ctx_.dtype);
+      if (corrupt_here_ && out_bytes >= 4)
+        PB_CUDA(kernels::corrupt_one_word(st, outbuf, out_bytes));
+      if (l.recv_elems > 0) {
+        PB_CUDA(kernels::check_collective_output(st, outbuf, l.recv_elems, collective_data(l, s),
+                                                 wrong_dev));
+      }
+      elements += l.recv_elems;
     } else if (o_.check && m_.data_mode() == DataMode::kBytes) {
       for (const auto& f : mine_->flows) {
         if (f.to != me_) continue;

@@ -44,6 +44,7 @@ class SizeRun {
   Result make_result(std::size_t i, bool failed_before);
 
   // Launching: what goes behind the start gate, and the rest after it opens.
+  kernels::CollectiveData collective_data(const CollectiveLayout& l, std::uint32_t sample) const;
   void enqueue_units(int first, int count);
   int units_behind_gate() const;
   void release_gate();

@@ -176,12 +176,22 @@ TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
     same_as_other_seed += w == pattern_word(12346, i);
   }
   EXPECT_LT(same_as_other_seed, 5);
+  int seen[4] = {0, 0, 0, 0};
   for (std::uint64_t i = 0; i < 1000; ++i) {
-    const float v = allreduce_input(99, 3, i);
-    EXPECT_GE(v, 1.0f);
-    EXPECT_LE(v, 64.0f);
-    EXPECT_EQ(v, static_cast<float>(static_cast<int>(v))) << "whole numbers keep float sums exact";
+    const int v = collective_input(99, 3, i, false);
+    ASSERT_GE(v, 1) << "0 is the outputs' poison";
+    ASSERT_LE(v, 3) << "sums over 8 ranks must stay exact in 8-bit floats' neighbours";
+    ++seen[v];
+    const int p = collective_input(99, 3, i, true);
+    EXPECT_TRUE(p == 1 || p == 2) << "products of 1s and 2s stay exact";
   }
+  EXPECT_GT(seen[1], 200);
+  EXPECT_GT(seen[3], 200);
+  EXPECT_NE(collective_input(99, 3, 7, false) + collective_input(99, 3, 8, false) +
+                collective_input(99, 3, 9, false),
+            collective_input(99, 4, 7, false) + collective_input(99, 4, 8, false) +
+                collective_input(99, 4, 9, false) + 100)
+      << "ranks differ";
 }
 
 }  // namespace

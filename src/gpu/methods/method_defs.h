@@ -34,5 +34,11 @@ std::unique_ptr<Method> make_sm_latency();
 std::unique_ptr<Method> make_nccl_sendrecv();
 std::unique_ptr<Method> make_nccl_sendrecv_bidir();
 std::unique_ptr<Method> make_nccl_allreduce();
+std::unique_ptr<Method> make_nccl_allgather();
+std::unique_ptr<Method> make_nccl_reducescatter();
+std::unique_ptr<Method> make_nccl_broadcast();
+std::unique_ptr<Method> make_nccl_reduce();
+std::unique_ptr<Method> make_nccl_alltoall();
+std::unique_ptr<Method> make_nccl_sendrecv_ring();
 
 }  // namespace peerbench::gpu

@@ -1,35 +1,29 @@
-// nccl-allreduce: sum over all ranks, float32, out of place (in place with --inplace).
+// nccl-allreduce: every rank ends with the reduction over all ranks (out of place; --inplace for
+// in place). Size = the buffer each rank contributes and receives.
 #include "gpu/check.h"
 #include "gpu/methods/method_defs.h"
-#include "gpu/methods/nccl_method.h"
+#include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
 namespace {
 
-class NcclAllReduce : public Method {
+class NcclAllReduce : public NcclCollective {
  public:
-  NcclAllReduce() : Method(info()) {}
-  static MethodInfo info() {
-    MethodInfo m;
-    m.name = "nccl-allreduce";
-    m.family = "nccl";
-    m.summary =
-        "ncclAllReduce, sum of float32 over all ranks (out of place; --inplace for in place)";
-    m.scope = MethodScope::kAllRanks;
-    m.collective = Collective::kAllReduce;
-    m.uses_nccl = true;
-    return m;
+  NcclAllReduce()
+      : NcclCollective(collective_method(
+            "nccl-allreduce",
+            "ncclAllReduce over all ranks (-d types, -o ops; out of place, --inplace for in place)",
+            Collective::kAllReduce, true, false)) {}
+  CollectiveLayout collective_layout(const StepContext& c) const override {
+    const std::size_t n = block(c);
+    return {kernels::CollKind::kAllReduce, n, n, n, c.opts.allreduce_inplace};
   }
-  DataMode data_mode() const override { return DataMode::kAllReduceSum; }
-  std::string unavailable(const StepContext& c) const override {
-    if (c.bytes % 4) return "size is not a multiple of 4 bytes (float32 elements)";
-    return require_nccl(c);
-  }
-  void enqueue(StepContext& c) override {
+
+ protected:
+  void call(StepContext& c) override {
     void* out = c.opts.allreduce_inplace ? c.local.src : c.local.dst;
-    PB_NCCL(
-        ncclAllReduce(c.local.src, out, c.bytes / 4, ncclFloat, ncclSum, c.nccl->get(), c.stream));
-    c.nccl->wait_ready(c.opts.timeout_s);
+    PB_NCCL(ncclAllReduce(c.local.src, out, block(c), nccl_type(c.dtype), nccl_op(c.op),
+                          c.nccl->get(), c.stream));
   }
 };
 

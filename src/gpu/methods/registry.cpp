@@ -17,6 +17,12 @@ std::vector<std::unique_ptr<Method>> make_methods() {
   m.push_back(make_nccl_sendrecv());
   m.push_back(make_nccl_sendrecv_bidir());
   m.push_back(make_nccl_allreduce());
+  m.push_back(make_nccl_allgather());
+  m.push_back(make_nccl_reducescatter());
+  m.push_back(make_nccl_broadcast());
+  m.push_back(make_nccl_reduce());
+  m.push_back(make_nccl_alltoall());
+  m.push_back(make_nccl_sendrecv_ring());
   return m;
 }
 

@@ -1,0 +1,105 @@
+#include "gpu/methods/nccl_collective.h"
+
+#include <cuda_runtime.h>
+
+#include "gpu/check.h"
+
+namespace peerbench::gpu {
+
+ncclDataType_t nccl_type(DataType t) {
+  switch (t) {
+    case DataType::kInt8:
+      return ncclInt8;
+    case DataType::kUint8:
+      return ncclUint8;
+    case DataType::kInt32:
+      return ncclInt32;
+    case DataType::kUint32:
+      return ncclUint32;
+    case DataType::kInt64:
+      return ncclInt64;
+    case DataType::kUint64:
+      return ncclUint64;
+    case DataType::kHalf:
+      return ncclFloat16;
+    case DataType::kFloat:
+      return ncclFloat32;
+    case DataType::kDouble:
+      return ncclFloat64;
+    case DataType::kBfloat16:
+      return ncclBfloat16;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DataType::kFp8E4M3:
+      return ncclFloat8e4m3;
+    case DataType::kFp8E5M2:
+      return ncclFloat8e5m2;
+#else
+    default:
+      break;
+#endif
+  }
+  return ncclNumTypes;
+}
+
+ncclRedOp_t nccl_op(ReduceOp o) {
+  switch (o) {
+    case ReduceOp::kSum:
+      return ncclSum;
+    case ReduceOp::kProd:
+      return ncclProd;
+    case ReduceOp::kMin:
+      return ncclMin;
+    case ReduceOp::kMax:
+      return ncclMax;
+    case ReduceOp::kAvg:
+      return ncclAvg;
+  }
+  return ncclSum;
+}
+
+kernels::ElemType elem_type(DataType t) {
+  // The two enums list the same types in the same order (core names, kernel types).
+  return static_cast<kernels::ElemType>(static_cast<int>(t));
+}
+
+kernels::RedOp red_op(ReduceOp o) {
+  return static_cast<kernels::RedOp>(static_cast<int>(o));
+}
+
+MethodInfo collective_method(const char* name, const char* summary, Collective c, bool reduces,
+                             bool rooted) {
+  MethodInfo m;
+  m.name = name;
+  m.family = "nccl";
+  m.summary = summary;
+  m.scope = MethodScope::kAllRanks;
+  m.collective = c;
+  m.uses_nccl = true;
+  m.typed = true;
+  m.reduces = reduces;
+  m.rooted = rooted;
+  return m;
+}
+
+std::size_t NcclCollective::block(const StepContext& c) const {
+  return c.bytes / type_size(c.dtype) / static_cast<std::size_t>(blocks(c));
+}
+
+std::string NcclCollective::unavailable(const StepContext& c) const {
+  const std::size_t unit = type_size(c.dtype) * static_cast<std::size_t>(blocks(c));
+  if (c.bytes % unit != 0 || c.bytes < unit) {
+    return "size is not a multiple of " + std::to_string(unit) + " bytes (" +
+           (blocks(c) > 1 ? std::to_string(blocks(c)) + " ranks x " : std::string()) +
+           to_string(c.dtype) + " elements)";
+  }
+  if (nccl_type(c.dtype) == ncclNumTypes)
+    return "this NCCL (" + nccl_version_string() + ") has no " + to_string(c.dtype) + " type";
+  if (c.dtype == DataType::kFp8E4M3 || c.dtype == DataType::kFp8E5M2) {
+    int major = 0;
+    PB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c.rank.device));
+    if (major < 9) return "NCCL's 8-bit float types need compute capability 9.0 or newer";
+  }
+  return require_nccl(c);
+}
+
+}  // namespace peerbench::gpu

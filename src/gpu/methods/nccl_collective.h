@@ -1,0 +1,47 @@
+#pragma once
+// What every NCCL collective method shares: the variant (-d, -o, -r) as NCCL and kernel enums,
+// which sizes a collective can take, and the one enqueue shape (call, then wait until the
+// non-blocking communicator has taken it). A collective method only says how it lays out its
+// buffers and which NCCL call it makes.
+#include <nccl.h>
+
+#include <string>
+
+#include "gpu/method.h"
+#include "gpu/methods/nccl_method.h"
+
+namespace peerbench::gpu {
+
+ncclDataType_t nccl_type(DataType t);
+ncclRedOp_t nccl_op(ReduceOp o);
+kernels::ElemType elem_type(DataType t);
+kernels::RedOp red_op(ReduceOp o);
+
+// MethodInfo of a collective over all ranks.
+MethodInfo collective_method(const char* name, const char* summary, Collective c, bool reduces,
+                             bool rooted);
+
+class NcclCollective : public Method {
+ public:
+  using Method::Method;
+  DataMode data_mode() const override { return DataMode::kCollective; }
+  // Sizes that are not whole elements (times ranks, for the collectives that split the buffer
+  // into per-rank blocks), types this NCCL or GPU lacks, and a missing communicator.
+  std::string unavailable(const StepContext& c) const override;
+  void enqueue(StepContext& c) override {
+    call(c);
+    c.nccl->wait_ready(c.opts.timeout_s);
+  }
+
+ protected:
+  // Elements per rank block at c.bytes (nccl-tests' count).
+  std::size_t block(const StepContext& c) const;
+  // Blocks the size is split into: the number of ranks, or 1.
+  virtual int blocks(const StepContext& c) const {
+    (void)c;
+    return 1;
+  }
+  virtual void call(StepContext& c) = 0;
+};
+
+}  // namespace peerbench::gpu
