@@ -1,8 +1,11 @@
 #include "core/json_in.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 #include "core/errors.h"
 
@@ -133,6 +136,71 @@ std::optional<bool> JsonIn::opt_bool(const std::string& key) const {
   return o->boolean();
 }
 
+namespace {
+
+// nlohmann keeps the last of two equal keys, so a second "schema_version" would silently win:
+// the parser's callback sees every key and refuses a repeat, naming the field's path.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
+
+  bool see(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        frames_.push_back(Frame{event == E::array_start, 0, "", {}});
+        break;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) {
+          throw InputError(file_, path(), "duplicate key; each key may appear once per object");
+        }
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case E::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t index = 0;
+    std::string key;
+    std::unordered_set<std::string> keys;
+  };
+
+  void element_done() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+
+  std::string path() const {
+    std::string p;
+    for (const auto& f : frames_) {
+      if (f.array) {
+        p += "[" + std::to_string(f.index) + "]";
+      } else {
+        p += (p.empty() ? "" : ".") + f.key;
+      }
+    }
+    return p;
+  }
+
+  const std::string& file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& name, int max_depth) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError(name, "", "empty file; expected JSON");
@@ -163,7 +231,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name,
     }
   }
   try {
-    return nlohmann::json::parse(text);
+    DuplicateKeyCheck dup(name);
+    return nlohmann::json::parse(
+        text, [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+          return dup.see(event, parsed);
+        });
   } catch (const nlohmann::json::exception& e) {
     // parse_error for syntax, out_of_range for numbers beyond double (1e999), ...
     std::string what = e.what();
@@ -174,20 +246,26 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name,
 }
 
 nlohmann::json load_json_file(const std::string& path, std::size_t max_bytes, int max_depth) {
+  struct stat st {};
+  const bool known = ::stat(path.c_str(), &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) throw InputError(path, "", "is a folder; give a JSON file");
+  const auto too_large = [&] {
+    throw InputError(path, "", "larger than " + std::to_string(max_bytes) + " bytes");
+  };
+  if (known && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    too_large();
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open for reading");
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size < 0) throw InputError(path, "", "cannot read (not a regular file?)");
-  if (static_cast<std::size_t>(size) > max_bytes) {
-    throw InputError(path, "",
-                     "file of " + std::to_string(static_cast<long long>(size)) +
-                         " bytes; at most " + std::to_string(max_bytes));
+  // Read in bounded chunks rather than trusting a size: pipes and devices have none.
+  std::string text;
+  if (known && S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
+  char buf[1 << 16];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) too_large();
   }
-  in.seekg(0);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), size);
-  if (!in) throw InputError(path, "", "read failed");
+  if (in.bad()) throw InputError(path, "", "read failed");
   return parse_json_text(text, path, max_depth);
 }
 
