@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Bounded fuzzing of the JSON reader and the NCCL-log parser (CI runs it).
+# Bounded fuzzing of the JSON reader, the NCCL-log parser and the options parser (CI runs it).
 #   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DPEERBENCH_ENABLE_GPU=OFF -DPEERBENCH_FUZZ=ON
-#   cmake --build build-fuzz --target fuzz_json_reader fuzz_nccl_log
+#   cmake --build build-fuzz --target fuzz_json_reader fuzz_nccl_log fuzz_options
 #   scripts/fuzz.sh build-fuzz [SECONDS]
 # The corpus is seeded from the committed example runs and test fixtures; findings are kept in
 # build-fuzz/fuzz-findings/ and fail the script.
@@ -16,13 +16,19 @@ if ! compgen -G "$here/results/examples/*.json" > /dev/null; then
   echo "fuzz: no example runs in $here/results/examples/ to seed the JSON reader with" >&2
   exit 1
 fi
-for target in json_reader nccl_log; do
+for target in json_reader nccl_log options; do
   corpus=$(mktemp -d)
   if [ $target = json_reader ]; then
     cp "$here"/results/examples/*.json "$here"/tests/fixtures/runs/*.json "$corpus"/ || fail=1
     echo '{"schema_version": 1, "kind": "peerbench-run"}' > "$corpus/minimal.json"
-  else
+  elif [ $target = nccl_log ]; then
     cp "$here"/tests/fixtures/nccl/*.log "$corpus"/ 2> /dev/null
+  else
+    # Command lines, arguments separated by NUL bytes.
+    printf 'run\0-b\0008\0-e\0001G\0-f\0002\0--schedule\0rounds' > "$corpus/sweep"
+    printf 'run\0--pairs\0000-1,2>3\0-m\0ce,nccl\0--timeout\0002.5\0--dry-run' > "$corpus/pairs"
+    printf 'report\0a.json\0--format\0html\0-o\0r.html\0--fail-on\0below-link' > "$corpus/report"
+    printf 'compare\0a.json\0b.json\0--threshold\0007\0--match\0pci' > "$corpus/compare"
   fi
   # Whole seeds: libFuzzer cuts inputs longer than -max_len, and the example runs exceed 64 KiB.
   max_len=$(find "$corpus" -type f -printf '%s\n' | sort -n | tail -1)

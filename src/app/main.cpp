@@ -1,16 +1,18 @@
 // peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "app/commands.h"
+#include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/launcher.h"
 #include "gpu/method.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_peerbench(int argc, char** argv, bool printing) {
   using namespace peerbench;
-  const LaunchInfo launch = detect_launcher();
-  const bool printing = is_printing_rank(launch);
   CommandLine cl;
   try {
     cl = parse_command_line(argc, argv, gpu::method_catalog());
@@ -43,9 +45,30 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
     return kExitUsage;
+  } catch (const WriteError& e) {  // an output path the user gave cannot be written
+    if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+// Exit codes, for every command: 0 fine, 1 measured problems, 2 bad input or a launch that
+// cannot work. Nothing escapes main: whatever is thrown ends as one line and a code.
+int main(int argc, char** argv) {
+  using namespace peerbench;
+  try {
+    const LaunchInfo launch = detect_launcher();
+    return run_peerbench(argc, argv, is_printing_rank(launch));
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "peerbench: error: out of memory; the input asks for more than fits\n");
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "peerbench: error: %s\n", e.what());
     return kExitFlagged;
+  } catch (...) {
+    std::fprintf(stderr, "peerbench: error: unexpected failure\n");
+    return kExitFlagged;
   }
-  return kExitOk;
 }

@@ -17,6 +17,7 @@
 #include "core/launcher.h"
 #include "core/plan.h"
 #include "core/sizes.h"
+#include "core/verdict.h"
 #include "gpu/check.h"
 #include "gpu/job.h"
 #include "gpu/method.h"
@@ -40,9 +41,34 @@ std::string find_on_path(const std::string& name) {
   return "";
 }
 
+// -J and --expect, checked before any GPU is touched and in dry runs too, so a bad path or a
+// missing thresholds file is reported as such. Returns the reason, "" when both are fine.
+std::string check_run_inputs(const RunOptions& o, const std::string& json_path) {
+  if (!json_path.empty()) {
+    const std::string why = check_writable(json_path, true);
+    if (!why.empty()) return "-J/--json: cannot write results to " + json_path + ": " + why;
+  }
+  if (!o.expect_path.empty()) {
+    try {
+      load_expectations(o.expect_path);
+    } catch (const InputError& e) {
+      return std::string("--expect: ") + e.what();
+    }
+  }
+  return "";
+}
+
+std::string host_name() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof(host) - 1) != 0) return "unknown-host";
+  return host;
+}
+
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
 // counting them.
 int dry_run_local(const RunOptions& o) {
+  const std::string why = check_run_inputs(o, o.json_path);
+  if (!why.empty()) throw UsageError(why);
   int np = o.np;
   if (np == 0) {
     try {
@@ -55,12 +81,10 @@ int dry_run_local(const RunOptions& o) {
                        " local GPU(s) to count; give --np N to plan for N ranks");
     }
   }
-  char host[256] = {0};
-  ::gethostname(host, sizeof(host) - 1);
-  const auto in = make_plan_input(
-      o, np, std::vector<std::string>(static_cast<std::size_t>(np), host), gpu::method_catalog());
-  const Plan plan = make_plan(in);
-  std::cout << format_plan(plan, in, o.verbosity >= 2);
+  const auto in =
+      make_plan_input(o, np, std::vector<std::string>(static_cast<std::size_t>(np), host_name()),
+                      gpu::method_catalog());
+  write_plan(std::cout, in, o.verbosity >= 2);
   return kExitOk;
 }
 
@@ -71,12 +95,17 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
         "started under mpirun by peerbench, but no MPI rank variables are set; "
         "is mpirun Open MPI? Start peerbench with your launcher instead");
   }
+  // Inputs first: a bad -J or --expect is the user's to fix whether or not a GPU is here.
+  const std::string why =
+      check_run_inputs(o, o.json_path.empty() ? gpu::default_json_path(host_name()) : o.json_path);
+  if (!why.empty()) throw UsageError(why);
   int gpus = 0;
   try {
     gpus = gpu::cuda_device_count();
   } catch (const gpu::CudaError& e) {
+    // A launch that cannot work: exit code 2, as under a launcher.
     std::fprintf(stderr, "peerbench: error: no usable CUDA GPU on this host: %s\n", e.what());
-    return kExitFlagged;
+    return kExitUsage;
   }
   int np = o.np ? o.np : gpus;
   if (np > gpus && !o.allow_gpu_sharing) {
@@ -154,25 +183,29 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
   const bool root = rk.rank == 0;
   int code = kExitOk;
   try {
+    // Results path and --expect: decided and checked by rank 0 (the writer), before any GPU work
+    // and in a dry run too (where only a -J given is checked).
+    std::string why;
+    if (root) {
+      if (o.json_path.empty() && !o.dry_run) o.json_path = gpu::default_json_path(rk.host);
+      why = check_run_inputs(o, o.json_path);
+    }
+    o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
+    why = gpu::bcast_string(rk.world, why, 0);
+    if (!why.empty()) throw UsageError(why);
     if (o.dry_run) {
       if (rk.size < 2) throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2");
       const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
-      const Plan plan = make_plan(in);
-      if (root) std::cout << format_plan(plan, in, o.verbosity >= 2) << std::flush;
+      if (root) {
+        write_plan(std::cout, in, o.verbosity >= 2);
+        std::cout << std::flush;
+      } else {
+        summarize_plan(in);  // the same checks, so every rank leaves alike
+      }
       gpu::barrier(rk.world);
       gpu::free_rank_context(rk);
       return kExitOk;
     }
-    // Results path: decided and checked by rank 0 (the writer), before any GPU work.
-    std::string why;
-    if (root) {
-      if (o.json_path.empty()) o.json_path = gpu::default_json_path(rk.host);
-      why = check_writable(o.json_path, true);
-    }
-    o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
-    why = gpu::bcast_string(rk.world, why, 0);
-    if (!why.empty())
-      throw UsageError("-J/--json: cannot write results to " + o.json_path + ": " + why);
 
     gpu::Nvml nvml;
     gpu::JobIo io;

@@ -25,9 +25,10 @@ int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
   try {
     h = gpu::probe_host_topology(host, nvml);
   } catch (const gpu::CudaError& e) {
-    std::cerr << "peerbench: error: no usable CUDA GPU on " << host << ": " << e.what() << "\n";
-    if (!nvml.available()) std::cerr << "peerbench: NVML: " << nvml.why() << "\n";
-    return kExitFlagged;
+    // A launch that cannot work: one line, exit code 2, as run says it.
+    std::cerr << "peerbench: error: no usable CUDA GPU on " << host << ": " << e.what()
+              << (nvml.available() ? "" : " (NVML: " + nvml.why() + ")") << "\n";
+    return kExitUsage;
   }
   if (!o.quiet) std::cout << format_topology_matrix(h);
   if (!o.json_path.empty()) {
@@ -37,7 +38,8 @@ int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
     tool.version = build_info::kVersion;
     tool.git_revision = build_info::kGitRevision;
     tool.command_line = argv;
-    write_file_atomically(o.json_path, topology_document(t, tool).dump(1) + "\n");
+    write_file_atomically(o.json_path, topology_document(t, tool).dump(1) + "\n",
+                          /*create_dirs=*/true);
     if (!o.quiet) std::cout << "\nWrote " << o.json_path << "\n";
   }
   return kExitOk;

@@ -1,8 +1,11 @@
 #include "core/json_in.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 #include "core/errors.h"
 
@@ -133,6 +136,101 @@ std::optional<bool> JsonIn::opt_bool(const std::string& key) const {
   return o->boolean();
 }
 
+namespace {
+
+// nlohmann keeps the last of two equal keys, so a second "schema_version" would silently win.
+// This SAX handler builds the same DOM as nlohmann::json::parse and refuses a repeated key,
+// naming the field's path. (The parser's callback could see keys too, but its DOM building is
+// quadratic on large files: 100k results took 30 s instead of 2.5.)
+class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+  using Base = nlohmann::detail::json_sax_dom_parser<nlohmann::json>;
+
+ public:
+  CheckedDomSax(nlohmann::json& root, const std::string& file) : Base(root, true), file_(file) {}
+
+  bool start_object(std::size_t n) {
+    push(false);
+    return Base::start_object(n);
+  }
+  bool start_array(std::size_t n) {
+    push(true);
+    return Base::start_array(n);
+  }
+  bool key(std::string& k) {
+    Frame& f = frames_[depth_ - 1];
+    f.key = k;
+    if (!f.keys.insert(k).second) {
+      throw InputError(file_, path(), "duplicate key; each key may appear once per object");
+    }
+    return Base::key(k);
+  }
+  bool end_object() {
+    --depth_;
+    element_done();
+    return Base::end_object();
+  }
+  bool end_array() {
+    --depth_;
+    element_done();
+    return Base::end_array();
+  }
+  bool null() { return element_done(), Base::null(); }
+  bool boolean(bool v) { return element_done(), Base::boolean(v); }
+  bool number_integer(std::int64_t v) { return element_done(), Base::number_integer(v); }
+  bool number_unsigned(std::uint64_t v) { return element_done(), Base::number_unsigned(v); }
+  bool number_float(double v, const std::string& s) {
+    return element_done(), Base::number_float(v, s);
+  }
+  bool string(std::string& v) { return element_done(), Base::string(v); }
+  bool binary(nlohmann::json::binary_t& v) { return element_done(), Base::binary(v); }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t index = 0;
+    std::string key;
+    std::unordered_set<std::string> keys;
+  };
+
+  // Frames are reused, not popped: their key sets keep their buckets (fewer allocations).
+  void push(bool array) {
+    if (depth_ == frames_.size()) frames_.emplace_back();
+    Frame& f = frames_[depth_++];
+    f.array = array;
+    f.index = 0;
+    f.key.clear();
+    // clear() costs the bucket count: after a large object, start afresh (no quadratic input).
+    if (f.keys.bucket_count() > 256) {
+      f.keys = {};
+    } else {
+      f.keys.clear();
+    }
+  }
+
+  void element_done() {
+    if (depth_ > 0 && frames_[depth_ - 1].array) ++frames_[depth_ - 1].index;
+  }
+
+  std::string path() const {
+    std::string p;
+    for (std::size_t d = 0; d < depth_; ++d) {
+      const Frame& f = frames_[d];
+      if (f.array) {
+        p += "[" + std::to_string(f.index) + "]";
+      } else {
+        p += (p.empty() ? "" : ".") + f.key;
+      }
+    }
+    return p;
+  }
+
+  const std::string& file_;
+  std::vector<Frame> frames_;
+  std::size_t depth_ = 0;
+};
+
+}  // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& name, int max_depth) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError(name, "", "empty file; expected JSON");
@@ -163,7 +261,10 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name,
     }
   }
   try {
-    return nlohmann::json::parse(text);
+    nlohmann::json j;
+    CheckedDomSax sax(j, name);
+    nlohmann::json::sax_parse(text, &sax);
+    return j;
   } catch (const nlohmann::json::exception& e) {
     // parse_error for syntax, out_of_range for numbers beyond double (1e999), ...
     std::string what = e.what();
@@ -174,20 +275,26 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name,
 }
 
 nlohmann::json load_json_file(const std::string& path, std::size_t max_bytes, int max_depth) {
+  struct stat st {};
+  const bool known = ::stat(path.c_str(), &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) throw InputError(path, "", "is a folder; give a JSON file");
+  const auto too_large = [&] {
+    throw InputError(path, "", "larger than " + std::to_string(max_bytes) + " bytes");
+  };
+  if (known && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    too_large();
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open for reading");
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size < 0) throw InputError(path, "", "cannot read (not a regular file?)");
-  if (static_cast<std::size_t>(size) > max_bytes) {
-    throw InputError(path, "",
-                     "file of " + std::to_string(static_cast<long long>(size)) +
-                         " bytes; at most " + std::to_string(max_bytes));
+  // Read in bounded chunks rather than trusting a size: pipes and devices have none.
+  std::string text;
+  if (known && S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
+  char buf[1 << 16];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) too_large();
   }
-  in.seekg(0);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), size);
-  if (!in) throw InputError(path, "", "read failed");
+  if (in.bad()) throw InputError(path, "", "read failed");
   return parse_json_text(text, path, max_depth);
 }
 

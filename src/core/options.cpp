@@ -106,6 +106,12 @@ std::string get(const cxxopts::ParseResult& r, const std::string& key) {
   return r[key].as<std::string>();
 }
 
+// An empty path would silently mean "stdout" or "nothing": refuse it instead.
+std::string non_empty_path(const std::string& path, const std::string& flag) {
+  if (path.empty()) throw UsageError(flag + ": empty path; give a file name");
+  return path;
+}
+
 FaultInjection parse_fault(const std::string& text) {
   FaultInjection f;
   const auto parts = split(text, ':');
@@ -181,7 +187,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   o.sweep.step_bytes = stepbytes == "0" ? 0 : parse_size(stepbytes, "-i/--stepbytes");
   o.sweep.step_factor = static_cast<std::uint64_t>(
       parse_integer(get(r, "stepfactor"), "-f/--stepfactor", 2, 1 << 20));
-  make_sweep(o.sweep);  // validates min <= max
+  count_sweep_sizes(o.sweep);  // validates without building the list
   o.warmup_iters =
       static_cast<int>(parse_integer(get(r, "warmup_iters"), "-w/--warmup_iters", 0, 100000));
   o.iters = static_cast<int>(parse_integer(get(r, "iters"), "-n/--iters", 1, 100000));
@@ -189,7 +195,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   o.check = parse_integer(get(r, "check"), "-c/--check", 0, 1) == 1;
   o.cudagraph_replays =
       static_cast<int>(parse_integer(get(r, "cudagraph"), "-G/--cudagraph", 0, 100000));
-  o.timeout_s = parse_positive_number(get(r, "timeout"), "--timeout");
+  o.timeout_s = parse_number_in(get(r, "timeout"), "--timeout", kMinTimeoutS, kMaxTimeoutS);
   o.latency_bytes = parse_size(get(r, "latency-bytes"), "--latency-bytes");
   if (o.latency_bytes > (1ull << 20)) {
     throw UsageError("--latency-bytes: at most 1M; latency is about small transfers");
@@ -218,9 +224,9 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
     o.json_path_given = true;
     if (o.json_path.empty()) throw UsageError("-J/--json: empty path");
   }
-  if (r.count("expect")) o.expect_path = get(r, "expect");
+  if (r.count("expect")) o.expect_path = non_empty_path(get(r, "expect"), "--expect");
   o.dry_run = r.count("dry-run") > 0;
-  if (r.count("np")) o.np = static_cast<int>(parse_integer(get(r, "np"), "--np", 2, 4096));
+  if (r.count("np")) o.np = static_cast<int>(parse_integer(get(r, "np"), "--np", 2, kMaxNp));
   if (r.count("quiet") && r.count("verbose")) {
     throw UsageError("-q/--quiet and -v/--verbose: choose one");
   }
@@ -358,7 +364,7 @@ CommandLine parse_command_line(int argc, const char* const* argv,
         return cl;
       }
       reject_positionals(r, "topo");
-      if (r.count("json")) cl.topo.json_path = get(r, "json");
+      if (r.count("json")) cl.topo.json_path = non_empty_path(get(r, "json"), "--json");
       cl.topo.quiet = r.count("quiet") > 0;
     } else if (cl.command == Command::kReport) {
       o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
@@ -381,7 +387,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       if (!r.count("inputs")) throw UsageError("report: give at least one run JSON file");
       cl.report.inputs = r["inputs"].as<std::vector<std::string>>();
       cl.report.format = parse_format(get(r, "format"), "--format", true);
-      if (r.count("output")) cl.report.output_path = get(r, "output");
+      if (r.count("output"))
+        cl.report.output_path = non_empty_path(get(r, "output"), "-o/--output");
       cl.report.fail_on = get(r, "fail-on");
       if (cl.report.fail_on != "all" && cl.report.fail_on != "none") {
         const auto codes = known_flag_codes();
@@ -393,8 +400,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
           }
         }
       }
-      if (r.count("expect")) cl.report.expect_path = get(r, "expect");
-      if (r.count("plots")) cl.report.plots_dir = get(r, "plots");
+      if (r.count("expect")) cl.report.expect_path = non_empty_path(get(r, "expect"), "--expect");
+      if (r.count("plots")) cl.report.plots_dir = non_empty_path(get(r, "plots"), "--plots");
     } else if (cl.command == Command::kCompare) {
       o.add_options()("inputs", "baseline and candidate JSON",
                       cxxopts::value<std::vector<std::string>>())(
@@ -425,7 +432,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
       if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
       cl.compare.format = parse_format(get(r, "format"), "--format", false);
-      if (r.count("output")) cl.compare.output_path = get(r, "output");
+      if (r.count("output"))
+        cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
       cl.compare.match = get(r, "match");
       if (cl.compare.match != "index" && cl.compare.match != "pci") {
         throw UsageError("--match: '" + cl.compare.match + "'; use index or pci");

@@ -35,6 +35,14 @@ struct FaultInjection {
   int rank = 1;        // rank that misbehaves
 };
 
+// Bounds of --timeout in seconds: below 0.1 s no sample of real GPU work fits; above a day the
+// watchdog no longer guards anything (and 1e308 s overflows a conversion to nanoseconds).
+inline constexpr double kMinTimeoutS = 0.1;
+inline constexpr double kMaxTimeoutS = 86400;
+// Most ranks --np plans or starts: 128 nodes x 8 GPUs. A single host has far fewer GPUs; the
+// bound is for dry runs that plan a cluster.
+inline constexpr int kMaxNp = 1024;
+
 struct RunOptions {
   SweepSpec sweep{1ull << 20, 1ull << 30, 4, 0};
   int warmup_iters = 5;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <map>
+#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -87,151 +89,303 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
   return in;
 }
 
-Plan make_plan(const PlanInput& in) {
-  Plan plan;
-  const int n = in.world_size;
-  auto host = [&](int r) {
-    return r < static_cast<int>(in.host_of_rank.size()) ? in.host_of_rank[r] : "";
-  };
-  auto accept = [&](int a, int b) {
-    switch (in.pairs.kind) {
+namespace {
+
+// Steps of a plan generated one at a time into one reused PlanStep, so a dry run of a large job
+// (1024 ranks: ten million serial steps) needs no memory per step.
+class PlanWalker {
+ public:
+  explicit PlanWalker(const PlanInput& in) : in_(in), n_(in.world_size) {
+    std::map<std::string, int> ids;
+    for (int r = 0; r < n_; ++r) {
+      const std::string h =
+          r < static_cast<int>(in.host_of_rank.size()) ? in.host_of_rank[r] : std::string();
+      host_id_.push_back(ids.emplace(h, static_cast<int>(ids.size())).first->second);
+    }
+    if (in.pairs.kind == PairFilter::Kind::kExplicit) {
+      for (const auto& [a, b] : in.pairs.pairs) {
+        if (a >= n_ || b >= n_) {
+          throw UsageError("--pairs: pair " + std::to_string(a) + "-" + std::to_string(b) +
+                           " names a rank that does not exist; this job has ranks 0 to " +
+                           std::to_string(n_ - 1));
+        }
+        explicit_.insert({a, b});
+      }
+    }
+    if (in.schedule == Schedule::kRounds) tournament_ = tournament_rounds(n_);
+  }
+
+  // Calls visit(step) for every step in run order; returns whether any pair step was made.
+  template <typename Visit>
+  bool walk(Visit&& visit) {
+    bool any_pair = false;
+    for (const auto& m : in_.methods) {
+      ++method_index_;
+      step_.method = m.name;
+      na_reason_ =
+          "the two ranks are on different hosts; " + m.name + " needs both GPUs in one host";
+      step_.sizes = m.fixed_size ? std::vector<std::uint64_t>{m.fixed_bytes ? m.fixed_bytes
+                                                                            : in_.latency_bytes}
+                                 : in_.sizes;
+      const int nranks = m.scope == MethodScope::kAllRanks ? n_ : 2;
+      double sizes_estimate = 0;
+      for (auto sz : step_.sizes) sizes_estimate += estimate_case_seconds(m, sz, in_, nranks);
+      if (m.scope == MethodScope::kAllRanks) {
+        step_.round = 0;
+        step_.all_ranks = true;
+        step_.pairs.clear();
+        slot_reason_of_.clear();
+        step_.estimate_s = sizes_estimate;
+        visit(static_cast<const PlanStep&>(step_));
+        continue;
+      }
+      step_.all_ranks = false;
+      int round_index = 0;
+      for_each_round(m.bidirectional, [&](const std::pair<int, int>* pairs, std::size_t count) {
+        fill_pairs(m, pairs, count);
+        if (step_.pairs.empty()) return;
+        any_pair = true;
+        step_.round = round_index++;
+        step_.estimate_s = step_.running_pairs() > 0 ? sizes_estimate : 0;
+        visit(static_cast<const PlanStep&>(step_));
+      });
+    }
+    return any_pair;
+  }
+
+ private:
+  bool accept(int a, int b) const {
+    switch (in_.pairs.kind) {
       case PairFilter::Kind::kAll:
         return true;
       case PairFilter::Kind::kIntraHost:
-        return host(a) == host(b);
+        return host_id_[a] == host_id_[b];
       case PairFilter::Kind::kInterHost:
-        return host(a) != host(b);
+        return host_id_[a] != host_id_[b];
       case PairFilter::Kind::kExplicit:
-        return std::find(in.pairs.pairs.begin(), in.pairs.pairs.end(), std::make_pair(a, b)) !=
-               in.pairs.pairs.end();
+        return explicit_.count({a, b}) > 0;
     }
     return false;
-  };
-  if (in.pairs.kind == PairFilter::Kind::kExplicit) {
-    for (const auto& [a, b] : in.pairs.pairs) {
-      if (a >= n || b >= n) {
-        throw UsageError("--pairs: pair " + std::to_string(a) + "-" + std::to_string(b) +
-                         " names a rank that does not exist; this job has ranks 0 to " +
-                         std::to_string(n - 1));
-      }
-    }
   }
 
-  // The ordered pairs of each round, per direction pass.
-  std::vector<std::vector<std::pair<int, int>>> uni_rounds;
-  std::vector<std::vector<std::pair<int, int>>> bidir_rounds;
-  if (in.schedule == Schedule::kSerial) {
-    for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) {
-        if (a != b) uni_rounds.push_back({{a, b}});
-        if (a < b) bidir_rounds.push_back({{a, b}});
-      }
-    }
-  } else {
-    const auto rounds = tournament_rounds(n);
-    for (const auto& r : rounds) uni_rounds.push_back(r);
-    for (const auto& r : rounds) {
-      std::vector<std::pair<int, int>> rev;
-      for (const auto& [a, b] : r) rev.emplace_back(b, a);
-      uni_rounds.push_back(rev);
-    }
-    for (const auto& r : rounds) {
-      std::vector<std::pair<int, int>> norm;
-      for (const auto& [a, b] : r) norm.emplace_back(std::min(a, b), std::max(a, b));
-      bidir_rounds.push_back(norm);
-    }
-  }
-
-  bool any_pair = false;
-  for (const auto& m : in.methods) {
-    const std::vector<std::uint64_t> sizes =
-        m.fixed_size ? std::vector<std::uint64_t>{m.fixed_bytes ? m.fixed_bytes : in.latency_bytes}
-                     : in.sizes;
-    if (m.scope == MethodScope::kAllRanks) {
-      PlanStep s;
-      s.method = m.name;
-      s.all_ranks = true;
-      s.sizes = sizes;
-      for (auto sz : sizes) s.estimate_s += estimate_case_seconds(m, sz, in, n);
-      plan.cases += static_cast<int>(sizes.size());
-      plan.steps.push_back(s);
-      continue;
-    }
-    const auto& rounds = m.bidirectional ? bidir_rounds : uni_rounds;
-    int round_index = 0;
-    for (const auto& r : rounds) {
-      PlanStep s;
-      s.method = m.name;
-      s.sizes = sizes;
-      for (const auto& [a, b] : r) {
-        const bool ok = m.bidirectional ? (accept(a, b) || accept(b, a)) : accept(a, b);
-        if (!ok) continue;
-        PlannedPair p{a, b, true, ""};
-        if (m.same_host_only && host(a) != host(b)) {
-          p.applicable = false;
-          p.reason =
-              "the two ranks are on different hosts; " + m.name + " needs both GPUs in one host";
+  // The ordered pairs of each round of one direction pass; serial rounds are generated, not kept.
+  template <typename F>
+  void for_each_round(bool bidir, F&& f) {
+    if (in_.schedule == Schedule::kSerial) {
+      for (int a = 0; a < n_; ++a) {
+        for (int b = bidir ? a + 1 : 0; b < n_; ++b) {
+          const std::pair<int, int> p{a, b};
+          if (a != b) f(&p, 1);
         }
-        s.pairs.push_back(p);
       }
-      if (s.pairs.empty()) continue;
-      any_pair = true;
-      s.round = round_index++;
-      if (s.running_pairs() > 0) {
-        for (auto sz : sizes) s.estimate_s += estimate_case_seconds(m, sz, in, 2);
+      return;
+    }
+    std::vector<std::pair<int, int>> round;
+    for (int pass = 0; pass < (bidir ? 1 : 2); ++pass) {
+      for (const auto& r : tournament_) {
+        round.clear();
+        for (const auto& [a, b] : r) {
+          if (bidir) {
+            round.emplace_back(std::min(a, b), std::max(a, b));
+          } else {
+            round.push_back(pass == 0 ? std::make_pair(a, b) : std::make_pair(b, a));
+          }
+        }
+        f(round.data(), round.size());
       }
-      plan.cases += static_cast<int>(sizes.size() * s.pairs.size());
-      plan.steps.push_back(s);
     }
   }
+
+  // The round's pairs the filter keeps, written over the reused step (its strings keep their
+  // capacity).
+  void fill_pairs(const MethodInfo& m, const std::pair<int, int>* pairs, std::size_t count) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto [a, b] = pairs[i];
+      if (!(m.bidirectional ? (accept(a, b) || accept(b, a)) : accept(a, b))) continue;
+      if (kept == step_.pairs.size()) step_.pairs.emplace_back();
+      PlannedPair& p = step_.pairs[kept++];
+      p.src = a;
+      p.dst = b;
+      p.applicable = !(m.same_host_only && host_id_[a] != host_id_[b]);
+      const int reason_of = p.applicable ? -1 : method_index_;
+      if (slot_reason_of_.size() < kept) slot_reason_of_.push_back(-2);
+      if (slot_reason_of_[kept - 1] != reason_of) {  // rewrite only when it changes: hot loop
+        p.reason = p.applicable ? std::string() : na_reason_;
+        slot_reason_of_[kept - 1] = reason_of;
+      }
+    }
+    step_.pairs.resize(kept);
+    if (slot_reason_of_.size() > kept) slot_reason_of_.resize(kept);
+  }
+
+  const PlanInput& in_;
+  int n_;
+  std::vector<int> host_id_;
+  std::set<std::pair<int, int>> explicit_;
+  std::vector<std::vector<std::pair<int, int>>> tournament_;
+  PlanStep step_;
+  std::string na_reason_;  // of the current method
+  int method_index_ = -1;
+  std::vector<int> slot_reason_of_;  // per reused pair: method whose reason it holds, -1 none
+};
+
+// Totals of a plan; `keep` also stores every step.
+Plan walk_plan(const PlanInput& in, bool keep) {
+  Plan plan;
+  PlanWalker walker(in);
+  const bool any_pair = walker.walk([&](const PlanStep& s) {
+    plan.cases += static_cast<std::int64_t>(s.sizes.size()) *
+                  static_cast<std::int64_t>(s.all_ranks ? 1 : s.pairs.size());
+    plan.estimate_s += s.estimate_s;
+    plan.step_count += 1;
+    if (keep) plan.steps.push_back(s);
+  });
   const bool has_pair_methods =
       std::any_of(in.methods.begin(), in.methods.end(),
                   [](const MethodInfo& m) { return m.scope == MethodScope::kPair; });
-  if (has_pair_methods && !any_pair && n >= 2) {
+  if (has_pair_methods && !any_pair && in.world_size >= 2) {
     throw UsageError("--pairs: '" + in.pairs.text + "' selects no pair of ranks in this job");
   }
   const bool nccl = std::any_of(in.methods.begin(), in.methods.end(),
                                 [](const MethodInfo& m) { return m.uses_nccl; });
-  plan.estimate_s = 1.0 + (nccl ? 3.0 : 0.0);  // start-up, NCCL communicator
-  for (const auto& s : plan.steps) plan.estimate_s += s.estimate_s;
+  plan.estimate_s += 1.0 + (nccl ? 3.0 : 0.0);  // start-up, NCCL communicator
   return plan;
+}
+
+// "3.2 days" for estimates a person should not wait for; "" below an hour.
+std::string human_duration(double s) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(1);
+  if (s >= 86400) {
+    o << " (" << s / 86400 << " days)";
+  } else if (s >= 3600) {
+    o << " (" << s / 3600 << " hours)";
+  }
+  return o.str();
+}
+
+// The plan table: one row per step, at most kRowsPerMethod rows per method unless verbose (then a
+// summary row of the rest). Columns are sized for the job, the pair list comes last, so rows stay
+// aligned at any rank count.
+class PlanPrinter {
+ public:
+  static constexpr int kRowsPerMethod = 32;
+
+  PlanPrinter(std::ostream& out, const PlanInput& in, const Plan& totals, bool verbose)
+      : out_(out), in_(in), verbose_(verbose) {
+    for (const auto& m : in.methods) {
+      method_w_ = std::max(method_w_, static_cast<int>(m.name.size()) + 2);
+    }
+    const std::int64_t n = std::max(2, in.world_size);
+    round_w_ = std::max(round_w_, static_cast<int>(std::to_string(n * (n - 1)).size()) + 2);
+    out_ << "# Plan: " << in.world_size << " ranks, schedule " << to_string(in.schedule)
+         << ", pairs " << in.pairs.text << ", " << totals.cases << " cases in " << totals.step_count
+         << " steps\n";
+    out_ << "# " << std::left << std::setw(method_w_ - 2) << "method" << std::setw(round_w_)
+         << "round" << std::setw(kSizesW) << "sizes" << std::setw(kEstimateW) << "estimate"
+         << "pairs (running at once)\n";
+  }
+
+  void row(const PlanStep& s) {
+    if (s.round == 0) flush_hidden(s.method);  // every method starts with round 0
+    if (!verbose_ && shown_ >= kRowsPerMethod) {
+      ++hidden_steps_;
+      hidden_pairs_ += static_cast<std::int64_t>(s.pairs.size());
+      hidden_estimate_ += s.estimate_s;
+      return;
+    }
+    ++shown_;
+    std::string pairs = s.all_ranks ? "all " + std::to_string(in_.world_size) + " ranks" : "";
+    for (const auto& p : s.pairs) {
+      if (!verbose_ && pairs.size() > 60) {
+        pairs += " ... (" + std::to_string(s.pairs.size()) + " pairs)";
+        break;
+      }
+      if (!pairs.empty()) pairs += " ";
+      pairs += std::to_string(p.src) + "->" + std::to_string(p.dst);
+      if (!p.applicable) pairs += "(n/a)";
+    }
+    line(s.method, std::to_string(s.round), sizes_text(s.sizes), s.estimate_s, pairs);
+    if (verbose_) {
+      for (const auto& p : s.pairs) {
+        if (!p.applicable) out_ << "      " << p.src << "->" << p.dst << ": " << p.reason << "\n";
+      }
+    }
+  }
+
+  void finish(const Plan& totals) {
+    flush_hidden("");
+    out_ << std::fixed << std::setprecision(1) << "# Estimated time: " << totals.estimate_s << " s"
+         << human_duration(totals.estimate_s)
+         << " (planning model: NVLink-class rates, not a measurement)\n";
+  }
+
+ private:
+  static constexpr int kSizesW = 22;
+  static constexpr int kEstimateW = 14;
+
+  static std::string sizes_text(const std::vector<std::uint64_t>& sizes) {
+    if (sizes.size() == 1) return format_size_compact(sizes.front());
+    return format_size_compact(sizes.front()) + ".." + format_size_compact(sizes.back()) + " (" +
+           std::to_string(sizes.size()) + ")";
+  }
+
+  void line(const std::string& method, const std::string& round, const std::string& sizes,
+            double estimate_s, const std::string& pairs) {
+    std::ostringstream est;
+    est << std::fixed << std::setprecision(2) << estimate_s << " s";
+    out_ << "  " << std::left << std::setw(method_w_ - 2) << method << std::setw(round_w_) << round
+         << std::setw(kSizesW) << sizes << std::setw(kEstimateW) << est.str() << pairs << "\n";
+  }
+
+  void flush_hidden(const std::string& next_method) {
+    if (hidden_steps_ > 0) {
+      line(method_, "...", "", hidden_estimate_,
+           std::to_string(hidden_steps_) + " more steps, " + std::to_string(hidden_pairs_) +
+               " pairs (-v lists them)");
+    }
+    method_ = next_method;
+    shown_ = 0;
+    hidden_steps_ = 0;
+    hidden_pairs_ = 0;
+    hidden_estimate_ = 0;
+  }
+
+  std::ostream& out_;
+  const PlanInput& in_;
+  bool verbose_;
+  int method_w_ = 20;
+  int round_w_ = 7;
+  std::string method_;
+  int shown_ = 0;
+  std::int64_t hidden_steps_ = 0;
+  std::int64_t hidden_pairs_ = 0;
+  double hidden_estimate_ = 0;
+};
+
+}  // namespace
+
+Plan make_plan(const PlanInput& in) {
+  return walk_plan(in, true);
+}
+
+Plan summarize_plan(const PlanInput& in) {
+  return walk_plan(in, false);
+}
+
+void write_plan(std::ostream& out, const PlanInput& in, bool verbose) {
+  const Plan totals = summarize_plan(in);  // validates before anything is printed
+  PlanPrinter printer(out, in, totals, verbose);
+  PlanWalker(in).walk([&](const PlanStep& s) { printer.row(s); });
+  printer.finish(totals);
 }
 
 std::string format_plan(const Plan& plan, const PlanInput& in, bool verbose) {
   std::ostringstream out;
-  out << "# Plan: " << in.world_size << " ranks, schedule " << to_string(in.schedule) << ", pairs "
-      << in.pairs.text << ", " << plan.cases << " cases\n";
-  out << "# " << std::left << std::setw(20) << "method" << std::setw(7) << "round" << std::setw(40)
-      << "pairs (running at once)" << std::setw(22) << "sizes"
-      << "estimate\n";
-  for (const auto& s : plan.steps) {
-    std::string pairs;
-    if (s.all_ranks) {
-      pairs = "all " + std::to_string(in.world_size) + " ranks";
-    } else {
-      for (const auto& p : s.pairs) {
-        if (!pairs.empty()) pairs += " ";
-        pairs += std::to_string(p.src) + "->" + std::to_string(p.dst);
-        if (!p.applicable) pairs += "(n/a)";
-      }
-    }
-    std::string sizes = s.sizes.size() == 1 ? format_size_compact(s.sizes.front())
-                                            : format_size_compact(s.sizes.front()) + ".." +
-                                                  format_size_compact(s.sizes.back()) + " (" +
-                                                  std::to_string(s.sizes.size()) + ")";
-    if (!verbose && pairs.size() > 38) pairs = pairs.substr(0, 35) + "...";
-    std::ostringstream est;
-    est << std::fixed << std::setprecision(2) << s.estimate_s << " s";
-    out << "  " << std::left << std::setw(20) << s.method << std::setw(7) << s.round
-        << std::setw(40) << pairs << std::setw(22) << sizes << est.str() << "\n";
-    if (verbose) {
-      for (const auto& p : s.pairs) {
-        if (!p.applicable) out << "      " << p.src << "->" << p.dst << ": " << p.reason << "\n";
-      }
-    }
-  }
-  out << std::fixed << std::setprecision(1) << "# Estimated time: " << plan.estimate_s
-      << " s (planning model: NVLink-class rates, not a measurement)\n";
+  PlanPrinter printer(out, in, plan, verbose);
+  for (const auto& s : plan.steps) printer.row(s);
+  printer.finish(plan);
   return out.str();
 }
 

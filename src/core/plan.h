@@ -3,6 +3,7 @@
 // long it should take. Identical on every rank (it depends only on options and the rank layout),
 // so ranks walk it in lock step without negotiating.
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,10 @@ struct PlanInput {
 };
 
 struct Plan {
-  std::vector<PlanStep> steps;
+  std::vector<PlanStep> steps;  // empty from summarize_plan
   double estimate_s = 0;
-  int cases = 0;  // (method, pair, size) results the run will produce
+  std::int64_t cases = 0;  // (method, pair, size) results the run will produce
+  std::int64_t step_count = 0;
 };
 
 // The plan's input from the run options: the selected methods looked up in `catalog`.
@@ -56,6 +58,9 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
 
 // Throws UsageError when --pairs names ranks that do not exist or selects nothing.
 Plan make_plan(const PlanInput& in);
+// The same totals (cases, estimate, step count) and checks without keeping the steps: memory
+// does not grow with the plan, for dry runs of large jobs.
+Plan summarize_plan(const PlanInput& in);
 
 // Round-robin tournament (circle method): n-1 rounds of disjoint pairs for even n, n rounds with
 // one rank idle for odd n. Every unordered pair appears exactly once.
@@ -66,6 +71,10 @@ std::vector<std::vector<std::pair<int, int>>> tournament_rounds(int n);
 double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const PlanInput& in,
                              int nranks);
 
+// The plan as a table (at most 32 rows per method unless `verbose`; then every step and why
+// pairs are not applicable).
 std::string format_plan(const Plan& plan, const PlanInput& in, bool verbose);
+// The same table, written while the steps are generated: a dry run of any size in bounded memory.
+void write_plan(std::ostream& out, const PlanInput& in, bool verbose);
 
 }  // namespace peerbench

@@ -229,7 +229,7 @@ class TextReporter : public DocumentReporter {
       }
       if (runs.size() > 1) o << "\n";
     }
-    return o.str();
+    return sanitize_lines_for_terminal(o.str());  // strings from the file reach a terminal
   }
 };
 
@@ -347,7 +347,7 @@ class MarkdownReporter : public DocumentReporter {
       o << "## Plots\n\n";
       for (const auto& p : plots) o << "![" << md_escape(p.caption) << "](" << p.path << ")\n\n";
     }
-    return o.str();
+    return sanitize_lines_for_terminal(o.str());  // often printed to a terminal too
   }
 };
 

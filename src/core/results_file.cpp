@@ -7,7 +7,10 @@ namespace peerbench {
 
 bool ResultsFile::write(const RunDocument& d) {
   try {
-    write_file_atomically(path_, to_json(d).dump(1) + "\n");
+    // Folders for the file are made at the first write, not when the path is checked, so a run
+    // that fails before writing leaves none behind; a folder that vanishes later is a failure.
+    write_file_atomically(path_, to_json(d).dump(1) + "\n", /*create_dirs=*/!written_);
+    written_ = true;
     if (failing_ && warnings_)
       *warnings_ << "peerbench: results file " << path_ << " is written again\n";
     failing_ = false;

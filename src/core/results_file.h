@@ -22,6 +22,7 @@ class ResultsFile {
   std::string path_;
   std::ostream* warnings_;
   bool failing_ = false;
+  bool written_ = false;
   int failures_ = 0;
 };
 

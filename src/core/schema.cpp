@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 #include "core/json_in.h"
+#include "core/results_validate.h"
 
 namespace peerbench {
 
@@ -687,7 +688,10 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
 }
 
 RunDocument load_run_file(const std::string& path) {
-  return run_document_from_json(load_json_file(path), path);
+  const json j = load_json_file(path);
+  RunDocument d = run_document_from_json(j, path);
+  validate_run_document(j, d, path);  // values no measurement makes, ranks that do not exist
+  return d;
 }
 
 json topology_document(const TopologyReport& t, const ToolInfo& tool) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <sstream>
 
 #include "core/errors.h"
 
@@ -59,11 +60,12 @@ long long parse_integer(const std::string& text, const std::string& flag, long l
   for (std::size_t i = start; i < text.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(text[i]))) digits = false;
   }
-  if (!digits || text.size() > 19) {
-    throw UsageError(flag + ": '" + text + "' is not " + range);
+  if (!digits) throw UsageError(flag + ": '" + text + "' is not " + range);
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || v < min || v > max) {
+    throw UsageError(flag + ": " + text + " is out of range; use " + range);
   }
-  const long long v = std::stoll(text);
-  if (v < min || v > max) throw UsageError(flag + ": " + text + " is out of range; use " + range);
   return v;
 }
 
@@ -73,6 +75,17 @@ double parse_positive_number(const std::string& text, const std::string& flag) {
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end == nullptr || *end != '\0' || errno != 0 || !std::isfinite(v) || v <= 0) {
     throw UsageError(flag + ": '" + text + "' is not a positive number");
+  }
+  return v;
+}
+
+double parse_number_in(const std::string& text, const std::string& flag, double min, double max) {
+  const double v = parse_positive_number(text, flag);
+  if (v < min || v > max) {
+    std::ostringstream m;
+    m << flag << ": " << text << " is out of range; use a number of seconds from " << min << " to "
+      << max;
+    throw UsageError(m.str());
   }
   return v;
 }
@@ -99,7 +112,7 @@ std::string format_size_compact(std::uint64_t bytes) {
   return std::to_string(v) + units[u];
 }
 
-std::vector<std::uint64_t> make_sweep(const SweepSpec& spec) {
+std::uint64_t count_sweep_sizes(const SweepSpec& spec) {
   if (spec.min_bytes == 0 || spec.max_bytes == 0) {
     throw UsageError("-b/--minbytes and -e/--maxbytes: must be at least 1 byte");
   }
@@ -111,12 +124,34 @@ std::vector<std::uint64_t> make_sweep(const SweepSpec& spec) {
   if (spec.step_bytes == 0 && spec.step_factor < 2) {
     throw UsageError("-f/--stepfactor: must be a whole number of at least 2");
   }
+  std::uint64_t count = 1;  // max itself
+  const std::uint64_t span = spec.max_bytes - spec.min_bytes;
+  if (spec.step_bytes) {
+    count += span / spec.step_bytes + (span % spec.step_bytes ? 1 : 0);
+  } else {
+    for (std::uint64_t s = spec.min_bytes; s < spec.max_bytes;) {
+      ++count;
+      if (s > spec.max_bytes / spec.step_factor) break;  // the next step passes max
+      s *= spec.step_factor;
+    }
+  }
+  if (count > kMaxSweepSizes) {
+    throw UsageError(std::string(spec.step_bytes ? "-i/--stepbytes" : "-f/--stepfactor") + ": " +
+                     format_size(spec.min_bytes) + " to " + format_size(spec.max_bytes) +
+                     " makes " + std::to_string(count) + " sizes; at most " +
+                     std::to_string(kMaxSweepSizes) + " (use a larger step or a narrower range)");
+  }
+  return count;
+}
+
+std::vector<std::uint64_t> make_sweep(const SweepSpec& spec) {
   std::vector<std::uint64_t> sizes;
+  sizes.reserve(count_sweep_sizes(spec));
   std::uint64_t s = spec.min_bytes;
   while (s < spec.max_bytes) {
     sizes.push_back(s);
     std::uint64_t next = spec.step_bytes ? s + spec.step_bytes : s * spec.step_factor;
-    if (next <= s) break;  // overflow guard
+    if (next <= s || (!spec.step_bytes && s > spec.max_bytes / spec.step_factor)) break;
     s = next;
   }
   sizes.push_back(spec.max_bytes);

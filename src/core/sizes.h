@@ -17,6 +17,8 @@ long long parse_integer(const std::string& text, const std::string& flag, long l
 
 // Parses a positive decimal number (seconds, fractions); throws UsageError naming `flag`.
 double parse_positive_number(const std::string& text, const std::string& flag);
+// Same, within [min, max]; the error names the flag and both bounds.
+double parse_number_in(const std::string& text, const std::string& flag, double min, double max);
 
 // "8 B", "64 KiB", "512 MiB", "8 GiB"; exact multiples use the suffix, others plain bytes.
 std::string format_size(std::uint64_t bytes);
@@ -30,8 +32,16 @@ struct SweepSpec {
   std::uint64_t step_bytes = 0;   // add this when non-zero (linear sweep)
 };
 
+// Most sizes one sweep may hold: every size is measured on every pair, so a longer sweep is a
+// typing mistake (-i 1 with -e 1T), not a plan. README documents the number.
+inline constexpr std::uint64_t kMaxSweepSizes = 1024;
+
+// How many sizes the sweep holds, computed without building the list. Throws UsageError on
+// min > max, a factor below 2, or more than kMaxSweepSizes sizes (naming -i or -f).
+std::uint64_t count_sweep_sizes(const SweepSpec& spec);
+
 // Sizes from min to max inclusive. The last size is max even if the steps overshoot it,
-// so the size the user asked for is always measured. Throws UsageError on min > max.
+// so the size the user asked for is always measured. Validates as count_sweep_sizes does.
 std::vector<std::uint64_t> make_sweep(const SweepSpec& spec);
 
 }  // namespace peerbench

@@ -1,6 +1,8 @@
 #pragma once
-// The two string helpers several parts of the core need: exact splitting and fixed-point numbers.
+// String helpers several parts of the core need: exact splitting, fixed-point numbers, and
+// strings from files made safe for a terminal.
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace peerbench {
@@ -11,5 +13,13 @@ std::vector<std::string> split(const std::string& s, char sep);
 
 // 395.1 with decimals = 1.
 std::string format_fixed(double v, int decimals);
+
+// A string from a results file made safe to print on a terminal: control characters (C0, DEL,
+// C1 such as ESC or CSI, also newlines: fields are one line) and bytes that are not valid UTF-8
+// become visible escapes like \x1b, so a GPU named "ESC[2J" cannot clear the screen or forge
+// output. Valid UTF-8 text passes unchanged.
+std::string sanitize_for_terminal(std::string_view s);
+// The same for a whole rendered report: its line breaks are kept, every other control escaped.
+std::string sanitize_lines_for_terminal(std::string_view text);
 
 }  // namespace peerbench

@@ -36,7 +36,7 @@ TEST(AtomicFile, WritesWholeFileAndLeavesNoTemporary) {
 
 TEST(AtomicFile, CheckWritable) {
   const std::string dir = ::testing::TempDir() + "/pb_w_" + std::to_string(::getpid());
-  EXPECT_EQ(check_writable(dir + "/a/b/r.json", true), "");  // creates folders
+  EXPECT_EQ(check_writable(dir + "/a/b/r.json", true), "");  // could create the folders
   EXPECT_NE(check_writable(dir + "/x/r.json", false), "");
   EXPECT_NE(check_writable(dir + "/a/", true).find("folder"), std::string::npos);
   EXPECT_NE(check_writable("/proc/version/r.json", true), "");

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "core/errors.h"
 #include "core/options.h"
+#include "core/sizes.h"
 #include "test_catalog.h"
 
 namespace peerbench {
@@ -15,6 +17,16 @@ CommandLine parse(std::vector<std::string> args) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   return parse_command_line(static_cast<int>(argv.size()), argv.data(), test::catalog());
+}
+
+// The UsageError's message, or "" when the command line was accepted.
+std::string usage_error(const std::vector<std::string>& args) {
+  try {
+    parse(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 TEST(Options, DefaultsAreTheDocumentedOnes) {
@@ -175,6 +187,50 @@ TEST(Options, ConfigJsonRecordsWhatRan) {
   EXPECT_EQ(j["sizes"].size(), 3u);
   EXPECT_EQ(j["fault_injection"]["kind"], "corrupt");
   EXPECT_EQ(j["fault_injection"]["rank"], 1);
+}
+
+// ---- Issue 12: bounded work for any command line.
+
+TEST(Options, HugeSweepsAreRefusedNamingTheStepFlag) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string e = usage_error({"run", "--dry-run", "-b", "1", "-e", "1T", "-i", "1"});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  EXPECT_NE(e.find("-i/--stepbytes"), std::string::npos) << e;
+  EXPECT_NE(e.find(std::to_string(kMaxSweepSizes)), std::string::npos) << e;
+  EXPECT_NE(usage_error({"-b", "1", "-e", "2K", "-i", "1"}), "");    // 2048 sizes
+  EXPECT_EQ(usage_error({"-b", "1K", "-e", "1M", "-i", "1K"}), "");  // 1024 sizes: the limit
+  EXPECT_THROW(make_sweep({1, 1ull << 40, 0, 1}), UsageError);
+}
+
+TEST(Options, IntegersBeyondLongLongAreUsageErrors) {
+  EXPECT_THROW(parse_integer("9999999999999999999", "-n", 1, 100), UsageError);
+  EXPECT_THROW(parse_integer("-99999999999999999999999", "-n", 1, 100), UsageError);
+  EXPECT_NE(usage_error({"-n", "99999999999999999999"}).find("-n/--iters"), std::string::npos);
+}
+
+TEST(Options, NpIsBoundedForDryRuns) {
+  EXPECT_EQ(usage_error({"--dry-run", "--np", "1024"}), "");
+  EXPECT_NE(usage_error({"--dry-run", "--np", "4096"}).find("--np"), std::string::npos);
+}
+
+TEST(Options, EmptyOutputPathsAreRefused) {
+  EXPECT_NE(usage_error({"report", "r.json", "-o", ""}).find("-o/--output"), std::string::npos);
+  EXPECT_NE(usage_error({"compare", "a.json", "b.json", "-o", ""}).find("-o/--output"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"topo", "--json", ""}).find("--json"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--expect", ""}).find("--expect"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "-J", ""}).find("-J/--json"), std::string::npos);
+}
+
+TEST(Options, TimeoutIsBoundedAndTheErrorSaysTheBounds) {
+  for (const char* bad : {"1e308", "1e-300", "0.01", "86401"}) {
+    const std::string e = usage_error({"--timeout", bad});
+    EXPECT_NE(e.find("--timeout"), std::string::npos) << bad;
+    EXPECT_NE(e.find("0.1"), std::string::npos) << e;
+    EXPECT_NE(e.find("86400"), std::string::npos) << e;
+  }
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "0.1"}).run.timeout_s, 0.1);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "86400"}).run.timeout_s, 86400);
 }
 
 }  // namespace

@@ -1,0 +1,370 @@
+// Inputs a hostile or careless user gives (issue 12): bounded work, safe writes, strict reading,
+// terminal-safe output. Each case failed once; these keep it from coming back.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "core/json_in.h"
+#include "core/plan.h"
+#include "core/report.h"
+#include "core/results_file.h"
+#include "core/schema.h"
+#include "core/sizes.h"
+#include "core/text.h"
+#include "core/verdict.h"
+#include "test_catalog.h"
+
+namespace peerbench {
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/pb_" + name + "_" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    ::closedir(d);
+  }
+  return names;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ---- 1. Bounded work
+
+TEST(Robust, SweepSizesAreCountedNotBuilt) {
+  for (const SweepSpec s : {SweepSpec{1 << 20, 1 << 30, 4, 0}, SweepSpec{8, 100, 2, 0},
+                            SweepSpec{8, 8, 2, 0}, SweepSpec{10, 35, 4, 10},
+                            SweepSpec{1ull << 62, ~0ull, 1 << 20, 0}, SweepSpec{1, 1024, 0, 1}}) {
+    EXPECT_EQ(count_sweep_sizes(s), make_sweep(s).size()) << s.min_bytes << ".." << s.max_bytes;
+  }
+  EXPECT_EQ(count_sweep_sizes({1, 1ull << 40, 2, 0}), 41u);
+}
+
+PlanInput cluster(int nodes, int gpus_per_node, Schedule s) {
+  PlanInput in;
+  in.world_size = nodes * gpus_per_node;
+  for (int r = 0; r < in.world_size; ++r) {
+    in.host_of_rank.push_back("node" + std::to_string(r / gpus_per_node));
+  }
+  in.methods = test::catalog();
+  in.schedule = s;
+  in.sizes = make_sweep({1 << 20, 1 << 30, 4, 0});
+  return in;
+}
+
+TEST(Robust, PlanOfThousandRanksIsSummarizedInBoundedTime) {
+  for (const auto s : {Schedule::kSerial, Schedule::kRounds}) {
+    const auto in = cluster(128, 8, s);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::ostringstream out;
+    write_plan(out, in, false);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(secs, 30.0) << "(2 s in a release build; sanitizers are slower)";
+    // 6 one-way methods x n(n-1) pairs and 3 bidirectional x n(n-1)/2 at 6 sizes, the two
+    // latency methods at one size, the all-reduce at 6.
+    const std::int64_t n = 1024, ordered = n * (n - 1);
+    const std::int64_t expect = 6 * 6 * ordered + 3 * 6 * ordered / 2 + 2 * ordered + 6;
+    EXPECT_NE(out.str().find(std::to_string(expect) + " cases"), std::string::npos)
+        << out.str().substr(0, 200);
+    EXPECT_LT(out.str().size(), 200000u) << "rows per method are capped without -v";
+  }
+}
+
+TEST(Robust, PlanColumnsStayAlignedAtLargeRankCounts) {
+  const auto in = cluster(128, 8, Schedule::kSerial);
+  std::ostringstream out;
+  write_plan(out, in, false);
+  std::istringstream lines(out.str());
+  std::string line;
+  std::size_t sizes_at = std::string::npos;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    const auto at = line.find(" 1M..1G (6)");
+    if (line.rfind("  ", 0) != 0 || at == std::string::npos) continue;
+    if (sizes_at == std::string::npos) sizes_at = at;
+    EXPECT_EQ(at, sizes_at) << line;
+    ++rows;
+  }
+  EXPECT_GT(rows, 100);
+  const auto summary = out.str().find("more steps");
+  EXPECT_NE(summary, std::string::npos);
+}
+
+TEST(Robust, StreamedPlanEqualsTheMaterializedOne) {
+  for (const auto s : {Schedule::kSerial, Schedule::kRounds}) {
+    auto in = cluster(2, 3, s);
+    for (const auto verbose : {false, true}) {
+      std::ostringstream streamed;
+      write_plan(streamed, in, verbose);
+      EXPECT_EQ(streamed.str(), format_plan(make_plan(in), in, verbose));
+    }
+    const Plan full = make_plan(in);
+    const Plan sum = summarize_plan(in);
+    EXPECT_EQ(sum.cases, full.cases);
+    EXPECT_EQ(sum.step_count, static_cast<std::int64_t>(full.steps.size()));
+    EXPECT_DOUBLE_EQ(sum.estimate_s, full.estimate_s);
+    EXPECT_TRUE(sum.steps.empty());
+  }
+}
+
+// ---- 3. Safe writes
+
+TEST(Robust, WritesRefuseSymlinksDevicesFifosAndFolders) {
+  const std::string dir = temp_dir("safe");
+  const std::string real = dir + "/real.txt";
+  write_file_atomically(real, "keep me");
+  const std::string link = dir + "/link.txt";
+  ASSERT_EQ(::symlink(real.c_str(), link.c_str()), 0);
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& target : {link, fifo, std::string("/dev/null"), dir}) {
+    try {
+      write_file_atomically(target, "replaced");
+      ADD_FAILURE() << "wrote " << target;
+    } catch (const WriteError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("cannot write " + target + ": ", 0), 0u) << e.what();
+    }
+    EXPECT_NE(check_writable(target, true), "") << target;
+  }
+  struct stat st {};
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(read_all(real), "keep me");
+  for (const auto& n : {"link.txt", "fifo", "real.txt"}) ::unlink((dir + "/" + n).c_str());
+  EXPECT_TRUE(entries(dir).empty()) << "no temporary file left behind";
+  ::rmdir(dir.c_str());
+}
+
+TEST(Robust, WritesKeepTheModeAndIgnorePlantedTemporaryNames) {
+  const std::string dir = temp_dir("mode");
+  const std::string path = dir + "/r.json";
+  write_file_atomically(path, "one");
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  // Symlinks planted at the old predictable temporary names must not redirect the write.
+  const std::string victim = dir + "/victim";
+  write_file_atomically(victim, "victim");
+  for (int pid = ::getpid(); pid < ::getpid() + 3; ++pid) {
+    ::symlink(victim.c_str(), (path + ".tmp." + std::to_string(pid)).c_str());
+  }
+  write_file_atomically(path, "two");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(read_all(path), "two");
+  EXPECT_EQ(read_all(victim), "victim");
+  for (const auto& n : entries(dir)) ::unlink((dir + "/" + n).c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST(Robust, WriteErrorsNameTheUsersPathNotATemporaryOne) {
+  const std::string dir = temp_dir("err");
+  const std::string path = dir + "/missing/out.md";
+  try {
+    write_file_atomically(path, "x");
+    ADD_FAILURE();
+  } catch (const WriteError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("cannot write " + path + ": ", 0), 0u) << m;
+    EXPECT_EQ(m.find(".out.md."), std::string::npos) << m;
+  }
+  ::rmdir(dir.c_str());
+}
+
+TEST(Robust, CheckingAPathLeavesNoFoldersAndTheFirstWriteMakesThem) {
+  const std::string dir = temp_dir("dirs");
+  const std::string path = dir + "/a/b/r.json";
+  EXPECT_EQ(check_writable(path, true), "");
+  EXPECT_TRUE(entries(dir).empty()) << "a run that fails before writing leaves no folders";
+  std::ostringstream warn;
+  ResultsFile f(path, &warn);
+  RunDocument d;
+  d.schema_version = kSchemaVersion;
+  d.status = "incomplete";
+  EXPECT_TRUE(f.write(d)) << warn.str();
+  EXPECT_EQ(load_json_file(path)["status"], "incomplete");
+  ::unlink(path.c_str());
+  ::rmdir((dir + "/a/b").c_str());
+  ::rmdir((dir + "/a").c_str());
+  ::rmdir(dir.c_str());
+}
+
+// ---- 5. Files that are not files
+
+TEST(Robust, AFolderGivenAsAFileSaysSo) {
+  try {
+    load_json_file("/tmp");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
+  }
+}
+
+// ---- 8. Terminal control codes
+
+TEST(Robust, SanitizeEscapesControlsAndKeepsText) {
+  EXPECT_EQ(sanitize_for_terminal("H200\x1b[2J"), "H200\\x1b[2J");
+  EXPECT_EQ(sanitize_for_terminal("a\nb\rc\td\x7f"), "a\\x0ab\\x0dc\\x09d\\x7f");
+  EXPECT_EQ(sanitize_for_terminal("Gr\xc3\xbc\xc3\x9f\x65 \xe2\x9c\x93"),
+            "Gr\xc3\xbc\xc3\x9f\x65 \xe2\x9c\x93");
+  EXPECT_EQ(sanitize_for_terminal("\xc2\x9b"
+                                  "2J"),
+            "\\xc2\\x9b2J");                                   // C1 CSI in UTF-8
+  EXPECT_EQ(sanitize_for_terminal("\x9b"), "\\x9b");           // a lone C1 byte
+  EXPECT_EQ(sanitize_for_terminal("\xc0\x80"), "\\xc0\\x80");  // overlong
+  EXPECT_EQ(sanitize_for_terminal("\xe2\x9c"), "\\xe2\\x9c");  // truncated
+  EXPECT_EQ(sanitize_lines_for_terminal("one\x1b]0;x\x07\ntwo\n"), "one\\x1b]0;x\\x07\ntwo\n");
+}
+
+// ---- 6. Results files that no run could have written
+
+const std::string kFixture =
+    std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x1-shared-serial.json";
+
+nlohmann::json fixture() {
+  return load_json_file(kFixture);
+}
+
+// Error of load_run_file on `j` written to a file, or "" when it loads.
+std::string load_error(const nlohmann::json& j, const std::string& raw = "") {
+  const std::string path = ::testing::TempDir() + "/pb_bad_" + std::to_string(::getpid()) + ".json";
+  write_file_atomically(path, raw.empty() ? j.dump() : raw);
+  std::string e;
+  try {
+    load_run_file(path);
+  } catch (const InputError& x) {
+    e = x.what();
+  }
+  ::unlink(path.c_str());
+  return e;
+}
+
+TEST(Robust, RealRunsLoad) {
+  EXPECT_EQ(load_error(fixture()), "");
+}
+
+TEST(Robust, ValuesNoMeasurementMakesAreRefusedNamingTheField) {
+  struct Case {
+    std::function<void(nlohmann::json&)> edit;
+    std::string field;
+  };
+  const auto ok_result = [](nlohmann::json& j) -> nlohmann::json& {
+    for (auto& r : j["results"]) {
+      if (r["status"] == "ok") return r;
+    }
+    throw std::runtime_error("no ok result in the fixture");
+  };
+  const std::vector<Case> cases = {
+      {[&](auto& j) { ok_result(j)["time_us"]["min"] = 0; }, "time_us.min"},
+      {[&](auto& j) { ok_result(j)["time_us"]["min"] = -5; }, "time_us.min"},
+      {[&](auto& j) {
+         auto& r = ok_result(j);
+         r["time_us"]["max"] = 1e300;
+       },
+       "time_us.max"},
+      {[&](auto& j) {
+         auto& r = ok_result(j);
+         r["algbw_gbps"] = {{"min", 0}, {"median", 0}, {"max", 0}};
+       },
+       "algbw_gbps.min"},
+      {[&](auto& j) {
+         auto& r = ok_result(j);
+         r["algbw_gbps"] = {{"min", 1e299}, {"median", 1e299}, {"max", 1e300}};
+       },
+       "algbw_gbps.min"},
+      {[&](auto& j) { ok_result(j)["bytes"] = 0; }, "bytes"},
+      {[&](auto& j) { ok_result(j)["bytes"] = 1.5; }, "bytes"},
+      {[&](auto& j) {
+         ok_result(j)["sample_time_us"] = {1.0, 0.0};
+       },
+       "sample_time_us[1]"},
+      {[&](auto& j) { j["in_progress"] = 5; }, "in_progress"},
+      {[&](auto& j) {
+         j["in_progress"] = {{"method", 3}};
+       },
+       "in_progress.method"},
+      {[&](auto& j) { ok_result(j)["src"] = 7; }, "src"},
+      {[&](auto& j) {
+         auto& r = ok_result(j);
+         r["dst"] = r["src"];
+       },
+       "dst"},
+      {[&](auto& j) { j["system"]["ranks"] = nlohmann::json::array(); }, "system.ranks"},
+      {[&](auto& j) { j["methods"] = nlohmann::json::array(); }, "methods"},
+      {[&](auto& j) { j["system"]["ranks"][1]["rank"] = 0; }, "system.ranks[1].rank"},
+      {[&](auto& j) { j["pairs"][0]["dst"] = j["pairs"][0]["src"]; }, "pairs[0].dst"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    auto j = fixture();
+    cases[i].edit(j);
+    const std::string e = load_error(j);
+    EXPECT_NE(e.find("pb_bad_"), std::string::npos) << "case " << i << ": " << e;
+    EXPECT_NE(e.find(cases[i].field + "'"), std::string::npos) << "case " << i << ": " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+}
+
+TEST(Robust, DuplicateKeysAreRefusedNamingTheField) {
+  const std::string text = fixture().dump();
+  // A second schema_version would win silently in nlohmann's reader.
+  const std::string dup = "{\"schema_version\": 99, " + text.substr(1);
+  const std::string e = load_error({}, dup);
+  EXPECT_NE(e.find("field 'schema_version'"), std::string::npos) << e;
+  EXPECT_NE(e.find("duplicate key"), std::string::npos) << e;
+  try {
+    parse_json_text(R"({"a": [1, {"b": 1, "c": {"d": 1}, "c": 2}]})", "x.json");
+    ADD_FAILURE();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("field 'a[1].c'"), std::string::npos) << x.what();
+  }
+  EXPECT_NO_THROW(
+      parse_json_text(R"({"a": {"k": 1}, "b": {"k": 1}, "c": [{"k": 1}, {"k": 2}]})", "x.json"));
+}
+
+TEST(Robust, ReportsEscapeControlCodesFromTheFile) {
+  auto j = fixture();
+  j["system"]["ranks"][0]["gpu"]["name"] = "NVIDIA H200\x1b[2J\x1b]0;pwned\x07";
+  j["tool"]["version"] = "0.4\xc2\x9b";  // C1 CSI
+  const std::string path = ::testing::TempDir() + "/pb_esc_" + std::to_string(::getpid()) + ".json";
+  write_file_atomically(path, j.dump());
+  const RunDocument d = load_run_file(path);
+  ::unlink(path.c_str());
+  ReportInput in;
+  in.path = "run\x1b[31m.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  for (const auto f : {ReportFormat::kText, ReportFormat::kMarkdown}) {
+    const std::string out = make_reporter(f)->render({in}, {});
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << to_string(f);
+    EXPECT_EQ(out.find('\x07'), std::string::npos) << to_string(f);
+    EXPECT_NE(out.find("\\x1b"), std::string::npos) << to_string(f);  // visible, not acted on
+  }
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# End-to-end checks of issue 12, "robust at the edges", with the executable and no GPU needed:
+# bounded work for any input, writes that replace only regular files, one exit-code contract,
+# strict reading of results files, terminal-safe reports. Every case here failed once.
+set -u
+bin=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+# expect_code CODE "description" cmd...: that exit code, one line on stderr starting with
+# "peerbench: error: " (for 2), no crash. Memory is capped so a runaway fails instead of swapping.
+expect_code() {
+  local want=$1 what=$2
+  shift 2
+  (ulimit -v 4000000; "$@") > "$work/out" 2> "$work/err" < /dev/null
+  local rc=$? lines
+  lines=$(grep -c . "$work/err")
+  if [ $rc = "$want" ] && { [ "$want" = 0 ] || { [ "$lines" = 1 ] && grep -q '^peerbench: error: ' "$work/err"; }; } &&
+    ! grep -qi 'terminate\|core dump\|bad_alloc' "$work/err"; then
+    ok "$what -> rc $rc $(head -1 "$work/err")"
+  else
+    bad "$what: rc=$rc (want $want), $lines stderr lines: $(head -3 "$work/err")"
+  fi
+}
+expect_usage() { expect_code 2 "$@"; }
+mentions() { grep -qF -- "$1" "$work/err" && ok "  ... names '$1'" || bad "  ... does not name '$1': $(cat "$work/err")"; }
+
+gpu=1
+"$bin" topo -q > /dev/null 2>&1 || gpu=0
+
+# ---- 1. Bounded work
+expect_usage "sweep of a trillion sizes" "$bin" run --dry-run --np 4 -b 1 -e 1T -i 1
+mentions "-i/--stepbytes"
+expect_usage "--np 4096" "$bin" run --dry-run --np 4096
+mentions "--np"
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f "%e %U %M" -o "$work/time" "$bin" run --dry-run --np 1024 > "$work/plan1024" 2> /dev/null
+  rc=$?
+  read -r wall user rss_kb < "$work/time"
+else
+  "$bin" run --dry-run --np 1024 > "$work/plan1024" 2> /dev/null
+  rc=$? wall=? user=0 rss_kb=0
+fi
+if [ $rc = 0 ] && [ "$rss_kb" -lt 204800 ] && awk "BEGIN{exit !($user < 2.0)}"; then
+  ok "dry run of 1024 ranks: ${user} s CPU (${wall} s wall), $((rss_kb / 1024)) MB"
+else
+  bad "dry run of 1024 ranks: rc $rc, ${user} s CPU, $((rss_kb / 1024)) MB (want < 2 s, < 200 MB)"
+fi
+grep -q '^# Estimated time: [0-9.]* s' "$work/plan1024" && ok "  ... with an estimate" || bad "  ... no estimate"
+# The plan's columns stay aligned at large rank counts: the sizes column starts at one offset.
+cols=$(grep -E '^  [a-z].* 1M\.\.1G' "$work/plan1024" | awk '{print index($0, " 1M..1G")}' | sort -u | wc -l)
+[ "$cols" = 1 ] && ok "  ... columns aligned" || bad "  ... sizes column at $cols offsets"
+
+# ---- 4. A dry run checks -J and --expect
+expect_usage "dry run, -J into a folder" "$bin" run --dry-run --np 2 -J "$work"
+expect_usage "dry run, -J /dev/full" "$bin" run --dry-run --np 2 -J /dev/full
+expect_usage "dry run, -J below a file" "$bin" run --dry-run --np 2 -J /proc/version/r.json
+expect_usage "dry run, missing --expect" "$bin" run --dry-run --np 2 --expect "$work/none.json"
+mentions "--expect"
+"$bin" run --dry-run --np 2 -J "$work/new/sub/r.json" > /dev/null 2>&1
+[ $? = 0 ] && [ ! -e "$work/new" ] && ok "dry run with a -J in new folders: accepted, no folders left" ||
+  bad "dry run with -J in new folders left $work/new or failed"
+
+# ---- 5. One exit-code contract; no GPU is a launch that cannot work (2, one line)
+if [ $gpu = 0 ]; then
+  expect_usage "topo without a GPU" "$bin" topo
+  expect_usage "run without a GPU" "$bin" run -J "$work/a/b/r.json"
+  [ ! -e "$work/a" ] && ok "  ... and left no folders for -J" || bad "  ... left $work/a behind"
+  expect_usage "run without a GPU, -J into /proc" "$bin" run -J /proc/peerbench/r.json
+  mentions "-J/--json"
+fi
+expect_usage "report of a folder" "$bin" report /tmp
+mentions "is a folder"
+expect_usage "report -o ''" "$bin" report /tmp -o ""
+expect_usage "compare -o ''" "$bin" compare a.json b.json -o ""
+expect_usage "topo --json ''" "$bin" topo --json ""
+
+# ---- 7. Timeouts
+for t in 1e308 1e-300; do
+  expect_usage "--timeout $t" "$bin" run --dry-run --np 2 --timeout $t
+  mentions "86400"
+done
+
+# ---- 3, 6, 8: need a results file; the committed fixture is a real run.
+fixture=$src/tests/fixtures/runs/h200x1-shared-serial.json
+if ! command -v python3 > /dev/null || [ ! -f "$fixture" ]; then
+  echo "skip: results-file cases need python3 and $fixture"
+  exit $fail
+fi
+edit() {  # edit OUT PYTHON: the fixture with `PYTHON` applied to d
+  python3 - "$fixture" "$1" "$2" << 'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = next(r for r in d["results"] if r["status"] == "ok")
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(json.dumps(d))
+EOF
+}
+
+# 3. Safe writes
+ln -s "$fixture" "$work/link.txt"
+expect_usage "report -o onto a symlink" "$bin" report "$fixture" -o "$work/link.txt"
+[ -L "$work/link.txt" ] && ok "  ... the symlink is still one" || bad "  ... the symlink was replaced"
+mkfifo "$work/fifo"
+expect_usage "report -o onto a FIFO" "$bin" report "$fixture" -o "$work/fifo"
+[ -p "$work/fifo" ] && ok "  ... the FIFO is still one" || bad "  ... the FIFO was replaced"
+expect_usage "compare -o onto a symlink" "$bin" compare "$fixture" "$fixture" -o "$work/link.txt"
+expect_usage "report -o into a missing folder" "$bin" report "$fixture" -o "$work/missing/r.md"
+mentions "cannot write $work/missing/r.md: "
+grep -q '\.tmp\.\|XXXXXX\|/\.r\.md\.' "$work/err" && bad "  ... names a temporary path" || ok "  ... no temporary path named"
+echo old > "$work/private.txt"
+chmod 600 "$work/private.txt"
+"$bin" report "$fixture" -o "$work/private.txt" > /dev/null 2>&1
+[ "$(stat -c %a "$work/private.txt")" = 600 ] && grep -q 'peerbench report' "$work/private.txt" &&
+  ok "report -o keeps a 0600 file's mode" || bad "report -o changed the mode to $(stat -c %a "$work/private.txt")"
+[ -z "$(ls -A "$work" | grep -v '^\(link.txt\|fifo\|private.txt\|plan1024\|time\|out\|err\)$')" ] &&
+  ok "no temporary files left" || bad "left behind: $(ls -A "$work")"
+
+# 6. Results no run could have written
+i=0
+while IFS='|' read -r what code field; do
+  i=$((i + 1))
+  edit "$work/bad$i.json" "$code"
+  expect_usage "report of a file with $what" "$bin" report "$work/bad$i.json"
+  mentions "bad$i.json: field '$field"
+done << 'CASES'
+a time of 0|ok["time_us"]["min"] = 0|results[
+a negative time|ok["time_us"]["min"] = -1|results[
+a bandwidth of 1e300|ok["algbw_gbps"] = {"min": 1e300, "median": 1e300, "max": 1e300}|results[
+0 bytes|ok["bytes"] = 0|results[
+1.5 bytes|ok["bytes"] = 1.5|results[
+in_progress a number|d["in_progress"] = 7|in_progress
+a result for rank 9|ok["src"] = 9|results[
+src == dst|ok["dst"] = ok["src"]|results[
+no ranks|d["system"]["ranks"] = []|system.ranks
+no methods|d["methods"] = []|methods
+a rank twice|d["system"]["ranks"][1]["rank"] = 0|system.ranks[1].rank
+CASES
+sed 's/^{/{"schema_version": 2, /' "$fixture" > "$work/dup.json"
+expect_usage "report of a file with a duplicate key" "$bin" report "$work/dup.json"
+mentions "field 'schema_version': duplicate key"
+
+# 8. Terminal control codes from the file are escaped in text and Markdown
+edit "$work/esc.json" 'd["system"]["ranks"][0]["gpu"]["name"] = "H200\x1b[2J\x1b]0;owned\x07"'
+for f in text markdown; do
+  "$bin" report "$work/esc.json" --format $f > "$work/esc.$f" 2>&1
+  if grep -q $'\x1b' "$work/esc.$f" || grep -q $'\x07' "$work/esc.$f"; then
+    bad "report --format $f passes control codes to the terminal"
+  else
+    grep -q '\\x1b' "$work/esc.$f" && ok "report --format $f escapes control codes" || bad "report --format $f: escape not shown"
+  fi
+done
+exit $fail
