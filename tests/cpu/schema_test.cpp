@@ -59,7 +59,8 @@ TEST(Schema, BadFilesGiveOneLineNamingFileAndField) {
     std::string field;
   };
   const std::vector<Case> cases = {
-      {[](json& j) { j["schema_version"] = 2; }, "schema_version"},
+      {[](json& j) { j["schema_version"] = kSchemaVersion + 1; }, "schema_version"},
+      {[](json& j) { j["schema_version"] = 0; }, "schema_version"},
       {[](json& j) { j["schema_version"] = "1"; }, "schema_version"},
       {[](json& j) { j.erase("schema_version"); }, "schema_version"},
       {[](json& j) { j["kind"] = "peerbench-topology"; }, "kind"},
