@@ -68,6 +68,15 @@ PairTransport pair_transport_from(const JsonIn& in) {
   t.example = in.opt_str("example").value_or("");
   if (auto np = in.opt("net_paths")) t.net_paths = np->string_array(1024);
   t.gdrdma = in.opt_bool("gdrdma");
+  if (!in.has("net_paths") && t.kind == "NET") {
+    // Schema 1 kept no NET paths; its evidence line names one ("via NET/Socket/0/Shared").
+    NcclLogParse p;
+    parse_nccl_log_line(t.example, p);
+    for (const auto& s : summarize_transports(p.transports)) {
+      t.net_paths = s.net_paths;
+      t.gdrdma = s.gdrdma;
+    }
+  }
   return t;
 }
 
