@@ -227,19 +227,25 @@ class TextReporter : public DocumentReporter {
     const auto links = links_of(in.verdicts);
     o << "Pairs at the largest size (median; '!' = data errors):\n";
     o << "  " << std::left << std::setw(8) << "pair" << std::setw(7) << "link";
-    auto width = [&](const MethodInfo* m) {
-      return static_cast<int>(
-          std::max({std::size_t{10}, m->name.size() + 2, unit_at(d, m).size() + 2}));
-    };
-    for (const auto* m : pm) o << std::right << std::setw(width(m)) << m->name;
+    std::vector<std::string> units;  // once per method: each scans the results
+    std::vector<int> widths;
+    for (const auto* m : pm) {
+      units.push_back(unit_at(d, m));
+      widths.push_back(static_cast<int>(
+          std::max({std::size_t{10}, m->name.size() + 2, units.back().size() + 2})));
+    }
+    for (std::size_t i = 0; i < pm.size(); ++i)
+      o << std::right << std::setw(widths[i]) << pm[i]->name;
     o << "  NCCL transport\n";
     o << "  " << std::left << std::setw(15) << "";
-    for (const auto* m : pm) o << std::right << std::setw(width(m)) << unit_at(d, m);
+    for (std::size_t i = 0; i < pm.size(); ++i) o << std::right << std::setw(widths[i]) << units[i];
     o << "\n";
     for (const auto& [s, t] : pairs_in(d)) {
       o << "  " << std::left << std::setw(8) << pair_name(s, t) << std::setw(7)
         << link_label(links, s, t);
-      for (const auto* m : pm) o << std::right << std::setw(width(m)) << cell(idx, m, s, t);
+      for (std::size_t i = 0; i < pm.size(); ++i) {
+        o << std::right << std::setw(widths[i]) << cell(idx, pm[i], s, t);
+      }
       o << "  " << transport_of(idx, s, t) << "\n";
     }
     o << "\n";
@@ -632,17 +638,16 @@ class CsvReporter : public DocumentReporter {
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       const auto states = method_states(in.verdicts);
-      std::map<int, CardId> cards;
-      for (const auto& c : cards_in(in.verdicts)) cards[c.rank] = c;
+      const auto cards = all_cards(d, in.verdicts);
       for (const auto& r : d.results) {
         o << csv_field(in.path) << "," << csv_field(r.method) << "," << rank_text(r.src) << ","
-          << rank_text(r.dst) << "," << csv_field(card(cards, d, r.src).host) << ","
-          << csv_field(card(cards, d, r.dst).host) << "," << r.bytes << ","
+          << rank_text(r.dst) << "," << csv_field(card(cards, r.src).host) << ","
+          << csv_field(card(cards, r.dst).host) << "," << r.bytes << ","
           << csv_field(to_string(r.status)) << "," << num(r.time_us, 0) << "," << num(r.time_us, 1)
           << "," << num(r.time_us, 2) << "," << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1)
           << "," << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << ","
           << r.round << "," << r.concurrent_pairs << "," << csv_field(r.reason) << ","
-          << card_fields(card(cards, d, r.src)) << "," << card_fields(card(cards, d, r.dst)) << ","
+          << card_fields(card(cards, r.src)) << "," << card_fields(card(cards, r.dst)) << ","
           << csv_field(state_of(states, r)) << "\n";
       }
     }
@@ -667,10 +672,19 @@ class CsvReporter : public DocumentReporter {
     if (!s) return "";
     return format_fixed(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
   }
-  static CardId card(const std::map<int, CardId>& cards, const RunDocument& d, int rank) {
-    if (rank < 0) return CardId{};
+  // Cards of every rank, looked up per row (copying them per row made CSV slow at 100k rows).
+  static std::map<int, CardId> all_cards(const RunDocument& d, const std::vector<PairVerdict>& vs) {
+    std::map<int, CardId> cards;
+    for (const auto& c : cards_in(vs)) cards[c.rank] = c;
+    for (const auto& r : d.system.ranks) {
+      if (!cards.count(r.rank)) cards[r.rank] = card_of(d, r.rank);
+    }
+    return cards;
+  }
+  static const CardId& card(const std::map<int, CardId>& cards, int rank) {
+    static const CardId kNone;
     const auto it = cards.find(rank);
-    return it != cards.end() ? it->second : card_of(d, rank);
+    return it != cards.end() ? it->second : kNone;
   }
   static std::string card_fields(const CardId& c) {
     return (c.gpu_index >= 0 ? std::to_string(c.gpu_index) : "") + "," + csv_field(c.pci_bus_id) +

@@ -2,16 +2,18 @@
 // the schema, and their verdicts are what the situation calls for.
 #include <gtest/gtest.h>
 
+#include "core/errors.h"
 #include "core/report.h"
 #include "core/schema.h"
-#include "core/errors.h"
 #include "core/verdict.h"
 #include "test_catalog.h"
 
 namespace peerbench {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
+}
 
 TEST(Fixtures, SimulatedTwoHostsUseNetAndAreNotFlaggedForIt) {
   const auto d = load_run_file(fixture("h200x1-shared-simulated-two-hosts.json"));
@@ -50,7 +52,8 @@ TEST(Fixtures, SharedGpuRunReadsAndReports) {
   in.verdicts = compute_verdicts(d, {});
   const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
   EXPECT_NE(text.find("NVIDIA H200"), std::string::npos);
-  EXPECT_NE(text.find("NCCL refuses duplicate GPUs"), std::string::npos) << "the skip reason reaches the report";
+  EXPECT_NE(text.find("NCCL refuses duplicate GPUs"), std::string::npos)
+      << "the skip reason reaches the report";
 }
 
 }  // namespace
@@ -102,8 +105,8 @@ TEST(RealRuns, EveryVersionOneRunReadsAndTheCleanOnesPass) {
   }
   for (const char* name : {"default.json", "nccl-large.json", "rounds.json", "serial.json"}) {
     const auto vs = compute_verdicts(load_run_file(h200x2(name)), {});
-    EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk) << name << ": "
-                                                     << verdict_headline(count_verdicts(vs));
+    EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk)
+        << name << ": " << verdict_headline(count_verdicts(vs));
     for (const auto& v : vs) EXPECT_EQ(v.verdict, "pass") << name << " " << pair_name(v.src, v.dst);
   }
 }
@@ -229,12 +232,12 @@ TEST(RealRuns, TwoRanksOnOneGpuAreNotALink) {
 TEST(RealRuns, EveryFormatNamesTheCards) {
   const auto d = load_run_file(h200x2("derived/link-health-v2.json"));
   const auto vs = compute_verdicts(d, {});
-  for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml,
-                 ReportFormat::kCsv}) {
+  for (auto f :
+       {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
     const auto out = render(d, vs, f);
-    for (const char* id : {"0000:00:06.0", "0000:00:07.0", "GPU-086026b1-23d7-76a1-6a0b-9e1ec7e7e907",
-                           "GPU-f48c6743-af38-2db6-5af5-5e9b55c46f62", "1650124000001",
-                           "1650124000002"}) {
+    for (const char* id :
+         {"0000:00:06.0", "0000:00:07.0", "GPU-086026b1-23d7-76a1-6a0b-9e1ec7e7e907",
+          "GPU-f48c6743-af38-2db6-5af5-5e9b55c46f62", "1650124000001", "1650124000002"}) {
       EXPECT_NE(out.find(id), std::string::npos) << to_string(f) << " lacks " << id;
     }
   }

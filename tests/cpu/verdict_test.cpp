@@ -166,13 +166,15 @@ TEST(Expectations, FileIsStrict) {
       "x.json", test::catalog());
   EXPECT_DOUBLE_EQ(e.fraction_of_link, 0.7);
   EXPECT_DOUBLE_EQ(e.min_gbps.at("ce-write").at("*"), 380);
-  EXPECT_THROW(
-      expectations_from_json(nlohmann::json::parse(R"({"fraction_of_lnk": 0.7})"), "x.json", test::catalog()),
-      InputError);
-  EXPECT_THROW(expectations_from_json(
-                   nlohmann::json::parse(R"({"min_gbps": {"ce-write": "fast"}})"), "x.json", test::catalog()),
+  EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"({"fraction_of_lnk": 0.7})"),
+                                      "x.json", test::catalog()),
                InputError);
-  EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"([1,2])"), "x.json", test::catalog()), InputError);
+  EXPECT_THROW(
+      expectations_from_json(nlohmann::json::parse(R"({"min_gbps": {"ce-write": "fast"}})"),
+                             "x.json", test::catalog()),
+      InputError);
+  EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"([1,2])"), "x.json", test::catalog()),
+               InputError);
 }
 
 }  // namespace
