@@ -42,6 +42,12 @@ std::optional<Stats> opt_stats(const JsonIn& in, const std::string& key) {
   return stats_from(*o);
 }
 
+// A small optional count (PCIe generation, width, NUMA node).
+std::optional<int> small_int(const JsonIn& in, const char* key) {
+  auto v = in.opt_integer(key, 0, 1024);
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
 int rank_field(const JsonIn& in, const std::string& key) {
   auto v = in.opt_integer(key, 0, kMaxRank);
   return v ? static_cast<int>(*v) : -1;
@@ -154,16 +160,12 @@ GpuTopology gpu_topology_from(const JsonIn& in) {
   } catch (...) {
     in.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
   }
-  auto oi = [&](const char* k) -> std::optional<int> {
-    auto v = in.opt_integer(k, 0, 1024);
-    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-  };
-  g.pcie_gen_current = oi("pcie_gen_current");
-  g.pcie_gen_max = oi("pcie_gen_max");
-  g.pcie_gen_gpu_max = oi("pcie_gen_gpu_max");
-  g.pcie_width_current = oi("pcie_width_current");
-  g.pcie_width_max = oi("pcie_width_max");
-  g.numa_node = oi("numa_node");
+  g.pcie_gen_current = small_int(in, "pcie_gen_current");
+  g.pcie_gen_max = small_int(in, "pcie_gen_max");
+  g.pcie_gen_gpu_max = small_int(in, "pcie_gen_gpu_max");
+  g.pcie_width_current = small_int(in, "pcie_width_current");
+  g.pcie_width_max = small_int(in, "pcie_width_max");
+  g.numa_node = small_int(in, "numa_node");
   g.nvlinks_up = static_cast<int>(in.opt_integer("nvlinks_up", 0, 1024).value_or(0));
   if (auto links = in.opt("nvlinks")) {
     for (const auto& l : links->array(1024)) {
@@ -486,15 +488,11 @@ GpuLinkHealth gpu_link_health_from_json(const json& j, const std::string& file,
   h.pci_bus_id = in.opt_str("pci_bus_id").value_or("");
   if (auto b = in.opt("nvlink_errors_before")) h.nvlink_errors_before = error_counts_from(*b);
   if (auto a = in.opt("nvlink_errors_after")) h.nvlink_errors_after = error_counts_from(*a);
-  auto oi = [&](const char* k) -> std::optional<int> {
-    auto v = in.opt_integer(k, 0, 1024);
-    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-  };
-  h.pcie_gen_max = oi("pcie_gen_max");
-  h.pcie_gen_gpu_max = oi("pcie_gen_gpu_max");
-  h.pcie_width_max = oi("pcie_width_max");
-  h.pcie_gen_under_load = oi("pcie_gen_under_load");
-  h.pcie_width_under_load = oi("pcie_width_under_load");
+  h.pcie_gen_max = small_int(in, "pcie_gen_max");
+  h.pcie_gen_gpu_max = small_int(in, "pcie_gen_gpu_max");
+  h.pcie_width_max = small_int(in, "pcie_width_max");
+  h.pcie_gen_under_load = small_int(in, "pcie_gen_under_load");
+  h.pcie_width_under_load = small_int(in, "pcie_width_under_load");
   h.under_load_during = in.opt_str("under_load_during").value_or("");
   h.note = in.opt_str("note").value_or("");
   return h;

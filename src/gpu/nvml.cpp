@@ -142,20 +142,21 @@ std::optional<std::string> Nvml::uuid(Device d) const {
   return std::string(buf);
 }
 
-std::optional<int> Nvml::pcie_gen(Device d, bool max) const {
-  auto f = sym<int (*)(Device, unsigned*)>(max ? "nvmlDeviceGetMaxPcieLinkGeneration"
-                                               : "nvmlDeviceGetCurrPcieLinkGeneration");
+std::optional<int> Nvml::unsigned_query(const char* name, Device d) const {
+  auto f = sym<int (*)(Device, unsigned*)>(name);
   unsigned v = 0;
   if (!ok_ || !f || f(d, &v) != kSuccess) return std::nullopt;
   return static_cast<int>(v);
 }
 
+std::optional<int> Nvml::pcie_gen(Device d, bool max) const {
+  return unsigned_query(
+      max ? "nvmlDeviceGetMaxPcieLinkGeneration" : "nvmlDeviceGetCurrPcieLinkGeneration", d);
+}
+
 std::optional<int> Nvml::pcie_width(Device d, bool max) const {
-  auto f = sym<int (*)(Device, unsigned*)>(max ? "nvmlDeviceGetMaxPcieLinkWidth"
-                                               : "nvmlDeviceGetCurrPcieLinkWidth");
-  unsigned v = 0;
-  if (!ok_ || !f || f(d, &v) != kSuccess) return std::nullopt;
-  return static_cast<int>(v);
+  return unsigned_query(max ? "nvmlDeviceGetMaxPcieLinkWidth" : "nvmlDeviceGetCurrPcieLinkWidth",
+                        d);
 }
 
 std::vector<Nvml::Link> Nvml::nvlinks(Device d) const {
@@ -255,10 +256,7 @@ std::optional<std::string> Nvml::serial(Device d) const {
 }
 
 std::optional<int> Nvml::pcie_gen_gpu_max(Device d) const {
-  auto f = sym<int (*)(Device, unsigned*)>("nvmlDeviceGetGpuMaxPcieLinkGeneration");
-  unsigned v = 0;
-  if (!ok_ || !f || f(d, &v) != kSuccess) return std::nullopt;
-  return static_cast<int>(v);
+  return unsigned_query("nvmlDeviceGetGpuMaxPcieLinkGeneration", d);
 }
 
 std::vector<Nvml::LinkErrors> Nvml::nvlink_errors(Device d) const {

@@ -65,6 +65,8 @@ class Nvml {
   template <typename F>
   F sym(const char* name) const;
   std::string error_string(int rc) const;
+  // An NVML query of the form f(device, unsigned*), or nullopt.
+  std::optional<int> unsigned_query(const char* name, Device d) const;
   void* lib_ = nullptr;
   bool ok_ = false;
   std::string why_;
