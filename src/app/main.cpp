@@ -31,7 +31,7 @@ int run_peerbench(int argc, char** argv, bool printing) {
       case Command::kListMethods:
         return printing ? app::list_methods_command(gpu::method_catalog()) : kExitOk;
       case Command::kReport:
-        return app::report_command(cl.report);
+        return app::report_command(cl.report, gpu::method_catalog());
       case Command::kCompare:
         return app::compare_command(cl.compare);
       case Command::kTopo:

@@ -157,10 +157,27 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   throw std::runtime_error("cannot start " + mpirun + ": " + std::string(std::strerror(errno)));
 }
 
+// `run --expect FILE` is acceptance mode: anything flagged or incomplete makes the exit code 1,
+// on every rank, and the last line says so.
+int acceptance_code(const gpu::JobOutcome& outcome, const RunOptions& o, gpu::RankContext& rk) {
+  std::string code;
+  if (rk.rank == 0) {
+    const auto& v = outcome.doc.verdicts;
+    const int x = acceptance_exit_code(v);
+    std::cout << "# Acceptance (--expect " << o.expect_path << "): " << (x ? "FAILED" : "PASSED")
+              << ": " << verdict_headline(count_verdicts(v)) << "; exit code " << x << "\n"
+              << std::flush;
+    code = std::to_string(x);
+  }
+  return std::stoi(gpu::bcast_string(rk.world, code, 0));
+}
+
 }  // namespace
 
 int run_command(const CommandLine& cl, int argc, char** argv) {
   RunOptions o = cl.run;
+  // A typo'd key or method in the expect file is bad input: refuse it before anything starts.
+  if (!o.expect_path.empty()) (void)load_expectations(o.expect_path, gpu::method_catalog());
   const LaunchInfo launch = detect_launcher();
   if (!launch.under_launcher) {
     if (o.dry_run) return dry_run_local(o);
@@ -216,6 +233,9 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     gpu::Job job(rk, o, cl.argv, capture, nvml, io);
     const auto outcome = job.run();
     code = outcome.exit_code;
+    if (!o.expect_path.empty() && !outcome.gpu_stuck) {
+      code = std::max(code, acceptance_code(outcome, o, rk));
+    }
     if (outcome.gpu_stuck) {
       // Work still queued on the GPU would make MPI_Finalize and the CUDA runtime's teardown
       // wait for it; every rank knows (the failure was gathered) and leaves now.

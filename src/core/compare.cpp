@@ -29,14 +29,17 @@ std::map<std::string, int> host_positions(const RunDocument& d) {
   return pos;
 }
 
-std::string gpu_identity(const RunDocument& d, int rank, const std::string& match,
+// A GPU as compare matches it: the host's position (hosts in order of their first rank, so two
+// nodes' runs line up) and its PCI bus id, or its UUID alone, or its CUDA index.
+std::string gpu_identity(const RankInfo* r, int rank, const std::string& match,
                          const std::map<std::string, int>& hosts) {
   if (rank < 0) return "all";
-  const auto* r = rank_info(d, rank);
   if (!r) return "rank" + std::to_string(rank);
+  if (match == "uuid" && !r->gpu.uuid.empty()) return r->gpu.uuid;
   const auto it = hosts.find(r->host);
   const std::string h = "host" + std::to_string(it == hosts.end() ? -1 : it->second);
-  return h + ":" + (match == "pci" ? r->gpu.pci_bus_id : "gpu" + std::to_string(r->gpu.index));
+  if (match == "pci" && !r->gpu.pci_bus_id.empty()) return h + ":" + r->gpu.pci_bus_id;
+  return h + ":gpu" + std::to_string(r->gpu.index);
 }
 
 struct Key {
@@ -47,16 +50,38 @@ struct Key {
   }
 };
 
-std::map<Key, const Result*> index_results(const RunDocument& d, const std::string& match) {
+// Every result under its key, in file order: several ranks on one GPU share a key, and each is
+// matched with the same-numbered one of the other run, never dropped.
+std::map<Key, std::vector<const Result*>> index_results(const RunDocument& d,
+                                                        const std::string& match) {
   const auto hosts = host_positions(d);
-  std::map<Key, const Result*> out;
+  std::map<int, const RankInfo*> ranks;
+  for (const auto& r : d.system.ranks) ranks.emplace(r.rank, &r);
+  auto rank = [&](int r) {
+    const auto it = ranks.find(r);
+    return it == ranks.end() ? nullptr : it->second;
+  };
+  std::map<Key, std::vector<const Result*>> out;
   for (const auto& r : d.results) {
-    if (r.status != ResultStatus::kOk) continue;
-    out[{r.method, gpu_identity(d, r.src, match, hosts), gpu_identity(d, r.dst, match, hosts),
-         r.bytes}] = &r;
+    out[{r.method, gpu_identity(rank(r.src), r.src, match, hosts),
+         gpu_identity(rank(r.dst), r.dst, match, hosts), r.bytes}]
+        .push_back(&r);
   }
   return out;
 }
+
+bool measured(const Result* r) {
+  return r && r->status == ResultStatus::kOk && r->time_us && r->algbw_gbps;
+}
+
+std::string key_label(const Key& k, const Result* a, const Result* b) {
+  auto status = [](const Result* r) { return r ? to_string(r->status) : std::string("absent"); };
+  return k.method + " " + k.src + "->" + k.dst + " " + format_size_compact(k.bytes) +
+         " (A: " + status(a) + ", B: " + status(b) + ")";
+}
+
+CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
+                       const CompareOptions& o, Comparison& c);
 
 void diff(std::vector<std::string>& out, const std::string& what, const std::string& a,
           const std::string& b) {
@@ -119,47 +144,27 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
 
   const auto ia = index_results(a, o.match);
   const auto ib = index_results(b, o.match);
-  for (const auto& [key, ra] : ia) {
-    const auto it = ib.find(key);
-    const std::string label =
-        key.method + " " + key.src + "->" + key.dst + " " + format_size_compact(key.bytes);
-    if (it == ib.end()) {
-      c.only_in_a.push_back(label);
-      continue;
-    }
-    const Result* rb = it->second;
-    const auto* m = find_method(a.methods, key.method);
-    CompareRow row;
-    row.method = key.method;
-    row.pair = pair_name(ra->src, ra->dst);
-    row.gpu_pair = key.src + "->" + key.dst;
-    row.bytes = key.bytes;
-    row.lower_is_better = m && m->metric == Metric::kLatency;
-    row.a = row.lower_is_better ? *ra->time_us : *ra->algbw_gbps;
-    row.b = row.lower_is_better ? *rb->time_us : *rb->algbw_gbps;
-    const Stats& sa = row.a;
-    const Stats& sb = row.b;
-    row.ratio = sa.median > 0 ? sb.median / sa.median : 0;
-    const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
-    const bool separated = sb.max < sa.min || sb.min > sa.max;
-    const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
-    if (!beyond) {
-      row.change = "same";
-    } else if (!separated) {
-      row.change = "within-noise";
-    } else if (worse) {
-      row.change = "regression";
-      ++c.regressions;
-    } else {
-      row.change = "improvement";
-      ++c.improvements;
-    }
-    c.rows.push_back(row);
-  }
-  for (const auto& [key, rb] : ib) {
-    if (!ia.count(key)) {
-      c.only_in_b.push_back(key.method + " " + key.src + "->" + key.dst + " " +
-                            format_size_compact(key.bytes));
+  std::set<Key> keys;
+  for (const auto& [k, v] : ia) keys.insert(k);
+  for (const auto& [k, v] : ib) keys.insert(k);
+  static const std::vector<const Result*> kNone;
+  for (const auto& key : keys) {
+    const auto ita = ia.find(key);
+    const auto itb = ib.find(key);
+    const auto& va = ita == ia.end() ? kNone : ita->second;
+    const auto& vb = itb == ib.end() ? kNone : itb->second;
+    for (std::size_t i = 0; i < std::max(va.size(), vb.size()); ++i) {
+      const Result* ra = i < va.size() ? va[i] : nullptr;
+      const Result* rb = i < vb.size() ? vb[i] : nullptr;
+      if (measured(ra) && measured(rb)) {
+        c.rows.push_back(compare_row(key, *ra, *rb, a, o, c));
+      } else if (measured(ra)) {
+        c.only_in_a.push_back(key_label(key, ra, rb));
+      } else if (measured(rb)) {
+        c.only_in_b.push_back(key_label(key, ra, rb));
+      } else {
+        c.in_neither.push_back(key_label(key, ra, rb));
+      }
     }
   }
   if (c.rows.empty()) {
@@ -169,6 +174,43 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   }
   return c;
 }
+
+namespace {
+
+CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
+                       const CompareOptions& o, Comparison& c) {
+  const Result* ra = &ra_;
+  const Result* rb = &rb_;
+  const auto* m = find_method(a.methods, key.method);
+  CompareRow row;
+  row.method = key.method;
+  row.pair = pair_name(ra->src, ra->dst);
+  row.gpu_pair = key.src + "->" + key.dst;
+  row.bytes = key.bytes;
+  row.lower_is_better = m && m->metric == Metric::kLatency;
+  row.a = row.lower_is_better ? *ra->time_us : *ra->algbw_gbps;
+  row.b = row.lower_is_better ? *rb->time_us : *rb->algbw_gbps;
+  const Stats& sa = row.a;
+  const Stats& sb = row.b;
+  row.ratio = sa.median > 0 ? sb.median / sa.median : 0;
+  const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
+  const bool separated = sb.max < sa.min || sb.min > sa.max;
+  const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
+  if (!beyond) {
+    row.change = "same";
+  } else if (!separated) {
+    row.change = "within-noise";
+  } else if (worse) {
+    row.change = "regression";
+    ++c.regressions;
+  } else {
+    row.change = "improvement";
+    ++c.improvements;
+  }
+  return row;
+}
+
+}  // namespace
 
 std::string render_comparison(const Comparison& c, const std::string& a_name,
                               const std::string& b_name, const CompareOptions& o) {
@@ -226,8 +268,9 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
     out << (md ? "\n## " : "\n") << title << (md ? "\n\n" : ":\n");
     for (const auto& s : v) out << (md ? "- " : "  ") << s << "\n";
   };
-  list("Only in A", c.only_in_a);
-  list("Only in B", c.only_in_b);
+  list("Only in A (measured in A, not in B)", c.only_in_a);
+  list("Only in B (measured in B, not in A)", c.only_in_b);
+  list("Measured in neither", c.in_neither);
   out << (md ? "\n**" : "\n") << c.regressions << " regressions, " << c.improvements
       << " improvements beyond " << format_fixed(100 * o.threshold, 1)
       << "% with non-overlapping sample ranges, " << c.rows.size() << " compared"

@@ -1,7 +1,8 @@
 #pragma once
 // Comparing two runs (two driver versions, two nodes, before/after a repair): matched by method,
-// pair and size; regressions and improvements only where the change exceeds the threshold AND
-// the two runs' sample ranges (min..max) do not overlap, so noise is not called a regression.
+// pair (by host and PCI bus id, or UUID, or index: --match) and size; regressions and improvements
+// only where the change exceeds the threshold AND the two runs' sample ranges (min..max) do not
+// overlap, so noise is not called a regression.
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct Comparison {
   std::vector<std::string> differences;  // system and configuration differences
   std::vector<std::string> only_in_a;
   std::vector<std::string> only_in_b;
+  std::vector<std::string> in_neither;  // requested in either run, measured in neither
   int regressions = 0;
   int improvements = 0;
 };

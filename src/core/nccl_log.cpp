@@ -52,6 +52,7 @@ void classify_via(const std::string& via, TransportObservation& t) {
     // parts[2] is the device ("0" or "0(1)" with a proxy rank); the rest are modifiers
     if (parts.size() >= 3) {
       const auto open = parts[2].find('(');
+      t.net_device = parts[2].substr(0, open);
       if (open != std::string::npos) t.modifiers.push_back("proxy " + parts[2].substr(open));
     }
     for (std::size_t i = 3; i < parts.size(); ++i) t.modifiers.push_back(parts[i]);
@@ -230,6 +231,8 @@ std::vector<PairTransport> summarize_transports(const std::vector<TransportObser
     std::set<int> channel_ids;
     int connections = 0;
     std::string example;
+    std::set<std::string> net_paths;
+    std::optional<bool> gdrdma;
   };
   std::map<std::pair<int, int>, Acc> by_pair;
   std::set<std::tuple<int, int, int, int, std::string>> seen;  // de-duplicate send/receive sides
@@ -241,6 +244,12 @@ std::vector<PairTransport> summarize_transports(const std::vector<TransportObser
     if (!t.detail.empty()) d += "/" + t.detail;
     for (const auto& m : t.modifiers) d += "/" + m;
     a.details.insert(d);
+    if (t.kind == "NET") {
+      a.net_paths.insert("NET/" + t.detail + (t.net_device.empty() ? "" : "/" + t.net_device));
+      const bool rdma =
+          std::find(t.modifiers.begin(), t.modifiers.end(), "GDRDMA") != t.modifiers.end();
+      a.gdrdma = a.gdrdma.value_or(false) || rdma;
+    }
     if (a.example.empty() ||
         (t.side != "receive" && a.example.find("[receive]") != std::string::npos)) {
       a.example = t.raw;
@@ -271,6 +280,8 @@ std::vector<PairTransport> summarize_transports(const std::vector<TransportObser
     p.channels = static_cast<int>(a.channel_ids.size());
     p.connections = a.connections;
     p.example = a.example;
+    p.net_paths.assign(a.net_paths.begin(), a.net_paths.end());
+    p.gdrdma = a.gdrdma;
     out.push_back(std::move(p));
   }
   return out;

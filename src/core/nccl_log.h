@@ -32,6 +32,7 @@ struct TransportObservation {
   std::string detail;   // CUMEM, direct pointer, IPC, indirect, direct/direct, Socket, IB, ...
   std::vector<std::string> modifiers;  // read, CE, GDRDMA, Shared, MNNVL, ...
   std::string side;                    // "send", "receive" (NET lines) or ""
+  std::string net_device;              // NET lines: the device after the plugin ("0" of NET/IB/0)
   std::string raw;                     // the line, from "Channel"
 };
 
@@ -70,6 +71,10 @@ struct PairTransport {
   int channels = 0;                  // distinct channel ids
   int connections = 0;               // lines seen
   std::string example;               // one raw line as evidence
+  // NET connections: the plugin ("IB", "Socket", ...), its devices ("NET/IB/0"), and whether
+  // GPUDirect RDMA was used on any of them ("/GDRDMA" in the log); empty/nullopt without NET.
+  std::vector<std::string> net_paths;
+  std::optional<bool> gdrdma;
 };
 
 // Groups observations by ordered pair. Send-side and receive-side NET lines of one connection

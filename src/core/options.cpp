@@ -31,11 +31,6 @@ std::string to_string(ReportFormat f) {
   return "text";
 }
 
-std::vector<std::string> known_flag_codes() {
-  return {"host-staged", "nccl-shm",    "nccl-net",          "below-link", "p2p-slower-than-staged",
-          "asymmetric",  "data-errors", "measurement-failed"};
-}
-
 namespace {
 
 const char* kTagline =
@@ -371,7 +366,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
           "format", "text | markdown | html | csv",
           cxxopts::value<std::string>()->default_value("text"))(
           "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
-          "fail-on", "flags that make the exit code 1: all | none | comma-separated codes",
+          "fail-on",
+          "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete",
           cxxopts::value<std::string>()->default_value("all"))(
           "expect", "acceptance thresholds file", cxxopts::value<std::string>())(
           "plots", "folder with plots from scripts/plot.py to embed or link",
@@ -391,7 +387,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
         cl.report.output_path = non_empty_path(get(r, "output"), "-o/--output");
       cl.report.fail_on = get(r, "fail-on");
       if (cl.report.fail_on != "all" && cl.report.fail_on != "none") {
-        const auto codes = known_flag_codes();
+        auto codes = known_flag_codes();
+        codes.push_back("incomplete");
         for (const auto& c : split(cl.report.fail_on, ',')) {
           if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
             std::string list;
@@ -409,8 +406,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
           cxxopts::value<std::string>()->default_value("5"))(
           "format", "text | markdown | csv", cxxopts::value<std::string>()->default_value("text"))(
           "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
-          "match", "match GPUs across hosts by: index | pci",
-          cxxopts::value<std::string>()->default_value("index"))(
+          "match", "match GPUs by host and: pci | uuid | index",
+          cxxopts::value<std::string>()->default_value("pci"))(
           "fail-on", "regressions | any | none",
           cxxopts::value<std::string>()->default_value("regressions"))("h,help", "this help");
       o.parse_positional({"inputs"});
@@ -435,8 +432,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       if (r.count("output"))
         cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
       cl.compare.match = get(r, "match");
-      if (cl.compare.match != "index" && cl.compare.match != "pci") {
-        throw UsageError("--match: '" + cl.compare.match + "'; use index or pci");
+      if (cl.compare.match != "index" && cl.compare.match != "pci" && cl.compare.match != "uuid") {
+        throw UsageError("--match: '" + cl.compare.match + "'; use pci, uuid or index");
       }
       cl.compare.fail_on = get(r, "fail-on");
       if (cl.compare.fail_on != "regressions" && cl.compare.fail_on != "any" &&

@@ -85,8 +85,9 @@ std::string to_string(ReportFormat f);
 struct ReportOptions {
   std::vector<std::string> inputs;
   ReportFormat format = ReportFormat::kText;
-  std::string output_path;      // empty: stdout
-  std::string fail_on = "all";  // flag codes that make the exit code 1, or "all"/"none"
+  std::string output_path;  // empty: stdout
+  std::string fail_on =
+      "all";  // flag codes and/or "incomplete" that make the exit code 1; all/none
   std::string expect_path;
   std::string plots_dir;
 };
@@ -97,7 +98,7 @@ struct CompareOptions {
   double threshold = 0.05;  // relative change below which nothing is flagged
   ReportFormat format = ReportFormat::kText;
   std::string output_path;
-  std::string match = "index";          // GPU identity across hosts: index | pci
+  std::string match = "pci";            // GPU identity within a host: pci | uuid | index
   std::string fail_on = "regressions";  // regressions | any | none
 };
 
@@ -119,7 +120,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
 // The options as recorded in the results' "config" section.
 nlohmann::json run_options_to_json(const RunOptions& o);
 
-// Flag codes report --fail-on accepts.
+// Flag codes of the verdicts (defined in verdict.cpp); report --fail-on accepts these and
+// "incomplete".
 std::vector<std::string> known_flag_codes();
 
 }  // namespace peerbench

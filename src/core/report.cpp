@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/result_index.h"
 #include "core/run_progress.h"
 #include "core/sizes.h"
 #include "core/verdict.h"
@@ -40,21 +41,31 @@ std::vector<std::pair<int, int>> pairs_in(const RunDocument& d) {
 }
 
 // Cell for (method, pair) at the largest size: the headline number, or the status.
-std::string cell(const RunDocument& d, const MethodInfo* m, int src, int dst) {
+std::string cell(const ResultIndex& idx, const MethodInfo* m, int src, int dst) {
   if (m->bidirectional && src > dst) std::swap(src, dst);  // one result per unordered pair
-  if (const auto* r = largest_ok_result(d, m->name, src, dst)) {
+  if (const auto* r = idx.largest_ok(m->name, src, dst)) {
     std::string s = format_fixed(headline_value(m, *r), m->metric == Metric::kLatency ? 2 : 1);
     if (r->wrong > 0) s += "!";
     return s;
   }
-  for (const auto& r : d.results) {
-    if (r.method == m->name && r.src == src && r.dst == dst) {
-      if (r.status == ResultStatus::kNotApplicable) return "n/a";
-      if (r.status == ResultStatus::kSkipped) return "skip";
-      return to_string(r.status);
-    }
+  for (const auto* r : idx.of(m->name, src, dst)) {
+    if (r->status == ResultStatus::kNotApplicable) return "n/a";
+    if (r->status == ResultStatus::kSkipped) return "skip";
+    return to_string(r->status);
   }
   return "-";
+}
+
+// Link label per pair, from the verdicts.
+std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs) {
+  std::map<std::pair<int, int>, std::string> out;
+  for (const auto& v : vs) out[{v.src, v.dst}] = v.link;
+  return out;
+}
+
+std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t) {
+  const auto it = links.find({s, t});
+  return it == links.end() ? "?" : it->second;
 }
 
 std::string largest_size_label(const RunDocument& d, const MethodInfo* m) {
@@ -76,22 +87,28 @@ std::string unit_at(const RunDocument& d, const MethodInfo* m) {
   return size.empty() ? unit(m) : unit(m) + " @ " + size;
 }
 
-std::string transport_of(const RunDocument& d, int src, int dst) {
-  for (const auto& p : d.pairs) {
-    if (p.src == src && p.dst == dst && p.nccl) {
-      return p.nccl->details.empty() ? p.nccl->kind : p.nccl->details.front();
-    }
+std::string transport_of(const ResultIndex& idx, int src, int dst) {
+  const auto* p = idx.facts(src, dst);
+  if (!p || !p->nccl) return "";
+  if (!p->nccl->net_paths.empty()) {
+    std::string s;
+    for (const auto& n : p->nccl->net_paths) s += (s.empty() ? "" : ",") + n;
+    return s + (p->nccl->gdrdma.value_or(false) ? "/GDRDMA" : "");
   }
-  return "";
+  return p->nccl->details.empty() ? p->nccl->kind : p->nccl->details.front();
 }
 
 std::string system_line(const RunDocument& d) {
   std::ostringstream o;
-  std::map<std::string, int> gpus;
-  for (const auto& r : d.system.ranks) gpus[r.gpu.name]++;
+  // Distinct GPUs, not ranks: two ranks sharing one GPU are one GPU.
+  std::map<std::string, std::set<std::string>> gpus;
+  for (const auto& r : d.system.ranks) {
+    gpus[r.gpu.name].insert(
+        r.host + "/" + (r.gpu.pci_bus_id.empty() ? std::to_string(r.gpu.index) : r.gpu.pci_bus_id));
+  }
   o << d.system.ranks.size() << " ranks on " << d.system.hosts.size() << " host"
     << (d.system.hosts.size() == 1 ? "" : "s");
-  for (const auto& [name, n] : gpus) o << ", " << n << "x " << name;
+  for (const auto& [name, ids] : gpus) o << ", " << ids.size() << "x " << name;
   if (!d.system.driver_version.empty()) o << ", driver " << d.system.driver_version;
   if (d.system.cuda_runtime_version) {
     o << ", CUDA " << d.system.cuda_runtime_version / 1000 << "."
@@ -110,41 +127,65 @@ struct Unmeasured {
 };
 std::vector<Unmeasured> unmeasured(const RunDocument& d) {
   std::vector<Unmeasured> out;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> group;
+  std::set<std::pair<std::size_t, std::string>> listed;
   for (const auto& r : d.results) {
     if (r.status == ResultStatus::kOk) continue;
     const std::string st = to_string(r.status);
-    auto it = std::find_if(out.begin(), out.end(), [&](const Unmeasured& u) {
-      return u.method == r.method && u.status == st && u.reason == r.reason;
-    });
-    if (it == out.end()) {
-      out.push_back({r.method, st, r.reason, {}, 0});
-      it = out.end() - 1;
-    }
+    const auto [it, fresh] = group.emplace(std::make_tuple(r.method, st, r.reason), out.size());
+    if (fresh) out.push_back({r.method, st, r.reason, {}, 0});
+    Unmeasured& u = out[it->second];
     const std::string p = pair_name(r.src, r.dst);
-    if (std::find(it->pairs.begin(), it->pairs.end(), p) == it->pairs.end()) it->pairs.push_back(p);
-    ++it->cases;
+    if (listed.insert({it->second, p}).second) u.pairs.push_back(p);
+    ++u.cases;
   }
   return out;
+}
+
+// Requested methods that are not measured, per verdict: the incomplete, not-judged,
+// not-applicable and not-a-link ones, each with its reason.
+struct MethodNote {
+  std::string pair, method, state, reason;
+};
+std::vector<MethodNote> method_notes(const PairVerdict& v) {
+  std::vector<MethodNote> out;
+  for (const auto& m : v.methods) {
+    if (m.state == verdict_state::kPass || m.state == verdict_state::kFlagged) continue;
+    out.push_back({pair_name(v.src, v.dst), m.method, m.state, m.reason});
+  }
+  return out;
+}
+
+// The GPUs of the judged pairs: host, index, PCI bus id, UUID, serial.
+std::vector<CardId> cards_in(const std::vector<PairVerdict>& vs) {
+  std::vector<CardId> out;
+  std::set<int> seen;
+  for (const auto& v : vs) {
+    for (const auto& c : v.cards) {
+      if (seen.insert(c.rank).second) out.push_back(c);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const CardId& a, const CardId& b) { return a.rank < b.rank; });
+  return out;
+}
+
+std::string serial_text(const CardId& c) {
+  return c.serial.empty() ? "not recorded" : c.serial;
+}
+
+// CSS class of a verdict state: only pass is green; nothing unmeasured looks like it.
+std::string state_class(const std::string& state) {
+  if (state == verdict_state::kPass) return "pass";
+  if (state == verdict_state::kFlagged) return "flagged";
+  if (state == verdict_state::kIncomplete) return "incomplete";
+  return "neutral";
 }
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
-}
-
-struct Counts {
-  int pairs = 0, flagged = 0, pass = 0, flags = 0;
-};
-Counts count(const std::vector<PairVerdict>& v) {
-  Counts c;
-  for (const auto& p : v) {
-    ++c.pairs;
-    if (p.verdict == "flagged") ++c.flagged;
-    if (p.verdict == "pass") ++c.pass;
-    c.flags += static_cast<int>(p.flags.size());
-  }
-  return c;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -155,6 +196,7 @@ class TextReporter : public DocumentReporter {
     std::ostringstream o;
     for (const auto& in : runs) {
       const auto& d = *in.doc;
+      const ResultIndex idx(d);
       o << "peerbench report: " << in.path << "\n";
       o << "  run: " << system_line(d) << "\n";
       o << "  status " << d.status << ", started " << d.started_at << ", peerbench "
@@ -164,65 +206,11 @@ class TextReporter : public DocumentReporter {
       }
       o << "  NCCL transport capture: " << d.nccl.mode
         << (d.nccl.note.empty() ? "" : " (" + d.nccl.note + ")") << "\n\n";
-      const auto pm = methods_in(d, false);
-      if (!pm.empty()) {
-        o << "Pairs at the largest size (median; '!' = data errors):\n";
-        o << "  " << std::left << std::setw(8) << "pair" << std::setw(7) << "link";
-        auto width = [&](const MethodInfo* m) {
-          return static_cast<int>(
-              std::max({std::size_t{10}, m->name.size() + 2, unit_at(d, m).size() + 2}));
-        };
-        for (const auto* m : pm) o << std::right << std::setw(width(m)) << m->name;
-        o << "  NCCL transport\n";
-        o << "  " << std::left << std::setw(15) << "";
-        for (const auto* m : pm) o << std::right << std::setw(width(m)) << unit_at(d, m);
-        o << "\n";
-        for (const auto& [s, t] : pairs_in(d)) {
-          std::string link = "?";
-          for (const auto& v : in.verdicts) {
-            if (v.src == s && v.dst == t) link = v.link;
-          }
-          o << "  " << std::left << std::setw(8) << pair_name(s, t) << std::setw(7) << link;
-          for (const auto* m : pm) o << std::right << std::setw(width(m)) << cell(d, m, s, t);
-          o << "  " << transport_of(d, s, t) << "\n";
-        }
-        o << "\n";
-      }
-      for (const auto* m : methods_in(d, true)) {
-        o << m->name << " over all ranks (" << unit(m) << ", median):";
-        for (const auto& r : d.results) {
-          if (r.method != m->name || r.src >= 0) continue;
-          if (r.status == ResultStatus::kOk) {
-            o << "  " << format_size_compact(r.bytes) << " "
-              << format_fixed(headline_value(m, r), 1);
-          } else {
-            o << "  " << format_size_compact(r.bytes) << " " << to_string(r.status);
-          }
-        }
-        o << "\n";
-      }
-      const auto um = unmeasured(d);
-      if (!um.empty()) {
-        o << "\nNot measured:\n";
-        for (const auto& u : um) {
-          o << "  " << u.method << " " << joined(u.pairs) << " (" << u.cases << " case"
-            << (u.cases == 1 ? "" : "s") << "): " << u.status
-            << (u.reason.empty() ? "" : ": " + u.reason) << "\n";
-        }
-      }
-      o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
-      for (const auto& v : in.verdicts) {
-        o << "  " << std::left << std::setw(8) << pair_name(v.src, v.dst) << std::setw(7) << v.link
-          << (v.verdict == "flagged" ? "FLAGGED" : v.verdict)
-          << (v.observed.empty() ? "" : "  [" + v.observed + "]") << "\n";
-        for (const auto& f : v.flags) {
-          o << "      " << f.code << ": " << f.message << "\n";
-          o << "        evidence: " << f.evidence.dump() << "\n";
-        }
-      }
-      const auto c = count(in.verdicts);
-      o << "\nSummary: " << c.pairs << " verdicts, " << c.pass << " pass, " << c.flagged
-        << " flagged, " << c.flags << " flags\n";
+      matrix(o, in, idx);
+      all_ranks_lines(o, d);
+      cards(o, in.verdicts);
+      not_measured(o, d);
+      verdicts(o, in);
       if (!d.errors.empty()) {
         o << "Errors recorded by the run:\n";
         for (const auto& e : d.errors) o << "  " << e << "\n";
@@ -231,8 +219,99 @@ class TextReporter : public DocumentReporter {
     }
     return sanitize_lines_for_terminal(o.str());  // strings from the file reach a terminal
   }
-};
 
+ private:
+  static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
+    const auto& d = *in.doc;
+    const auto pm = methods_in(d, false);
+    if (pm.empty()) return;
+    const auto links = links_of(in.verdicts);
+    o << "Pairs at the largest size (median; '!' = data errors):\n";
+    o << "  " << std::left << std::setw(8) << "pair" << std::setw(7) << "link";
+    std::vector<std::string> units;  // once per method: each scans the results
+    std::vector<int> widths;
+    for (const auto* m : pm) {
+      units.push_back(unit_at(d, m));
+      widths.push_back(static_cast<int>(
+          std::max({std::size_t{10}, m->name.size() + 2, units.back().size() + 2})));
+    }
+    for (std::size_t i = 0; i < pm.size(); ++i)
+      o << std::right << std::setw(widths[i]) << pm[i]->name;
+    o << "  NCCL transport\n";
+    o << "  " << std::left << std::setw(15) << "";
+    for (std::size_t i = 0; i < pm.size(); ++i) o << std::right << std::setw(widths[i]) << units[i];
+    o << "\n";
+    for (const auto& [s, t] : pairs_in(d)) {
+      o << "  " << std::left << std::setw(8) << pair_name(s, t) << std::setw(7)
+        << link_label(links, s, t);
+      for (std::size_t i = 0; i < pm.size(); ++i) {
+        o << std::right << std::setw(widths[i]) << cell(idx, pm[i], s, t);
+      }
+      o << "  " << transport_of(idx, s, t) << "\n";
+    }
+    o << "\n";
+  }
+
+  static void all_ranks_lines(std::ostringstream& o, const RunDocument& d) {
+    for (const auto* m : methods_in(d, true)) {
+      o << m->name << " over all ranks (" << unit(m) << ", median):";
+      for (const auto& r : d.results) {
+        if (r.method != m->name || r.src >= 0) continue;
+        o << "  " << format_size_compact(r.bytes) << " "
+          << (r.status == ResultStatus::kOk ? format_fixed(headline_value(m, r), 1)
+                                            : to_string(r.status));
+      }
+      o << "\n";
+    }
+  }
+
+  static void cards(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    const auto cs = cards_in(vs);
+    if (cs.empty()) return;
+    o << "\nGPUs (the cards behind the verdicts):\n";
+    for (const auto& c : cs) {
+      o << "  rank " << std::left << std::setw(4) << c.rank << " host " << c.host << ", GPU "
+        << c.gpu_index << ", PCI " << c.pci_bus_id << ", UUID " << c.uuid << ", serial "
+        << serial_text(c) << "\n";
+    }
+  }
+
+  static void not_measured(std::ostringstream& o, const RunDocument& d) {
+    const auto um = unmeasured(d);
+    if (um.empty()) return;
+    o << "\nNot measured:\n";
+    for (const auto& u : um) {
+      o << "  " << u.method << " " << joined(u.pairs) << " (" << u.cases << " case"
+        << (u.cases == 1 ? "" : "s") << "): " << u.status
+        << (u.reason.empty() ? "" : ": " + u.reason) << "\n";
+    }
+  }
+
+  static void verdicts(std::ostringstream& o, const ReportInput& in) {
+    o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
+    for (const auto& v : in.verdicts) {
+      o << "  " << std::left << std::setw(8) << pair_name(v.src, v.dst) << std::setw(7) << v.link
+        << (v.verdict == verdict_state::kFlagged      ? "FLAGGED"
+            : v.verdict == verdict_state::kIncomplete ? "INCOMPLETE"
+                                                      : v.verdict)
+        << (v.observed.empty() ? "" : "  [" + v.observed + "]") << "\n";
+      for (const auto& f : v.flags) {
+        o << "      " << f.code << ": " << f.message << "\n";
+        o << "        evidence: " << f.evidence.dump() << "\n";
+      }
+      for (const auto& n : method_notes(v)) {
+        o << "      " << n.state << ": " << n.method << (n.reason.empty() ? "" : ": " + n.reason)
+          << "\n";
+      }
+    }
+    const auto c = count_verdicts(in.verdicts);
+    o << "\nVerdict: " << verdict_headline(c) << "\n";
+    o << "Summary: " << c.verdicts << " verdicts, " << c.pass << " pass, " << c.flagged
+      << " flagged, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "
+      << c.not_applicable << " not applicable, " << c.not_a_link << " not a link; " << c.flags
+      << " flags, " << c.incomplete_methods << " requested measurements missing\n";
+  }
+};
 // ---------------------------------------------------------------------------------------------
 std::string md_escape(const std::string& s) {
   std::string out;
@@ -257,66 +336,12 @@ class MarkdownReporter : public DocumentReporter {
     std::ostringstream o;
     for (const auto& in : runs) {
       const auto& d = *in.doc;
-      o << "# peerbench report\n\n";
-      o << "| | |\n|---|---|\n";
-      o << "| results | `" << md_escape(in.path) << "` |\n";
-      o << "| system | " << md_escape(system_line(d)) << " |\n";
-      o << "| hosts | " << md_escape([&] {
-        std::string h;
-        for (const auto& x : d.system.hosts) h += (h.empty() ? "" : ", ") + x;
-        return h;
-      }())
-        << " |\n";
-      o << "| status | " << md_escape(d.status) << " |\n";
-      o << "| started | " << md_escape(d.started_at) << " |\n";
-      o << "| peerbench | " << md_escape(d.tool.version + " (" + d.tool.git_revision + ")")
-        << " |\n";
-      o << "| NCCL capture | "
-        << md_escape(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note)) << " |\n";
-      o << "| thresholds | " << md_escape(in.expectations_source) << " |\n\n";
-      const auto c = count(in.verdicts);
-      o << "**Verdict: "
-        << (c.flagged ? std::to_string(c.flagged) + " of " + std::to_string(c.pairs) + " flagged"
-                      : "all " + std::to_string(c.pairs) + " pass")
-        << "** (" << c.flags << " flags)\n\n";
-      const auto pm = methods_in(d, false);
-      if (!pm.empty()) {
-        o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
-             "in us; `!` marks data errors.\n\n";
-        o << "| pair | link |";
-        for (const auto* m : pm) o << " " << md_escape(m->name) << " (" << unit_at(d, m) << ") |";
-        o << " NCCL transport |\n|---|---|";
-        for (std::size_t i = 0; i < pm.size(); ++i) o << "---:|";
-        o << "---|\n";
-        for (const auto& [s, t] : pairs_in(d)) {
-          std::string link = "?";
-          for (const auto& v : in.verdicts) {
-            if (v.src == s && v.dst == t) link = v.link;
-          }
-          o << "| " << pair_name(s, t) << " | " << md_escape(link) << " |";
-          for (const auto* m : pm) o << " " << md_escape(cell(d, m, s, t)) << " |";
-          o << " " << md_escape(transport_of(d, s, t)) << " |\n";
-        }
-        o << "\n";
-      }
-      for (const auto* m : methods_in(d, true)) {
-        o << "## " << md_escape(m->name)
-          << " over all ranks\n\n| size | busbw GB/s (median) | min | max | time us | status "
-             "|\n|---:|---:|---:|---:|---:|---|\n";
-        for (const auto& r : d.results) {
-          if (r.method != m->name || r.src >= 0) continue;
-          if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "| " << format_size_compact(r.bytes) << " | "
-              << format_fixed(r.busbw_gbps->median, 1) << " | "
-              << format_fixed(r.busbw_gbps->min, 1) << " | " << format_fixed(r.busbw_gbps->max, 1)
-              << " | " << format_fixed(r.time_us->median, 1) << " | ok |\n";
-          } else {
-            o << "| " << format_size_compact(r.bytes) << " | | | | | "
-              << md_escape(to_string(r.status) + " " + r.reason) << " |\n";
-          }
-        }
-        o << "\n";
-      }
+      const ResultIndex idx(d);
+      header(o, in);
+      o << "**Verdict: " << md_escape(verdict_headline(count_verdicts(in.verdicts))) << "**\n\n";
+      matrix(o, in, idx);
+      all_ranks_tables(o, d);
+      cards(o, in.verdicts);
       if (const auto um = unmeasured(d); !um.empty()) {
         o << "## Not measured\n\n| method | pairs | cases | status | reason "
              "|\n|---|---|---:|---|---|\n";
@@ -326,21 +351,7 @@ class MarkdownReporter : public DocumentReporter {
         }
         o << "\n";
       }
-      o << "## Verdicts\n\n| pair | link | verdict | observed |\n|---|---|---|---|\n";
-      for (const auto& v : in.verdicts) {
-        o << "| " << pair_name(v.src, v.dst) << " | " << md_escape(v.link_description) << " | "
-          << (v.verdict == "flagged" ? "**flagged**" : md_escape(v.verdict)) << " | "
-          << md_escape(v.observed) << " |\n";
-      }
-      bool any = false;
-      for (const auto& v : in.verdicts) {
-        for (const auto& f : v.flags) {
-          if (!any) o << "\n### Flags\n\n";
-          any = true;
-          o << "- **" << md_escape(f.code) << "** " << pair_name(v.src, v.dst) << ": "
-            << md_escape(f.message) << "  \n  evidence: `" << md_escape(f.evidence.dump()) << "`\n";
-        }
-      }
+      verdicts(o, in.verdicts);
       o << "\n";
     }
     if (!plots.empty()) {
@@ -349,8 +360,111 @@ class MarkdownReporter : public DocumentReporter {
     }
     return sanitize_lines_for_terminal(o.str());  // often printed to a terminal too
   }
-};
 
+ private:
+  static void header(std::ostringstream& o, const ReportInput& in) {
+    const auto& d = *in.doc;
+    std::string hosts;
+    for (const auto& x : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + x;
+    o << "# peerbench report\n\n";
+    o << "| | |\n|---|---|\n";
+    o << "| results | `" << md_escape(in.path) << "` |\n";
+    o << "| system | " << md_escape(system_line(d)) << " |\n";
+    o << "| hosts | " << md_escape(hosts) << " |\n";
+    o << "| status | " << md_escape(d.status) << " |\n";
+    o << "| started | " << md_escape(d.started_at) << " |\n";
+    o << "| peerbench | " << md_escape(d.tool.version + " (" + d.tool.git_revision + ")") << " |\n";
+    o << "| NCCL capture | "
+      << md_escape(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note)) << " |\n";
+    o << "| thresholds | " << md_escape(in.expectations_source) << " |\n\n";
+  }
+
+  static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
+    const auto& d = *in.doc;
+    const auto pm = methods_in(d, false);
+    if (pm.empty()) return;
+    const auto links = links_of(in.verdicts);
+    o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
+         "in us; `!` marks data errors.\n\n";
+    o << "| pair | link |";
+    for (const auto* m : pm) o << " " << md_escape(m->name) << " (" << unit_at(d, m) << ") |";
+    o << " NCCL transport |\n|---|---|";
+    for (std::size_t i = 0; i < pm.size(); ++i) o << "---:|";
+    o << "---|\n";
+    for (const auto& [s, t] : pairs_in(d)) {
+      o << "| " << pair_name(s, t) << " | " << md_escape(link_label(links, s, t)) << " |";
+      for (const auto* m : pm) o << " " << md_escape(cell(idx, m, s, t)) << " |";
+      o << " " << md_escape(transport_of(idx, s, t)) << " |\n";
+    }
+    o << "\n";
+  }
+
+  static void all_ranks_tables(std::ostringstream& o, const RunDocument& d) {
+    for (const auto* m : methods_in(d, true)) {
+      o << "## " << md_escape(m->name)
+        << " over all ranks\n\n| size | busbw GB/s (median) | min | max | time us | status "
+           "|\n|---:|---:|---:|---:|---:|---|\n";
+      for (const auto& r : d.results) {
+        if (r.method != m->name || r.src >= 0) continue;
+        if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
+          o << "| " << format_size_compact(r.bytes) << " | "
+            << format_fixed(r.busbw_gbps->median, 1) << " | " << format_fixed(r.busbw_gbps->min, 1)
+            << " | " << format_fixed(r.busbw_gbps->max, 1) << " | "
+            << format_fixed(r.time_us->median, 1) << " | ok |\n";
+        } else {
+          o << "| " << format_size_compact(r.bytes) << " | | | | | "
+            << md_escape(to_string(r.status) + " " + r.reason) << " |\n";
+        }
+      }
+      o << "\n";
+    }
+  }
+
+  static void cards(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    const auto cs = cards_in(vs);
+    if (cs.empty()) return;
+    o << "## GPUs\n\n| rank | host | GPU | PCI bus id | UUID | serial |\n"
+         "|---:|---|---:|---|---|---|\n";
+    for (const auto& c : cs) {
+      o << "| " << c.rank << " | " << md_escape(c.host) << " | " << c.gpu_index << " | "
+        << md_escape(c.pci_bus_id) << " | " << md_escape(c.uuid) << " | "
+        << md_escape(serial_text(c)) << " |\n";
+    }
+    o << "\n";
+  }
+
+  static void verdicts(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    o << "## Verdicts\n\n| pair | link | GPUs | verdict | observed |\n|---|---|---|---|---|\n";
+    for (const auto& v : vs) {
+      std::string gpus;
+      if (v.src >= 0) {
+        for (const auto& c : v.cards) gpus += (gpus.empty() ? "" : " -> ") + card_label(c);
+      }
+      o << "| " << pair_name(v.src, v.dst) << " | " << md_escape(v.link_description) << " | "
+        << md_escape(gpus) << " | "
+        << (v.verdict == verdict_state::kPass ? v.verdict : "**" + md_escape(v.verdict) + "**")
+        << " | " << md_escape(v.observed) << " |\n";
+    }
+    bool any = false;
+    for (const auto& v : vs) {
+      for (const auto& f : v.flags) {
+        if (!any) o << "\n### Flags\n\n";
+        any = true;
+        o << "- **" << md_escape(f.code) << "** " << pair_name(v.src, v.dst) << ": "
+          << md_escape(f.message) << "  \n  evidence: `" << md_escape(f.evidence.dump()) << "`\n";
+      }
+    }
+    any = false;
+    for (const auto& v : vs) {
+      for (const auto& n : method_notes(v)) {
+        if (!any) o << "\n### Not passed, not flagged\n\n";
+        any = true;
+        o << "- **" << md_escape(n.state) << "** " << n.pair << " " << md_escape(n.method)
+          << (n.reason.empty() ? "" : ": " + md_escape(n.reason)) << "\n";
+      }
+    }
+  }
+};
 // ---------------------------------------------------------------------------------------------
 class HtmlReporter : public DocumentReporter {
  public:
@@ -365,95 +479,28 @@ class HtmlReporter : public DocumentReporter {
          "1em 0}"
          "td,th{border:1px solid #bbb;padding:4px "
          "8px}th{background:#eee}td.n{text-align:right;font-family:monospace}"
-         ".flagged{color:#b00;font-weight:bold}.pass{color:#070}code{font-size:90%}"
+         ".flagged{color:#b00;font-weight:bold}.incomplete{color:#b60;font-weight:bold}"
+         ".pass{color:#070}.neutral{color:#555}code{font-size:90%}"
          "</style></head><body>\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
-      const auto c = count(in.verdicts);
-      o << "<h1>peerbench report</h1>\n<table>";
-      auto row = [&](const std::string& k, const std::string& v) {
-        o << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>";
-      };
-      row("results", in.path);
-      row("system", system_line(d));
-      std::string hosts;
-      for (const auto& h : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
-      row("hosts", hosts);
-      row("status", d.status);
-      row("started", d.started_at);
-      row("peerbench", d.tool.version + " (" + d.tool.git_revision + ")");
-      row("NCCL capture", d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note));
-      row("thresholds", in.expectations_source);
-      o << "</table>\n<p class=\"" << (c.flagged ? "flagged" : "pass") << "\">Verdict: "
-        << (c.flagged ? std::to_string(c.flagged) + " of " + std::to_string(c.pairs) + " flagged"
-                      : "all " + std::to_string(c.pairs) + " pass")
-        << " (" << c.flags << " flags)</p>\n";
-      const auto pm = methods_in(d, false);
-      if (!pm.empty()) {
-        o << "<h2>Pairs at the largest size</h2><table><tr><th>pair</th><th>link</th>";
-        for (const auto* m : pm) {
-          o << "<th>" << html_escape(m->name) << "<br>" << html_escape(unit_at(d, m)) << "</th>";
-        }
-        o << "<th>NCCL transport</th></tr>\n";
-        for (const auto& [s, t] : pairs_in(d)) {
-          std::string link = "?";
-          for (const auto& v : in.verdicts) {
-            if (v.src == s && v.dst == t) link = v.link;
-          }
-          o << "<tr><td>" << html_escape(pair_name(s, t)) << "</td><td>" << html_escape(link)
-            << "</td>";
-          for (const auto* m : pm)
-            o << "<td class=\"n\">" << html_escape(cell(d, m, s, t)) << "</td>";
-          o << "<td>" << html_escape(transport_of(d, s, t)) << "</td></tr>\n";
-        }
-        o << "</table>\n";
-      }
-      for (const auto* m : methods_in(d, true)) {
-        o << "<h2>" << html_escape(m->name)
-          << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
-             "<th>min</th><th>max</th><th>time us</th><th>status</th></tr>\n";
-        for (const auto& r : d.results) {
-          if (r.method != m->name || r.src >= 0) continue;
-          o << "<tr><td class=\"n\">" << html_escape(format_size_compact(r.bytes)) << "</td>";
-          if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "<td class=\"n\">" << format_fixed(r.busbw_gbps->median, 1)
-              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->min, 1)
-              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->max, 1)
-              << "</td><td class=\"n\">" << format_fixed(r.time_us->median, 1)
-              << "</td><td>ok</td>";
-          } else {
-            o << "<td></td><td></td><td></td><td></td><td>"
-              << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
-          }
-          o << "</tr>\n";
-        }
-        o << "</table>\n";
-      }
+      const ResultIndex idx(d);
+      header(o, in);
+      matrix(o, in, idx);
+      all_ranks_tables(o, d);
+      cards(o, in.verdicts);
       if (const auto um = unmeasured(d); !um.empty()) {
         o << "<h2>Not "
              "measured</h2><table><tr><th>method</th><th>pairs</th><th>cases</th><th>status</"
              "th><th>reason</th></tr>\n";
         for (const auto& u : um) {
           o << "<tr><td>" << html_escape(u.method) << "</td><td>" << html_escape(joined(u.pairs))
-            << "</td><td class=\"n\">" << u.cases << "</td><td>" << html_escape(u.status)
-            << "</td><td>" << html_escape(u.reason) << "</td></tr>\n";
+            << "</td><td class=\"n\">" << u.cases << "</td><td class=\"incomplete\">"
+            << html_escape(u.status) << "</td><td>" << html_escape(u.reason) << "</td></tr>\n";
         }
         o << "</table>\n";
       }
-      o << "<h2>Verdicts</h2><table><tr><th>pair</th><th>link</th><th>verdict</th><th>observed</"
-           "th><th>flags</th></tr>\n";
-      for (const auto& v : in.verdicts) {
-        o << "<tr><td>" << html_escape(pair_name(v.src, v.dst)) << "</td><td>"
-          << html_escape(v.link_description) << "</td><td class=\""
-          << (v.verdict == "flagged" ? "flagged" : "pass") << "\">" << html_escape(v.verdict)
-          << "</td><td>" << html_escape(v.observed) << "</td><td>";
-        for (const auto& f : v.flags) {
-          o << "<b>" << html_escape(f.code) << "</b>: " << html_escape(f.message) << "<br><code>"
-            << html_escape(f.evidence.dump()) << "</code><br>";
-        }
-        o << "</td></tr>\n";
-      }
-      o << "</table>\n";
+      verdicts(o, in.verdicts);
     }
     if (!plots.empty()) {
       o << "<h2>Plots</h2>\n";
@@ -468,6 +515,115 @@ class HtmlReporter : public DocumentReporter {
     o << "</body></html>\n";
     return o.str();
   }
+
+ private:
+  static void header(std::ostringstream& o, const ReportInput& in) {
+    const auto& d = *in.doc;
+    const auto c = count_verdicts(in.verdicts);
+    o << "<h1>peerbench report</h1>\n<table>";
+    auto row = [&](const std::string& k, const std::string& v) {
+      o << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>";
+    };
+    row("results", in.path);
+    row("system", system_line(d));
+    std::string hosts;
+    for (const auto& h : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+    row("hosts", hosts);
+    row("status", d.status);
+    row("started", d.started_at);
+    row("peerbench", d.tool.version + " (" + d.tool.git_revision + ")");
+    row("NCCL capture", d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note));
+    row("thresholds", in.expectations_source);
+    const std::string cls = c.flagged                            ? "flagged"
+                            : c.incomplete                       ? "incomplete"
+                            : c.pass == c.verdicts && c.verdicts ? "pass"
+                                                                 : "neutral";
+    o << "</table>\n<p class=\"" << cls << "\">Verdict: " << html_escape(verdict_headline(c))
+      << "</p>\n";
+  }
+
+  static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
+    const auto& d = *in.doc;
+    const auto pm = methods_in(d, false);
+    if (pm.empty()) return;
+    const auto links = links_of(in.verdicts);
+    o << "<h2>Pairs at the largest size</h2><table><tr><th>pair</th><th>link</th>";
+    for (const auto* m : pm) {
+      o << "<th>" << html_escape(m->name) << "<br>" << html_escape(unit_at(d, m)) << "</th>";
+    }
+    o << "<th>NCCL transport</th></tr>\n";
+    for (const auto& [s, t] : pairs_in(d)) {
+      o << "<tr><td>" << html_escape(pair_name(s, t)) << "</td><td>"
+        << html_escape(link_label(links, s, t)) << "</td>";
+      for (const auto* m : pm)
+        o << "<td class=\"n\">" << html_escape(cell(idx, m, s, t)) << "</td>";
+      o << "<td>" << html_escape(transport_of(idx, s, t)) << "</td></tr>\n";
+    }
+    o << "</table>\n";
+  }
+
+  static void all_ranks_tables(std::ostringstream& o, const RunDocument& d) {
+    for (const auto* m : methods_in(d, true)) {
+      o << "<h2>" << html_escape(m->name)
+        << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
+           "<th>min</th><th>max</th><th>time us</th><th>status</th></tr>\n";
+      for (const auto& r : d.results) {
+        if (r.method != m->name || r.src >= 0) continue;
+        o << "<tr><td class=\"n\">" << html_escape(format_size_compact(r.bytes)) << "</td>";
+        if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
+          o << "<td class=\"n\">" << format_fixed(r.busbw_gbps->median, 1)
+            << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->min, 1)
+            << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->max, 1)
+            << "</td><td class=\"n\">" << format_fixed(r.time_us->median, 1) << "</td><td>ok</td>";
+        } else {
+          o << "<td></td><td></td><td></td><td></td><td class=\"incomplete\">"
+            << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
+        }
+        o << "</tr>\n";
+      }
+      o << "</table>\n";
+    }
+  }
+
+  static void cards(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    const auto cs = cards_in(vs);
+    if (cs.empty()) return;
+    o << "<h2>GPUs</h2><table><tr><th>rank</th><th>host</th><th>GPU</th><th>PCI bus "
+         "id</th><th>UUID</th><th>serial</th></tr>\n";
+    for (const auto& c : cs) {
+      o << "<tr><td class=\"n\">" << c.rank << "</td><td>" << html_escape(c.host)
+        << "</td><td class=\"n\">" << c.gpu_index << "</td><td>" << html_escape(c.pci_bus_id)
+        << "</td><td>" << html_escape(c.uuid) << "</td><td>" << html_escape(serial_text(c))
+        << "</td></tr>\n";
+    }
+    o << "</table>\n";
+  }
+
+  static void verdicts(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    o << "<h2>Verdicts</h2><table><tr><th>pair</th><th>link</th><th>GPUs</th><th>verdict</th>"
+         "<th>observed</th><th>flags and missing measurements</th></tr>\n";
+    for (const auto& v : vs) {
+      std::string gpus;
+      if (v.src >= 0) {
+        for (const auto& c : v.cards) gpus += (gpus.empty() ? "" : " -> ") + card_label(c);
+      }
+      o << "<tr><td>" << html_escape(pair_name(v.src, v.dst)) << "</td><td>"
+        << html_escape(v.link_description) << "</td><td>" << html_escape(gpus)
+        << "</td><td class=\"" << state_class(v.verdict) << "\">" << html_escape(v.verdict)
+        << "</td><td>" << html_escape(v.observed) << "</td><td>";
+      for (const auto& f : v.flags) {
+        o << "<b>" << html_escape(f.code) << "</b>: " << html_escape(f.message) << "<br><code>"
+          << html_escape(f.evidence.dump()) << "</code><br>";
+      }
+      for (const auto& n : method_notes(v)) {
+        o << "<span class=\"" << state_class(n.state) << "\">" << html_escape(n.state)
+          << "</span>: " << html_escape(n.method)
+          << (n.reason.empty() ? "" : ": " + html_escape(n.reason)) << "<br>";
+      }
+      o << "</td></tr>\n";
+    }
+    o << "</table>\n";
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -478,26 +634,62 @@ class CsvReporter : public DocumentReporter {
     std::ostringstream o;
     o << "run,method,src,dst,src_host,dst_host,bytes,status,time_us_min,time_us_median,time_us_max,"
          "algbw_gbps_min,algbw_gbps_median,algbw_gbps_max,busbw_gbps_median,wrong,round,concurrent_"
-         "pairs,reason\n";
+         "pairs,reason,src_gpu,src_pci_bus_id,src_uuid,src_serial,dst_gpu,dst_pci_bus_id,dst_uuid,"
+         "dst_serial,verdict\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
+      const auto states = method_states(in.verdicts);
+      const auto cards = all_cards(d, in.verdicts);
       for (const auto& r : d.results) {
-        auto num = [&](const std::optional<Stats>& s, int which) -> std::string {
-          if (!s) return "";
-          return format_fixed(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
-        };
-        o << csv_field(in.path) << "," << csv_field(r.method) << ","
-          << (r.src >= 0 ? std::to_string(r.src) : "") << ","
-          << (r.dst >= 0 ? std::to_string(r.dst) : "") << ","
-          << csv_field(r.src >= 0 ? host_of(d, r.src) : "") << ","
-          << csv_field(r.dst >= 0 ? host_of(d, r.dst) : "") << "," << r.bytes << ","
+        o << csv_field(in.path) << "," << csv_field(r.method) << "," << rank_text(r.src) << ","
+          << rank_text(r.dst) << "," << csv_field(card(cards, r.src).host) << ","
+          << csv_field(card(cards, r.dst).host) << "," << r.bytes << ","
           << csv_field(to_string(r.status)) << "," << num(r.time_us, 0) << "," << num(r.time_us, 1)
           << "," << num(r.time_us, 2) << "," << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1)
           << "," << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << ","
-          << r.round << "," << r.concurrent_pairs << "," << csv_field(r.reason) << "\n";
+          << r.round << "," << r.concurrent_pairs << "," << csv_field(r.reason) << ","
+          << card_fields(card(cards, r.src)) << "," << card_fields(card(cards, r.dst)) << ","
+          << csv_field(state_of(states, r)) << "\n";
       }
     }
     return o.str();
+  }
+
+ private:
+  using States = std::map<std::tuple<std::string, int, int>, std::string>;
+  static States method_states(const std::vector<PairVerdict>& vs) {
+    States out;
+    for (const auto& v : vs) {
+      for (const auto& m : v.methods) out[{m.method, v.src, v.dst}] = m.state;
+    }
+    return out;
+  }
+  static std::string state_of(const States& s, const Result& r) {
+    const auto it = s.find({r.method, r.src, r.dst});
+    return it == s.end() ? "" : it->second;
+  }
+  static std::string rank_text(int r) { return r >= 0 ? std::to_string(r) : ""; }
+  static std::string num(const std::optional<Stats>& s, int which) {
+    if (!s) return "";
+    return format_fixed(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
+  }
+  // Cards of every rank, looked up per row (copying them per row made CSV slow at 100k rows).
+  static std::map<int, CardId> all_cards(const RunDocument& d, const std::vector<PairVerdict>& vs) {
+    std::map<int, CardId> cards;
+    for (const auto& c : cards_in(vs)) cards[c.rank] = c;
+    for (const auto& r : d.system.ranks) {
+      if (!cards.count(r.rank)) cards[r.rank] = card_of(d, r.rank);
+    }
+    return cards;
+  }
+  static const CardId& card(const std::map<int, CardId>& cards, int rank) {
+    static const CardId kNone;
+    const auto it = cards.find(rank);
+    return it != cards.end() ? it->second : kNone;
+  }
+  static std::string card_fields(const CardId& c) {
+    return (c.gpu_index >= 0 ? std::to_string(c.gpu_index) : "") + "," + csv_field(c.pci_bus_id) +
+           "," + csv_field(c.uuid) + "," + csv_field(c.serial);
   }
 };
 

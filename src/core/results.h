@@ -86,6 +86,28 @@ struct ToolInfo {
   std::vector<std::string> command_line;
 };
 
+// NVLink error counters of one link (nvmlDeviceGetNvLinkErrorCounter); cumulative since boot,
+// so a run reads them before and after. nullopt: NVML could not read that counter.
+struct NvLinkErrorCounts {
+  int link = 0;
+  std::optional<std::uint64_t> replay, recovery, crc_flit, crc_data;
+};
+
+// Link health of one GPU over a run, read by the rank that drives it.
+struct GpuLinkHealth {
+  std::string host;
+  int gpu_index = -1;
+  std::string pci_bus_id;
+  std::vector<NvLinkErrorCounts> nvlink_errors_before;  // at job start
+  std::vector<NvLinkErrorCounts> nvlink_errors_after;   // at job end
+  // The PCIe bar: the highest generation both GPU and slot support, and the widest width.
+  std::optional<int> pcie_gen_max, pcie_gen_gpu_max, pcie_width_max;
+  // What the link ran at under load (read during a copy-heavy step; idle GPUs drop the gen).
+  std::optional<int> pcie_gen_under_load, pcie_width_under_load;
+  std::string under_load_during;  // the step it was read in, e.g. "ce-write 0->1 1G"
+  std::string note;               // what could not be read, and why
+};
+
 // Peer-access facts for one ordered pair of ranks.
 struct PairFacts {
   int src = -1;
@@ -116,14 +138,49 @@ struct Flag {
   nlohmann::json evidence;
 };
 
+// The physical card behind a rank: what a person needs to find the GPU or baseboard to send back.
+struct CardId {
+  int rank = -1;
+  std::string host;
+  int gpu_index = -1;
+  std::string pci_bus_id;
+  std::string uuid;
+  std::string serial;  // "" when NVML did not give one (or the file predates schema 2)
+};
+
+// Verdict states (core/verdict.h says when each applies). Strings, as written in the JSON.
+namespace verdict_state {
+inline constexpr const char* kPass = "pass";
+inline constexpr const char* kFlagged = "flagged";
+inline constexpr const char* kIncomplete = "incomplete";
+inline constexpr const char* kNotApplicable = "not-applicable";
+inline constexpr const char* kNotALink = "not-a-link";
+inline constexpr const char* kNotJudged = "not-judged";
+}  // namespace verdict_state
+
+// One requested method's verdict on one pair (or over all ranks).
+struct MethodVerdict {
+  std::string method;
+  std::string state;            // pass, flagged, incomplete, not-applicable, not-a-link, not-judged
+  std::string reason;           // why, for every state but pass and flagged
+  std::optional<double> value;  // the judged figure (GB/s, or us for latency), when measured
+  std::string unit;             // "GB/s", "busbw GB/s", "us"
+  std::uint64_t bytes = 0;      // the size it was judged at
+  std::optional<double> bar;    // the threshold it was judged against
+  std::string bar_basis;        // where the threshold came from
+};
+
 struct PairVerdict {
   int src = -1;  // -1/-1: the all-ranks verdict (all-reduce)
   int dst = -1;
   std::string link;  // expected path: "NV18", "PIX", "NET", ...
   std::string link_description;
   std::string observed;  // one line: what the measurements and NCCL showed
-  std::string verdict;   // pass, flagged, not-measured
+  std::string verdict;   // a verdict_state: the worst of `methods` and `flags`
   std::vector<Flag> flags;
+  std::vector<MethodVerdict> methods;  // every requested method for this pair
+  std::vector<CardId> cards;           // src and dst GPUs; every rank's for the all-ranks verdict
+  std::vector<std::string> concurrent_pairs;  // --schedule rounds: pairs that ran at the same time
 };
 
 struct Timing {
@@ -147,6 +204,7 @@ struct RunDocument {
   NcclCapture nccl;
   std::vector<Result> results;
   std::vector<PairVerdict> verdicts;
+  std::vector<GpuLinkHealth> link_health;  // per GPU; empty when not read (or schema 1)
   Timing timing;
   std::vector<std::string> errors;
 };

@@ -43,6 +43,12 @@ std::optional<Stats> opt_stats(const JsonIn& in, const std::string& key) {
   return stats_from(*o);
 }
 
+// A small optional count (PCIe generation, width, NUMA node).
+std::optional<int> small_int(const JsonIn& in, const char* key) {
+  auto v = in.opt_integer(key, 0, 1024);
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
 int rank_field(const JsonIn& in, const std::string& key) {
   auto v = in.opt_integer(key, 0, kMaxRank);
   return v ? static_cast<int>(*v) : -1;
@@ -54,7 +60,9 @@ json pair_transport_json(const PairTransport& t) {
               {"details", t.details},
               {"channels", t.channels},
               {"connections", t.connections},
-              {"example", t.example}};
+              {"example", t.example},
+              {"net_paths", t.net_paths},
+              {"gdrdma", opt_json(t.gdrdma)}};
 }
 
 PairTransport pair_transport_from(const JsonIn& in) {
@@ -65,6 +73,17 @@ PairTransport pair_transport_from(const JsonIn& in) {
   t.channels = static_cast<int>(in.opt_integer("channels", 0, 1 << 20).value_or(0));
   t.connections = static_cast<int>(in.opt_integer("connections", 0, 1 << 30).value_or(0));
   t.example = in.opt_str("example").value_or("");
+  if (auto np = in.opt("net_paths")) t.net_paths = np->string_array(1024);
+  t.gdrdma = in.opt_bool("gdrdma");
+  if (!in.has("net_paths") && t.kind == "NET") {
+    // Schema 1 kept no NET paths; its evidence line names one ("via NET/Socket/0/Shared").
+    NcclLogParse p;
+    parse_nccl_log_line(t.example, p);
+    for (const auto& s : summarize_transports(p.transports)) {
+      t.net_paths = s.net_paths;
+      t.gdrdma = s.gdrdma;
+    }
+  }
   return t;
 }
 
@@ -115,9 +134,11 @@ json gpu_topology_json(const GpuTopology& g) {
               {"name", g.name},
               {"uuid", g.uuid},
               {"pci_bus_id", g.pci_bus_id},
+              {"serial", str_or_null(g.serial)},
               {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
               {"pcie_gen_current", opt_json(g.pcie_gen_current)},
               {"pcie_gen_max", opt_json(g.pcie_gen_max)},
+              {"pcie_gen_gpu_max", opt_json(g.pcie_gen_gpu_max)},
               {"pcie_width_current", opt_json(g.pcie_width_current)},
               {"pcie_width_max", opt_json(g.pcie_width_max)},
               {"numa_node", opt_json(g.numa_node)},
@@ -131,6 +152,7 @@ GpuTopology gpu_topology_from(const JsonIn& in) {
   g.name = in.opt_str("name").value_or("");
   g.uuid = in.opt_str("uuid").value_or("");
   g.pci_bus_id = in.opt_str("pci_bus_id").value_or("");
+  g.serial = in.opt_str("serial").value_or("");
   const auto cc = in.opt_str("compute_capability").value_or("0.0");
   const auto dot = cc.find('.');
   try {
@@ -139,15 +161,12 @@ GpuTopology gpu_topology_from(const JsonIn& in) {
   } catch (...) {
     in.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
   }
-  auto oi = [&](const char* k) -> std::optional<int> {
-    auto v = in.opt_integer(k, 0, 1024);
-    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-  };
-  g.pcie_gen_current = oi("pcie_gen_current");
-  g.pcie_gen_max = oi("pcie_gen_max");
-  g.pcie_width_current = oi("pcie_width_current");
-  g.pcie_width_max = oi("pcie_width_max");
-  g.numa_node = oi("numa_node");
+  g.pcie_gen_current = small_int(in, "pcie_gen_current");
+  g.pcie_gen_max = small_int(in, "pcie_gen_max");
+  g.pcie_gen_gpu_max = small_int(in, "pcie_gen_gpu_max");
+  g.pcie_width_current = small_int(in, "pcie_width_current");
+  g.pcie_width_max = small_int(in, "pcie_width_max");
+  g.numa_node = small_int(in, "numa_node");
   g.nvlinks_up = static_cast<int>(in.opt_integer("nvlinks_up", 0, 1024).value_or(0));
   if (auto links = in.opt("nvlinks")) {
     for (const auto& l : links->array(1024)) {
@@ -231,6 +250,77 @@ json flag_json(const Flag& f) {
               {"method", str_or_null(f.method)},
               {"message", f.message},
               {"evidence", f.evidence}};
+}
+
+json card_json(const CardId& c) {
+  return json{{"rank", c.rank},           {"host", c.host},
+              {"gpu_index", c.gpu_index}, {"pci_bus_id", c.pci_bus_id},
+              {"uuid", c.uuid},           {"serial", str_or_null(c.serial)}};
+}
+
+CardId card_from(const JsonIn& in) {
+  CardId c;
+  c.rank = rank_field(in, "rank");
+  c.host = in.opt_str("host").value_or("");
+  c.gpu_index = static_cast<int>(in.opt_integer("gpu_index", 0, 4096).value_or(-1));
+  c.pci_bus_id = in.opt_str("pci_bus_id").value_or("");
+  c.uuid = in.opt_str("uuid").value_or("");
+  c.serial = in.opt_str("serial").value_or("");
+  return c;
+}
+
+json method_verdict_json(const MethodVerdict& m) {
+  return json{{"method", m.method},
+              {"state", m.state},
+              {"reason", str_or_null(m.reason)},
+              {"value", opt_json(m.value)},
+              {"unit", str_or_null(m.unit)},
+              {"bytes", m.bytes},
+              {"bar", opt_json(m.bar)},
+              {"bar_basis", str_or_null(m.bar_basis)}};
+}
+
+MethodVerdict method_verdict_from(const JsonIn& in) {
+  MethodVerdict m;
+  m.method = in.at("method").str(128);
+  m.state = in.at("state").str(64);
+  m.reason = in.opt_str("reason").value_or("");
+  m.value = in.opt_number("value", -1e300, 1e300);
+  m.unit = in.opt_str("unit").value_or("");
+  m.bytes = static_cast<std::uint64_t>(in.opt_number("bytes", 0, kMaxBytes).value_or(0));
+  m.bar = in.opt_number("bar", -1e300, 1e300);
+  m.bar_basis = in.opt_str("bar_basis").value_or("");
+  return m;
+}
+
+json error_counts_json(const std::vector<NvLinkErrorCounts>& v) {
+  json out = json::array();
+  for (const auto& c : v) {
+    out.push_back({{"link", c.link},
+                   {"replay", opt_json(c.replay)},
+                   {"recovery", opt_json(c.recovery)},
+                   {"crc_flit", opt_json(c.crc_flit)},
+                   {"crc_data", opt_json(c.crc_data)}});
+  }
+  return out;
+}
+
+std::vector<NvLinkErrorCounts> error_counts_from(const JsonIn& in) {
+  std::vector<NvLinkErrorCounts> out;
+  auto counter = [](const JsonIn& c, const char* k) -> std::optional<std::uint64_t> {
+    auto v = c.opt_number(k, 0, 1.8e19);
+    return v ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*v)) : std::nullopt;
+  };
+  for (const auto& c : in.array(1024)) {
+    NvLinkErrorCounts n;
+    n.link = static_cast<int>(c.at("link").integer(0, 1024));
+    n.replay = counter(c, "replay");
+    n.recovery = counter(c, "recovery");
+    n.crc_flit = counter(c, "crc_flit");
+    n.crc_data = counter(c, "crc_data");
+    out.push_back(n);
+  }
+  return out;
 }
 
 }  // namespace
@@ -359,13 +449,54 @@ json to_json(const TopologyReport& t) {
 json to_json(const PairVerdict& v) {
   json flags = json::array();
   for (const auto& f : v.flags) flags.push_back(flag_json(f));
+  json methods = json::array();
+  for (const auto& m : v.methods) methods.push_back(method_verdict_json(m));
+  json cards = json::array();
+  for (const auto& c : v.cards) cards.push_back(card_json(c));
   return json{{"src", rank_or_null(v.src)},
               {"dst", rank_or_null(v.dst)},
               {"link", v.link},
               {"link_description", v.link_description},
               {"observed", v.observed},
               {"verdict", v.verdict},
-              {"flags", flags}};
+              {"flags", flags},
+              {"methods", methods},
+              {"cards", cards},
+              {"concurrent_pairs", v.concurrent_pairs}};
+}
+
+json to_json(const GpuLinkHealth& h) {
+  return json{{"host", h.host},
+              {"gpu_index", h.gpu_index},
+              {"pci_bus_id", h.pci_bus_id},
+              {"nvlink_errors_before", error_counts_json(h.nvlink_errors_before)},
+              {"nvlink_errors_after", error_counts_json(h.nvlink_errors_after)},
+              {"pcie_gen_max", opt_json(h.pcie_gen_max)},
+              {"pcie_gen_gpu_max", opt_json(h.pcie_gen_gpu_max)},
+              {"pcie_width_max", opt_json(h.pcie_width_max)},
+              {"pcie_gen_under_load", opt_json(h.pcie_gen_under_load)},
+              {"pcie_width_under_load", opt_json(h.pcie_width_under_load)},
+              {"under_load_during", str_or_null(h.under_load_during)},
+              {"note", str_or_null(h.note)}};
+}
+
+GpuLinkHealth gpu_link_health_from_json(const json& j, const std::string& file,
+                                        const std::string& path) {
+  JsonIn in(j, file, path);
+  GpuLinkHealth h;
+  h.host = in.at("host").str(256);
+  h.gpu_index = static_cast<int>(in.at("gpu_index").integer(0, 4096));
+  h.pci_bus_id = in.opt_str("pci_bus_id").value_or("");
+  if (auto b = in.opt("nvlink_errors_before")) h.nvlink_errors_before = error_counts_from(*b);
+  if (auto a = in.opt("nvlink_errors_after")) h.nvlink_errors_after = error_counts_from(*a);
+  h.pcie_gen_max = small_int(in, "pcie_gen_max");
+  h.pcie_gen_gpu_max = small_int(in, "pcie_gen_gpu_max");
+  h.pcie_width_max = small_int(in, "pcie_width_max");
+  h.pcie_gen_under_load = small_int(in, "pcie_gen_under_load");
+  h.pcie_width_under_load = small_int(in, "pcie_width_under_load");
+  h.under_load_during = in.opt_str("under_load_during").value_or("");
+  h.note = in.opt_str("note").value_or("");
+  return h;
 }
 
 json to_json(const RankInfo& r) {
@@ -378,6 +509,7 @@ json to_json(const RankInfo& r) {
                 {"name", r.gpu.name},
                 {"uuid", r.gpu.uuid},
                 {"pci_bus_id", r.gpu.pci_bus_id},
+                {"serial", str_or_null(r.gpu.serial)},
                 {"compute_capability",
                  std::to_string(r.gpu.cc_major) + "." + std::to_string(r.gpu.cc_minor)},
                 {"multiprocessors", r.gpu.multiprocessors},
@@ -396,6 +528,7 @@ RankInfo rank_info_from_json(const json& j, const std::string& file, const std::
   ri.gpu.name = g.opt_str("name").value_or("");
   ri.gpu.uuid = g.opt_str("uuid").value_or("");
   ri.gpu.pci_bus_id = g.opt_str("pci_bus_id").value_or("");
+  ri.gpu.serial = g.opt_str("serial").value_or("");
   const auto cc = g.opt_str("compute_capability").value_or("0.0");
   try {
     ri.gpu.cc_major = std::stoi(cc.substr(0, cc.find('.')));
@@ -424,6 +557,7 @@ json to_json(const NcclLogParse& p) {
                    {"detail", t.detail},
                    {"modifiers", t.modifiers},
                    {"side", t.side},
+                   {"net_device", t.net_device},
                    {"raw", t.raw}});
   }
   return json{{"transports", obs},
@@ -447,6 +581,7 @@ NcclLogParse nccl_log_parse_from_json(const json& j, const std::string& file) {
     o.detail = t.at("detail").str();
     o.modifiers = t.at("modifiers").string_array(64);
     o.side = t.at("side").str();
+    o.net_device = t.opt_str("net_device").value_or("");
     o.raw = t.at("raw").str();
     p.transports.push_back(std::move(o));
   }
@@ -507,6 +642,9 @@ json to_json(const RunDocument& d) {
   json verdicts = json::array();
   for (const auto& v : d.verdicts) verdicts.push_back(to_json(v));
   j["verdicts"] = verdicts;
+  json health = json::array();
+  for (const auto& h : d.link_health) health.push_back(to_json(h));
+  j["link_health"] = health;
   j["timing"] = {{"estimated_s", opt_json(d.timing.estimated_s)},
                  {"elapsed_s", opt_json(d.timing.elapsed_s)}};
   j["errors"] = d.errors;
@@ -534,9 +672,10 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
   in.require_object();
   RunDocument d;
   const auto version = in.at("schema_version").integer(0, 1 << 20);
-  if (version != kSchemaVersion) {
+  if (version < kOldestReadableSchemaVersion || version > kSchemaVersion) {
     in.at("schema_version")
         .fail("unsupported schema_version " + std::to_string(version) + "; this peerbench reads " +
+              std::to_string(kOldestReadableSchemaVersion) + " to " +
               std::to_string(kSchemaVersion) +
               (version > kSchemaVersion ? " (file is newer)" : ""));
   }
@@ -676,7 +815,19 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
         if (f.has("evidence")) fl.evidence = f.at("evidence").raw();
         pv.flags.push_back(std::move(fl));
       }
+      if (auto ms = v.opt("methods")) {
+        for (const auto& m : ms->array(4096)) pv.methods.push_back(method_verdict_from(m));
+      }
+      if (auto cs = v.opt("cards")) {
+        for (const auto& c : cs->array(kMaxItems)) pv.cards.push_back(card_from(c));
+      }
+      if (auto cp = v.opt("concurrent_pairs")) pv.concurrent_pairs = cp->string_array(kMaxItems);
       d.verdicts.push_back(std::move(pv));
+    }
+  }
+  if (auto lh = in.opt("link_health")) {
+    for (const auto& h : lh->array(kMaxItems)) {
+      d.link_health.push_back(gpu_link_health_from_json(h.raw(), file, h.path()));
     }
   }
   if (auto t = in.opt("timing")) {

@@ -10,7 +10,10 @@
 
 namespace peerbench {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: link_health, GPU serials, per-method verdicts with cards, NCCL NET paths and GDRDMA.
+// Version 1 files still read (the new fields are then empty), so old runs report and compare.
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRunKind = "peerbench-run";
 inline constexpr const char* kTopologyKind = "peerbench-topology";
 
@@ -21,6 +24,10 @@ nlohmann::json to_json(const Stats& s);
 nlohmann::json to_json(const MethodInfo& m);
 nlohmann::json to_json(const PairVerdict& v);
 nlohmann::json to_json(const RankInfo& r);
+nlohmann::json to_json(const GpuLinkHealth& h);
+// One GPU's link health, as exchanged between ranks before rank 0 puts it in the document.
+GpuLinkHealth gpu_link_health_from_json(const nlohmann::json& j, const std::string& file,
+                                        const std::string& path);
 // What one rank parsed of NCCL's log, as exchanged between ranks before rank 0 merges it.
 nlohmann::json to_json(const NcclLogParse& p);
 

@@ -128,12 +128,16 @@ std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link, co
   }
   if (link.kind == LinkKind::kPcieSwitch || link.kind == LinkKind::kPcieHostBridge ||
       link.kind == LinkKind::kPcieNode || link.kind == LinkKind::kPcieSystem) {
-    // The slower end bounds the path; use what is trained now, not the slot's maximum.
+    // The slower end bounds the path. The bar is what GPU and slot both support, not what the
+    // link trained to: a downtrained link must not lower its own bar, and idle GPUs drop their
+    // generation anyway (pcie-downtrained judges the trained link, read under load).
     auto gen = [](const GpuTopology& g) {
-      return g.pcie_gen_current.value_or(g.pcie_gen_max.value_or(0));
+      std::optional<int> v = g.pcie_gen_max;
+      if (g.pcie_gen_gpu_max) v = v ? std::min(*v, *g.pcie_gen_gpu_max) : g.pcie_gen_gpu_max;
+      return v.value_or(g.pcie_gen_current.value_or(0));
     };
     auto width = [](const GpuTopology& g) {
-      return g.pcie_width_current.value_or(g.pcie_width_max.value_or(0));
+      return g.pcie_width_max.value_or(g.pcie_width_current.value_or(0));
     };
     const int gmin = std::min(gen(a), gen(b));
     const int wmin = std::min(width(a), width(b));

@@ -22,6 +22,7 @@ struct GpuInfo {
   std::string name;
   std::string uuid;
   std::string pci_bus_id;  // canonical "0000:1B:00.0"
+  std::string serial;      // the board's serial number (nvmlDeviceGetSerial); "" when unknown
   int cc_major = 0;
   int cc_minor = 0;
   int multiprocessors = 0;
@@ -31,7 +32,8 @@ struct GpuInfo {
 // A GPU with its links, as NVML reports them.
 struct GpuTopology : GpuInfo {
   std::optional<int> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
-  std::vector<NvLinkInfo> nvlinks;  // active links only are counted in nvlinks_up
+  std::optional<int> pcie_gen_gpu_max;  // what the GPU alone supports (pcie_gen_max: GPU and slot)
+  std::vector<NvLinkInfo> nvlinks;      // active links only are counted in nvlinks_up
   int nvlinks_up = 0;
   std::optional<int> numa_node;
 };

@@ -142,20 +142,21 @@ std::optional<std::string> Nvml::uuid(Device d) const {
   return std::string(buf);
 }
 
-std::optional<int> Nvml::pcie_gen(Device d, bool max) const {
-  auto f = sym<int (*)(Device, unsigned*)>(max ? "nvmlDeviceGetMaxPcieLinkGeneration"
-                                               : "nvmlDeviceGetCurrPcieLinkGeneration");
+std::optional<int> Nvml::unsigned_query(const char* name, Device d) const {
+  auto f = sym<int (*)(Device, unsigned*)>(name);
   unsigned v = 0;
   if (!ok_ || !f || f(d, &v) != kSuccess) return std::nullopt;
   return static_cast<int>(v);
 }
 
+std::optional<int> Nvml::pcie_gen(Device d, bool max) const {
+  return unsigned_query(
+      max ? "nvmlDeviceGetMaxPcieLinkGeneration" : "nvmlDeviceGetCurrPcieLinkGeneration", d);
+}
+
 std::optional<int> Nvml::pcie_width(Device d, bool max) const {
-  auto f = sym<int (*)(Device, unsigned*)>(max ? "nvmlDeviceGetMaxPcieLinkWidth"
-                                               : "nvmlDeviceGetCurrPcieLinkWidth");
-  unsigned v = 0;
-  if (!ok_ || !f || f(d, &v) != kSuccess) return std::nullopt;
-  return static_cast<int>(v);
+  return unsigned_query(max ? "nvmlDeviceGetMaxPcieLinkWidth" : "nvmlDeviceGetCurrPcieLinkWidth",
+                        d);
 }
 
 std::vector<Nvml::Link> Nvml::nvlinks(Device d) const {
@@ -245,6 +246,37 @@ Nvml::Traffic Nvml::nvlink_traffic(Device d) const {
              error_string(v[0].nvmlReturn != kSuccess ? v[0].nvmlReturn : v[1].nvmlReturn);
   }
   return t;
+}
+
+std::optional<std::string> Nvml::serial(Device d) const {
+  auto f = sym<int (*)(Device, char*, unsigned)>("nvmlDeviceGetSerial");
+  char buf[64] = {0};  // NVML_DEVICE_SERIAL_BUFFER_SIZE is 30
+  if (!ok_ || !f || f(d, buf, sizeof(buf)) != kSuccess || buf[0] == 0) return std::nullopt;
+  return std::string(buf);
+}
+
+std::optional<int> Nvml::pcie_gen_gpu_max(Device d) const {
+  return unsigned_query("nvmlDeviceGetGpuMaxPcieLinkGeneration", d);
+}
+
+std::vector<Nvml::LinkErrors> Nvml::nvlink_errors(Device d) const {
+  std::vector<LinkErrors> out;
+  auto state = sym<int (*)(Device, unsigned, int*)>("nvmlDeviceGetNvLinkState");
+  auto counter =
+      sym<int (*)(Device, unsigned, int, unsigned long long*)>("nvmlDeviceGetNvLinkErrorCounter");
+  if (!ok_ || !state || !counter) return out;
+  // nvmlNvLinkErrorCounter_t: DL_REPLAY 0, DL_RECOVERY 1, DL_CRC_FLIT 2, DL_CRC_DATA 3.
+  auto read = [&](unsigned l, int k) -> std::optional<unsigned long long> {
+    unsigned long long v = 0;
+    if (counter(d, l, k, &v) != kSuccess) return std::nullopt;
+    return v;
+  };
+  for (unsigned l = 0; l < kMaxLinks; ++l) {
+    int active = 0;
+    if (state(d, l, &active) != kSuccess) break;  // no such link
+    out.push_back({static_cast<int>(l), read(l, 0), read(l, 1), read(l, 2), read(l, 3)});
+  }
+  return out;
 }
 
 }  // namespace peerbench::gpu

@@ -48,11 +48,25 @@ class Nvml {
     std::string note;
   };
   Traffic nvlink_traffic(Device d) const;
+  // The board's serial number (nvmlDeviceGetSerial); nullopt where NVML has none.
+  std::optional<std::string> serial(Device d) const;
+  // The highest PCIe generation the GPU itself supports (nvmlDeviceGetGpuMaxPcieLinkGeneration);
+  // pcie_gen(d, true) is what GPU and system together support.
+  std::optional<int> pcie_gen_gpu_max(Device d) const;
+  // NVLink error counters (replay, recovery, CRC flit, CRC data) of every link NVML reports
+  // (nvmlDeviceGetNvLinkErrorCounter); a counter NVML cannot read stays nullopt.
+  struct LinkErrors {
+    int link = 0;
+    std::optional<unsigned long long> replay, recovery, crc_flit, crc_data;
+  };
+  std::vector<LinkErrors> nvlink_errors(Device d) const;
 
  private:
   template <typename F>
   F sym(const char* name) const;
   std::string error_string(int rc) const;
+  // An NVML query of the form f(device, unsigned*), or nullopt.
+  std::optional<int> unsigned_query(const char* name, Device d) const;
   void* lib_ = nullptr;
   bool ok_ = false;
   std::string why_;

@@ -58,6 +58,7 @@ GpuInfo describe_gpu(int device, const Nvml& nvml) {
            h.substr(16, 4) + "-" + h.substr(20);
   if (auto d = nvml.device_by_pci(g.pci_bus_id)) {
     if (auto u = nvml.uuid(*d)) g.uuid = *u;
+    if (auto s = nvml.serial(*d)) g.serial = *s;
   }
   return g;
 }
@@ -78,6 +79,7 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
     if (handles[i]) {
       g.pcie_gen_current = nvml.pcie_gen(*handles[i], false);
       g.pcie_gen_max = nvml.pcie_gen(*handles[i], true);
+      g.pcie_gen_gpu_max = nvml.pcie_gen_gpu_max(*handles[i]);
       g.pcie_width_current = nvml.pcie_width(*handles[i], false);
       g.pcie_width_max = nvml.pcie_width(*handles[i], true);
       for (const auto& l : nvml.nvlinks(*handles[i])) {

@@ -2,14 +2,18 @@
 // the schema, and their verdicts are what the situation calls for.
 #include <gtest/gtest.h>
 
+#include "core/errors.h"
 #include "core/report.h"
 #include "core/schema.h"
 #include "core/verdict.h"
+#include "test_catalog.h"
 
 namespace peerbench {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
+}
 
 TEST(Fixtures, SimulatedTwoHostsUseNetAndAreNotFlaggedForIt) {
   const auto d = load_run_file(fixture("h200x1-shared-simulated-two-hosts.json"));
@@ -48,7 +52,227 @@ TEST(Fixtures, SharedGpuRunReadsAndReports) {
   in.verdicts = compute_verdicts(d, {});
   const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
   EXPECT_NE(text.find("NVIDIA H200"), std::string::npos);
-  EXPECT_NE(text.find("NCCL refuses duplicate GPUs"), std::string::npos) << "the skip reason reaches the report";
+  EXPECT_NE(text.find("NCCL refuses duplicate GPUs"), std::string::npos)
+      << "the skip reason reaches the report";
+}
+
+}  // namespace
+}  // namespace peerbench
+
+// ---- The real 2 x H200 runs (schema 1) and files derived from them (derive.py says how).
+namespace peerbench {
+namespace {
+
+std::string h200x2(const std::string& name) {
+  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/" + name;
+}
+
+const PairVerdict& find_verdict(const std::vector<PairVerdict>& vs, int s, int d) {
+  for (const auto& v : vs) {
+    if (v.src == s && v.dst == d) return v;
+  }
+  throw std::runtime_error("no verdict for " + pair_name(s, d));
+}
+
+const MethodVerdict& method_of(const PairVerdict& v, const std::string& m) {
+  for (const auto& x : v.methods) {
+    if (x.method == m) return x;
+  }
+  throw std::runtime_error("no method verdict " + m + " on " + pair_name(v.src, v.dst));
+}
+
+std::vector<std::string> flag_codes(const PairVerdict& v) {
+  std::vector<std::string> out;
+  for (const auto& f : v.flags) out.push_back(f.code);
+  return out;
+}
+
+std::string render(const RunDocument& d, const std::vector<PairVerdict>& vs, ReportFormat f) {
+  ReportInput in;
+  in.path = "run.json";
+  in.doc = &d;
+  in.verdicts = vs;
+  in.expectations_source = "built-in defaults";
+  return make_reporter(f)->render({in}, {});
+}
+
+TEST(RealRuns, EveryVersionOneRunReadsAndTheCleanOnesPass) {
+  for (const char* name : {"default.json", "nccl-large.json", "rounds.json", "serial.json",
+                           "nccl-small-graph.json", "p2p-disabled.json", "p2p-shm-disabled.json"}) {
+    const auto d = load_run_file(h200x2(name));
+    EXPECT_EQ(d.schema_version, 1) << name;
+    EXPECT_FALSE(compute_verdicts(d, {}).empty()) << name;
+  }
+  for (const char* name : {"default.json", "nccl-large.json", "rounds.json", "serial.json"}) {
+    const auto vs = compute_verdicts(load_run_file(h200x2(name)), {});
+    EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk)
+        << name << ": " << verdict_headline(count_verdicts(vs));
+    for (const auto& v : vs) EXPECT_EQ(v.verdict, "pass") << name << " " << pair_name(v.src, v.dst);
+  }
+}
+
+TEST(RealRuns, CutShortRunIsIncompleteNeverPass) {
+  const auto d = load_run_file(h200x2("derived/cut-short.json"));
+  const auto vs = compute_verdicts(d, {});
+  EXPECT_EQ(find_verdict(vs, 0, 1).verdict, "incomplete");
+  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").state, "pass");
+  EXPECT_EQ(method_of(find_verdict(vs, 1, 0), "ce-write").state, "incomplete");
+  EXPECT_EQ(method_of(find_verdict(vs, 1, 0), "staged").reason,
+            "not run: the run was cut short before it");
+  EXPECT_EQ(method_of(find_verdict(vs, -1, -1), "nccl-allreduce").state, "incomplete");
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
+  EXPECT_EQ(verdict_exit_code(vs, "incomplete"), kExitFlagged);
+  EXPECT_EQ(verdict_exit_code(vs, "below-link"), kExitOk) << "--fail-on chooses";
+  EXPECT_EQ(acceptance_exit_code(vs), kExitFlagged);
+  const auto text = render(d, vs, ReportFormat::kText);
+  EXPECT_EQ(text.find("all 3 pass"), std::string::npos);
+  EXPECT_NE(text.find("Verdict: 3 incomplete of 3 verdicts"), std::string::npos) << text;
+}
+
+TEST(RealRuns, StagedNeverRunIsListedAsIncomplete) {
+  const auto vs = compute_verdicts(load_run_file(h200x2("derived/staged-missing.json")), {});
+  ASSERT_EQ(vs.size(), 2u);
+  for (const auto& v : vs) {
+    EXPECT_EQ(v.verdict, "incomplete");
+    EXPECT_EQ(method_of(v, "ce-write").state, "pass");
+    EXPECT_EQ(method_of(v, "staged").state, "incomplete");
+  }
+}
+
+TEST(RealRuns, SizesBelowTheMinimumAreNotJudged) {
+  const auto d = load_run_file(h200x2("p2p-disabled.json"));  // 1M-64M, NCCL on SHM
+  auto vs = compute_verdicts(d, {});
+  const auto& v = find_verdict(vs, 0, 1);
+  EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"nccl-shm"})) << "no below-link at 64 MiB";
+  EXPECT_EQ(method_of(v, "nccl-sendrecv-bidir").state, "not-judged");
+  EXPECT_EQ(method_of(v, "nccl-sendrecv-bidir").reason,
+            "not judged: largest size 64 MiB < 256 MiB");
+  EXPECT_EQ(method_of(v, "ce-latency").state, "pass") << "latency methods have their own bars";
+  EXPECT_EQ(find_verdict(vs, -1, -1).verdict, "not-judged");
+  Expectations e;
+  e.judge_min_bytes = 64ull << 20;  // a site that judges from 64 MiB
+  vs = compute_verdicts(d, e);
+  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "nccl-sendrecv-bidir").state, "flagged");
+}
+
+TEST(RealRuns, LatencySizeRunIsJudgedAgainstLatencyBars) {
+  const auto d = load_run_file(h200x2("nccl-small-graph.json"));  // -b 8 -e 8
+  auto vs = compute_verdicts(d, {});
+  for (const auto& v : vs) {
+    EXPECT_EQ(v.verdict, "pass") << pair_name(v.src, v.dst);
+    for (const auto& m : v.methods) EXPECT_EQ(m.unit, "us") << m.method;
+  }
+  Expectations e;
+  e.small_message_us["nvlink"] = 5.0;  // tighter than the 5.3-6.0 us measured
+  vs = compute_verdicts(d, e);
+  EXPECT_EQ(flag_codes(find_verdict(vs, 0, 1)),
+            (std::vector<std::string>{"high-latency", "high-latency"}));
+}
+
+TEST(RealRuns, SlowedPairIsBelowLinkAsymmetricAndOffNvlink) {
+  const auto vs = compute_verdicts(load_run_file(h200x2("derived/slowed-pair.json")), {});
+  EXPECT_EQ(find_verdict(vs, 0, 1).verdict, "pass");
+  const auto& v = find_verdict(vs, 1, 0);
+  EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"below-link", "asymmetric", "off-nvlink"}));
+  EXPECT_NEAR(v.flags[2].evidence["src_nvlink_tx_bytes"].get<double>(),
+              0.1 * v.flags[2].evidence["payload_bytes"].get<double>(), 1);
+  EXPECT_NE(v.flags[0].message.find("0000:00:07.0"), std::string::npos) << "names the card";
+}
+
+TEST(RealRuns, SocketsBetweenHostsAreFlaggedWithTheNetPath) {
+  const auto d = load_run_file(h200x2("derived/socket-cross-host.json"));
+  ASSERT_TRUE(d.pairs[0].nccl);
+  EXPECT_EQ(d.pairs[0].nccl->net_paths, (std::vector<std::string>{"NET/Socket/0"}));
+  const auto vs = compute_verdicts(d, {});
+  for (int s : {0, 1}) {
+    const auto& v = find_verdict(vs, s, 1 - s);
+    EXPECT_EQ(v.link, "NET");
+    EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"nccl-net-socket"}));
+    EXPECT_EQ(method_of(v, "ce-write").state, "not-applicable");
+  }
+  auto ib = d;
+  for (auto& p : ib.pairs) {
+    p.nccl->details = {"NET/IB/GDRDMA"};
+    p.nccl->net_paths = {"NET/IB/0"};
+    p.nccl->gdrdma = true;
+  }
+  const auto vib = compute_verdicts(ib, {});
+  EXPECT_TRUE(find_verdict(vib, 0, 1).flags.empty());
+  EXPECT_NE(find_verdict(vib, 0, 1).observed.find("NET/IB/0 GDRDMA"), std::string::npos)
+      << find_verdict(vib, 0, 1).observed;
+}
+
+TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
+  const auto d = load_run_file(h200x2("derived/link-health-v2.json"));
+  EXPECT_EQ(d.schema_version, 2);
+  ASSERT_EQ(d.link_health.size(), 2u);
+  const auto vs = compute_verdicts(d, {});
+  const auto& v = find_verdict(vs, 0, 1);
+  EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"link-errors", "pcie-downtrained"}));
+  EXPECT_NE(v.flags[0].message.find("GPU 0 (0000:00:06.0, serial 1650124000001)"),
+            std::string::npos)
+      << v.flags[0].message;
+  EXPECT_NE(v.flags[0].message.find("link 3 replay +4"), std::string::npos);
+  EXPECT_EQ(v.flags[0].message.find("crc_data"), std::string::npos) << "unchanged counters pass";
+  EXPECT_NE(v.flags[1].message.find("Gen4 x8"), std::string::npos);
+}
+
+TEST(RealRuns, TwoRanksOnOneGpuAreNotALink) {
+  const auto d = load_run_file(fixture("h200x1-shared-serial.json"));
+  const auto vs = compute_verdicts(d, {});
+  for (const auto& v : vs) {
+    if (v.src < 0) continue;
+    EXPECT_EQ(v.verdict, "not-a-link") << pair_name(v.src, v.dst);
+    EXPECT_EQ(v.link, "X");
+  }
+  const auto text = render(d, vs, ReportFormat::kText);
+  EXPECT_NE(text.find("1x NVIDIA H200"), std::string::npos) << "one GPU, not two";
+}
+
+TEST(RealRuns, EveryFormatNamesTheCards) {
+  const auto d = load_run_file(h200x2("derived/link-health-v2.json"));
+  const auto vs = compute_verdicts(d, {});
+  for (auto f :
+       {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
+    const auto out = render(d, vs, f);
+    for (const char* id :
+         {"0000:00:06.0", "0000:00:07.0", "GPU-086026b1-23d7-76a1-6a0b-9e1ec7e7e907",
+          "GPU-f48c6743-af38-2db6-5af5-5e9b55c46f62", "1650124000001", "1650124000002"}) {
+      EXPECT_NE(out.find(id), std::string::npos) << to_string(f) << " lacks " << id;
+    }
+  }
+  const auto v1 = load_run_file(h200x2("default.json"));
+  EXPECT_NE(render(v1, compute_verdicts(v1, {}), ReportFormat::kText).find("serial not recorded"),
+            std::string::npos);
+}
+
+TEST(RealRuns, HtmlDoesNotColourIncompleteLikePass) {
+  const auto d = load_run_file(h200x2("derived/cut-short.json"));
+  const auto html = render(d, compute_verdicts(d, {}), ReportFormat::kHtml);
+  EXPECT_NE(html.find("<td class=\"incomplete\">incomplete</td>"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"pass\""), std::string::npos) << "nothing here passed";
+  const auto na = load_run_file(h200x2("derived/socket-cross-host.json"));
+  const auto html2 = render(na, compute_verdicts(na, {}), ReportFormat::kHtml);
+  EXPECT_NE(html2.find("<span class=\"neutral\">not-applicable</span>"), std::string::npos);
+  EXPECT_NE(html2.find("<span class=\"neutral\">not-judged</span>"), std::string::npos);
+}
+
+TEST(RealRuns, ExpectFileWithATypoIsRefusedNamingIt) {
+  try {
+    load_expectations(h200x2("derived/expect-typo.json"), test::catalog());
+    FAIL() << "accepted a misspelt method";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("expect-typo.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("unknown method 'nccl-sendrcv'"), std::string::npos) << m;
+  }
+  const auto e = load_expectations(h200x2("derived/expect-site.json"), test::catalog());
+  EXPECT_EQ(e.judge_min_bytes, 256ull << 20);
+  const auto vs = compute_verdicts(load_run_file(h200x2("default.json")), e);
+  EXPECT_EQ(acceptance_exit_code(vs), kExitFlagged) << "ce-write >= 500 fails both pairs";
+  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").state, "flagged");
+  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").state, "pass");  // 2.22 < 3 us
+  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").bar, 3.0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "core/compare.h"
 #include "core/errors.h"
 #include "core/report.h"
+#include "core/schema.h"
 #include "core/verdict.h"
 #include "test_docs.h"
 
@@ -139,6 +140,80 @@ TEST(Compare, RefusesUnlikeRuns) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("2 GPUs"), std::string::npos) << e.what();
+  }
+}
+
+std::string real_run(const std::string& name) {
+  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
+}
+
+int measured(const RunDocument& d) {
+  int n = 0;
+  for (const auto& r : d.results) n += r.status == ResultStatus::kOk;
+  return n;
+}
+
+TEST(Compare, VersionOneRunsCompareByHostAndPciBusId) {
+  const auto a = load_run_file(real_run("h200x2/serial.json"));
+  const auto b = load_run_file(real_run("h200x2/rounds.json"));
+  CompareOptions o;
+  EXPECT_EQ(o.match, "pci");
+  const auto c = compare_runs(a, "serial.json", b, "rounds.json", o);
+  EXPECT_EQ(static_cast<int>(c.rows.size()), measured(a));
+  EXPECT_TRUE(c.only_in_a.empty() && c.only_in_b.empty() && c.in_neither.empty());
+  EXPECT_NE(c.rows[0].gpu_pair.find("host0:0000:00:0"), std::string::npos) << c.rows[0].gpu_pair;
+  o.match = "uuid";
+  const auto u = compare_runs(a, "serial.json", b, "rounds.json", o);
+  EXPECT_EQ(u.rows.size(), c.rows.size());
+  EXPECT_NE(u.rows[0].gpu_pair.find("GPU-"), std::string::npos) << u.rows[0].gpu_pair;
+}
+
+TEST(Compare, TwoRanksOnOneGpuDropNoRow) {
+  const auto a = load_run_file(real_run("h200x1-shared-serial.json"));
+  const auto c = compare_runs(a, "a.json", a, "b.json", {});
+  EXPECT_EQ(static_cast<int>(c.rows.size()), measured(a)) << "every measured result compared";
+  std::size_t listed =
+      c.rows.size() + c.only_in_a.size() + c.only_in_b.size() + c.in_neither.size();
+  EXPECT_EQ(listed, a.results.size()) << "the rest listed, none dropped";
+}
+
+TEST(Compare, RowsMissingOnOneSideAreListed) {
+  const auto a = load_run_file(real_run("h200x2/default.json"));
+  auto b = a;
+  b.results.erase(b.results.begin());            // ce-write 0->1 1M absent from B
+  b.results[0].status = ResultStatus::kTimeout;  // ce-write 0->1 4M timed out in B
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  ASSERT_EQ(c.only_in_a.size(), 2u);
+  EXPECT_NE(c.only_in_a[0].find("(A: ok, B: absent)"), std::string::npos) << c.only_in_a[0];
+  EXPECT_NE(c.only_in_a[1].find("(A: ok, B: timeout)"), std::string::npos) << c.only_in_a[1];
+  const auto text = render_comparison(c, "a.json", "b.json", {});
+  EXPECT_NE(text.find("Only in A"), std::string::npos);
+}
+
+TEST(Verdicts, RoundsNameThePairsThatRanAtOnce) {
+  auto spec = test::NodeSpec{};
+  spec.gpus = 4;
+  auto d = test::make_doc(spec);
+  const std::uint64_t G = 1ull << 30;
+  int round = 0;
+  for (auto r : {std::vector<std::pair<int, int>>{{0, 1}, {2, 3}}, {{0, 2}, {1, 3}}}) {
+    for (auto [a, b] : r) {
+      auto res = test::bw_result("ce-write", a, b, G, a == 0 && b == 1 ? 150 : 395);
+      res.round = round;
+      res.concurrent_pairs = 2;
+      d.results.push_back(res);
+    }
+    ++round;
+  }
+  const auto vs = compute_verdicts(d, {});
+  for (const auto& v : vs) {
+    if (v.src == 0 && v.dst == 1) {
+      EXPECT_EQ(v.concurrent_pairs, (std::vector<std::string>{"2->3"}));
+      EXPECT_NE(v.observed.find("ran at once with 2->3"), std::string::npos) << v.observed;
+      ASSERT_FALSE(v.flags.empty());
+      EXPECT_EQ(v.flags[0].evidence["ran_at_once_with"], nlohmann::json::array({"2->3"}));
+    }
+    if (v.src == 1 && v.dst == 3) EXPECT_EQ(v.concurrent_pairs, (std::vector<std::string>{"0->2"}));
   }
 }
 

@@ -43,6 +43,50 @@ TEST(Schema, RoundTripKeepsEverything) {
   EXPECT_EQ(d.topology->hosts[0].pairs[0].nvlink_count, 18);
 }
 
+TEST(Schema, VersionTwoFieldsRoundTrip) {
+  auto d = test::clean_h200_pair();
+  d.system.ranks[0].gpu.serial = "1650124000001";
+  GpuLinkHealth h;
+  h.host = "node0";
+  h.gpu_index = 0;
+  h.pci_bus_id = "0000:00:00.0";
+  h.nvlink_errors_before = {{3, 0ull, 0ull, std::nullopt, 9ull}};
+  h.nvlink_errors_after = {{3, 4ull, 0ull, std::nullopt, 9ull}};
+  h.pcie_gen_max = 5;
+  h.pcie_gen_under_load = 4;
+  d.link_health.push_back(h);
+  d.pairs[0].nccl->net_paths = {"NET/IB/0"};
+  d.pairs[0].nccl->gdrdma = true;
+  d.verdicts = compute_verdicts(d, {});
+  const json j = to_json(d);
+  EXPECT_EQ(j["schema_version"], 2);
+  const RunDocument back = run_document_from_json(j, "run.json");
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.system.ranks[0].gpu.serial, "1650124000001");
+  ASSERT_EQ(back.link_health.size(), 1u);
+  EXPECT_EQ(back.link_health[0].nvlink_errors_after[0].replay, 4ull);
+  EXPECT_FALSE(back.link_health[0].nvlink_errors_after[0].crc_flit) << "unknown stays unknown";
+  EXPECT_EQ(back.verdicts[0].cards[0].serial, "1650124000001");
+  EXPECT_FALSE(back.verdicts[0].methods.empty());
+  EXPECT_TRUE(j["system"]["ranks"][1]["gpu"]["serial"].is_null()) << "no serial is null";
+}
+
+TEST(Schema, VersionOneFilesStillRead) {
+  json j = sample();
+  j["schema_version"] = 1;
+  j.erase("link_health");
+  for (auto& v : j["verdicts"]) {
+    v.erase("methods");
+    v.erase("cards");
+    v.erase("concurrent_pairs");
+    v["verdict"] = "not-measured";  // a state version 1 wrote
+  }
+  const auto d = run_document_from_json(j, "old.json");
+  EXPECT_EQ(d.schema_version, 1);
+  EXPECT_TRUE(d.link_health.empty());
+  EXPECT_EQ(to_json(d)["schema_version"], kSchemaVersion) << "written back as the current version";
+}
+
 TEST(Schema, NumbersAreNumbersAndAbsentIsNull) {
   const json j = sample();
   EXPECT_TRUE(j["results"][0]["bytes"].is_number_unsigned());
@@ -59,7 +103,8 @@ TEST(Schema, BadFilesGiveOneLineNamingFileAndField) {
     std::string field;
   };
   const std::vector<Case> cases = {
-      {[](json& j) { j["schema_version"] = 2; }, "schema_version"},
+      {[](json& j) { j["schema_version"] = kSchemaVersion + 1; }, "schema_version"},
+      {[](json& j) { j["schema_version"] = 0; }, "schema_version"},
       {[](json& j) { j["schema_version"] = "1"; }, "schema_version"},
       {[](json& j) { j.erase("schema_version"); }, "schema_version"},
       {[](json& j) { j["kind"] = "peerbench-topology"; }, "kind"},

@@ -1,0 +1,135 @@
+// The --expect file: a site's bars for the verdicts, checked key by key against what exists.
+#include <algorithm>
+#include <set>
+
+#include "core/errors.h"
+#include "core/json_in.h"
+#include "core/sizes.h"
+#include "core/verdict.h"
+
+namespace peerbench {
+
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string>& link_kinds() {
+  static const std::vector<std::string> kinds{"nvlink", "pcie", "staged", "net"};
+  return kinds;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void require_link_kind(const JsonIn& at, const std::string& kind, bool star_allowed) {
+  const auto& kinds = link_kinds();
+  if ((star_allowed && kind == "*") || std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+    return;
+  at.fail("unknown link kind '" + kind + "'; allowed: " + joined(kinds) +
+          (star_allowed ? ", * (every kind)" : ""));
+}
+
+void require_method(const JsonIn& at, const std::string& name,
+                    const std::vector<MethodInfo>& catalog) {
+  if (catalog.empty() || find_method(catalog, name)) return;
+  std::vector<std::string> names;
+  for (const auto& m : catalog) names.push_back(m.name);
+  at.fail("unknown method '" + name + "'; allowed: " + joined(names));
+}
+
+// {"nvlink": 5, "pcie": 12}: every key a link kind, every value a number in [0, hi].
+std::map<std::string, double> per_kind(const JsonIn& in, double hi, bool star_allowed) {
+  in.require_object();
+  std::map<std::string, double> out;
+  for (const auto& [k, v] : in.raw().items()) {
+    const JsonIn at(v, in.file(), in.path() + "." + k);
+    require_link_kind(at, k, star_allowed);
+    out[k] = at.number(0, hi);
+  }
+  return out;
+}
+
+// {"ce-write": 380, "nccl-sendrecv": {"nvlink": 340, "net": 20}}
+std::map<std::string, std::map<std::string, double>> per_method(
+    const JsonIn& in, double hi, const std::vector<MethodInfo>& catalog) {
+  in.require_object();
+  std::map<std::string, std::map<std::string, double>> out;
+  for (const auto& [k, v] : in.raw().items()) {
+    const JsonIn at(v, in.file(), in.path() + "." + k);
+    require_method(at, k, catalog);
+    if (v.is_object()) {
+      out[k] = per_kind(at, hi, true);
+    } else {
+      out[k]["*"] = at.number(0, hi);
+    }
+  }
+  return out;
+}
+
+// A size as a number of bytes or as text ("256M").
+std::uint64_t size_value(const JsonIn& in) {
+  if (!in.raw().is_string()) return static_cast<std::uint64_t>(in.integer(1, 1ll << 50));
+  try {
+    return parse_size(in.str(64), in.path());
+  } catch (const UsageError& e) {
+    in.fail(e.what());
+  }
+}
+
+void check_keys(const JsonIn& in) {
+  static const std::vector<std::string> known{"fraction_of_link",
+                                              "allreduce_fraction_of_link",
+                                              "asymmetry_tolerance",
+                                              "judge_min_bytes",
+                                              "small_message_max_bytes",
+                                              "off_nvlink_fraction",
+                                              "min_gbps",
+                                              "max_latency_us",
+                                              "latency_us",
+                                              "small_message_us",
+                                              "comment"};
+  for (const auto& [k, v] : in.raw().items()) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      in.fail("unknown key '" + k + "'; allowed: " + joined(known));
+    }
+  }
+}
+
+}  // namespace
+
+Expectations expectations_from_json(const json& j, const std::string& file,
+                                    const std::vector<MethodInfo>& catalog) {
+  JsonIn in(j, file);
+  in.require_object();
+  check_keys(in);
+  Expectations e;
+  e.source = file;
+  if (auto v = in.opt_number("fraction_of_link", 0, 2)) e.fraction_of_link = *v;
+  if (auto v = in.opt_number("allreduce_fraction_of_link", 0, 2)) e.allreduce_fraction_of_link = *v;
+  if (auto v = in.opt_number("asymmetry_tolerance", 0, 1)) e.asymmetry_tolerance = *v;
+  if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
+  if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
+  if (auto v = in.opt("small_message_max_bytes")) e.small_message_max_bytes = size_value(*v);
+  if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, 1e6, catalog);
+  if (auto m = in.opt("max_latency_us")) e.max_latency_us = per_method(*m, 1e9, catalog);
+  if (auto m = in.opt("latency_us")) {
+    for (const auto& [k, v] : per_kind(*m, 1e9, false)) e.latency_us[k] = v;
+  }
+  if (auto m = in.opt("small_message_us")) {
+    for (const auto& [k, v] : per_kind(*m, 1e9, false)) e.small_message_us[k] = v;
+  }
+  return e;
+}
+
+Expectations load_expectations(const std::string& path, const std::vector<MethodInfo>& catalog) {
+  return expectations_from_json(load_json_file(path, 1 << 20, 16), path, catalog);
+}
+
+Expectations load_expectations(const std::string& path) {
+  return load_expectations(path, {});
+}
+
+}  // namespace peerbench

@@ -1,0 +1,79 @@
+#include "core/result_index.h"
+
+#include <algorithm>
+
+namespace peerbench {
+namespace {
+
+bool has_figure(const Result& r) {
+  return r.status == ResultStatus::kOk && (r.algbw_gbps || r.time_us);
+}
+
+}  // namespace
+
+ResultIndex::ResultIndex(const RunDocument& d) {
+  for (const auto& r : d.results) {
+    by_key_[{r.method, r.src, r.dst}].push_back(&r);
+    methods_of_pair_[{r.src, r.dst}].insert(r.method);
+    methods_.insert(r.method);
+    if (r.src >= 0 && r.dst >= 0) pairs_.insert({r.src, r.dst});
+    if (r.concurrent_pairs > 1) rounds_[{r.method, r.round}].insert({r.src, r.dst});
+  }
+  for (auto& [key, v] : by_key_) {
+    std::stable_sort(v.begin(), v.end(),
+                     [](const Result* a, const Result* b) { return a->bytes < b->bytes; });
+  }
+  for (const auto& p : d.pairs) {
+    pairs_.insert({p.src, p.dst});
+    facts_.emplace(std::make_pair(p.src, p.dst), &p);
+  }
+  for (const auto& r : d.system.ranks) ranks_.emplace(r.rank, &r);
+}
+
+const std::vector<const Result*>& ResultIndex::of(const std::string& method, int src,
+                                                  int dst) const {
+  static const std::vector<const Result*> kNone;
+  const auto it = by_key_.find({method, src, dst});
+  return it == by_key_.end() ? kNone : it->second;
+}
+
+const Result* ResultIndex::largest_ok(const std::string& method, int src, int dst) const {
+  const auto& v = of(method, src, dst);
+  for (auto it = v.rbegin(); it != v.rend(); ++it) {
+    if (has_figure(**it)) return *it;
+  }
+  return nullptr;
+}
+
+const Result* ResultIndex::ok_at(const std::string& method, int src, int dst,
+                                 std::uint64_t bytes) const {
+  for (const auto* r : of(method, src, dst)) {
+    if (r->bytes == bytes && has_figure(*r)) return r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ResultIndex::methods_of(int src, int dst) const {
+  const auto it = methods_of_pair_.find({src, dst});
+  if (it == methods_of_pair_.end()) return {};
+  return {it->second.begin(), it->second.end()};
+}
+
+const RankInfo* ResultIndex::rank(int r) const {
+  const auto it = ranks_.find(r);
+  return it == ranks_.end() ? nullptr : it->second;
+}
+
+const PairFacts* ResultIndex::facts(int src, int dst) const {
+  const auto it = facts_.find({src, dst});
+  return it == facts_.end() ? nullptr : it->second;
+}
+
+const std::set<std::pair<int, int>>& ResultIndex::round_pairs(const std::string& method,
+                                                              int round) const {
+  static const std::set<std::pair<int, int>> kNone;
+  const auto it = rounds_.find({method, round});
+  return it == rounds_.end() ? kNone : it->second;
+}
+
+}  // namespace peerbench

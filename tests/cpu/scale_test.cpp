@@ -1,0 +1,127 @@
+// Reports must grow with the number of results, not its square (issue 12): 100k results report
+// in under 3 s, in memory under 5x the file's size. The ratio test catches a quadratic scan on
+// any machine; the absolute bound holds where no sanitizer slows the code down. Times are the
+// process's CPU time: build machines are shared, and wall time there measures the neighbours.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "core/json_in.h"
+#include "core/report.h"
+#include "core/schema.h"
+#include "core/verdict.h"
+#include "test_docs.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PEERBENCH_SLOW_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define PEERBENCH_SLOW_BUILD 1
+#endif
+#endif
+
+namespace peerbench {
+namespace {
+
+// A node of `gpus` GPUs with ce-write, sm-write and nccl-sendrecv at `sizes` sizes per pair.
+std::string big_run(int gpus, int sizes) {
+  test::NodeSpec spec;
+  spec.gpus = gpus;
+  auto d = test::make_doc(spec);
+  for (int a = 0; a < gpus; ++a) {
+    for (int b = 0; b < gpus; ++b) {
+      if (a == b) continue;
+      for (const char* m : {"ce-write", "sm-write", "nccl-sendrecv"}) {
+        for (int s = 0; s < sizes; ++s) {
+          d.results.push_back(test::bw_result(m, a, b, (1ull << 20) << s, 300 + s));
+        }
+      }
+    }
+  }
+  return to_json(d).dump();
+}
+
+// Read, judge and render in every format: what `report` does with a file. CPU seconds.
+double report_seconds(const std::string& text) {
+  const std::clock_t t0 = std::clock();
+  const RunDocument d = run_document_from_json(parse_json_text(text, "big.json"), "big.json");
+  ReportInput in;
+  in.path = "big.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  std::size_t out = 0;
+  for (auto f :
+       {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
+    out += make_reporter(f)->render({in}, {}).size();
+  }
+  EXPECT_GT(out, text.size() / 10);
+  return static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
+}
+
+TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
+  const std::string small = big_run(16, 7);  // 240 pairs x 3 methods x 7 sizes = 5,040
+  const std::string large = big_run(36, 9);  // 1260 pairs x 3 x 9 = 34,020
+  const double ts = report_seconds(small);
+  const double tl = report_seconds(large);
+  // 6.75x the results: linear ~6.75x, quadratic ~45x.
+  EXPECT_LT(tl / ts, 15.0) << "small " << ts << " s, large " << tl << " s";
+}
+
+TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
+  const std::string text = big_run(58, 10);  // 3306 pairs x 3 x 10 = 99,180 results
+  const double t = report_seconds(text);
+#ifdef PEERBENCH_SLOW_BUILD
+  GTEST_SKIP() << "sanitizer build: " << t << " s (the bound is for plain builds)";
+#else
+  EXPECT_LT(t, 3.0) << text.size() / 1e6 << " MB file";
+#endif
+}
+
+long status_kib(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + std::strlen(key));
+  }
+  return -1;
+}
+
+TEST(Scale, MemoryStaysUnderFiveTimesTheFile) {
+  const std::string path = ::testing::TempDir() + "/peerbench-big.json";
+  std::size_t file_bytes = 0;
+  {
+    const std::string text = big_run(40, 10);  // 46,800 results
+    std::ofstream(path) << text;
+    file_bytes = text.size();
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Child: reset the peak, then load, judge and render as `report` does.
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const long base = status_kib("VmRSS:");
+    if (base < 0 || status_kib("VmHWM:") > base + 1024) _exit(77);  // peak not resettable
+    const RunDocument d = load_run_file(path);
+    ReportInput in;
+    in.path = path;
+    in.doc = &d;
+    in.verdicts = compute_verdicts(d, {});
+    const auto text = make_reporter(ReportFormat::kHtml)->render({in}, {});
+    const double used = (status_kib("VmHWM:") - base) * 1024.0;
+    _exit(used < 5.0 * static_cast<double>(file_bytes) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  std::remove(path.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "this kernel cannot reset the peak RSS";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "peak memory over 5x the file's " << file_bytes / 1e6 << " MB";
+}
+
+}  // namespace
+}  // namespace peerbench
