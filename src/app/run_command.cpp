@@ -41,19 +41,12 @@ std::string find_on_path(const std::string& name) {
   return "";
 }
 
-// -J and --expect, checked before any GPU is touched and in dry runs too, so a bad path or a
-// missing thresholds file is reported as such. Returns the reason, "" when both are fine.
-std::string check_run_inputs(const RunOptions& o, const std::string& json_path) {
+// -J, checked before any GPU is touched and in dry runs too, so a bad path is reported as such
+// (--expect is checked, with its methods, before anything starts). Returns the reason or "".
+std::string check_run_inputs(const std::string& json_path) {
   if (!json_path.empty()) {
     const std::string why = check_writable(json_path, true);
     if (!why.empty()) return "-J/--json: cannot write results to " + json_path + ": " + why;
-  }
-  if (!o.expect_path.empty()) {
-    try {
-      load_expectations(o.expect_path);
-    } catch (const InputError& e) {
-      return std::string("--expect: ") + e.what();
-    }
   }
   return "";
 }
@@ -67,7 +60,7 @@ std::string host_name() {
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
 // counting them.
 int dry_run_local(const RunOptions& o) {
-  const std::string why = check_run_inputs(o, o.json_path);
+  const std::string why = check_run_inputs(o.json_path);
   if (!why.empty()) throw UsageError(why);
   int np = o.np;
   if (np == 0) {
@@ -97,7 +90,7 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   }
   // Inputs first: a bad -J or --expect is the user's to fix whether or not a GPU is here.
   const std::string why =
-      check_run_inputs(o, o.json_path.empty() ? gpu::default_json_path(host_name()) : o.json_path);
+      check_run_inputs(o.json_path.empty() ? gpu::default_json_path(host_name()) : o.json_path);
   if (!why.empty()) throw UsageError(why);
   int gpus = 0;
   try {
@@ -177,7 +170,13 @@ int acceptance_code(const gpu::JobOutcome& outcome, const RunOptions& o, gpu::Ra
 int run_command(const CommandLine& cl, int argc, char** argv) {
   RunOptions o = cl.run;
   // A typo'd key or method in the expect file is bad input: refuse it before anything starts.
-  if (!o.expect_path.empty()) (void)load_expectations(o.expect_path, gpu::method_catalog());
+  if (!o.expect_path.empty()) {
+    try {
+      (void)load_expectations(o.expect_path, gpu::method_catalog());
+    } catch (const InputError& e) {
+      throw UsageError(std::string("--expect: ") + e.what());
+    }
+  }
   const LaunchInfo launch = detect_launcher();
   if (!launch.under_launcher) {
     if (o.dry_run) return dry_run_local(o);
@@ -205,7 +204,7 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     std::string why;
     if (root) {
       if (o.json_path.empty() && !o.dry_run) o.json_path = gpu::default_json_path(rk.host);
-      why = check_run_inputs(o, o.json_path);
+      why = check_run_inputs(o.json_path);
     }
     o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
     why = gpu::bcast_string(rk.world, why, 0);
