@@ -45,8 +45,10 @@ std::string gpu_identity(const RankInfo* r, int rank, const std::string& match,
 struct Key {
   std::string method, src, dst;
   std::uint64_t bytes;
+  std::string variant;  // collectives' type/op ("" for other methods)
   bool operator<(const Key& o) const {
-    return std::tie(method, src, dst, bytes) < std::tie(o.method, o.src, o.dst, o.bytes);
+    return std::tie(method, variant, src, dst, bytes) <
+           std::tie(o.method, o.variant, o.src, o.dst, o.bytes);
   }
 };
 
@@ -64,7 +66,7 @@ std::map<Key, std::vector<const Result*>> index_results(const RunDocument& d,
   std::map<Key, std::vector<const Result*>> out;
   for (const auto& r : d.results) {
     out[{r.method, gpu_identity(rank(r.src), r.src, match, hosts),
-         gpu_identity(rank(r.dst), r.dst, match, hosts), r.bytes}]
+         gpu_identity(rank(r.dst), r.dst, match, hosts), r.bytes, variant_label(r)}]
         .push_back(&r);
   }
   return out;
@@ -76,8 +78,8 @@ bool measured(const Result* r) {
 
 std::string key_label(const Key& k, const Result* a, const Result* b) {
   auto status = [](const Result* r) { return r ? to_string(r->status) : std::string("absent"); };
-  return k.method + " " + k.src + "->" + k.dst + " " + format_size_compact(k.bytes) +
-         " (A: " + status(a) + ", B: " + status(b) + ")";
+  return k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + k.src + "->" + k.dst + " " +
+         format_size_compact(k.bytes) + " (A: " + status(a) + ", B: " + status(b) + ")";
 }
 
 CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
@@ -125,9 +127,9 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   diff(c.differences, "hosts", hosts(a), hosts(b));
   diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
        b.tool.version + " " + b.tool.git_revision);
-  for (const char* k :
-       {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule", "check",
-        "allreduce_inplace", "staged_chunk", "staged_slots", "latency_iters"}) {
+  for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule",
+                        "check", "allreduce_inplace", "datatypes", "ops", "root", "staged_chunk",
+                        "staged_slots", "latency_iters"}) {
     const auto va = a.config.is_object() && a.config.contains(k) ? a.config[k].dump() : "";
     const auto vb = b.config.is_object() && b.config.contains(k) ? b.config[k].dump() : "";
     diff(c.differences, std::string("config ") + k, va, vb);
@@ -183,7 +185,7 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   const Result* rb = &rb_;
   const auto* m = find_method(a.methods, key.method);
   CompareRow row;
-  row.method = key.method;
+  row.method = key.variant.empty() ? key.method : key.method + " " + key.variant;
   row.pair = pair_name(ra->src, ra->dst);
   row.gpu_pair = key.src + "->" + key.dst;
   row.bytes = key.bytes;

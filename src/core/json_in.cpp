@@ -11,8 +11,33 @@
 
 namespace peerbench {
 
+JsonIn::JsonIn(const nlohmann::json& j, std::string file, std::string path)
+    : j_(&j), file_(std::make_shared<const std::string>(std::move(file))) {
+  if (!path.empty()) link_ = std::make_shared<const Link>(Link{nullptr, std::move(path), 0});
+}
+
+std::string JsonIn::path() const {
+  std::vector<const Link*> chain;
+  for (const Link* l = link_.get(); l; l = l->parent.get()) chain.push_back(l);
+  std::string p;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Link* l = *it;
+    if (l->key.empty()) {
+      p += "[" + std::to_string(l->index) + "]";
+    } else {
+      p += (p.empty() ? "" : ".") + l->key;
+    }
+  }
+  return p;
+}
+
+JsonIn JsonIn::member(const nlohmann::json& v, const std::string& key) const {
+  return JsonIn(&v, file_, std::make_shared<const Link>(Link{link_, key, 0}));
+}
+
 std::string JsonIn::child(const std::string& key) const {
-  return path_.empty() ? key : path_ + "." + key;
+  const std::string p = path();
+  return p.empty() ? key : p + "." + key;
 }
 
 std::string JsonIn::type_name() const {
@@ -20,7 +45,8 @@ std::string JsonIn::type_name() const {
 }
 
 void JsonIn::fail(const std::string& problem) const {
-  throw InputError(file_, path_.empty() ? "(top level)" : path_, problem);
+  const std::string p = path();
+  throw InputError(*file_, p.empty() ? "(top level)" : p, problem);
 }
 
 void JsonIn::require_object() const {
@@ -34,15 +60,15 @@ bool JsonIn::has(const std::string& key) const {
 JsonIn JsonIn::at(const std::string& key) const {
   require_object();
   auto it = j_->find(key);
-  if (it == j_->end()) throw InputError(file_, child(key), "missing");
-  return JsonIn(*it, file_, child(key));
+  if (it == j_->end()) throw InputError(*file_, child(key), "missing");
+  return member(*it, key);
 }
 
 std::optional<JsonIn> JsonIn::opt(const std::string& key) const {
   require_object();
   auto it = j_->find(key);
   if (it == j_->end() || it->is_null()) return std::nullopt;
-  return JsonIn(*it, file_, child(key));
+  return member(*it, key);
 }
 
 std::string JsonIn::str(std::size_t max_len) const {
@@ -103,7 +129,7 @@ std::vector<JsonIn> JsonIn::array(std::size_t max_items) const {
   std::vector<JsonIn> out;
   out.reserve(j_->size());
   for (std::size_t i = 0; i < j_->size(); ++i) {
-    out.emplace_back((*j_)[i], file_, path_ + "[" + std::to_string(i) + "]");
+    out.push_back(JsonIn(&(*j_)[i], file_, std::make_shared<const Link>(Link{link_, "", i})));
   }
   return out;
 }
@@ -159,7 +185,7 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
   bool key(std::string& k) {
     Frame& f = frames_[depth_ - 1];
     f.key = k;
-    if (!f.keys.insert(k).second) {
+    if (!f.add_key(k)) {
       throw InputError(file_, path(), "duplicate key; each key may appear once per object");
     }
     return Base::key(k);
@@ -185,11 +211,38 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
   bool binary(nlohmann::json::binary_t& v) { return element_done(), Base::binary(v); }
 
  private:
+  // Keys seen in the object being read. Results objects have ~25 keys: a reused vector scanned
+  // linearly costs no allocation per key; past kLinear keys, a hash set takes over.
   struct Frame {
+    static constexpr std::size_t kLinear = 48;
     bool array = false;
     std::size_t index = 0;
     std::string key;
-    std::unordered_set<std::string> keys;
+    std::vector<std::string> few;  // capacity and strings reused across objects
+    std::size_t nfew = 0;
+    std::unordered_set<std::string> many;
+
+    bool add_key(const std::string& k) {
+      if (nfew < kLinear) {
+        for (std::size_t i = 0; i < nfew; ++i) {
+          if (few[i] == k) return false;
+        }
+        if (few.size() == nfew) few.emplace_back();
+        few[nfew++].assign(k);
+        return true;
+      }
+      if (many.empty()) many.insert(few.begin(), few.begin() + static_cast<long>(nfew));
+      return many.insert(k).second;
+    }
+    void reset() {
+      nfew = 0;
+      // clear() costs the bucket count: after a large object, start afresh.
+      if (many.bucket_count() > 256) {
+        many = {};
+      } else {
+        many.clear();
+      }
+    }
   };
 
   // Frames are reused, not popped: their key sets keep their buckets (fewer allocations).
@@ -199,12 +252,7 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
     f.array = array;
     f.index = 0;
     f.key.clear();
-    // clear() costs the bucket count: after a large object, start afresh (no quadratic input).
-    if (f.keys.bucket_count() > 256) {
-      f.keys = {};
-    } else {
-      f.keys.clear();
-    }
+    f.reset();
   }
 
   void element_done() {

@@ -2,6 +2,7 @@
 // Strict, bounded reading of JSON written by peerbench (or by anyone else): every problem becomes
 // one InputError naming the file and the field path, e.g. "a.json: field 'results[3].bytes':
 // expected a whole number from 0 to 1e15, got string".
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,8 +13,7 @@ namespace peerbench {
 
 class JsonIn {
  public:
-  JsonIn(const nlohmann::json& j, std::string file, std::string path = "")
-      : j_(&j), file_(std::move(file)), path_(std::move(path)) {}
+  JsonIn(const nlohmann::json& j, std::string file, std::string path = "");
 
   JsonIn at(const std::string& key) const;                  // required member
   std::optional<JsonIn> opt(const std::string& key) const;  // missing or null -> nullopt
@@ -34,16 +34,27 @@ class JsonIn {
   std::optional<bool> opt_bool(const std::string& key) const;
 
   const nlohmann::json& raw() const { return *j_; }
-  const std::string& path() const { return path_; }
-  const std::string& file() const { return file_; }
+  std::string path() const;  // "results[3].bytes", built only when asked (errors)
+  const std::string& file() const { return *file_; }
   [[noreturn]] void fail(const std::string& problem) const;
 
  private:
+  // The path is a chain of links shared by children, not a string per field: reading a file of
+  // 100k results touches millions of fields, and only an error needs the path spelled out.
+  struct Link {
+    std::shared_ptr<const Link> parent;
+    std::string key;  // member name, or "" for an array element
+    std::size_t index = 0;
+  };
+  JsonIn(const nlohmann::json* j, std::shared_ptr<const std::string> file,
+         std::shared_ptr<const Link> link)
+      : j_(j), file_(std::move(file)), link_(std::move(link)) {}
+  JsonIn member(const nlohmann::json& v, const std::string& key) const;
   std::string child(const std::string& key) const;
   std::string type_name() const;
   const nlohmann::json* j_;
-  std::string file_;
-  std::string path_;
+  std::shared_ptr<const std::string> file_;
+  std::shared_ptr<const Link> link_;  // null at the top level
 };
 
 // Reads and parses a JSON file: refuses files over `max_bytes` and nesting deeper than

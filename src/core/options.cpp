@@ -154,10 +154,16 @@ void add_run_options(cxxopts::Options& o) {
       "pairs", "all | intra-host | inter-host | list like 0-1,2>3 (a-b: both directions)",
       cxxopts::value<std::string>()->default_value("all"))(
       "schedule", "serial (one pair at a time) | rounds (disjoint pairs at once)",
-      cxxopts::value<std::string>()->default_value("serial"))(
-      "inplace", "run nccl-allreduce in place")("staged-chunk",
-                                                "chunk size of the host-staged pipeline",
-                                                cxxopts::value<std::string>()->default_value("4M"))(
+      cxxopts::value<std::string>()->default_value("serial"))("inplace",
+                                                              "run nccl-allreduce in place")(
+      "d,datatype", "NCCL collectives: element types, comma-separated, or all (nccl-tests' names)",
+      cxxopts::value<std::string>()->default_value("float"))(
+      "o,op", "NCCL reductions: sum, prod, min, max, avg, comma-separated, or all",
+      cxxopts::value<std::string>()->default_value("sum"))(
+      "r,root", "root rank of nccl-broadcast and nccl-reduce",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "staged-chunk", "chunk size of the host-staged pipeline",
+      cxxopts::value<std::string>()->default_value("4M"))(
       "staged-slots", "chunks in flight in the host-staged pipeline (2-64)",
       cxxopts::value<std::string>()->default_value("4"));
   o.add_options("output")("J,json", "results file (default: results/peerbench-HOST-TIME.json)",
@@ -209,6 +215,9 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
     throw UsageError("--schedule: '" + schedule + "'; use serial or rounds");
   }
   o.allreduce_inplace = r.count("inplace") > 0;
+  o.datatypes = parse_data_types(get(r, "datatype"), "-d/--datatype");
+  o.ops = parse_reduce_ops(get(r, "op"), "-o/--op");
+  o.root = static_cast<int>(parse_integer(get(r, "root"), "-r/--root", 0, 1 << 20));
   o.staged_chunk = parse_size(get(r, "staged-chunk"), "--staged-chunk");
   if (o.staged_chunk < 4096 || o.staged_chunk > (256ull << 20)) {
     throw UsageError("--staged-chunk: use a size from 4K to 256M");
@@ -469,6 +478,12 @@ nlohmann::json run_options_to_json(const RunOptions& o) {
   j["staged_chunk"] = o.staged_chunk;
   j["staged_slots"] = o.staged_slots;
   j["allreduce_inplace"] = o.allreduce_inplace;
+  nlohmann::json types = nlohmann::json::array(), ops = nlohmann::json::array();
+  for (auto t : o.datatypes) types.push_back(to_string(t));
+  for (auto x : o.ops) ops.push_back(to_string(x));
+  j["datatypes"] = types;
+  j["ops"] = ops;
+  j["root"] = o.root;
   j["allow_gpu_sharing"] = o.allow_gpu_sharing;
   j["expect"] = o.expect_path.empty() ? nlohmann::json() : nlohmann::json(o.expect_path);
   j["fault_injection"] = o.fault.kind.empty() ? nlohmann::json()

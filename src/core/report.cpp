@@ -15,6 +15,21 @@
 namespace peerbench {
 namespace {
 
+// The type/op variants of an all-ranks method, in the order the run measured them.
+std::vector<std::string> variants_of(const RunDocument& d, const std::string& method) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& r : d.results) {
+    if (r.method == method && r.src < 0 && seen.insert(variant_label(r)).second)
+      out.push_back(variant_label(r));
+  }
+  return out;
+}
+
+std::string variant_suffix(const std::string& v) {
+  return v.empty() ? "" : " (" + v + ")";
+}
+
 // Methods that appear in the run's results, in the run's method order.
 std::vector<const MethodInfo*> methods_in(const RunDocument& d, bool all_ranks) {
   std::vector<const MethodInfo*> out;
@@ -254,14 +269,16 @@ class TextReporter : public DocumentReporter {
 
   static void all_ranks_lines(std::ostringstream& o, const RunDocument& d) {
     for (const auto* m : methods_in(d, true)) {
-      o << m->name << " over all ranks (" << unit(m) << ", median):";
-      for (const auto& r : d.results) {
-        if (r.method != m->name || r.src >= 0) continue;
-        o << "  " << format_size_compact(r.bytes) << " "
-          << (r.status == ResultStatus::kOk ? format_fixed(headline_value(m, r), 1)
-                                            : to_string(r.status));
+      for (const auto& v : variants_of(d, m->name)) {
+        o << m->name << variant_suffix(v) << " over all ranks (" << unit(m) << ", median):";
+        for (const auto& r : d.results) {
+          if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
+          o << "  " << format_size_compact(r.bytes) << " "
+            << (r.status == ResultStatus::kOk ? format_fixed(headline_value(m, r), 1)
+                                              : to_string(r.status));
+        }
+        o << "\n";
       }
-      o << "\n";
     }
   }
 
@@ -401,22 +418,24 @@ class MarkdownReporter : public DocumentReporter {
 
   static void all_ranks_tables(std::ostringstream& o, const RunDocument& d) {
     for (const auto* m : methods_in(d, true)) {
-      o << "## " << md_escape(m->name)
-        << " over all ranks\n\n| size | busbw GB/s (median) | min | max | time us | status "
-           "|\n|---:|---:|---:|---:|---:|---|\n";
-      for (const auto& r : d.results) {
-        if (r.method != m->name || r.src >= 0) continue;
-        if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-          o << "| " << format_size_compact(r.bytes) << " | "
-            << format_fixed(r.busbw_gbps->median, 1) << " | " << format_fixed(r.busbw_gbps->min, 1)
-            << " | " << format_fixed(r.busbw_gbps->max, 1) << " | "
-            << format_fixed(r.time_us->median, 1) << " | ok |\n";
-        } else {
-          o << "| " << format_size_compact(r.bytes) << " | | | | | "
-            << md_escape(to_string(r.status) + " " + r.reason) << " |\n";
+      for (const auto& v : variants_of(d, m->name)) {
+        o << "## " << md_escape(m->name + variant_suffix(v))
+          << " over all ranks\n\n| size | busbw GB/s (median) | min | max | time us | status "
+             "|\n|---:|---:|---:|---:|---:|---|\n";
+        for (const auto& r : d.results) {
+          if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
+          if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
+            o << "| " << format_size_compact(r.bytes) << " | "
+              << format_fixed(r.busbw_gbps->median, 1) << " | "
+              << format_fixed(r.busbw_gbps->min, 1) << " | " << format_fixed(r.busbw_gbps->max, 1)
+              << " | " << format_fixed(r.time_us->median, 1) << " | ok |\n";
+          } else {
+            o << "| " << format_size_compact(r.bytes) << " | | | | | "
+              << md_escape(to_string(r.status) + " " + r.reason) << " |\n";
+          }
         }
+        o << "\n";
       }
-      o << "\n";
     }
   }
 
@@ -564,24 +583,27 @@ class HtmlReporter : public DocumentReporter {
 
   static void all_ranks_tables(std::ostringstream& o, const RunDocument& d) {
     for (const auto* m : methods_in(d, true)) {
-      o << "<h2>" << html_escape(m->name)
-        << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
-           "<th>min</th><th>max</th><th>time us</th><th>status</th></tr>\n";
-      for (const auto& r : d.results) {
-        if (r.method != m->name || r.src >= 0) continue;
-        o << "<tr><td class=\"n\">" << html_escape(format_size_compact(r.bytes)) << "</td>";
-        if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-          o << "<td class=\"n\">" << format_fixed(r.busbw_gbps->median, 1)
-            << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->min, 1)
-            << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->max, 1)
-            << "</td><td class=\"n\">" << format_fixed(r.time_us->median, 1) << "</td><td>ok</td>";
-        } else {
-          o << "<td></td><td></td><td></td><td></td><td class=\"incomplete\">"
-            << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
+      for (const auto& v : variants_of(d, m->name)) {
+        o << "<h2>" << html_escape(m->name + variant_suffix(v))
+          << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
+             "<th>min</th><th>max</th><th>time us</th><th>status</th></tr>\n";
+        for (const auto& r : d.results) {
+          if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
+          o << "<tr><td class=\"n\">" << html_escape(format_size_compact(r.bytes)) << "</td>";
+          if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
+            o << "<td class=\"n\">" << format_fixed(r.busbw_gbps->median, 1)
+              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->min, 1)
+              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->max, 1)
+              << "</td><td class=\"n\">" << format_fixed(r.time_us->median, 1)
+              << "</td><td>ok</td>";
+          } else {
+            o << "<td></td><td></td><td></td><td></td><td class=\"incomplete\">"
+              << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
+          }
+          o << "</tr>\n";
         }
-        o << "</tr>\n";
+        o << "</table>\n";
       }
-      o << "</table>\n";
     }
   }
 

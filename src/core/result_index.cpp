@@ -13,15 +13,20 @@ bool has_figure(const Result& r) {
 
 ResultIndex::ResultIndex(const RunDocument& d) {
   for (const auto& r : d.results) {
+    every_[{r.method, r.src, r.dst}].push_back(&r);
+    const auto first = first_variant_.emplace(r.method, variant_label(r)).first->second;
+    if (variant_label(r) != first) continue;
     by_key_[{r.method, r.src, r.dst}].push_back(&r);
     methods_of_pair_[{r.src, r.dst}].insert(r.method);
     methods_.insert(r.method);
     if (r.src >= 0 && r.dst >= 0) pairs_.insert({r.src, r.dst});
     if (r.concurrent_pairs > 1) rounds_[{r.method, r.round}].insert({r.src, r.dst});
   }
-  for (auto& [key, v] : by_key_) {
-    std::stable_sort(v.begin(), v.end(),
-                     [](const Result* a, const Result* b) { return a->bytes < b->bytes; });
+  for (auto* m : {&by_key_, &every_}) {
+    for (auto& [key, v] : *m) {
+      std::stable_sort(v.begin(), v.end(),
+                       [](const Result* a, const Result* b) { return a->bytes < b->bytes; });
+    }
   }
   for (const auto& p : d.pairs) {
     pairs_.insert({p.src, p.dst});
@@ -35,6 +40,18 @@ const std::vector<const Result*>& ResultIndex::of(const std::string& method, int
   static const std::vector<const Result*> kNone;
   const auto it = by_key_.find({method, src, dst});
   return it == by_key_.end() ? kNone : it->second;
+}
+
+const std::vector<const Result*>& ResultIndex::every_variant(const std::string& method, int src,
+                                                             int dst) const {
+  static const std::vector<const Result*> kNone;
+  const auto it = every_.find({method, src, dst});
+  return it == every_.end() ? kNone : it->second;
+}
+
+std::string variant_label(const Result& r) {
+  if (r.datatype.empty()) return r.op;
+  return r.op.empty() ? r.datatype : r.datatype + "/" + r.op;
 }
 
 const Result* ResultIndex::largest_ok(const std::string& method, int src, int dst) const {

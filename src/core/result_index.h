@@ -17,7 +17,11 @@ class ResultIndex {
   explicit ResultIndex(const RunDocument& d);
 
   // Results of `method` for src->dst (-1/-1: over all ranks), in order of size; empty if none.
+  // For collectives run over several types or ops (-d, -o), these are the first variant's
+  // (the one the link is judged by); every variant is in every_variant().
   const std::vector<const Result*>& of(const std::string& method, int src, int dst) const;
+  const std::vector<const Result*>& every_variant(const std::string& method, int src,
+                                                  int dst) const;
   // The largest size with status ok and a figure, or nullptr.
   const Result* largest_ok(const std::string& method, int src, int dst) const;
   // The ok result at exactly `bytes`, or nullptr.
@@ -36,6 +40,8 @@ class ResultIndex {
  private:
   using Key = std::tuple<std::string, int, int>;
   std::map<Key, std::vector<const Result*>> by_key_;
+  std::map<Key, std::vector<const Result*>> every_;
+  std::map<std::string, std::string> first_variant_;  // per method
   std::map<std::pair<int, int>, std::set<std::string>> methods_of_pair_;
   std::set<std::string> methods_;
   std::set<std::pair<int, int>> pairs_;

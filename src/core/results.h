@@ -59,7 +59,15 @@ struct Result {
   int gate_timeouts = 0;  // samples whose start gate released by timeout (launch queue full)
   std::vector<double> sample_time_us;  // each sample's time per operation, in run order
   std::optional<LinkCounters> link_counters;
+  // NCCL collectives: element type, reduction op (reductions) and root (rooted ones); empty / -1
+  // for everything else. A run with several -d/-o has one result per variant and size.
+  std::string datatype;
+  std::string op;
+  int root = -1;
 };
+
+// "bfloat16/max", "int8", or "" for a result without a variant.
+std::string variant_label(const Result& r);
 
 struct RankInfo {
   int rank = -1;

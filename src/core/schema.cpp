@@ -427,7 +427,10 @@ json to_json(const Result& r) {
       {"directions", dirs},
       {"check", {{"checked", r.checked}, {"elements", r.checked_elements}, {"wrong", r.wrong}}},
       {"gate_timeouts", r.gate_timeouts},
-      {"link_counters", counters}};
+      {"link_counters", counters},
+      {"datatype", str_or_null(r.datatype)},
+      {"op", str_or_null(r.op)},
+      {"root", rank_or_null(r.root)}};
 }
 
 json to_json(const TopologyReport& t) {
@@ -784,6 +787,9 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
       res.wrong = static_cast<std::uint64_t>(c->opt_number("wrong", 0, kMaxBytes).value_or(0));
     }
     res.gate_timeouts = static_cast<int>(r.opt_integer("gate_timeouts", 0, 1 << 30).value_or(0));
+    res.datatype = r.opt_str("datatype").value_or("");
+    res.op = r.opt_str("op").value_or("");
+    res.root = static_cast<int>(r.opt_integer("root", 0, kMaxRank).value_or(-1));
     if (auto st = r.opt("sample_time_us")) {
       for (const auto& v : st->array(1 << 20)) res.sample_time_us.push_back(v.number(0, 1e15));
     }

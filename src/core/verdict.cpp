@@ -369,7 +369,8 @@ void data_error_flags(const Ctx& c, PairVerdict& v, const std::vector<const Resu
     if (r->wrong == 0) continue;
     v.flags.push_back(make_flag(
         "data-errors", r->method,
-        r->method + " delivered " + std::to_string(r->wrong) + " wrong elements at " +
+        r->method + (variant_label(*r).empty() ? "" : " (" + variant_label(*r) + ")") +
+            " delivered " + std::to_string(r->wrong) + " wrong elements at " +
             format_size(r->bytes) +
             (v.src < 0 ? " over all ranks" : " from " + who(c, v.src) + " to " + who(c, v.dst)),
         {{"bytes", r->bytes}, {"wrong", r->wrong}, {"checked_elements", r->checked_elements}}));
@@ -565,7 +566,7 @@ std::optional<MethodVerdict> judge_method(const Ctx& c, PairVerdict& v, const Me
   if (rs.empty() && !asked) return std::nullopt;
   MethodVerdict mv;
   mv.method = m.name;
-  data_error_flags(c, v, rs);
+  data_error_flags(c, v, c.idx.every_variant(m.name, v.src, v.dst));
   if (unmeasured(c, m, rs, link, asked, mv)) return mv;
   judge_measured(c, v, m, *c.idx.largest_ok(m.name, v.src, v.dst), link, mv);
   off_nvlink_flag(c, v, m, rs, link);

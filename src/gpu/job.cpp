@@ -108,6 +108,11 @@ void Job::plan_run() {
         "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local "
         "GPUs");
   }
+  if (opts_.root >= rank_.size) {
+    throw LaunchError("-r/--root " + std::to_string(opts_.root) + ": the job has " +
+                      std::to_string(rank_.size) + " ranks (0-" + std::to_string(rank_.size - 1) +
+                      ")");
+  }
   const PlanInput pin = make_plan_input(opts_, rank_.size, rank_.host_of_rank, catalog);
   plan_ = make_plan(pin);  // UsageError on a bad --pairs, identically on every rank
   std::string e;

@@ -34,6 +34,9 @@ Result SizeRun::make_result(std::size_t i, bool failed_before) {
   r.graph_replays = use_graph_ ? replays_ : 0;
   r.round = step_.round;
   r.concurrent_pairs = step_.all_ranks ? 1 : std::max(1, step_.running_pairs());
+  if (info_.typed) r.datatype = to_string(ctx_.dtype);
+  if (info_.reduces) r.op = to_string(ctx_.op);
+  if (info_.rooted) r.root = ctx_.root;
   if (p.failed || t.times.empty()) {
     r.status = p.failed ? p.fail_status : ResultStatus::kNotRun;
     r.reason = p.reason;
