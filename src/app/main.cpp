@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
         return app::report_command(cl.report);
       case Command::kCompare:
         return app::compare_command(cl.compare);
+      case Command::kFleet:
+        return app::fleet_command(cl.fleet);
       case Command::kTopo:
         return app::topo_command(cl.topo, cl.argv);
       case Command::kRun:
