@@ -14,6 +14,7 @@
 #include "core/fleet.h"
 #include "core/fleet_report.h"
 #include "core/history.h"
+#include "core/options.h"
 #include "core/schema.h"
 #include "test_docs.h"
 
@@ -273,6 +274,34 @@ TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
   EXPECT_NE(html.find("No distribution plots"), std::string::npos);
   const auto om = make_fleet_reporter(FleetFormat::kOpenMetrics)->render(r, {});
   EXPECT_EQ(om.substr(om.size() - 6), "# EOF\n");
+}
+
+CommandLine parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "peerbench");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), test::catalog());
+}
+
+TEST(FleetOptions, CommandLine) {
+  const auto cl = parse({"fleet", "a", "b/", "--hosts", "h.txt", "--expect", "e.json", "--format",
+                         "junit", "-o", "out.xml"});
+  EXPECT_EQ(cl.command, Command::kFleet);
+  EXPECT_EQ(cl.fleet.paths, (std::vector<std::string>{"a", "b/"}));
+  EXPECT_EQ(cl.fleet.hosts_file, "h.txt");
+  EXPECT_EQ(cl.fleet.expect_path, "e.json");
+  EXPECT_EQ(cl.fleet.format, FleetFormat::kJunit);
+  EXPECT_EQ(cl.fleet.output_path, "out.xml");
+  EXPECT_EQ(parse({"fleet", "--help"}).command, Command::kHelp);
+  EXPECT_THROW(parse({"fleet"}), UsageError);
+  EXPECT_THROW(parse({"fleet", "a", "--format", "xml"}), UsageError);
+  EXPECT_THROW(parse({"fleet", "a", "--hosts"}), UsageError);
+  // compare: two files as before (no HTML), more than two a history (HTML too).
+  EXPECT_EQ(parse({"compare", "a", "b"}).compare.runs.size(), 2u);
+  EXPECT_THROW(parse({"compare", "a", "b", "--format", "html"}), UsageError);
+  const auto h = parse({"compare", "a", "b", "c", "--format", "html", "--plots", "p"});
+  EXPECT_EQ(h.compare.runs, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(h.compare.plots_dir, "p");
 }
 
 // History: the real run, the same run slower on ce-write, and again on another driver.
