@@ -35,6 +35,8 @@ have_cmake_pkg GTest || missing+=(libgtest-dev)
 optional=()
 python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
   optional+=(python3-matplotlib)
+# The fleet test parses peerbench's OpenMetrics output with the Prometheus client's own parser.
+/usr/bin/python3 -c 'import prometheus_client' 2> /dev/null || optional+=(python3-prometheus-client)
 if [ $fuzz = 1 ]; then
   command -v clang++ > /dev/null || missing+=(clang)
   compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" > /dev/null || missing+=(libclang-rt-dev)
@@ -69,7 +71,7 @@ if [ ${#optional[@]} -gt 0 ]; then
   if ! { command -v apt-get > /dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${optional[@]}" > /dev/null 2>&1; } &&
      ! { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -q > /dev/null 2>&1 &&
          DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${optional[@]}" > /dev/null 2>&1; }; then
-    echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" >&2
+    echo "setup: warning: could not install ${optional[*]}; plots and the fleet test's OpenMetrics check are skipped" >&2
   else
     echo "setup: installed ${optional[*]}"
   fi
