@@ -108,6 +108,32 @@ if $py -c 'import matplotlib' 2> /dev/null; then
   grep -q '!\[.*\](.*fleet_ce-write.*\.png)' "$work/bundle/fleet.md" && ok "Markdown links the plots" || bad "Markdown plots"
 fi
 
+# launch/slurm-fleet.sbatch with stand-ins for scontrol and srun: one step per node, one file per
+# node named by the node, a node whose step wrote nothing listed as missing, the bundle made.
+mkdir -p "$work/slurm/bin"
+printf '#!/bin/sh\nprintf "node0001\\nnode0002\\nnode0004\\nnode0666\\n"\n' > "$work/slurm/bin/scontrol"
+cat > "$work/slurm/bin/srun" << 'EOF'
+#!/bin/bash
+# Stand-in step: the node's derived results land where -J says, as peerbench run would write them.
+for a in "$@"; do
+  case $a in --nodelist=*) node=${a#--nodelist=} ;; --export=*PEERBENCH_HOST_ID=*) id=${a##*=} ;; esac
+  [ "${prev:-}" = -J ] && out=$a
+  prev=$a
+done
+[ "$id" = "$node" ] || { echo "PEERBENCH_HOST_ID not set to the node" >&2; exit 3; }
+[ -f "$FAKE_RUNS/$node.json" ] && cp "$FAKE_RUNS/$node.json" "$out"
+exit 0
+EOF
+chmod +x "$work/slurm/bin/"*
+(cd "$work/slurm" && PATH="$work/slurm/bin:$PATH" FAKE_RUNS="$work/runs" PEERBENCH=$bin \
+  SLURM_JOB_ID=7 SLURM_JOB_NODELIST="node[0001-0002,0004,0666]" SLURM_SUBMIT_DIR="$src" \
+  OUT="$work/slurm/out" bash "$src/launch/slurm-fleet.sbatch" -m ce > "$work/slurm/log" 2>&1)
+rc=$?
+[ "$(ls "$work/slurm/out/runs" | tr '\n' ' ')" = "node0001.json node0002.json node0004.json " ] &&
+  [ $rc = 1 ] && grep -q "node0666 *missing" "$work/slurm/out/bundle/fleet.txt" &&
+  [ -s "$work/slurm/out/bundle/fleet.xml" ] && ok "Slurm script: a file per node, the absent node missing, the bundle" ||
+  bad "Slurm script (exit $rc): $(tail -5 "$work/slurm/log")"
+
 # History: the same node shape under three runs (one slower on ce-write, one on another driver).
 r=$work/runs
 expect_rc 0 "two-file compare as before" "$bin" compare "$r/node0001.json" "$r/node0002.json"
