@@ -13,19 +13,10 @@ PNG files for `--plots DIR` of `peerbench fleet` and `peerbench compare`.
 import argparse
 import csv
 import os
-import re
 import sys
 
-
-def safe(name):
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
-
-
-def size_label(b):
-    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
-        if b >= 1 << shift and b % (1 << shift) == 0:
-            return f"{b >> shift}{unit}"
-    return str(b)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import safe, size_label  # noqa: E402  (the run plots' file names and size labels)
 
 
 def pyplot():
@@ -37,6 +28,16 @@ def pyplot():
     except ImportError:
         sys.exit("plot_fleet.py: matplotlib is missing (Debian: apt-get install python3-matplotlib, "
                  "then run with /usr/bin/python3)")
+
+
+def finish(fig, ax, plt, path, made, legend=True):
+    ax.grid(True, alpha=0.3)
+    if legend:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    made.append(path)
 
 
 def read_rows(path):
@@ -65,13 +66,7 @@ def fleet_plots(rows, out, plt):
         ax.set_xlabel(f"pairs, sorted ({len({r['node'] for r in rs})} nodes)")
         ax.set_ylabel(rs[0]["unit"])
         ax.set_title(f"{method} @ {size_label(size)} on {gpu}, {link}", fontsize=10)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = os.path.join(out, f"fleet_{safe(method)}_{safe(link)}_{safe(gpu)}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        made.append(path)
+        finish(fig, ax, plt, os.path.join(out, f"fleet_{safe(method)}_{safe(link)}_{safe(gpu)}.png"), made)
     return made
 
 
@@ -97,17 +92,12 @@ def history_plots(rows, out, plt):
             if reg:
                 ax.scatter(*zip(*reg), s=80, color="tab:red", marker="x", zorder=5)
         ax.set_xticks(runs)
-        ax.set_xticklabels([labels[k][:40] for k in runs], rotation=20, ha="right", fontsize=7)
+        # "N: file (versions that differ)": the versions on a line of their own.
+        ax.set_xticklabels([labels[k].replace(" (", "\n(", 1) for k in runs], fontsize=7)
         ax.set_ylabel(rs[0]["metric"])
         ax.set_title(f"{method} @ {size_label(largest)} across runs (x: regression)", fontsize=10)
-        ax.grid(True, alpha=0.3)
-        if len({r["gpu_pair"] for r in rs}) <= 12:
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = os.path.join(out, f"history_{safe(method)}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        made.append(path)
+        finish(fig, ax, plt, os.path.join(out, f"history_{safe(method)}.png"), made,
+               legend=len({r["gpu_pair"] for r in rs}) <= 12)
     return made
 
 
