@@ -11,7 +11,7 @@ bin=${1:-$here/build/peerbench}
 n=${2:-1000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 "$here/tests/e2e/make_fleet.py" "$here/tests/fixtures/runs/h200x2-default.json" \
+python3 "$here/tests/e2e/make_fleet.py" "$here/tests/fixtures/runs/h200x2/default.json" \
   "$work/runs" --nodes "$n" --plain
 echo "fleet_scale: $n files, $(du -sm "$work/runs" | cut -f1) MB"
 pin=()

@@ -5,11 +5,12 @@
 #include "core/fleet_report.h"
 #include "core/history.h"
 #include "core/schema.h"
+#include "gpu/method.h"
 
 namespace peerbench::app {
 
 int fleet_command(const FleetOptions& o) {
-  const FleetReport r = build_fleet(o);
+  const FleetReport r = build_fleet(o, gpu::method_catalog());
   const bool html = o.format == FleetFormat::kHtml;
   const auto plots = html || o.format == FleetFormat::kMarkdown ? find_plots(o.plots_dir, html)
                                                                 : std::vector<PlotFile>{};

@@ -318,8 +318,8 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   return r;
 }
 
-FleetReport build_fleet(const FleetOptions& o) {
-  const FleetExpectations e = load_fleet_expectations(o.expect_path);
+FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& catalog) {
+  const FleetExpectations e = load_fleet_expectations(o.expect_path, catalog);
   const auto hosts =
       o.hosts_file.empty() ? std::vector<std::string>{} : load_host_list(o.hosts_file);
   const auto files = collect_result_files(o.paths);

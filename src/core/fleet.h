@@ -125,7 +125,8 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
                            bool hosts_given, double tolerance);
 
 // Everything `peerbench fleet` does short of writing the output: read, judge, assemble.
-FleetReport build_fleet(const FleetOptions& o);
+// `catalog`: the methods this peerbench has, for checking the --expect file.
+FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& catalog);
 
 // 0 all pass, 1 anything flagged, incomplete or missing.
 int fleet_exit_code(const FleetReport& r);

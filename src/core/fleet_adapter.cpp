@@ -13,11 +13,12 @@ namespace {
 constexpr const char* kToleranceKey = "fleet_outlier_tolerance";
 
 // The run's per-pair verdict words, as the fleet counts them.
+// Not-judged (no bar applies: sizes below the judged minimum, an unknown link) does not fail a
+// node: its place in the fleet still judges it.
 std::string fleet_state(const PairVerdict& v) {
   if (v.verdict == "pass" || v.verdict == "flagged") return v.verdict;
-  if (v.verdict == "not-measured" || v.verdict == "incomplete" || v.verdict == "not-judged")
-    return "incomplete";
-  return "not-counted";  // not-applicable, not-a-link (one GPU shared by two ranks)
+  if (v.verdict == "not-measured" || v.verdict == "incomplete") return "incomplete";
+  return "not-counted";  // not-applicable, not-a-link (one GPU shared by two ranks), not-judged
 }
 
 std::string pci_of(const RunDocument& d, int rank) {
@@ -127,7 +128,8 @@ std::vector<std::string> run_problems(const RunDocument& d) {
 
 }  // namespace
 
-FleetExpectations load_fleet_expectations(const std::string& path) {
+FleetExpectations load_fleet_expectations(const std::string& path,
+                                          const std::vector<MethodInfo>& catalog) {
   FleetExpectations e;
   if (path.empty()) return e;
   nlohmann::json j = load_json_file(path, 1 << 20, 16);
@@ -135,6 +137,7 @@ FleetExpectations load_fleet_expectations(const std::string& path) {
     e.outlier_tolerance = JsonIn(j, path).at(kToleranceKey).number(0, 1);
     j.erase(kToleranceKey);
   }
+  (void)catalog;  // the verdict reader of schema 2 checks method names against it
   e.verdicts = expectations_from_json(j, path);
   e.source = path;
   return e;

@@ -18,7 +18,9 @@ struct FleetExpectations {
 
 // Reads an --expect file: the verdict keys, plus "fleet_outlier_tolerance" (0-1, default 0.1),
 // which the fleet takes out before the verdict reader sees the rest. "" gives the defaults.
-FleetExpectations load_fleet_expectations(const std::string& path);
+// Method names in it are checked against `catalog` where the verdict reader does so.
+FleetExpectations load_fleet_expectations(const std::string& path,
+                                          const std::vector<MethodInfo>& catalog);
 
 // One node per host of the run in `file`, with its pairs, flags, measurements and versions.
 // Throws InputError (or another std::exception) when the file cannot be read as a run.

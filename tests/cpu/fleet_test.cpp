@@ -1,5 +1,5 @@
 // Fleet acceptance and history on nodes derived from the real 2 x H200 run
-// (tests/fixtures/runs/h200x2-default.json): renamed hosts, some slowed, cut short, unreadable,
+// (tests/fixtures/runs/h200x2/default.json): renamed hosts, some slowed, cut short, unreadable,
 // missing, or on another driver.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -26,7 +26,7 @@ std::string fixture(const std::string& name) {
 }
 
 const RunDocument& real_run() {
-  static const RunDocument d = load_run_file(fixture("h200x2-default.json"));
+  static const RunDocument d = load_run_file(fixture("h200x2/default.json"));
   return d;
 }
 
@@ -85,6 +85,12 @@ bool has_flag(const FleetNode& n, const std::string& code, const std::string& me
   return false;
 }
 
+FleetReport fleet_of(const std::string& path) {
+  FleetOptions o;
+  o.paths = {path};
+  return build_fleet(o, test::catalog());
+}
+
 // Ten healthy nodes, one slowed, one cut short, one unreadable, one expected but absent.
 struct DerivedFleet {
   std::string dir = temp_dir();
@@ -112,7 +118,7 @@ struct DerivedFleet {
 
 TEST(Fleet, FindsTheSlowedTheCutTheUnreadableAndTheMissing) {
   DerivedFleet f;
-  const FleetReport r = build_fleet(f.options);
+  const FleetReport r = build_fleet(f.options, test::catalog());
   ASSERT_EQ(r.nodes.size(), 11u);
   EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
 
@@ -135,7 +141,7 @@ TEST(Fleet, FindsTheSlowedTheCutTheUnreadableAndTheMissing) {
 
 TEST(Fleet, GroupMedianIsTheHealthyNodesFigure) {
   DerivedFleet f;
-  const FleetReport r = build_fleet(f.options);
+  const FleetReport r = build_fleet(f.options, test::catalog());
   const Result* ce = nullptr;
   for (const auto& x : real_run().results) {
     if (x.method == "ce-write" && x.src == 0 && x.status == ResultStatus::kOk &&
@@ -161,13 +167,13 @@ TEST(Fleet, ToleranceComesFromTheExpectFile) {
   write_text(f.dir + "/../fleet-expect-" + std::to_string(::getpid()),
              "{\"fleet_outlier_tolerance\": 0.25, \"asymmetry_tolerance\": 0.5}");
   f.options.expect_path = f.dir + "/../fleet-expect-" + std::to_string(::getpid());
-  const FleetReport r = build_fleet(f.options);
+  const FleetReport r = build_fleet(f.options, test::catalog());
   EXPECT_DOUBLE_EQ(r.outlier_tolerance, 0.25);
   EXPECT_FALSE(has_flag(node(r, "node3"), "fleet-outlier", "ce-write"));
   write_text(f.options.expect_path, "{\"fleet_outlier_tolerance\": 2}");
-  EXPECT_THROW(build_fleet(f.options), InputError);
+  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
   write_text(f.options.expect_path, "{\"fleet_tolerance\": 0.2}");
-  EXPECT_THROW(build_fleet(f.options), InputError) << "a misspelt key is refused";
+  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError) << "a misspelt key is refused";
   ::unlink(f.options.expect_path.c_str());
 }
 
@@ -181,7 +187,7 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
     }
     write_run(dir, "n" + std::to_string(i), d);
   }
-  const FleetReport r = build_fleet({{dir}, "", "", FleetFormat::kText, "", ""});
+  const FleetReport r = fleet_of(dir);
   ASSERT_FALSE(r.versions.empty());
   EXPECT_EQ(r.versions[0].what, "driver");
   EXPECT_TRUE(r.versions[0].mixed());
@@ -202,7 +208,7 @@ TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
   late.started_at = "2026-02-01T00:00:00Z";
   write_run(dir, "a-first", early);
   write_run(dir, "a-second", late);
-  const FleetReport r = build_fleet({{dir}, "", "", FleetFormat::kText, "", ""});
+  const FleetReport r = fleet_of(dir);
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_NE(r.nodes[0].file.find("a-second"), std::string::npos);
   ASSERT_EQ(r.notes.size(), 1u);
@@ -210,8 +216,7 @@ TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
 }
 
 TEST(Fleet, EachHostOfAMultiHostRunIsANode) {
-  const FleetReport r = build_fleet(
-      {{fixture("h200x1-shared-simulated-two-hosts.json")}, "", "", FleetFormat::kText, "", ""});
+  const FleetReport r = fleet_of(fixture("h200x1-shared-simulated-two-hosts.json"));
   ASSERT_EQ(r.nodes.size(), 2u);
   std::vector<std::string> hosts{r.nodes[0].host, r.nodes[1].host};
   std::sort(hosts.begin(), hosts.end());
@@ -232,26 +237,25 @@ TEST(Fleet, PcieLinksAreGroupedByGenerationAndWidth) {
   d.results = {test::bw_result("ce-write", 0, 1, 1 << 30, 50),
                test::bw_result("ce-write", 1, 0, 1 << 30, 50)};
   write_run(dir, "pcie", d);
-  const FleetReport r = build_fleet({{dir}, "", "", FleetFormat::kText, "", ""});
+  const FleetReport r = fleet_of(dir);
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_EQ(r.groups[0].link, "PCIe Gen5 x16 PIX");
   EXPECT_FALSE(r.groups[0].judged) << "two pairs are too few to call one an outlier";
 }
 
 TEST(Fleet, BadInputIsRefused) {
-  EXPECT_THROW(build_fleet({{"/nonexistent/fleet"}, "", "", FleetFormat::kText, "", ""}),
-               UsageError);
+  EXPECT_THROW(fleet_of("/nonexistent/fleet"), UsageError);
   const std::string empty = temp_dir();
-  EXPECT_THROW(build_fleet({{empty}, "", "", FleetFormat::kText, "", ""}), UsageError);
+  EXPECT_THROW(fleet_of(empty), UsageError);
   DerivedFleet f;
   f.options.hosts_file = f.dir + "/no-such-hosts";
-  EXPECT_THROW(build_fleet(f.options), InputError);
+  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
   EXPECT_THROW(parse_fleet_format("xml"), UsageError);
 }
 
 TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
   DerivedFleet f;
-  const FleetReport r = build_fleet(f.options);
+  const FleetReport r = build_fleet(f.options, test::catalog());
   const auto csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
   std::size_t positions = 0;
   for (const auto& n : r.nodes) {
@@ -267,7 +271,7 @@ TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
 TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
   const std::string dir = temp_dir();
   write_run(dir, "x", as_node(real_run(), "<script>x</script>"));
-  const FleetReport r = build_fleet({{dir}, "", "", FleetFormat::kHtml, "", ""});
+  const FleetReport r = fleet_of(dir);
   const auto html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);

@@ -24,7 +24,7 @@ expect_rc() {  # expect_rc RC "what" cmd...
   [ $rc = "$want" ] && ok "$what (exit $rc)" || bad "$what: exit $rc, wanted $want: $(head -3 "$work/err")"
 }
 
-$py "$src/tests/e2e/make_fleet.py" "$src/tests/fixtures/runs/h200x2-default.json" "$work/runs" --nodes 32
+$py "$src/tests/e2e/make_fleet.py" "$src/tests/fixtures/runs/h200x2/default.json" "$work/runs" --nodes 32
 fleet=("$bin" fleet "$work/runs" --hosts "$work/hosts.txt")
 
 expect_rc 1 "fleet with flagged, incomplete and missing nodes" "${fleet[@]}"
