@@ -23,8 +23,8 @@ std::vector<std::pair<std::string, std::string>> versions(const RunDocument& d) 
           {"peerbench", d.tool.version + " " + d.tool.git_revision}};
 }
 
-std::vector<std::string> headings(const std::vector<RunDocument>& runs,
-                                  const std::vector<std::string>& files) {
+// Per run: its number and the versions that differ between the runs.
+std::vector<std::string> version_columns(const std::vector<RunDocument>& runs) {
   std::vector<std::vector<std::pair<std::string, std::string>>> v;
   for (const auto& r : runs) v.push_back(versions(r));
   std::vector<bool> differs(v.front().size(), false);
@@ -39,8 +39,7 @@ std::vector<std::string> headings(const std::vector<RunDocument>& runs,
       if (differs[f])
         changed += (changed.empty() ? "" : ", ") + v[i][f].first + " " + v[i][f].second;
     }
-    const std::string h = std::to_string(i + 1) + ": " + files[i];
-    out.push_back(changed.empty() ? h : h + " (" + changed + ")");
+    out.push_back(std::to_string(i + 1) + (changed.empty() ? "" : " (" + changed + ")"));
   }
   return out;
 }
@@ -78,7 +77,12 @@ History build_history(const std::vector<RunDocument>& runs, const std::vector<st
                       const CompareOptions& o) {
   History h;
   h.files = files;
-  h.headings = headings(runs, files);
+  h.columns = version_columns(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto space = h.columns[i].find(' ');
+    h.headings.push_back(std::to_string(i + 1) + ": " + files[i] +
+                         (space == std::string::npos ? "" : h.columns[i].substr(space)));
+  }
   h.regressions.assign(runs.size(), 0);
   h.improvements.assign(runs.size(), 0);
   std::map<RowKey, HistoryRow> rows;
@@ -108,7 +112,7 @@ Section method_section(const History& h, const std::string& method) {
   Section s;
   Table& t = s.table;
   t.head = {"pair", "GPUs", "size"};
-  for (const auto& heading : h.headings) t.head.push_back(heading);
+  for (const auto& column : h.columns) t.head.push_back(column);
   t.numeric.assign(t.head.size(), true);
   t.numeric[0] = t.numeric[1] = false;
   for (const auto& row : h.rows) {
