@@ -36,6 +36,8 @@ have_cmake_pkg GTest || missing+=(libgtest-dev)
 optional=()
 python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
   optional+=(python3-matplotlib)
+# The fleet test parses peerbench's OpenMetrics output with the Prometheus client's own parser.
+/usr/bin/python3 -c 'import prometheus_client' 2> /dev/null || optional+=(python3-prometheus-client)
 if [ $fuzz = 1 ]; then
   command -v clang++ > /dev/null || missing+=(clang)
   compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" > /dev/null || missing+=(libclang-rt-dev)
@@ -73,7 +75,7 @@ else
   echo "setup: build and test dependencies present"
 fi
 if [ ${#optional[@]} -gt 0 ]; then
-  echo "setup: installing ${optional[*]} for the plots of scripts/plot.py (optional; this can take" \
+  echo "setup: installing ${optional[*]} for plots and the fleet test (optional; this can take" \
     "a minute or two)"
   if apt_install "${optional[@]}"; then
     echo "setup: installed ${optional[*]}"

@@ -34,6 +34,8 @@ int run_peerbench(int argc, char** argv, bool printing) {
         return app::report_command(cl.report, gpu::method_catalog());
       case Command::kCompare:
         return app::compare_command(cl.compare);
+      case Command::kFleet:
+        return app::fleet_command(cl.fleet);
       case Command::kTopo:
         return app::topo_command(cl.topo, cl.argv);
       case Command::kRun:

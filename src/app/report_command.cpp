@@ -1,12 +1,5 @@
-#include <dirent.h>
-
-#include <algorithm>
-#include <fstream>
-#include <iostream>
-#include <sstream>
-
 #include "app/commands.h"
-#include "core/atomic_file.h"
+#include "app/output.h"
 #include "core/compare.h"
 #include "core/errors.h"
 #include "core/report.h"
@@ -14,74 +7,6 @@
 #include "core/verdict.h"
 
 namespace peerbench::app {
-namespace {
-
-std::string base64(const std::string& in) {
-  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
-                       (static_cast<unsigned char>(in[i + 1]) << 8) |
-                       static_cast<unsigned char>(in[i + 2]);
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += t[(v >> 6) & 63];
-    out += t[v & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += i + 1 < in.size() ? t[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-// Plots made by scripts/plot.py: PNG files, embedded (HTML) or linked (Markdown).
-std::vector<PlotFile> find_plots(const std::string& dir, bool embed) {
-  std::vector<PlotFile> plots;
-  if (dir.empty()) return plots;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) throw InputError(dir, "", "cannot open the plots folder");
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".png") == 0) names.push_back(n);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names) {
-    PlotFile p;
-    p.name = n;
-    p.caption = n.substr(0, n.size() - 4);
-    std::replace(p.caption.begin(), p.caption.end(), '_', ' ');
-    p.path = dir + "/" + n;
-    if (embed) {
-      std::ifstream in(p.path, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      const std::string bytes = ss.str();
-      if (bytes.size() < 8 || bytes.compare(1, 3, "PNG") != 0) continue;  // only real PNGs
-      p.data_uri = "data:image/png;base64," + base64(bytes);
-    }
-    plots.push_back(p);
-  }
-  return plots;
-}
-
-void emit(const std::string& text, const std::string& path) {
-  if (path.empty()) {
-    std::cout << text;
-    std::cout.flush();
-  } else {
-    write_file_atomically(path, text);
-  }
-}
-
-}  // namespace
 
 int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalog) {
   Expectations e;
@@ -108,6 +33,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
 }
 
 int compare_command(const CompareOptions& o) {
+  if (o.runs.size() > 2) return history_command(o);
   const RunDocument a = load_run_file(o.baseline);
   const RunDocument b = load_run_file(o.candidate);
   const Comparison c = compare_runs(a, o.baseline, b, o.candidate, o);

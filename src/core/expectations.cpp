@@ -90,6 +90,8 @@ void check_keys(const JsonIn& in) {
                                               "max_latency_us",
                                               "latency_us",
                                               "small_message_us",
+                                              // read by `fleet`; one file serves run, report, fleet
+                                              "fleet_outlier_tolerance",
                                               "comment"};
   for (const auto& [k, v] : in.raw().items()) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {

@@ -10,6 +10,7 @@
 #include <cxxopts.hpp>
 
 #include "core/errors.h"
+#include "core/fleet_options.h"
 
 namespace peerbench {
 
@@ -47,8 +48,10 @@ const CommandHelp kCommandHelp[] = {
     {"topo", "topo [--json PATH]", "links, PCIe paths and P2P status of this node (no mpirun)"},
     {"report", "report RUN.json [...]",
      "verdicts and tables from a run's JSON: text, Markdown, HTML, CSV"},
-    {"compare", "compare A.json B.json",
-     "what changed between two runs: regressions, improvements"},
+    {"compare", "compare A.json B.json [C.json ...]",
+     "what changed between runs: regressions, improvements; more than two: a history"},
+    {"fleet", "fleet PATH... [--hosts FILE]",
+     "one verdict over many nodes' results: outliers, missing nodes, versions"},
 };
 
 std::string top_level_help() {
@@ -254,6 +257,8 @@ std::string command_name(Command c) {
       return "report";
     case Command::kCompare:
       return "compare";
+    case Command::kFleet:
+      return "fleet";
     default:
       return "run";
   }
@@ -322,8 +327,11 @@ CommandLine parse_command_line(int argc, const char* const* argv,
     } else if (sub == "compare") {
       cl.command = Command::kCompare;
       first = 2;
+    } else if (sub == "fleet") {
+      cl.command = Command::kFleet;
+      first = 2;
     } else if (!sub.empty() && sub[0] != '-') {
-      throw UsageError("unknown command '" + sub + "'; use run, topo, report or compare");
+      throw UsageError("unknown command '" + sub + "'; use run, topo, report, compare or fleet");
     }
   }
   if (first == 1 && asks_for_help(argc, argv)) {  // no command named: the commands
@@ -418,9 +426,11 @@ CommandLine parse_command_line(int argc, const char* const* argv,
           "match", "match GPUs by host and: pci | uuid | index",
           cxxopts::value<std::string>()->default_value("pci"))(
           "fail-on", "regressions | any | none",
-          cxxopts::value<std::string>()->default_value("regressions"))("h,help", "this help");
+          cxxopts::value<std::string>()->default_value("regressions"))(
+          "plots", "more than two runs: folder of plots from scripts/plot_fleet.py history",
+          cxxopts::value<std::string>())("h,help", "this help");
       o.parse_positional({"inputs"});
-      o.positional_help("A.json B.json");
+      o.positional_help("A.json B.json [C.json ...]");
       auto r = o.parse(n, args.data());
       cl.help_text = o.help();
       if (r.count("help")) {
@@ -429,15 +439,17 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       }
       const auto inputs = r.count("inputs") ? r["inputs"].as<std::vector<std::string>>()
                                             : std::vector<std::string>{};
-      if (inputs.size() != 2) {
-        throw UsageError("compare: give exactly two run JSON files (baseline, candidate), got " +
+      if (inputs.size() < 2) {
+        throw UsageError("compare: give two or more run JSON files (baseline first), got " +
                          std::to_string(inputs.size()));
       }
       cl.compare.baseline = inputs[0];
       cl.compare.candidate = inputs[1];
+      cl.compare.runs = inputs;
+      if (r.count("plots")) cl.compare.plots_dir = get(r, "plots");
       cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
       if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
-      cl.compare.format = parse_format(get(r, "format"), "--format", false);
+      cl.compare.format = parse_format(get(r, "format"), "--format", inputs.size() > 2);
       if (r.count("output"))
         cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
       cl.compare.match = get(r, "match");
@@ -449,6 +461,9 @@ CommandLine parse_command_line(int argc, const char* const* argv,
           cl.compare.fail_on != "none") {
         throw UsageError("--fail-on: '" + cl.compare.fail_on + "'; use regressions, any or none");
       }
+    } else if (cl.command == Command::kFleet) {
+      if (!parse_fleet_command_line(o, n, args.data(), cl.fleet, cl.help_text))
+        cl.command = Command::kHelp;
     }
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(prog + ": " + clean_cxxopts_message(e.what()));

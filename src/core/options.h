@@ -9,12 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/datatypes.h"
+#include "core/fleet.h"
 #include "core/method_info.h"
 #include "core/sizes.h"
 
 namespace peerbench {
 
-enum class Command { kRun, kTopo, kReport, kCompare, kListMethods, kVersion, kHelp };
+enum class Command { kRun, kTopo, kReport, kCompare, kFleet, kListMethods, kVersion, kHelp };
 
 enum class Schedule { kSerial, kRounds };
 std::string to_string(Schedule s);
@@ -100,6 +101,8 @@ struct CompareOptions {
   std::string output_path;
   std::string match = "pci";            // GPU identity within a host: pci | uuid | index
   std::string fail_on = "regressions";  // regressions | any | none
+  std::vector<std::string> runs;        // every input; more than two: history (core/history.h)
+  std::string plots_dir;                // history: plots from scripts/plot_fleet.py
 };
 
 struct CommandLine {
@@ -108,6 +111,7 @@ struct CommandLine {
   TopoOptions topo;
   ReportOptions report;
   CompareOptions compare;
+  FleetOptions fleet;
   std::string help_text;
   std::vector<std::string> argv;  // as given, for the results' tool.command_line
 };

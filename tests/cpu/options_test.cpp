@@ -107,7 +107,7 @@ TEST(Options, EveryBadValueIsOneLineNamingTheFlag) {
       {{"report"}, "report"},
       {{"report", "a.json", "--format", "pdf"}, "--format"},
       {{"report", "a.json", "--fail-on", "slow"}, "--fail-on"},
-      {{"compare", "a.json"}, "exactly two"},
+      {{"compare", "a.json"}, "two or more"},
       {{"compare", "a.json", "b.json", "--threshold", "-1"}, "--threshold"},
       {{"compare", "a.json", "b.json", "--match", "serial"}, "--match"},
       {{"compare", "a.json", "b.json", "--format", "html"}, "--format"},

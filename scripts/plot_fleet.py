@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Plots for many runs, from the CSV peerbench writes:
+
+    scripts/plot_fleet.py fleet FLEET.csv --out DIR      (peerbench fleet ... --format csv)
+        per method, GPU model and link: every pair's figure across the nodes, sorted, with the
+        fleet median and the outliers marked and named
+    scripts/plot_fleet.py history HISTORY.csv --out DIR  (peerbench compare A B C ... --format csv)
+        per method at its largest size: each GPU pair's median (min-max bars) across the runs,
+        regressions marked
+
+PNG files for `--plots DIR` of `peerbench fleet` and `peerbench compare`.
+"""
+import argparse
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import safe, size_label  # noqa: E402  (the run plots' file names and size labels)
+
+
+def pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        sys.exit("plot_fleet.py: matplotlib is missing (Debian: apt-get install python3-matplotlib, "
+                 "then run with /usr/bin/python3)")
+
+
+def finish(fig, ax, plt, path, made, legend=True):
+    ax.grid(True, alpha=0.3)
+    if legend:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    made.append(path)
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def fleet_plots(rows, out, plt):
+    groups = {}
+    for r in rows:
+        if r["method"]:
+            groups.setdefault((r["method"], r["gpu_model"], r["link"], int(r["bytes"])), []).append(r)
+    made = []
+    for (method, gpu, link, size), rs in sorted(groups.items()):
+        rs.sort(key=lambda r: float(r["value"]))
+        x = list(range(len(rs)))
+        y = [float(r["value"]) for r in rs]
+        bad = [i for i, r in enumerate(rs) if r["outlier"] == "1"]
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        ax.scatter(x, y, s=10, color="tab:blue", label="pairs")
+        ax.scatter([x[i] for i in bad], [y[i] for i in bad], s=40, color="tab:red", marker="x",
+                   label="fleet-outlier")
+        for i in bad[:12]:
+            ax.annotate(rs[i]["node"], (x[i], y[i]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+        ax.axhline(float(rs[0]["fleet_median"]), color="k", linestyle="--", linewidth=1, label="fleet median")
+        ax.set_xlabel(f"pairs, sorted ({len({r['node'] for r in rs})} nodes)")
+        ax.set_ylabel(rs[0]["unit"])
+        ax.set_title(f"{method} @ {size_label(size)} on {gpu}, {link}", fontsize=10)
+        finish(fig, ax, plt, os.path.join(out, f"fleet_{safe(method)}_{safe(link)}_{safe(gpu)}.png"), made)
+    return made
+
+
+def history_plots(rows, out, plt):
+    by_method = {}
+    for r in rows:
+        by_method.setdefault(r["method"], []).append(r)
+    made = []
+    for method, rs in sorted(by_method.items()):
+        largest = max(int(r["bytes"]) for r in rs)
+        rs = [r for r in rs if int(r["bytes"]) == largest]
+        runs = sorted({int(r["run"]) for r in rs})
+        labels = {int(r["run"]): r["file"] for r in rs}
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        for pair in sorted({r["gpu_pair"] for r in rs}):
+            pts = sorted((int(r["run"]), r) for r in rs if r["gpu_pair"] == pair)
+            x = [p[0] for p in pts]
+            med = [float(p[1]["median"]) for p in pts]
+            lo = [m - float(p[1]["min"]) for m, p in zip(med, pts)]
+            hi = [float(p[1]["max"]) - m for m, p in zip(med, pts)]
+            ax.errorbar(x, med, yerr=[lo, hi], marker="o", capsize=3, label=pair)
+            reg = [(xx, m) for xx, m, p in zip(x, med, pts) if p[1]["change"] == "regression"]
+            if reg:
+                ax.scatter(*zip(*reg), s=80, color="tab:red", marker="x", zorder=5)
+        ax.set_xticks(runs)
+        # "N: file (versions that differ)": the versions on a line of their own.
+        ax.set_xticklabels([labels[k].replace(" (", "\n(", 1) for k in runs], fontsize=7)
+        ax.set_ylabel(rs[0]["metric"])
+        ax.set_title(f"{method} @ {size_label(largest)} across runs (x: regression)", fontsize=10)
+        finish(fig, ax, plt, os.path.join(out, f"history_{safe(method)}.png"), made,
+               legend=len({r["gpu_pair"] for r in rs}) <= 12)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kind", choices=["fleet", "history"])
+    ap.add_argument("csv")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    plt = pyplot()
+    rows = read_rows(args.csv)
+    need = {"fleet": {"node", "method", "value", "fleet_median", "outlier"},
+            "history": {"method", "gpu_pair", "run", "median", "change"}}[args.kind]
+    if rows and not need <= set(rows[0]):
+        sys.exit(f"plot_fleet.py: {args.csv}: not a peerbench {args.kind} CSV (columns {sorted(need)} expected)")
+    os.makedirs(args.out, exist_ok=True)
+    made = (fleet_plots if args.kind == "fleet" else history_plots)(rows, args.out, plt)
+    for p in made:
+        print(p)
+    if not made:
+        print("plot_fleet.py: nothing to plot", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

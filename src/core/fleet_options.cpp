@@ -1,0 +1,35 @@
+#include "core/fleet_options.h"
+
+#include "core/errors.h"
+#include "core/fleet_report.h"
+
+namespace peerbench {
+
+bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* argv,
+                              FleetOptions& out, std::string& help) {
+  o.add_options()("paths", "results files or folders (searched for *.json)",
+                  cxxopts::value<std::vector<std::string>>())(
+      "hosts", "expected nodes, one name per line: absent ones are listed as missing",
+      cxxopts::value<std::string>())(
+      "expect", "thresholds file; fleet_outlier_tolerance sets the fleet-outlier tolerance",
+      cxxopts::value<std::string>())("format", "text | markdown | html | csv | junit | openmetrics",
+                                     cxxopts::value<std::string>()->default_value("text"))(
+      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "plots", "folder of plots from scripts/plot_fleet.py fleet to embed or link",
+      cxxopts::value<std::string>())("h,help", "this help");
+  o.parse_positional({"paths"});
+  o.positional_help("PATH [PATH ...]");
+  const auto r = o.parse(argc, argv);
+  help = o.help();
+  if (r.count("help")) return false;
+  if (!r.count("paths")) throw UsageError("fleet: give results files or folders");
+  out.paths = r["paths"].as<std::vector<std::string>>();
+  if (r.count("hosts")) out.hosts_file = r["hosts"].as<std::string>();
+  if (r.count("expect")) out.expect_path = r["expect"].as<std::string>();
+  out.format = parse_fleet_format(r["format"].as<std::string>());
+  if (r.count("output")) out.output_path = r["output"].as<std::string>();
+  if (r.count("plots")) out.plots_dir = r["plots"].as<std::string>();
+  return true;
+}
+
+}  // namespace peerbench

@@ -1,0 +1,29 @@
+#pragma once
+// Reporters of a fleet verdict, one class per format:
+//   FleetTextReporter         terminal: groups, nodes worst first, findings with their evidence
+//   FleetMarkdownReporter     the same for tickets and acceptance reports, plots linked
+//   FleetHtmlReporter         one self-contained file, plots embedded, every string escaped
+//   FleetCsvReporter          node, GPUs by PCI id, method, value, fleet median, ratio, flags
+//   FleetJunitReporter        a test suite per node, a test case per pair and method (CI)
+//   FleetOpenMetricsReporter  gauges for node_exporter's textfile collector, ending in # EOF
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/fleet.h"
+#include "core/report.h"
+
+namespace peerbench {
+
+class FleetReporter {
+ public:
+  virtual ~FleetReporter() = default;
+  virtual std::string render(const FleetReport& r, const std::vector<PlotFile>& plots) const = 0;
+};
+
+std::unique_ptr<FleetReporter> make_fleet_reporter(FleetFormat f);
+
+// text | markdown (md) | html | csv | junit | openmetrics; throws UsageError naming --format.
+FleetFormat parse_fleet_format(const std::string& v);
+
+}  // namespace peerbench

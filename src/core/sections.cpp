@@ -1,0 +1,153 @@
+#include "core/sections.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace peerbench {
+namespace {
+
+bool is_marked(const Table& t, std::size_t row) {
+  return std::find(t.marked.begin(), t.marked.end(), static_cast<int>(row)) != t.marked.end();
+}
+
+bool numeric_column(const Table& t, std::size_t c) {
+  return c < t.numeric.size() && t.numeric[c];
+}
+
+void text_table(std::ostringstream& o, const Table& t) {
+  std::vector<std::size_t> width(t.head.size(), 0);
+  for (std::size_t c = 0; c < t.head.size(); ++c) width[c] = t.head[c].size();
+  for (const auto& row : t.rows) {
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells, bool mark) {
+    o << (mark ? "* " : "  ");
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const std::string cell = c < cells.size() ? cells[c] : "";
+      const bool last = c + 1 == width.size();
+      const std::string pad(width[c] - std::min(width[c], cell.size()), ' ');
+      o << (numeric_column(t, c) ? pad + cell : last ? cell : cell + pad) << (last ? "" : "  ");
+    }
+    o << "\n";
+  };
+  line(t.head, false);
+  for (std::size_t r = 0; r < t.rows.size(); ++r) line(t.rows[r], is_marked(t, r));
+}
+
+void markdown_table(std::ostringstream& o, const Table& t) {
+  o << "|";
+  for (const auto& h : t.head) o << " " << markdown_cell(h) << " |";
+  o << "\n|";
+  for (std::size_t c = 0; c < t.head.size(); ++c) o << (numeric_column(t, c) ? "---:|" : "---|");
+  o << "\n";
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    o << "|";
+    const bool mark = is_marked(t, r);
+    for (const auto& cell : t.rows[r]) {
+      const std::string s = markdown_cell(cell);
+      o << " " << (mark && !s.empty() ? "**" + s + "**" : s) << " |";
+    }
+    o << "\n";
+  }
+}
+
+void html_table(std::ostringstream& o, const Table& t) {
+  o << "<table><tr>";
+  for (const auto& h : t.head) o << "<th>" << html_escape(h) << "</th>";
+  o << "</tr>\n";
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    o << (is_marked(t, r) ? "<tr class=\"marked\">" : "<tr>");
+    for (std::size_t c = 0; c < t.rows[r].size(); ++c) {
+      o << (numeric_column(t, c) ? "<td class=\"n\">" : "<td>") << html_escape(t.rows[r][c])
+        << "</td>";
+    }
+    o << "</tr>\n";
+  }
+  o << "</table>\n";
+}
+
+const char* kHtmlHead =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+    "style-src 'unsafe-inline'\"><title>";
+const char* kHtmlStyle =
+    "</title><style>body{font-family:sans-serif;margin:2em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:3px 7px}"
+    "th{background:#eee}td.n{text-align:right;font-family:monospace}tr.marked{background:#fdd}"
+    ".flagged{color:#b00;font-weight:bold}.pass{color:#070;font-weight:bold}img{max-width:100%}"
+    "</style></head><body>\n";
+
+}  // namespace
+
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_sections_text(const SectionDocument& d) {
+  std::ostringstream o;
+  o << d.title << "\n";
+  if (!d.verdict.empty()) o << d.verdict << "\n";
+  for (const auto& s : d.sections) {
+    o << "\n" << s.title << ":\n";
+    for (const auto& l : s.lines) o << "  " << l << "\n";
+    if (!s.table.head.empty()) text_table(o, s.table);
+  }
+  return o.str();
+}
+
+std::string render_sections_markdown(const SectionDocument& d) {
+  std::ostringstream o;
+  o << "# " << d.title << "\n\n";
+  if (!d.verdict.empty()) o << "**" << d.verdict << "**\n";
+  for (const auto& s : d.sections) {
+    o << "\n## " << s.title << "\n\n";
+    for (const auto& l : s.lines) o << "- " << l << "\n";
+    if (!s.lines.empty() && !s.table.head.empty()) o << "\n";
+    if (!s.table.head.empty()) markdown_table(o, s.table);
+  }
+  o << "\n## Plots\n\n";
+  for (const auto& p : d.plots) o << "![" << p.caption << "](" << p.path << ")\n\n";
+  if (d.plots.empty()) o << d.no_plots_note << "\n";
+  return o.str();
+}
+
+std::string render_sections_html(const SectionDocument& d) {
+  std::ostringstream o;
+  o << kHtmlHead << html_escape(d.title) << kHtmlStyle;
+  o << "<h1>" << html_escape(d.title) << "</h1>\n";
+  if (!d.verdict.empty()) {
+    o << "<p class=\"" << (d.failed ? "flagged" : "pass") << "\">" << html_escape(d.verdict)
+      << "</p>\n";
+  }
+  for (const auto& s : d.sections) {
+    o << "<h2>" << html_escape(s.title) << "</h2>\n";
+    if (!s.lines.empty()) {
+      o << "<ul>";
+      for (const auto& l : s.lines) o << "<li>" << html_escape(l) << "</li>";
+      o << "</ul>\n";
+    }
+    if (!s.table.head.empty()) html_table(o, s.table);
+  }
+  o << "<h2>Plots</h2>\n";
+  for (const auto& p : d.plots) {
+    if (p.data_uri.empty()) continue;
+    o << "<figure><img src=\"" << html_escape(p.data_uri) << "\" alt=\"" << html_escape(p.caption)
+      << "\"><figcaption>" << html_escape(p.caption) << "</figcaption></figure>\n";
+  }
+  if (d.plots.empty()) o << "<p>" << html_escape(d.no_plots_note) << "</p>\n";
+  o << "</body></html>\n";
+  return o.str();
+}
+
+}  // namespace peerbench

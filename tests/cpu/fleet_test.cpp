@@ -1,0 +1,345 @@
+// Fleet acceptance and history on nodes derived from the real 2 x H200 run
+// (tests/fixtures/runs/h200x2/default.json): renamed hosts, some slowed, cut short, unreadable,
+// missing, or on another driver.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "core/fleet.h"
+#include "core/fleet_report.h"
+#include "core/history.h"
+#include "core/options.h"
+#include "core/schema.h"
+#include "test_docs.h"
+
+namespace peerbench {
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
+}
+
+const RunDocument& real_run() {
+  static const RunDocument d = load_run_file(fixture("h200x2/default.json"));
+  return d;
+}
+
+std::string temp_dir() {
+  std::string t = ::testing::TempDir() + "/pb_fleet_XXXXXX";
+  if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp");
+  return t;
+}
+
+RunDocument as_node(RunDocument d, const std::string& host) {
+  d.system.hosts = {host};
+  for (auto& r : d.system.ranks) r.host = host;
+  for (auto& h : d.topology->hosts) h.host = host;
+  return d;
+}
+
+void scale(std::optional<Stats>& s, double f) {
+  if (!s) return;
+  s->min *= f;
+  s->median *= f;
+  s->max *= f;
+  s->mean *= f;
+}
+
+// `method` from rank 0 (or over all ranks) delivers `f` of what it did.
+void slow(RunDocument& d, const std::string& method, double f) {
+  for (auto& r : d.results) {
+    if (r.method != method || r.status != ResultStatus::kOk || r.src > 0) continue;
+    scale(r.algbw_gbps, f);
+    scale(r.busbw_gbps, f);
+    scale(r.time_us, 1 / f);
+  }
+}
+
+void write_run(const std::string& dir, const std::string& name, const RunDocument& d) {
+  write_file_atomically(dir + "/" + name + ".json", to_json(d).dump());
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+const FleetNode& node(const FleetReport& r, const std::string& host) {
+  for (const auto& n : r.nodes) {
+    if (n.host == host) return n;
+  }
+  throw std::runtime_error("no node " + host);
+}
+
+bool has_flag(const FleetNode& n, const std::string& code, const std::string& method) {
+  for (const auto& p : n.pairs) {
+    for (const auto& f : p.flags) {
+      if (f.code == code && f.method == method) return true;
+    }
+  }
+  return false;
+}
+
+FleetReport fleet_of(const std::string& path) {
+  FleetOptions o;
+  o.paths = {path};
+  return build_fleet(o, test::catalog());
+}
+
+// Ten healthy nodes, one slowed, one cut short, one unreadable, one expected but absent.
+struct DerivedFleet {
+  std::string dir = temp_dir();
+  FleetOptions options;
+  DerivedFleet() {
+    std::string hosts;
+    for (int i = 0; i < 10; ++i) {
+      const std::string host = "node" + std::to_string(i);
+      RunDocument d = as_node(real_run(), host);
+      slow(d, "sm-write", 1 + 0.002 * i);  // a little spread, as real nodes have
+      if (host == "node3") slow(d, "ce-write", 0.8);
+      if (host == "node5") {
+        d.results.resize(d.results.size() / 3);
+        d.status = "incomplete";
+      }
+      write_run(dir, host, d);
+      hosts += host + "\n";
+    }
+    write_text(dir + "/node8.json", "{\"schema_version\": 1, \"kind\": \"peerb");
+    write_text(dir + "/hosts.txt", hosts + "# rack 2\nnode10\n");
+    options.paths = {dir};
+    options.hosts_file = dir + "/hosts.txt";
+  }
+};
+
+TEST(Fleet, FindsTheSlowedTheCutTheUnreadableAndTheMissing) {
+  DerivedFleet f;
+  const FleetReport r = build_fleet(f.options, test::catalog());
+  ASSERT_EQ(r.nodes.size(), 11u);
+  EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
+
+  const auto& slowed = node(r, "node3");
+  EXPECT_EQ(slowed.state, NodeState::kFlagged);
+  EXPECT_TRUE(has_flag(slowed, "fleet-outlier", "ce-write"));
+  EXPECT_FALSE(has_flag(slowed, "fleet-outlier", "ce-read"));
+  EXPECT_NEAR(slowed.worst_ratio, 0.8, 0.01);
+  EXPECT_EQ(r.nodes.front().host, "node3") << "worst first";
+
+  EXPECT_EQ(node(r, "node5").state, NodeState::kIncomplete);
+  const auto& unreadable = node(r, "node8");
+  EXPECT_EQ(unreadable.state, NodeState::kIncomplete);
+  ASSERT_FALSE(unreadable.problems.empty());
+  EXPECT_NE(unreadable.problems.front().find("unreadable"), std::string::npos);
+  EXPECT_EQ(node(r, "node10").state, NodeState::kMissing);
+  EXPECT_EQ(node(r, "node0").state, NodeState::kPass);
+  EXPECT_EQ(r.count(NodeState::kPass), 7);
+}
+
+TEST(Fleet, GroupMedianIsTheHealthyNodesFigure) {
+  DerivedFleet f;
+  const FleetReport r = build_fleet(f.options, test::catalog());
+  const Result* ce = nullptr;
+  for (const auto& x : real_run().results) {
+    if (x.method == "ce-write" && x.src == 0 && x.status == ResultStatus::kOk &&
+        (!ce || x.bytes > ce->bytes))
+      ce = &x;
+  }
+  ASSERT_NE(ce, nullptr);
+  bool found = false;
+  for (const auto& g : r.groups) {
+    if (g.method != "ce-write") continue;
+    found = true;
+    EXPECT_EQ(g.link, "NV18");
+    EXPECT_EQ(g.gpu_model, "NVIDIA H200");
+    EXPECT_EQ(g.bytes, ce->bytes);
+    EXPECT_TRUE(g.judged);
+    EXPECT_LT(std::abs(g.median / ce->algbw_gbps->median - 1), 0.01);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Fleet, ToleranceComesFromTheExpectFile) {
+  DerivedFleet f;
+  write_text(f.dir + "/../fleet-expect-" + std::to_string(::getpid()),
+             "{\"fleet_outlier_tolerance\": 0.25, \"asymmetry_tolerance\": 0.5}");
+  f.options.expect_path = f.dir + "/../fleet-expect-" + std::to_string(::getpid());
+  const FleetReport r = build_fleet(f.options, test::catalog());
+  EXPECT_DOUBLE_EQ(r.outlier_tolerance, 0.25);
+  EXPECT_FALSE(has_flag(node(r, "node3"), "fleet-outlier", "ce-write"));
+  write_text(f.options.expect_path, "{\"fleet_outlier_tolerance\": 2}");
+  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
+  write_text(f.options.expect_path, "{\"fleet_tolerance\": 0.2}");
+  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError) << "a misspelt key is refused";
+  ::unlink(f.options.expect_path.c_str());
+}
+
+TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i) {
+    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    if (i == 2) {
+      d.system.driver_version = "570.86.10";
+      for (auto& h : d.topology->hosts) h.driver_version = "570.86.10";
+    }
+    write_run(dir, "n" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  ASSERT_FALSE(r.versions.empty());
+  EXPECT_EQ(r.versions[0].what, "driver");
+  EXPECT_TRUE(r.versions[0].mixed());
+  EXPECT_EQ(r.versions[0].nodes_by_value.at("570.86.10"), std::vector<std::string>{"n2"});
+  EXPECT_EQ(r.versions[0].nodes_by_value.at(real_run().system.driver_version).size(), 3u);
+  EXPECT_FALSE(r.versions[2].mixed()) << "one NCCL version";
+  const auto text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  EXPECT_NE(text.find("570.86.10: 1 nodes (n2)"), std::string::npos);
+  EXPECT_NE(text.find("MIXED"), std::string::npos);
+}
+
+TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
+  const std::string dir = temp_dir();
+  RunDocument early = as_node(real_run(), "a");
+  slow(early, "ce-write", 0.5);
+  early.started_at = "2026-01-01T00:00:00Z";
+  RunDocument late = as_node(real_run(), "a");
+  late.started_at = "2026-02-01T00:00:00Z";
+  write_run(dir, "a-first", early);
+  write_run(dir, "a-second", late);
+  const FleetReport r = fleet_of(dir);
+  ASSERT_EQ(r.nodes.size(), 1u);
+  EXPECT_NE(r.nodes[0].file.find("a-second"), std::string::npos);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("a-first"), std::string::npos);
+}
+
+TEST(Fleet, EachHostOfAMultiHostRunIsANode) {
+  const FleetReport r = fleet_of(fixture("h200x1-shared-simulated-two-hosts.json"));
+  ASSERT_EQ(r.nodes.size(), 2u);
+  std::vector<std::string> hosts{r.nodes[0].host, r.nodes[1].host};
+  std::sort(hosts.begin(), hosts.end());
+  EXPECT_EQ(hosts, (std::vector<std::string>{"hostA", "hostB"}));
+  for (const auto& n : r.nodes) {
+    for (const auto& p : n.pairs) {
+      if (p.src_pci != "all") EXPECT_EQ(p.link, "NET");
+    }
+  }
+}
+
+TEST(Fleet, PcieLinksAreGroupedByGenerationAndWidth) {
+  const std::string dir = temp_dir();
+  test::NodeSpec spec;
+  spec.nvlinks = 0;
+  spec.pcie_path = "PIX";
+  auto d = test::make_doc(spec);
+  d.results = {test::bw_result("ce-write", 0, 1, 1 << 30, 50),
+               test::bw_result("ce-write", 1, 0, 1 << 30, 50)};
+  write_run(dir, "pcie", d);
+  const FleetReport r = fleet_of(dir);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].link, "PCIe Gen5 x16 PIX");
+  EXPECT_FALSE(r.groups[0].judged) << "two pairs are too few to call one an outlier";
+}
+
+TEST(Fleet, BadInputIsRefused) {
+  EXPECT_THROW(fleet_of("/nonexistent/fleet"), UsageError);
+  const std::string empty = temp_dir();
+  EXPECT_THROW(fleet_of(empty), UsageError);
+  DerivedFleet f;
+  f.options.hosts_file = f.dir + "/no-such-hosts";
+  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
+  EXPECT_THROW(parse_fleet_format("xml"), UsageError);
+}
+
+TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
+  DerivedFleet f;
+  const FleetReport r = build_fleet(f.options, test::catalog());
+  const auto csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
+  std::size_t positions = 0;
+  for (const auto& n : r.nodes) {
+    std::size_t here = 0;
+    for (const auto& p : n.pairs) here += p.positions.size();
+    positions += std::max<std::size_t>(here, 1);
+  }
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), positions + 1);
+  EXPECT_NE(csv.find("node3,flagged,"), std::string::npos);
+  EXPECT_NE(csv.find("node10,missing,,"), std::string::npos);
+}
+
+TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
+  const std::string dir = temp_dir();
+  write_run(dir, "x", as_node(real_run(), "<script>x</script>"));
+  const FleetReport r = fleet_of(dir);
+  const auto html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("No distribution plots"), std::string::npos);
+  const auto om = make_fleet_reporter(FleetFormat::kOpenMetrics)->render(r, {});
+  EXPECT_EQ(om.substr(om.size() - 6), "# EOF\n");
+}
+
+CommandLine parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "peerbench");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), test::catalog());
+}
+
+TEST(FleetOptions, CommandLine) {
+  const auto cl = parse({"fleet", "a", "b/", "--hosts", "h.txt", "--expect", "e.json", "--format",
+                         "junit", "-o", "out.xml"});
+  EXPECT_EQ(cl.command, Command::kFleet);
+  EXPECT_EQ(cl.fleet.paths, (std::vector<std::string>{"a", "b/"}));
+  EXPECT_EQ(cl.fleet.hosts_file, "h.txt");
+  EXPECT_EQ(cl.fleet.expect_path, "e.json");
+  EXPECT_EQ(cl.fleet.format, FleetFormat::kJunit);
+  EXPECT_EQ(cl.fleet.output_path, "out.xml");
+  EXPECT_EQ(parse({"fleet", "--help"}).command, Command::kHelp);
+  EXPECT_THROW(parse({"fleet"}), UsageError);
+  EXPECT_THROW(parse({"fleet", "a", "--format", "xml"}), UsageError);
+  EXPECT_THROW(parse({"fleet", "a", "--hosts"}), UsageError);
+  // compare: two files as before (no HTML), more than two a history (HTML too).
+  EXPECT_EQ(parse({"compare", "a", "b"}).compare.runs.size(), 2u);
+  EXPECT_THROW(parse({"compare", "a", "b", "--format", "html"}), UsageError);
+  const auto h = parse({"compare", "a", "b", "c", "--format", "html", "--plots", "p"});
+  EXPECT_EQ(h.compare.runs, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(h.compare.plots_dir, "p");
+}
+
+// History: the real run, the same run slower on ce-write, and again on another driver.
+TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
+  RunDocument b = real_run();
+  slow(b, "ce-write", 0.8);
+  RunDocument c = real_run();
+  c.system.driver_version = "590.1";
+  CompareOptions o;
+  o.format = ReportFormat::kMarkdown;
+  const History h = build_history({real_run(), b, c}, {"a.json", "b.json", "c.json"}, o);
+  EXPECT_GT(h.regressions[1], 0);
+  EXPECT_EQ(h.regressions[2], 0);
+  EXPECT_EQ(h.exit_code, kExitFlagged);
+  EXPECT_NE(h.headings[2].find("driver 590.1"), std::string::npos);
+  EXPECT_NE(h.headings[0].find("1: a.json (driver " + real_run().system.driver_version + ")"),
+            std::string::npos);
+  for (const auto& row : h.rows) {
+    ASSERT_EQ(row.cells.size(), 3u);
+    if (row.method == "ce-write" && row.pair == "0->1")
+      EXPECT_EQ(row.cells[1].change, "regression");
+    if (row.method == "ce-read") EXPECT_NE(row.cells[1].change, "regression");
+  }
+  const auto md = render_history(h, o, {});
+  EXPECT_NE(md.find("## ce-write"), std::string::npos);
+  EXPECT_NE(md.find("3: c.json (driver 590.1)"), std::string::npos);
+  o.format = ReportFormat::kCsv;
+  const auto csv = render_history(h, o, {});
+  std::size_t cells = 0;
+  for (const auto& row : h.rows) {
+    for (const auto& c2 : row.cells) cells += c2.present;
+  }
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), cells + 1);
+}
+
+}  // namespace
+}  // namespace peerbench
