@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -26,6 +27,7 @@
 #include "gpu/check.h"
 #include "gpu/device_choice.h"
 #include "gpu/engine.h"
+#include "gpu/link_health.h"
 #include "gpu/method.h"
 #include "gpu/topology_probe.h"
 
@@ -79,6 +81,7 @@ JobOutcome Job::run() {
   create_resources();
   run_steps();
   record_nccl_transports();
+  record_link_health();
   finish();
   return outcome_;
 }
@@ -157,6 +160,7 @@ void Job::check_memory() {
 void Job::describe_system() {
   RunDocument& doc = outcome_.doc;
   my_gpu_ = describe_gpu(rank_.device, nvml_);
+  health_ = start_link_health(nvml_, rank_.host, my_gpu_);
   RankInfo mine;
   mine.rank = rank_.rank;
   mine.host = rank_.host;
@@ -352,6 +356,10 @@ void Job::run_steps() {
     try {
       auto& method = **std::find_if(methods_.begin(), methods_.end(),
                                     [&](const auto& m) { return m->info().name == step.method; });
+      // The host-staged copy is the step that loads every GPU's PCIe link.
+      std::optional<PcieLoadSampler> pcie;
+      if (method.info().family == "staged")
+        pcie.emplace(nvml_, health_, step.method + " at " + format_size(step.sizes.back()));
       engine.run_step(method, step);
     } catch (const FatalRunError& e) {
       fatal_ = e.what();
@@ -401,6 +409,18 @@ void Job::record_not_run(std::size_t first_step) {
 }
 
 // ---- Finish.
+
+void Job::record_link_health() {
+  finish_link_health(nvml_, health_);
+  if (!health_.pcie_gen_under_load) {
+    health_.note += std::string(health_.note.empty() ? "" : "; ") +
+                    "PCIe not read under load (no staged step ran)";
+  }
+  for (const auto& s : allgather_strings(rank_.world, to_json(health_).dump())) {
+    outcome_.doc.link_health.push_back(
+        gpu_link_health_from_json(json::parse(s), "link health of a rank", "link_health"));
+  }
+}
 
 void Job::record_nccl_transports() {
   RunDocument& doc = outcome_.doc;
@@ -478,6 +498,7 @@ void Job::print_summary(double elapsed) {
        << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed << "\n";
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
+  *o << "# " << verdict_headline(count_verdicts(doc.verdicts)) << "\n";
   if (doc.nccl.mode != "not-used") {
     *o << "# NCCL transport capture: " << doc.nccl.mode
        << (doc.nccl.path_type.empty() ? "" : ", graph path " + doc.nccl.path_type) << "\n";

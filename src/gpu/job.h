@@ -75,6 +75,7 @@ class Job {
   void record_not_run(std::size_t first_step);
   // Finish.
   void record_nccl_transports();
+  void record_link_health();
   void finish();
   void print_summary(double elapsed);
 
@@ -98,6 +99,7 @@ class Job {
   Expectations expectations_;
   std::size_t buffer_bytes_ = 4096;
   GpuInfo my_gpu_;
+  GpuLinkHealth health_;  // this rank's GPU: NVLink error counters before/after, PCIe under load
   std::map<int, PeerAccess> access_;
   std::unique_ptr<EngineResources> res_;
   std::unique_ptr<ResultsFile> file_;

@@ -1,5 +1,8 @@
 #include "gpu/link_health.h"
 
+#include <algorithm>
+#include <chrono>
+
 namespace peerbench::gpu {
 namespace {
 
@@ -49,6 +52,35 @@ void finish_link_health(const Nvml& nvml, GpuLinkHealth& h) {
   h.nvlink_errors_after = read_errors(nvml, *d);
   if (h.nvlink_errors_before.empty() && h.nvlink_errors_after.empty()) {
     add_note(h, "no NVLink error counters (no NVLink, or NVML does not report them)");
+  }
+}
+
+PcieLoadSampler::PcieLoadSampler(const Nvml& nvml, GpuLinkHealth& h, std::string during)
+    : nvml_(nvml), h_(h), during_(std::move(during)) {
+  const auto d = nvml_.device_by_pci(h_.pci_bus_id);
+  if (!d) return;
+  const Nvml::Device dev = *d;
+  thread_ = std::thread([this, dev] {
+    while (!stop_.load()) {
+      if (auto g = nvml_.pcie_gen(dev, false)) best_gen_ = std::max(best_gen_, *g);
+      if (auto w = nvml_.pcie_width(dev, false)) best_width_ = std::max(best_width_, *w);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+}
+
+PcieLoadSampler::~PcieLoadSampler() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  if (best_gen_ < 0) return;
+  // Across several steps, the best reading counts: a link that reached Gen5 x16 once is not
+  // downtrained.
+  if (!h_.pcie_gen_under_load || best_gen_ > *h_.pcie_gen_under_load ||
+      (best_gen_ == *h_.pcie_gen_under_load &&
+       best_width_ > h_.pcie_width_under_load.value_or(-1))) {
+    h_.pcie_gen_under_load = best_gen_;
+    h_.pcie_width_under_load = best_width_;
+    h_.under_load_during = during_;
   }
 }
 
