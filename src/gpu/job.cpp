@@ -204,7 +204,7 @@ void Job::probe_topology() {
   if (prober) {
     try {
       TopologyReport t;
-      t.hosts.push_back(probe_host_topology(rank_.host, nvml_));
+      t.hosts.push_back(probe_host_topology(rank_.host, nvml_, gpus_hidden_from_me()));
       mine = to_json(t).dump();
     } catch (const std::exception& e) {
       mine = json{{"error", rank_.where() + ": topology probe failed: " + e.what()}}.dump();
@@ -222,6 +222,20 @@ void Job::probe_topology() {
       topo.hosts.push_back(std::move(h));
   }
   outcome_.doc.topology = topo;
+}
+
+std::vector<GpuInfo> Job::gpus_hidden_from_me() const {
+  // GPUs of ranks on this node that this process's CUDA does not show (per-task binding).
+  std::vector<GpuInfo> out;
+  for (const auto& r : outcome_.doc.system.ranks) {
+    const int q = r.rank;
+    if (q < 0 || q >= rank_.size || !rank_.same_physical_host(q) || !rank_.same_host(q)) continue;
+    if (rank_.local_device_of_rank[q] >= 0) continue;
+    const bool listed = std::any_of(
+        out.begin(), out.end(), [&](const GpuInfo& g) { return g.pci_bus_id == r.gpu.pci_bus_id; });
+    if (!listed) out.push_back(r.gpu);
+  }
+  return out;
 }
 
 namespace {

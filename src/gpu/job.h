@@ -65,6 +65,7 @@ class Job {
   // Describe.
   void describe_system();
   void probe_topology();
+  std::vector<GpuInfo> gpus_hidden_from_me() const;
   void enable_peer_access();
   // Resources.
   void create_resources();

@@ -63,16 +63,25 @@ GpuInfo describe_gpu(int device, const Nvml& nvml) {
   return g;
 }
 
-HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
+HostTopology probe_host_topology(const std::string& host, const Nvml& nvml,
+                                 const std::vector<GpuInfo>& unseen) {
   HostTopology t;
   t.host = host;
   t.nvml = nvml.why();
   if (auto v = nvml.driver_version()) t.driver_version = *v;
-  const int n = cuda_device_count();
-  std::vector<std::optional<Nvml::Device>> handles(n);
-  for (int i = 0; i < n; ++i) {
+  const int n = cuda_device_count();  // GPUs CUDA shows this process; `unseen` follow them
+  const int total = n + static_cast<int>(unseen.size());
+  std::vector<std::optional<Nvml::Device>> handles(total);
+  for (int i = 0; i < total; ++i) {
     GpuTopology g;
-    static_cast<GpuInfo&>(g) = describe_gpu(i, nvml);
+    if (i < n) {
+      static_cast<GpuInfo&>(g) = describe_gpu(i, nvml);
+    } else {
+      // Another rank's GPU (per-task binding hides it from CUDA here; NVML still sees it):
+      // its facts come from that rank, its links from NVML. Its index is its place here.
+      static_cast<GpuInfo&>(g) = unseen[static_cast<std::size_t>(i - n)];
+      g.index = i;
+    }
     g.numa_node = numa_node_of(g.pci_bus_id);
     std::string err;
     handles[i] = nvml.device_by_pci(g.pci_bus_id, &err);
@@ -91,8 +100,8 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
     }
     t.gpus.push_back(std::move(g));
   }
-  for (int a = 0; a < n; ++a) {
-    for (int b = 0; b < n; ++b) {
+  for (int a = 0; a < total; ++a) {
+    for (int b = 0; b < total; ++b) {
       if (a == b) continue;
       GpuPairTopology p;
       p.gpu_a = a;
@@ -121,6 +130,10 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml) {
       if (handles[a] && handles[b]) {
         if (auto anc = nvml.common_ancestor(*handles[a], *handles[b])) p.pcie_path = *anc;
         p.nvml_p2p = nvml.p2p_status(*handles[a], *handles[b]);
+      }
+      if (a >= n || b >= n) {  // CUDA cannot be asked about a GPU it does not show
+        t.pairs.push_back(std::move(p));
+        continue;
       }
       int can = 0;
       PB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));

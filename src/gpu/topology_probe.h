@@ -14,7 +14,10 @@ int cuda_device_count();
 
 GpuInfo describe_gpu(int device, const Nvml& nvml);
 
-// All GPUs of this host (CUDA's numbering) and every ordered pair between them.
-HostTopology probe_host_topology(const std::string& host, const Nvml& nvml);
+// All GPUs of this host (CUDA's numbering) and every ordered pair between them. `unseen`: GPUs
+// of other ranks on this host that CUDA does not show this process (per-task binding); they are
+// added after CUDA's with links from NVML, and their pairs lack CUDA's peer facts.
+HostTopology probe_host_topology(const std::string& host, const Nvml& nvml,
+                                 const std::vector<GpuInfo>& unseen = {});
 
 }  // namespace peerbench::gpu

@@ -19,6 +19,23 @@ namespace {
 GpuTestEnv g_env;  // written once in main before any test runs
 }  // namespace
 
+// gtest listener for ranks other than 0: each failed assertion as one line with the rank.
+class FailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::printf("[rank %d FAILED] %s.%s at %s:%d: %s\n", rank_, t ? t->test_suite_name() : "?",
+                t ? t->name() : "?", r.file_name() ? r.file_name() : "?", r.line_number(),
+                r.message());
+    std::fflush(stdout);
+  }
+
+ private:
+  int rank_;
+};
+
 const GpuTestEnv& env() {
   return g_env;
 }
@@ -99,10 +116,12 @@ int main(int argc, char** argv) {
                     ? " (ranks share GPU 0: peer paths not exercised)"
                     : "");
   }
-  // Only rank 0 prints gtest's report; all ranks run every test (they are collective).
+  // Only rank 0 prints gtest's report; all ranks run every test (they are collective). The other
+  // ranks print their failures alone, prefixed, so a check that fails on rank 1 only is seen.
   if (rk.rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new peerbench::gpu::test::FailurePrinter(rk.rank));
   }
   int rc = RUN_ALL_TESTS();
   // A test that failed on any rank fails the program.

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <string>
@@ -60,10 +61,9 @@ TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
 INSTANTIATE_TEST_SUITE_P(AllMethods, EachMethod,
                          ::testing::Values("ce-write", "ce-read", "sm-write", "sm-read", "ce-bidir",
                                            "sm-bidir", "staged", "ce-latency", "sm-latency",
-                                           "nccl-sendrecv", "nccl-sendrecv-bidir",
-                                           "nccl-allreduce", "nccl-allgather",
-                                           "nccl-reducescatter", "nccl-broadcast", "nccl-reduce",
-                                           "nccl-alltoall", "nccl-sendrecv-ring"),
+                                           "nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce",
+                                           "nccl-allgather", "nccl-reducescatter", "nccl-broadcast",
+                                           "nccl-reduce", "nccl-alltoall", "nccl-sendrecv-ring"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n) c = c == '-' ? '_' : c;
@@ -199,10 +199,13 @@ TEST(Resources, RepeatedRunsKeepGpuMemoryFlat) {
   }
   std::string trace;
   for (double f : free_mib) trace += std::to_string(static_cast<long long>(f)) + " ";
-  // Runs 6..10 against run 5: four more jobs.
-  const double lost_late = free_mib[4] - free_mib[9];
-  EXPECT_LT(lost_late, 8.0) << "GPU memory shrinks with every run (free MiB after each: " << trace
-                            << ")";
+  // Free memory read right after a job dips while NCCL's proxy threads still release buffers
+  // (seen on 2 x H200: a few hundred MiB, back by the next run). A leak lowers the high-water
+  // mark itself: the best of runs 6..10 must reach the best of runs 1..5.
+  const double early = *std::max_element(free_mib.begin(), free_mib.begin() + 5);
+  const double late = *std::max_element(free_mib.begin() + 5, free_mib.end());
+  EXPECT_LT(early - late, 8.0) << "GPU memory shrinks with every run (free MiB after each: "
+                               << trace << ")";
   if (env().rank->rank == 0)
     std::printf("# free GPU memory after each job (MiB): %s\n", trace.c_str());
 }
