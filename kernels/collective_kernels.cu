@@ -18,7 +18,7 @@ int blocks_for(std::size_t n) {
 }
 
 __device__ __forceinline__ bool small_range(const CollectiveData& d) {
-  return d.op == RedOp::kProd || d.type == ElemType::kFp8E4M3 || d.type == ElemType::kFp8E5M2;
+  return d.op == ReduceOp::kProd || d.type == DataType::kFp8E4M3 || d.type == DataType::kFp8E5M2;
 }
 
 __device__ __forceinline__ int input_value(const CollectiveData& d, int rank, std::uint64_t index) {
@@ -31,26 +31,26 @@ __device__ double reduce_exact(const CollectiveData& d, std::uint64_t index, boo
   for (int r = 1; r < d.nranks; ++r) {
     const double v = input_value(d, r, index);
     switch (d.op) {
-      case RedOp::kSum:
-      case RedOp::kAvg:
+      case ReduceOp::kSum:
+      case ReduceOp::kAvg:
         acc += v;
         break;
-      case RedOp::kProd:
+      case ReduceOp::kProd:
         acc *= v;
         break;
-      case RedOp::kMin:
+      case ReduceOp::kMin:
         acc = v < acc ? v : acc;
         break;
-      case RedOp::kMax:
+      case ReduceOp::kMax:
         acc = v > acc ? v : acc;
         break;
     }
   }
   *integer_avg = false;
-  if (d.op == RedOp::kAvg) {
-    const bool integer = d.type != ElemType::kHalf && d.type != ElemType::kFloat &&
-                         d.type != ElemType::kDouble && d.type != ElemType::kBfloat16 &&
-                         d.type != ElemType::kFp8E4M3 && d.type != ElemType::kFp8E5M2;
+  if (d.op == ReduceOp::kAvg) {
+    const bool integer = d.type != DataType::kHalf && d.type != DataType::kFloat &&
+                         d.type != DataType::kDouble && d.type != DataType::kBfloat16 &&
+                         d.type != DataType::kFp8E4M3 && d.type != DataType::kFp8E5M2;
     *integer_avg = integer;
     acc = integer ? static_cast<double>(static_cast<long long>(acc) / d.nranks) : acc / d.nranks;
   }
@@ -179,29 +179,29 @@ cudaError_t launch_check(cudaStream_t s, const void* buf, std::size_t n, const C
 template <typename F>
 cudaError_t with_type(ElemType t, F&& f) {
   switch (t) {
-    case ElemType::kInt8:
+    case DataType::kInt8:
       return f(static_cast<std::int8_t*>(nullptr));
-    case ElemType::kUint8:
+    case DataType::kUint8:
       return f(static_cast<std::uint8_t*>(nullptr));
-    case ElemType::kInt32:
+    case DataType::kInt32:
       return f(static_cast<std::int32_t*>(nullptr));
-    case ElemType::kUint32:
+    case DataType::kUint32:
       return f(static_cast<std::uint32_t*>(nullptr));
-    case ElemType::kInt64:
+    case DataType::kInt64:
       return f(static_cast<std::int64_t*>(nullptr));
-    case ElemType::kUint64:
+    case DataType::kUint64:
       return f(static_cast<std::uint64_t*>(nullptr));
-    case ElemType::kHalf:
+    case DataType::kHalf:
       return f(static_cast<__half*>(nullptr));
-    case ElemType::kFloat:
+    case DataType::kFloat:
       return f(static_cast<float*>(nullptr));
-    case ElemType::kDouble:
+    case DataType::kDouble:
       return f(static_cast<double*>(nullptr));
-    case ElemType::kBfloat16:
+    case DataType::kBfloat16:
       return f(static_cast<__nv_bfloat16*>(nullptr));
-    case ElemType::kFp8E4M3:
+    case DataType::kFp8E4M3:
       return f(static_cast<__nv_fp8_e4m3*>(nullptr));
-    case ElemType::kFp8E5M2:
+    case DataType::kFp8E5M2:
       return f(static_cast<__nv_fp8_e5m2*>(nullptr));
   }
   return cudaErrorInvalidValue;

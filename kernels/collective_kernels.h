@@ -8,23 +8,13 @@
 
 #include <cuda_runtime.h>
 
+#include "core/datatypes.h"
+
 namespace peerbench::kernels {
 
-enum class ElemType {
-  kInt8,
-  kUint8,
-  kInt32,
-  kUint32,
-  kInt64,
-  kUint64,
-  kHalf,
-  kFloat,
-  kDouble,
-  kBfloat16,
-  kFp8E4M3,
-  kFp8E5M2
-};
-enum class RedOp { kSum, kProd, kMin, kMax, kAvg };
+// Element types and ops are the core's (core/datatypes.h: plain C++, no CUDA).
+using ElemType = DataType;
+using RedOp = ReduceOp;
 enum class CollKind {
   kAllReduce,
   kReduce,

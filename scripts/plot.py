@@ -15,8 +15,8 @@ import sys
 def load(path):
     with open(path) as f:
         doc = json.load(f)
-    if doc.get("kind") != "peerbench-run" or doc.get("schema_version") != 1:
-        sys.exit(f"plot.py: {path}: not a peerbench run of schema_version 1")
+    if doc.get("kind") != "peerbench-run" or doc.get("schema_version") not in (1, 2):
+        sys.exit(f"plot.py: {path}: not a peerbench run of schema_version 1 or 2")
     return doc
 
 
@@ -24,11 +24,49 @@ def safe(name):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
+def variant(r):
+    """' bfloat16/max' for collectives run over several types or ops (-d, -o), else ''."""
+    parts = [p for p in (r.get("datatype"), r.get("op")) if p]
+    return " " + "/".join(parts) if parts else ""
+
+
 def size_label(b):
     for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
         if b >= 1 << shift and b % (1 << shift) == 0:
             return f"{b >> shift}{unit}"
     return str(b)
+
+
+def collectives_plot(plt, doc, ok, host, out):
+    """Every collective over all ranks on one chart: busbw against size (each method's first
+    type/op variant, the one its verdict uses)."""
+    curves = {}
+    for m in doc["methods"]:
+        rs = [r for r in ok if r["method"] == m["name"] and r["src"] is None and r.get("busbw_gbps")]
+        if rs:
+            first = variant(rs[0])
+            curves[m["name"] + first] = sorted((r for r in rs if variant(r) == first),
+                                               key=lambda r: r["bytes"])
+    if len(curves) < 2 or all(len(c) < 2 for c in curves.values()):
+        return []
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for name, pts in curves.items():
+        ax.plot([r["bytes"] for r in pts], [r["busbw_gbps"]["median"] for r in pts], marker="o",
+                label=name)
+    ticks = sorted({r["bytes"] for c in curves.values() for r in c})
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([size_label(t) for t in ticks], rotation=45)
+    ax.set_xlabel("size (bytes, as nccl-tests counts them)")
+    ax.set_ylabel("bus GB/s (median)")
+    ax.set_title(f"NCCL collectives on {host}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = os.path.join(out, "busbw_vs_size_collectives.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
 
 
 def main():
@@ -58,7 +96,7 @@ def main():
         series = {}
         for r in rs:
             pair = "all ranks" if r["src"] is None else f"{r['src']}->{r['dst']}"
-            series.setdefault(pair, []).append(r)
+            series.setdefault(pair + variant(r), []).append(r)
         if not latency and len({r["bytes"] for r in rs}) > 1:
             fig, ax = plt.subplots(figsize=(7, 4.2))
             for pair, pts in sorted(series.items()):
@@ -112,6 +150,7 @@ def main():
             fig.savefig(path, dpi=110)
             plt.close(fig)
             made.append(path)
+    made += collectives_plot(plt, doc, ok, host, args.out)
     for p in made:
         print(p)
     if not made:

@@ -211,8 +211,8 @@ kernels::CollectiveData SizeRun::collective_data(const CollectiveLayout& l,
                                                  std::uint32_t sample) const {
   kernels::CollectiveData d;
   d.kind = l.kind;
-  d.type = elem_type(ctx_.dtype);
-  d.op = red_op(ctx_.op);
+  d.type = ctx_.dtype;
+  d.op = ctx_.op;
   d.nranks = res_.rank->size;
   d.rank = me_;
   d.root = ctx_.root;

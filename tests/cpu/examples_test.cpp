@@ -71,3 +71,37 @@ TEST(Examples, LargeNcclSweepReaches8GiB) {
 
 }  // namespace
 }  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// Every NCCL collective at nccl-tests' sizes on 2 x H200: measured, checked, judged as passing.
+TEST(Examples, EveryCollectiveMeasuredAndChecked) {
+  const auto d = example("h200x2-collectives.json");
+  std::set<std::string> at_4g;
+  for (const auto& r : d.results) {
+    EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " " << r.bytes;
+    EXPECT_EQ(r.wrong, 0u) << r.method;
+    EXPECT_TRUE(r.checked) << r.method;
+    EXPECT_EQ(r.datatype, "float") << r.method;
+    if (r.bytes == (4ull << 30) && r.busbw_gbps) at_4g.insert(r.method);
+  }
+  EXPECT_EQ(at_4g.size(), 7u) << "all-reduce, all-gather, reduce-scatter, broadcast, reduce, "
+                                 "all-to-all, send/recv ring";
+  for (const auto& v : compute_verdicts(d, {})) EXPECT_EQ(v.verdict, "pass") << v.observed;
+}
+
+// Each rank seeing only its own GPU (CUDA_VISIBLE_DEVICES per rank): both GPUs are index 0 in
+// their rank's view, yet the pair is told apart by PCI bus id and judged as the NVLink it is.
+TEST(Examples, PerTaskBindingIsJudgedAsTheNvlinkPair) {
+  const auto d = example("h200x2-per-task-binding.json");
+  ASSERT_EQ(d.system.ranks.size(), 2u);
+  EXPECT_EQ(d.system.ranks[0].gpu.index, d.system.ranks[1].gpu.index);
+  EXPECT_NE(d.system.ranks[0].gpu.pci_bus_id, d.system.ranks[1].gpu.pci_bus_id);
+  for (const auto& v : compute_verdicts(d, {})) {
+    EXPECT_NE(v.verdict, "not-a-link") << v.src << "->" << v.dst;
+  }
+}
+
+}  // namespace
+}  // namespace peerbench

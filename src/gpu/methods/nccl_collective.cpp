@@ -57,15 +57,6 @@ ncclRedOp_t nccl_op(ReduceOp o) {
   return ncclSum;
 }
 
-kernels::ElemType elem_type(DataType t) {
-  // The two enums list the same types in the same order (core names, kernel types).
-  return static_cast<kernels::ElemType>(static_cast<int>(t));
-}
-
-kernels::RedOp red_op(ReduceOp o) {
-  return static_cast<kernels::RedOp>(static_cast<int>(o));
-}
-
 MethodInfo collective_method(const char* name, const char* summary, Collective c, bool reduces,
                              bool rooted) {
   MethodInfo m;

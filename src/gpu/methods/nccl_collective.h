@@ -14,8 +14,6 @@ namespace peerbench::gpu {
 
 ncclDataType_t nccl_type(DataType t);
 ncclRedOp_t nccl_op(ReduceOp o);
-kernels::ElemType elem_type(DataType t);
-kernels::RedOp red_op(ReduceOp o);
 
 // MethodInfo of a collective over all ranks.
 MethodInfo collective_method(const char* name, const char* summary, Collective c, bool reduces,
