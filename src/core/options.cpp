@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <cxxopts.hpp>
 
@@ -273,6 +274,167 @@ std::string clean_cxxopts_message(std::string m) {
   return m;
 }
 
+// The command named first, and where its options start; none named means run.
+struct NamedCommand {
+  Command command;
+  int first_option;
+};
+
+NamedCommand named_command(int argc, const char* const* argv) {
+  if (argc <= 1) return {Command::kRun, 1};
+  const std::string sub = argv[1];
+  const std::pair<const char*, Command> commands[] = {{"run", Command::kRun},
+                                                      {"topo", Command::kTopo},
+                                                      {"report", Command::kReport},
+                                                      {"compare", Command::kCompare},
+                                                      {"fleet", Command::kFleet}};
+  for (const auto& [name, command] : commands) {
+    if (sub == name) return {command, 2};
+  }
+  if (!sub.empty() && sub[0] != '-') {
+    throw UsageError("unknown command '" + sub + "'; use run, topo, report, compare or fleet");
+  }
+  return {Command::kRun, 1};
+}
+
+// Each command's parser fills its part of `cl`; --help (and run's --version and
+// --list-methods) turn cl.command into that request instead.
+using Args = std::vector<const char*>;
+
+void parse_run_command(cxxopts::Options& o, const Args& args,
+                       const std::vector<MethodInfo>& catalog, CommandLine& cl) {
+  add_run_options(o);
+  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  cl.help_text = o.help({"sizes", "timing", "selection", "output"});
+  if (r.count("help")) {
+    cl.command = Command::kHelp;
+    return;
+  }
+  if (r.count("version")) {
+    cl.command = Command::kVersion;
+    return;
+  }
+  if (r.count("list-methods")) {
+    cl.command = Command::kListMethods;
+    return;
+  }
+  reject_positionals(r, "run");
+  cl.run = parse_run(r, catalog);
+}
+
+void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  o.add_options()("json", "also write the topology as JSON to PATH", cxxopts::value<std::string>())(
+      "q,quiet", "do not print the matrix")("h,help", "this help");
+  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  cl.help_text = o.help();
+  if (r.count("help")) {
+    cl.command = Command::kHelp;
+    return;
+  }
+  reject_positionals(r, "topo");
+  if (r.count("json")) cl.topo.json_path = non_empty_path(get(r, "json"), "--json");
+  cl.topo.quiet = r.count("quiet") > 0;
+}
+
+// report --fail-on: all, none, or flag codes (and "incomplete"), comma-separated.
+void check_report_fail_on(const std::string& fail_on) {
+  if (fail_on == "all" || fail_on == "none") return;
+  auto codes = known_flag_codes();
+  codes.push_back("incomplete");
+  for (const auto& c : split(fail_on, ',')) {
+    if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
+      std::string list;
+      for (const auto& k : codes) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError("--fail-on: unknown flag '" + c + "'; use all, none or: " + list);
+    }
+  }
+}
+
+void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
+      "format", "text | markdown | html | csv",
+      cxxopts::value<std::string>()->default_value("text"))(
+      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "fail-on",
+      "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete",
+      cxxopts::value<std::string>()->default_value("all"))("expect", "acceptance thresholds file",
+                                                           cxxopts::value<std::string>())(
+      "plots", "folder with plots from scripts/plot.py to embed or link",
+      cxxopts::value<std::string>())("h,help", "this help");
+  o.parse_positional({"inputs"});
+  o.positional_help("RUN.json [RUN.json ...]");
+  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  cl.help_text = o.help();
+  if (r.count("help")) {
+    cl.command = Command::kHelp;
+    return;
+  }
+  if (!r.count("inputs")) throw UsageError("report: give at least one run JSON file");
+  cl.report.inputs = r["inputs"].as<std::vector<std::string>>();
+  cl.report.format = parse_format(get(r, "format"), "--format", true);
+  if (r.count("output")) cl.report.output_path = non_empty_path(get(r, "output"), "-o/--output");
+  cl.report.fail_on = get(r, "fail-on");
+  check_report_fail_on(cl.report.fail_on);
+  if (r.count("expect")) cl.report.expect_path = non_empty_path(get(r, "expect"), "--expect");
+  if (r.count("plots")) cl.report.plots_dir = non_empty_path(get(r, "plots"), "--plots");
+}
+
+void add_compare_options(cxxopts::Options& o) {
+  o.add_options()("inputs", "baseline and candidate JSON",
+                  cxxopts::value<std::vector<std::string>>())(
+      "threshold", "relative change to flag, in percent",
+      cxxopts::value<std::string>()->default_value("5"))(
+      "format", "text | markdown | csv", cxxopts::value<std::string>()->default_value("text"))(
+      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "match", "match GPUs by host and: pci | uuid | index",
+      cxxopts::value<std::string>()->default_value("pci"))(
+      "fail-on", "regressions | any | none",
+      cxxopts::value<std::string>()->default_value("regressions"))(
+      "plots", "more than two runs: folder of plots from scripts/plot_fleet.py history",
+      cxxopts::value<std::string>())("h,help", "this help");
+  o.parse_positional({"inputs"});
+  o.positional_help("A.json B.json [C.json ...]");
+}
+
+void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  add_compare_options(o);
+  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  cl.help_text = o.help();
+  if (r.count("help")) {
+    cl.command = Command::kHelp;
+    return;
+  }
+  const auto inputs =
+      r.count("inputs") ? r["inputs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (inputs.size() < 2) {
+    throw UsageError("compare: give two or more run JSON files (baseline first), got " +
+                     std::to_string(inputs.size()));
+  }
+  cl.compare.baseline = inputs[0];
+  cl.compare.candidate = inputs[1];
+  cl.compare.runs = inputs;
+  if (r.count("plots")) cl.compare.plots_dir = get(r, "plots");
+  cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
+  if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
+  cl.compare.format = parse_format(get(r, "format"), "--format", inputs.size() > 2);
+  if (r.count("output")) cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
+  cl.compare.match = get(r, "match");
+  if (cl.compare.match != "index" && cl.compare.match != "pci" && cl.compare.match != "uuid") {
+    throw UsageError("--match: '" + cl.compare.match + "'; use pci, uuid or index");
+  }
+  cl.compare.fail_on = get(r, "fail-on");
+  if (cl.compare.fail_on != "regressions" && cl.compare.fail_on != "any" &&
+      cl.compare.fail_on != "none") {
+    throw UsageError("--fail-on: '" + cl.compare.fail_on + "'; use regressions, any or none");
+  }
+}
+
+void parse_fleet_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  if (!parse_fleet_command_line(o, static_cast<int>(args.size()), args.data(), cl.fleet,
+                                cl.help_text))
+    cl.command = Command::kHelp;
+}
+
 }  // namespace
 
 PairFilter parse_pair_filter(const std::string& text) {
@@ -312,158 +474,38 @@ CommandLine parse_command_line(int argc, const char* const* argv,
                                const std::vector<MethodInfo>& catalog) {
   CommandLine cl;
   for (int i = 0; i < argc; ++i) cl.argv.emplace_back(argv[i]);
-  int first = 1;
-  if (argc > 1) {
-    const std::string sub = argv[1];
-    if (sub == "run") {
-      cl.command = Command::kRun;
-      first = 2;
-    } else if (sub == "topo") {
-      cl.command = Command::kTopo;
-      first = 2;
-    } else if (sub == "report") {
-      cl.command = Command::kReport;
-      first = 2;
-    } else if (sub == "compare") {
-      cl.command = Command::kCompare;
-      first = 2;
-    } else if (sub == "fleet") {
-      cl.command = Command::kFleet;
-      first = 2;
-    } else if (!sub.empty() && sub[0] != '-') {
-      throw UsageError("unknown command '" + sub + "'; use run, topo, report, compare or fleet");
-    }
-  }
-  if (first == 1 && asks_for_help(argc, argv)) {  // no command named: the commands
+  const NamedCommand named = named_command(argc, argv);
+  cl.command = named.command;
+  if (named.first_option == 1 && asks_for_help(argc, argv)) {  // no command named: the commands
     cl.command = Command::kHelp;
     cl.help_text = top_level_help();
     return cl;
   }
-  std::vector<const char*> args;
+  Args args;
   args.push_back(argv[0]);
-  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
-  int n = static_cast<int>(args.size());
+  for (int i = named.first_option; i < argc; ++i) args.push_back(argv[i]);
   const std::string prog = "peerbench " + command_name(cl.command);
 
   try {
     cxxopts::Options o(prog, command_description(command_name(cl.command)));
-    if (cl.command == Command::kRun) {
-      add_run_options(o);
-      auto r = o.parse(n, args.data());
-      cl.help_text = o.help({"sizes", "timing", "selection", "output"});
-      if (r.count("help")) {
-        cl.command = Command::kHelp;
-        return cl;
-      }
-      if (r.count("version")) {
-        cl.command = Command::kVersion;
-        return cl;
-      }
-      if (r.count("list-methods")) {
-        cl.command = Command::kListMethods;
-        return cl;
-      }
-      reject_positionals(r, "run");
-      cl.run = parse_run(r, catalog);
-    } else if (cl.command == Command::kTopo) {
-      o.add_options()("json", "also write the topology as JSON to PATH",
-                      cxxopts::value<std::string>())("q,quiet", "do not print the matrix")(
-          "h,help", "this help");
-      auto r = o.parse(n, args.data());
-      cl.help_text = o.help();
-      if (r.count("help")) {
-        cl.command = Command::kHelp;
-        return cl;
-      }
-      reject_positionals(r, "topo");
-      if (r.count("json")) cl.topo.json_path = non_empty_path(get(r, "json"), "--json");
-      cl.topo.quiet = r.count("quiet") > 0;
-    } else if (cl.command == Command::kReport) {
-      o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
-          "format", "text | markdown | html | csv",
-          cxxopts::value<std::string>()->default_value("text"))(
-          "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
-          "fail-on",
-          "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete",
-          cxxopts::value<std::string>()->default_value("all"))(
-          "expect", "acceptance thresholds file", cxxopts::value<std::string>())(
-          "plots", "folder with plots from scripts/plot.py to embed or link",
-          cxxopts::value<std::string>())("h,help", "this help");
-      o.parse_positional({"inputs"});
-      o.positional_help("RUN.json [RUN.json ...]");
-      auto r = o.parse(n, args.data());
-      cl.help_text = o.help();
-      if (r.count("help")) {
-        cl.command = Command::kHelp;
-        return cl;
-      }
-      if (!r.count("inputs")) throw UsageError("report: give at least one run JSON file");
-      cl.report.inputs = r["inputs"].as<std::vector<std::string>>();
-      cl.report.format = parse_format(get(r, "format"), "--format", true);
-      if (r.count("output"))
-        cl.report.output_path = non_empty_path(get(r, "output"), "-o/--output");
-      cl.report.fail_on = get(r, "fail-on");
-      if (cl.report.fail_on != "all" && cl.report.fail_on != "none") {
-        auto codes = known_flag_codes();
-        codes.push_back("incomplete");
-        for (const auto& c : split(cl.report.fail_on, ',')) {
-          if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
-            std::string list;
-            for (const auto& k : codes) list += (list.empty() ? "" : ", ") + k;
-            throw UsageError("--fail-on: unknown flag '" + c + "'; use all, none or: " + list);
-          }
-        }
-      }
-      if (r.count("expect")) cl.report.expect_path = non_empty_path(get(r, "expect"), "--expect");
-      if (r.count("plots")) cl.report.plots_dir = non_empty_path(get(r, "plots"), "--plots");
-    } else if (cl.command == Command::kCompare) {
-      o.add_options()("inputs", "baseline and candidate JSON",
-                      cxxopts::value<std::vector<std::string>>())(
-          "threshold", "relative change to flag, in percent",
-          cxxopts::value<std::string>()->default_value("5"))(
-          "format", "text | markdown | csv", cxxopts::value<std::string>()->default_value("text"))(
-          "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
-          "match", "match GPUs by host and: pci | uuid | index",
-          cxxopts::value<std::string>()->default_value("pci"))(
-          "fail-on", "regressions | any | none",
-          cxxopts::value<std::string>()->default_value("regressions"))(
-          "plots", "more than two runs: folder of plots from scripts/plot_fleet.py history",
-          cxxopts::value<std::string>())("h,help", "this help");
-      o.parse_positional({"inputs"});
-      o.positional_help("A.json B.json [C.json ...]");
-      auto r = o.parse(n, args.data());
-      cl.help_text = o.help();
-      if (r.count("help")) {
-        cl.command = Command::kHelp;
-        return cl;
-      }
-      const auto inputs = r.count("inputs") ? r["inputs"].as<std::vector<std::string>>()
-                                            : std::vector<std::string>{};
-      if (inputs.size() < 2) {
-        throw UsageError("compare: give two or more run JSON files (baseline first), got " +
-                         std::to_string(inputs.size()));
-      }
-      cl.compare.baseline = inputs[0];
-      cl.compare.candidate = inputs[1];
-      cl.compare.runs = inputs;
-      if (r.count("plots")) cl.compare.plots_dir = get(r, "plots");
-      cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
-      if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
-      cl.compare.format = parse_format(get(r, "format"), "--format", inputs.size() > 2);
-      if (r.count("output"))
-        cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
-      cl.compare.match = get(r, "match");
-      if (cl.compare.match != "index" && cl.compare.match != "pci" && cl.compare.match != "uuid") {
-        throw UsageError("--match: '" + cl.compare.match + "'; use pci, uuid or index");
-      }
-      cl.compare.fail_on = get(r, "fail-on");
-      if (cl.compare.fail_on != "regressions" && cl.compare.fail_on != "any" &&
-          cl.compare.fail_on != "none") {
-        throw UsageError("--fail-on: '" + cl.compare.fail_on + "'; use regressions, any or none");
-      }
-    } else if (cl.command == Command::kFleet) {
-      if (!parse_fleet_command_line(o, n, args.data(), cl.fleet, cl.help_text))
-        cl.command = Command::kHelp;
+    switch (cl.command) {
+      case Command::kRun:
+        parse_run_command(o, args, catalog, cl);
+        break;
+      case Command::kTopo:
+        parse_topo_command(o, args, cl);
+        break;
+      case Command::kReport:
+        parse_report_command(o, args, cl);
+        break;
+      case Command::kCompare:
+        parse_compare_command(o, args, cl);
+        break;
+      case Command::kFleet:
+        parse_fleet_command(o, args, cl);
+        break;
+      default:
+        break;
     }
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(prog + ": " + clean_cxxopts_message(e.what()));

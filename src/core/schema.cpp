@@ -670,10 +670,10 @@ TopologyReport topology_from_json(const json& j, const std::string& file, const 
   return t;
 }
 
-RunDocument run_document_from_json(const json& j, const std::string& file) {
-  JsonIn in(j, file);
-  in.require_object();
-  RunDocument d;
+namespace {
+
+// The version and kind come first: a file this peerbench cannot read fails on them, not on a field.
+int read_schema_version(const JsonIn& in) {
   const auto version = in.at("schema_version").integer(0, 1 << 20);
   if (version < kOldestReadableSchemaVersion || version > kSchemaVersion) {
     in.at("schema_version")
@@ -682,11 +682,18 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
               std::to_string(kSchemaVersion) +
               (version > kSchemaVersion ? " (file is newer)" : ""));
   }
-  d.schema_version = static_cast<int>(version);
+  return static_cast<int>(version);
+}
+
+void require_run_kind(const JsonIn& in) {
   const auto kind = in.at("kind").str();
   if (kind != kRunKind) {
     in.at("kind").fail("'" + kind + "' is not a run (expected '" + std::string(kRunKind) + "')");
   }
+}
+
+// tool, start and finish times, status and in_progress.
+void read_tool_and_status(const JsonIn& in, RunDocument& d) {
   const auto tool = in.at("tool");
   d.tool.name = tool.opt_str("name").value_or("peerbench");
   d.tool.version = tool.opt_str("version").value_or("");
@@ -699,20 +706,26 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     in.at("status").fail("'" + d.status + "' is not complete, incomplete or failed");
   }
   if (in.has("in_progress")) d.in_progress = in.at("in_progress").raw();
+}
 
-  const auto sys = in.at("system");
-  if (auto hosts = sys.opt("hosts")) d.system.hosts = hosts->string_array(kMaxItems);
+SystemInfo read_system(const JsonIn& sys, const std::string& file) {
+  SystemInfo s;
+  if (auto hosts = sys.opt("hosts")) s.hosts = hosts->string_array(kMaxItems);
   for (const auto& r : sys.at("ranks").array(kMaxItems)) {
-    d.system.ranks.push_back(rank_info_from_json(r.raw(), file, r.path()));
+    s.ranks.push_back(rank_info_from_json(r.raw(), file, r.path()));
   }
-  d.system.driver_version = sys.opt_str("driver_version").value_or("");
-  d.system.cuda_driver_version =
+  s.driver_version = sys.opt_str("driver_version").value_or("");
+  s.cuda_driver_version =
       static_cast<int>(sys.opt_integer("cuda_driver_version", 0, 1 << 30).value_or(0));
-  d.system.cuda_runtime_version =
+  s.cuda_runtime_version =
       static_cast<int>(sys.opt_integer("cuda_runtime_version", 0, 1 << 30).value_or(0));
-  d.system.nccl_version = sys.opt_str("nccl_version").value_or("");
-  d.system.mpi_library_version = sys.opt_str("mpi_library_version").value_or("");
+  s.nccl_version = sys.opt_str("nccl_version").value_or("");
+  s.mpi_library_version = sys.opt_str("mpi_library_version").value_or("");
+  return s;
+}
 
+// config, environment and the methods measured.
+void read_config_and_methods(const JsonIn& in, const std::string& file, RunDocument& d) {
   if (in.has("config")) {
     in.at("config").require_object();
     d.config = in.at("config").raw();
@@ -724,113 +737,131 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     }
   }
   for (const auto& m : in.at("methods").array(4096)) d.methods.push_back(method_from(m));
-  for (const auto& p : in.at("pairs").array(kMaxItems)) {
-    PairFacts f;
-    f.src = static_cast<int>(p.at("src").integer(0, kMaxRank));
-    f.dst = static_cast<int>(p.at("dst").integer(0, kMaxRank));
-    f.same_host = p.at("same_host").boolean();
-    f.can_access_peer = p.opt_bool("can_access_peer");
-    f.peer_access = p.at("peer_access").str(64);
-    f.already_enabled = p.opt_bool("already_enabled");
-    f.error = p.opt_str("error").value_or("");
-    if (auto n = p.opt("nccl")) f.nccl = pair_transport_from(*n);
-    d.pairs.push_back(std::move(f));
+}
+
+PairFacts read_pair(const JsonIn& p) {
+  PairFacts f;
+  f.src = static_cast<int>(p.at("src").integer(0, kMaxRank));
+  f.dst = static_cast<int>(p.at("dst").integer(0, kMaxRank));
+  f.same_host = p.at("same_host").boolean();
+  f.can_access_peer = p.opt_bool("can_access_peer");
+  f.peer_access = p.at("peer_access").str(64);
+  f.already_enabled = p.opt_bool("already_enabled");
+  f.error = p.opt_str("error").value_or("");
+  if (auto n = p.opt("nccl")) f.nccl = pair_transport_from(*n);
+  return f;
+}
+
+NcclCapture read_nccl(const JsonIn& n) {
+  NcclCapture c;
+  c.mode = n.at("mode").str(64);
+  c.note = n.opt_str("note").value_or("");
+  if (auto s = n.opt("subsystems")) c.subsystems = s->string_array(64);
+  c.path_type = n.opt_str("path_type").value_or("");
+  if (auto gs = n.opt("graphs")) c.graphs = graphs_from(*gs);
+  if (auto u = n.opt("unknown_lines")) c.unknown_lines = u->string_array(kMaxItems);
+  return c;
+}
+
+DirectionResult read_direction(const JsonIn& dj) {
+  DirectionResult dr;
+  dr.src = static_cast<int>(dj.at("src").integer(0, kMaxRank));
+  dr.dst = static_cast<int>(dj.at("dst").integer(0, kMaxRank));
+  dr.time_us = stats_from(dj.at("time_us"));
+  dr.algbw_gbps = stats_from(dj.at("algbw_gbps"));
+  return dr;
+}
+
+LinkCounters read_link_counters(const JsonIn& lc) {
+  LinkCounters c;
+  c.source = lc.opt_str("source").value_or("");
+  c.src_tx_bytes = lc.opt_number("src_nvlink_tx_bytes", 0, 1e18);
+  c.dst_rx_bytes = lc.opt_number("dst_nvlink_rx_bytes", 0, 1e18);
+  c.payload_bytes = lc.opt_number("payload_bytes", 0, 1e18).value_or(0);
+  c.note = lc.opt_str("note").value_or("");
+  return c;
+}
+
+// The fields after the statistics: directions, data check, collective parameters, samples,
+// link counters.
+void read_result_details(const JsonIn& r, Result& res) {
+  if (auto ds = r.opt("directions")) {
+    for (const auto& dj : ds->array(64)) res.directions.push_back(read_direction(dj));
   }
-  if (in.has("topology"))
-    d.topology = topology_from_json(in.at("topology").raw(), file, "topology");
-  if (auto n = in.opt("nccl")) {
-    d.nccl.mode = n->at("mode").str(64);
-    d.nccl.note = n->opt_str("note").value_or("");
-    if (auto s = n->opt("subsystems")) d.nccl.subsystems = s->string_array(64);
-    d.nccl.path_type = n->opt_str("path_type").value_or("");
-    if (auto gs = n->opt("graphs")) d.nccl.graphs = graphs_from(*gs);
-    if (auto u = n->opt("unknown_lines")) d.nccl.unknown_lines = u->string_array(kMaxItems);
+  if (auto c = r.opt("check")) {
+    res.checked = c->opt_bool("checked").value_or(false);
+    res.checked_elements =
+        static_cast<std::uint64_t>(c->opt_number("elements", 0, kMaxBytes).value_or(0));
+    res.wrong = static_cast<std::uint64_t>(c->opt_number("wrong", 0, kMaxBytes).value_or(0));
   }
-  for (const auto& r : in.at("results").array(kMaxResults)) {
-    Result res;
-    res.method = r.at("method").str(128);
-    res.src = rank_field(r, "src");
-    res.dst = rank_field(r, "dst");
-    res.bytes = static_cast<std::uint64_t>(r.at("bytes").number(0, kMaxBytes));
-    const auto st = r.at("status").str(64);
-    auto status = result_status_from_string(st);
-    if (!status) r.at("status").fail("'" + st + "' is not a result status");
-    res.status = *status;
-    res.reason = r.opt_str("reason").value_or("");
-    res.warmup_iters = static_cast<int>(r.opt_integer("warmup_iters", 0, 1 << 30).value_or(0));
-    res.iters = static_cast<int>(r.opt_integer("iters", 0, 1 << 30).value_or(0));
-    res.samples = static_cast<int>(r.opt_integer("samples", 0, 1 << 30).value_or(0));
-    res.graph_replays = static_cast<int>(r.opt_integer("graph_replays", 0, 1 << 30).value_or(0));
-    res.round = static_cast<int>(r.opt_integer("round", 0, 1 << 30).value_or(0));
-    res.concurrent_pairs =
-        static_cast<int>(r.opt_integer("concurrent_pairs", 0, 1 << 20).value_or(1));
-    res.time_us = opt_stats(r, "time_us");
-    res.algbw_gbps = opt_stats(r, "algbw_gbps");
-    res.busbw_gbps = opt_stats(r, "busbw_gbps");
-    if (res.status == ResultStatus::kOk && (!res.time_us || !res.algbw_gbps)) {
-      r.fail("status ok but time_us or algbw_gbps is missing");
-    }
-    if (auto ds = r.opt("directions")) {
-      for (const auto& dj : ds->array(64)) {
-        DirectionResult dr;
-        dr.src = static_cast<int>(dj.at("src").integer(0, kMaxRank));
-        dr.dst = static_cast<int>(dj.at("dst").integer(0, kMaxRank));
-        dr.time_us = stats_from(dj.at("time_us"));
-        dr.algbw_gbps = stats_from(dj.at("algbw_gbps"));
-        res.directions.push_back(dr);
-      }
-    }
-    if (auto c = r.opt("check")) {
-      res.checked = c->opt_bool("checked").value_or(false);
-      res.checked_elements =
-          static_cast<std::uint64_t>(c->opt_number("elements", 0, kMaxBytes).value_or(0));
-      res.wrong = static_cast<std::uint64_t>(c->opt_number("wrong", 0, kMaxBytes).value_or(0));
-    }
-    res.gate_timeouts = static_cast<int>(r.opt_integer("gate_timeouts", 0, 1 << 30).value_or(0));
-    res.datatype = r.opt_str("datatype").value_or("");
-    res.op = r.opt_str("op").value_or("");
-    res.root = static_cast<int>(r.opt_integer("root", 0, kMaxRank).value_or(-1));
-    if (auto st = r.opt("sample_time_us")) {
-      for (const auto& v : st->array(1 << 20)) res.sample_time_us.push_back(v.number(0, 1e15));
-    }
-    if (auto lc = r.opt("link_counters")) {
-      LinkCounters c;
-      c.source = lc->opt_str("source").value_or("");
-      c.src_tx_bytes = lc->opt_number("src_nvlink_tx_bytes", 0, 1e18);
-      c.dst_rx_bytes = lc->opt_number("dst_nvlink_rx_bytes", 0, 1e18);
-      c.payload_bytes = lc->opt_number("payload_bytes", 0, 1e18).value_or(0);
-      c.note = lc->opt_str("note").value_or("");
-      res.link_counters = c;
-    }
-    d.results.push_back(std::move(res));
+  res.gate_timeouts = static_cast<int>(r.opt_integer("gate_timeouts", 0, 1 << 30).value_or(0));
+  res.datatype = r.opt_str("datatype").value_or("");
+  res.op = r.opt_str("op").value_or("");
+  res.root = static_cast<int>(r.opt_integer("root", 0, kMaxRank).value_or(-1));
+  if (auto st = r.opt("sample_time_us")) {
+    for (const auto& v : st->array(1 << 20)) res.sample_time_us.push_back(v.number(0, 1e15));
   }
-  if (auto vs = in.opt("verdicts")) {
-    for (const auto& v : vs->array(kMaxItems)) {
-      PairVerdict pv;
-      pv.src = rank_field(v, "src");
-      pv.dst = rank_field(v, "dst");
-      pv.link = v.opt_str("link").value_or("");
-      pv.link_description = v.opt_str("link_description").value_or("");
-      pv.observed = v.opt_str("observed").value_or("");
-      pv.verdict = v.at("verdict").str(64);
-      for (const auto& f : v.at("flags").array(4096)) {
-        Flag fl;
-        fl.code = f.at("code").str(64);
-        fl.method = f.opt_str("method").value_or("");
-        fl.message = f.at("message").str();
-        if (f.has("evidence")) fl.evidence = f.at("evidence").raw();
-        pv.flags.push_back(std::move(fl));
-      }
-      if (auto ms = v.opt("methods")) {
-        for (const auto& m : ms->array(4096)) pv.methods.push_back(method_verdict_from(m));
-      }
-      if (auto cs = v.opt("cards")) {
-        for (const auto& c : cs->array(kMaxItems)) pv.cards.push_back(card_from(c));
-      }
-      if (auto cp = v.opt("concurrent_pairs")) pv.concurrent_pairs = cp->string_array(kMaxItems);
-      d.verdicts.push_back(std::move(pv));
-    }
+  if (auto lc = r.opt("link_counters")) res.link_counters = read_link_counters(*lc);
+}
+
+Result read_result(const JsonIn& r) {
+  Result res;
+  res.method = r.at("method").str(128);
+  res.src = rank_field(r, "src");
+  res.dst = rank_field(r, "dst");
+  res.bytes = static_cast<std::uint64_t>(r.at("bytes").number(0, kMaxBytes));
+  const auto st = r.at("status").str(64);
+  auto status = result_status_from_string(st);
+  if (!status) r.at("status").fail("'" + st + "' is not a result status");
+  res.status = *status;
+  res.reason = r.opt_str("reason").value_or("");
+  res.warmup_iters = static_cast<int>(r.opt_integer("warmup_iters", 0, 1 << 30).value_or(0));
+  res.iters = static_cast<int>(r.opt_integer("iters", 0, 1 << 30).value_or(0));
+  res.samples = static_cast<int>(r.opt_integer("samples", 0, 1 << 30).value_or(0));
+  res.graph_replays = static_cast<int>(r.opt_integer("graph_replays", 0, 1 << 30).value_or(0));
+  res.round = static_cast<int>(r.opt_integer("round", 0, 1 << 30).value_or(0));
+  res.concurrent_pairs =
+      static_cast<int>(r.opt_integer("concurrent_pairs", 0, 1 << 20).value_or(1));
+  res.time_us = opt_stats(r, "time_us");
+  res.algbw_gbps = opt_stats(r, "algbw_gbps");
+  res.busbw_gbps = opt_stats(r, "busbw_gbps");
+  if (res.status == ResultStatus::kOk && (!res.time_us || !res.algbw_gbps)) {
+    r.fail("status ok but time_us or algbw_gbps is missing");
   }
+  read_result_details(r, res);
+  return res;
+}
+
+Flag read_flag(const JsonIn& f) {
+  Flag fl;
+  fl.code = f.at("code").str(64);
+  fl.method = f.opt_str("method").value_or("");
+  fl.message = f.at("message").str();
+  if (f.has("evidence")) fl.evidence = f.at("evidence").raw();
+  return fl;
+}
+
+PairVerdict read_verdict(const JsonIn& v) {
+  PairVerdict pv;
+  pv.src = rank_field(v, "src");
+  pv.dst = rank_field(v, "dst");
+  pv.link = v.opt_str("link").value_or("");
+  pv.link_description = v.opt_str("link_description").value_or("");
+  pv.observed = v.opt_str("observed").value_or("");
+  pv.verdict = v.at("verdict").str(64);
+  for (const auto& f : v.at("flags").array(4096)) pv.flags.push_back(read_flag(f));
+  if (auto ms = v.opt("methods")) {
+    for (const auto& m : ms->array(4096)) pv.methods.push_back(method_verdict_from(m));
+  }
+  if (auto cs = v.opt("cards")) {
+    for (const auto& c : cs->array(kMaxItems)) pv.cards.push_back(card_from(c));
+  }
+  if (auto cp = v.opt("concurrent_pairs")) pv.concurrent_pairs = cp->string_array(kMaxItems);
+  return pv;
+}
+
+// link_health, timing and errors: the document's closing sections.
+void read_link_health_timing_errors(const JsonIn& in, const std::string& file, RunDocument& d) {
   if (auto lh = in.opt("link_health")) {
     for (const auto& h : lh->array(kMaxItems)) {
       d.link_health.push_back(gpu_link_health_from_json(h.raw(), file, h.path()));
@@ -841,6 +872,29 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     d.timing.elapsed_s = t->opt_number("elapsed_s", 0, 1e9);
   }
   if (auto e = in.opt("errors")) d.errors = e->string_array(kMaxItems);
+}
+
+}  // namespace
+
+// Sections are read in the file's order, so the first bad field is the one reported.
+RunDocument run_document_from_json(const json& j, const std::string& file) {
+  JsonIn in(j, file);
+  in.require_object();
+  RunDocument d;
+  d.schema_version = read_schema_version(in);
+  require_run_kind(in);
+  read_tool_and_status(in, d);
+  d.system = read_system(in.at("system"), file);
+  read_config_and_methods(in, file, d);
+  for (const auto& p : in.at("pairs").array(kMaxItems)) d.pairs.push_back(read_pair(p));
+  if (in.has("topology"))
+    d.topology = topology_from_json(in.at("topology").raw(), file, "topology");
+  if (auto n = in.opt("nccl")) d.nccl = read_nccl(*n);
+  for (const auto& r : in.at("results").array(kMaxResults)) d.results.push_back(read_result(r));
+  if (auto vs = in.opt("verdicts")) {
+    for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));
+  }
+  read_link_health_timing_errors(in, file, d);
   return d;
 }
 
