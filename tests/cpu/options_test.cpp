@@ -58,7 +58,9 @@ TEST(Options, NcclTestsFlagsParse) {
   EXPECT_FALSE(o.check);
   EXPECT_EQ(o.cudagraph_replays, 20);
   EXPECT_EQ(o.methods,
-            (std::vector<std::string>{"nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce"}));
+            (std::vector<std::string>{"nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce",
+                                      "nccl-allgather", "nccl-reducescatter", "nccl-broadcast",
+                                      "nccl-reduce", "nccl-alltoall", "nccl-sendrecv-ring"}));
   EXPECT_EQ(o.schedule, Schedule::kRounds);
   EXPECT_EQ(o.json_path, "x.json");
 }

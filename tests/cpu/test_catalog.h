@@ -46,13 +46,25 @@ inline std::vector<MethodInfo> catalog() {
   };
   c.push_back(nccl("nccl-sendrecv", false));
   c.push_back(nccl("nccl-sendrecv-bidir", true));
-  MethodInfo ar;
-  ar.name = "nccl-allreduce";
-  ar.family = "nccl";
-  ar.uses_nccl = true;
-  ar.scope = MethodScope::kAllRanks;
-  ar.collective = Collective::kAllReduce;
-  c.push_back(ar);
+  auto coll = [](const char* n, Collective k, bool reduces, bool rooted) {
+    MethodInfo m;
+    m.name = n;
+    m.family = "nccl";
+    m.uses_nccl = true;
+    m.scope = MethodScope::kAllRanks;
+    m.collective = k;
+    m.typed = true;
+    m.reduces = reduces;
+    m.rooted = rooted;
+    return m;
+  };
+  c.push_back(coll("nccl-allreduce", Collective::kAllReduce, true, false));
+  c.push_back(coll("nccl-allgather", Collective::kAllGather, false, false));
+  c.push_back(coll("nccl-reducescatter", Collective::kReduceScatter, true, false));
+  c.push_back(coll("nccl-broadcast", Collective::kBroadcast, false, true));
+  c.push_back(coll("nccl-reduce", Collective::kReduce, true, true));
+  c.push_back(coll("nccl-alltoall", Collective::kAllToAll, false, false));
+  c.push_back(coll("nccl-sendrecv-ring", Collective::kSendRecv, false, false));
   return c;
 }
 

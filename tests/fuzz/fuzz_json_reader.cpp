@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../cpu/test_catalog.h"
 #include "core/errors.h"
 #include "core/json_in.h"
 #include "core/report.h"
@@ -17,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto j = parse_json_text(text, "fuzz.json");
     try {
-      (void)expectations_from_json(j, "fuzz.json");
+      (void)expectations_from_json(j, "fuzz.json", test::catalog());
     } catch (const InputError&) {
     }
     const RunDocument d = run_document_from_json(j, "fuzz.json");
