@@ -167,16 +167,82 @@ int acceptance_code(const gpu::JobOutcome& outcome, const RunOptions& o, gpu::Ra
 
 }  // namespace
 
+namespace {
+
+// A typo'd key or method in the expect file is bad input: refuse it before anything starts.
+void refuse_bad_expect_file(const RunOptions& o) {
+  if (o.expect_path.empty()) return;
+  try {
+    (void)load_expectations(o.expect_path, gpu::method_catalog());
+  } catch (const InputError& e) {
+    throw UsageError(std::string("--expect: ") + e.what());
+  }
+}
+
+// Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
+gpu::NcclLogCapture nccl_capture_for(const RunOptions& o) {
+  const auto catalog = gpu::method_catalog();
+  const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(), [&](const std::string& m) {
+    return find_method(catalog, m)->uses_nccl;
+  });
+  if (!want_nccl || o.dry_run) return {};
+  return gpu::NcclLogCapture::setup();
+}
+
+// Results path: decided and checked by rank 0 (the writer) before any GPU work, and in a dry
+// run too (where only a -J given is checked); the same answer on every rank.
+void settle_results_path(RunOptions& o, gpu::RankContext& rk) {
+  std::string why;
+  if (rk.rank == 0) {
+    if (o.json_path.empty() && !o.dry_run) o.json_path = gpu::default_json_path(rk.host);
+    why = check_run_inputs(o.json_path);
+  }
+  o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
+  why = gpu::bcast_string(rk.world, why, 0);
+  if (!why.empty()) throw UsageError(why);
+}
+
+void dry_run_ranks(const RunOptions& o, gpu::RankContext& rk) {
+  if (rk.size < 2) throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2");
+  const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
+  if (rk.rank == 0) {
+    write_plan(std::cout, in, o.verbosity >= 2);
+    std::cout << std::flush;
+  } else {
+    summarize_plan(in);  // the same checks, so every rank leaves alike
+  }
+  gpu::barrier(rk.world);
+}
+
+int measure(const CommandLine& cl, const RunOptions& o, gpu::RankContext& rk,
+            gpu::NcclLogCapture& capture, const LaunchInfo& launch) {
+  gpu::Nvml nvml;
+  gpu::JobIo io;
+  io.out = &std::cout;
+  io.err = &std::cerr;
+  io.terminal = progress_may_redraw(::isatty(STDOUT_FILENO) == 1, launch,
+                                    [](const char* n) { return std::getenv(n); });
+  gpu::Job job(rk, o, cl.argv, capture, nvml, io);
+  const auto outcome = job.run();
+  int code = outcome.exit_code;
+  if (!o.expect_path.empty() && !outcome.gpu_stuck) {
+    code = std::max(code, acceptance_code(outcome, o, rk));
+  }
+  if (outcome.gpu_stuck) {
+    // Work still queued on the GPU would make MPI_Finalize and the CUDA runtime's teardown
+    // wait for it; every rank knows (the failure was gathered) and leaves now.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
+  }
+  return code;
+}
+
+}  // namespace
+
 int run_command(const CommandLine& cl, int argc, char** argv) {
   RunOptions o = cl.run;
-  // A typo'd key or method in the expect file is bad input: refuse it before anything starts.
-  if (!o.expect_path.empty()) {
-    try {
-      (void)load_expectations(o.expect_path, gpu::method_catalog());
-    } catch (const InputError& e) {
-      throw UsageError(std::string("--expect: ") + e.what());
-    }
-  }
+  refuse_bad_expect_file(o);
   const LaunchInfo launch = detect_launcher();
   if (!launch.under_launcher) {
     if (o.dry_run) return dry_run_local(o);
@@ -186,61 +252,17 @@ int run_command(const CommandLine& cl, int argc, char** argv) {
     throw UsageError("--np: only applies when peerbench starts its own mpirun; under " +
                      launch.launcher + " choose the rank count with the launcher (mpirun -np N)");
   }
-  // Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
-  const auto catalog = gpu::method_catalog();
-  const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(), [&](const std::string& m) {
-    return find_method(catalog, m)->uses_nccl;
-  });
-  gpu::NcclLogCapture capture;
-  if (want_nccl && !o.dry_run) capture = gpu::NcclLogCapture::setup();
-
+  gpu::NcclLogCapture capture = nccl_capture_for(o);
   gpu::MpiSession mpi(&argc, &argv);
   gpu::RankContext rk = gpu::make_rank_context();
   const bool root = rk.rank == 0;
   int code = kExitOk;
   try {
-    // Results path and --expect: decided and checked by rank 0 (the writer), before any GPU work
-    // and in a dry run too (where only a -J given is checked).
-    std::string why;
-    if (root) {
-      if (o.json_path.empty() && !o.dry_run) o.json_path = gpu::default_json_path(rk.host);
-      why = check_run_inputs(o.json_path);
-    }
-    o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
-    why = gpu::bcast_string(rk.world, why, 0);
-    if (!why.empty()) throw UsageError(why);
+    settle_results_path(o, rk);
     if (o.dry_run) {
-      if (rk.size < 2) throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2");
-      const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
-      if (root) {
-        write_plan(std::cout, in, o.verbosity >= 2);
-        std::cout << std::flush;
-      } else {
-        summarize_plan(in);  // the same checks, so every rank leaves alike
-      }
-      gpu::barrier(rk.world);
-      gpu::free_rank_context(rk);
-      return kExitOk;
-    }
-
-    gpu::Nvml nvml;
-    gpu::JobIo io;
-    io.out = &std::cout;
-    io.err = &std::cerr;
-    io.terminal = progress_may_redraw(::isatty(STDOUT_FILENO) == 1, launch,
-                                      [](const char* n) { return std::getenv(n); });
-    gpu::Job job(rk, o, cl.argv, capture, nvml, io);
-    const auto outcome = job.run();
-    code = outcome.exit_code;
-    if (!o.expect_path.empty() && !outcome.gpu_stuck) {
-      code = std::max(code, acceptance_code(outcome, o, rk));
-    }
-    if (outcome.gpu_stuck) {
-      // Work still queued on the GPU would make MPI_Finalize and the CUDA runtime's teardown
-      // wait for it; every rank knows (the failure was gathered) and leaves now.
-      std::fflush(stdout);
-      std::fflush(stderr);
-      std::_Exit(code);
+      dry_run_ranks(o, rk);
+    } else {
+      code = measure(cl, o, rk, capture, launch);
     }
   } catch (const UsageError& e) {
     if (root) std::fprintf(stderr, "peerbench: error: %s\n", e.what());

@@ -63,6 +63,80 @@ GpuInfo describe_gpu(int device, const Nvml& nvml) {
   return g;
 }
 
+namespace {
+
+// GPU `i` of this host: CUDA's device i, or past CUDA's count another rank's GPU (per-task
+// binding hides it from CUDA here; NVML still sees it), whose facts come from that rank.
+GpuTopology describe_host_gpu(int i, int n, const std::vector<GpuInfo>& unseen, const Nvml& nvml,
+                              std::optional<Nvml::Device>& handle, std::string& nvml_state) {
+  GpuTopology g;
+  if (i < n) {
+    static_cast<GpuInfo&>(g) = describe_gpu(i, nvml);
+  } else {
+    static_cast<GpuInfo&>(g) = unseen[static_cast<std::size_t>(i - n)];
+    g.index = i;  // its place in this topology
+  }
+  g.numa_node = numa_node_of(g.pci_bus_id);
+  std::string err;
+  handle = nvml.device_by_pci(g.pci_bus_id, &err);
+  if (handle) {
+    g.pcie_gen_current = nvml.pcie_gen(*handle, false);
+    g.pcie_gen_max = nvml.pcie_gen(*handle, true);
+    g.pcie_gen_gpu_max = nvml.pcie_gen_gpu_max(*handle);
+    g.pcie_width_current = nvml.pcie_width(*handle, false);
+    g.pcie_width_max = nvml.pcie_width(*handle, true);
+    for (const auto& l : nvml.nvlinks(*handle)) {
+      g.nvlinks.push_back({l.link, l.active, l.version, l.remote_bus_id});
+      if (l.active) ++g.nvlinks_up;
+    }
+  } else if (nvml.available() && nvml_state == "ok") {
+    nvml_state = "ok, but " + err;
+  }
+  return g;
+}
+
+// NVLinks between a and b: links whose far end is b, plus, for links to a non-GPU (an NVSwitch,
+// or a far end NVML cannot name, as in VMs that hide the switches), the smaller of the two GPUs'
+// switch links.
+int nvlinks_between(const HostTopology& t, int a, int b) {
+  auto switch_links = [&](int g) {
+    int n = 0;
+    for (const auto& l : t.gpus[g].nvlinks) {
+      if (!l.active) continue;
+      const bool to_gpu = !l.remote_pci_bus_id.empty() &&
+                          std::any_of(t.gpus.begin(), t.gpus.end(), [&](const GpuTopology& o) {
+                            return o.pci_bus_id == l.remote_pci_bus_id;
+                          });
+      if (!to_gpu) ++n;
+    }
+    return n;
+  };
+  int direct = 0;
+  for (const auto& l : t.gpus[a].nvlinks) {
+    if (l.active && l.remote_pci_bus_id == t.gpus[b].pci_bus_id) ++direct;
+  }
+  return direct + std::min(switch_links(a), switch_links(b));
+}
+
+// CUDA's peer facts for devices a and b (both visible to this process).
+void cuda_peer_facts(GpuPairTopology& p, int a, int b) {
+  int can = 0;
+  PB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+  p.cuda_can_access_peer = can != 0;
+  int v = 0;
+  if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrPerformanceRank, a, b) == cudaSuccess)
+    p.cuda_perf_rank = v;
+  if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, a, b) == cudaSuccess) {
+    p.cuda_access_supported = v != 0;
+  }
+  if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported, a, b) == cudaSuccess) {
+    p.cuda_native_atomics = v != 0;
+  }
+  (void)cudaGetLastError();  // an unsupported attribute query must not linger
+}
+
+}  // namespace
+
 HostTopology probe_host_topology(const std::string& host, const Nvml& nvml,
                                  const std::vector<GpuInfo>& unseen) {
   HostTopology t;
@@ -73,32 +147,7 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml,
   const int total = n + static_cast<int>(unseen.size());
   std::vector<std::optional<Nvml::Device>> handles(total);
   for (int i = 0; i < total; ++i) {
-    GpuTopology g;
-    if (i < n) {
-      static_cast<GpuInfo&>(g) = describe_gpu(i, nvml);
-    } else {
-      // Another rank's GPU (per-task binding hides it from CUDA here; NVML still sees it):
-      // its facts come from that rank, its links from NVML. Its index is its place here.
-      static_cast<GpuInfo&>(g) = unseen[static_cast<std::size_t>(i - n)];
-      g.index = i;
-    }
-    g.numa_node = numa_node_of(g.pci_bus_id);
-    std::string err;
-    handles[i] = nvml.device_by_pci(g.pci_bus_id, &err);
-    if (handles[i]) {
-      g.pcie_gen_current = nvml.pcie_gen(*handles[i], false);
-      g.pcie_gen_max = nvml.pcie_gen(*handles[i], true);
-      g.pcie_gen_gpu_max = nvml.pcie_gen_gpu_max(*handles[i]);
-      g.pcie_width_current = nvml.pcie_width(*handles[i], false);
-      g.pcie_width_max = nvml.pcie_width(*handles[i], true);
-      for (const auto& l : nvml.nvlinks(*handles[i])) {
-        g.nvlinks.push_back({l.link, l.active, l.version, l.remote_bus_id});
-        if (l.active) ++g.nvlinks_up;
-      }
-    } else if (nvml.available() && t.nvml == "ok") {
-      t.nvml = "ok, but " + err;
-    }
-    t.gpus.push_back(std::move(g));
+    t.gpus.push_back(describe_host_gpu(i, n, unseen, nvml, handles[i], t.nvml));
   }
   for (int a = 0; a < total; ++a) {
     for (int b = 0; b < total; ++b) {
@@ -106,48 +155,13 @@ HostTopology probe_host_topology(const std::string& host, const Nvml& nvml,
       GpuPairTopology p;
       p.gpu_a = a;
       p.gpu_b = b;
-      // Links whose far end is b; links to a non-GPU (an NVSwitch) connect a to every GPU on
-      // the switch fabric, counted as the smaller of the two GPUs' switch links.
-      int direct = 0;
-      auto switch_links = [&](int g) {
-        int n = 0;
-        for (const auto& l : t.gpus[g].nvlinks) {
-          if (!l.active) continue;
-          // A far end that is no GPU of this host is a switch; an unknown far end (NVML cannot
-          // say, as in VMs that hide the NVSwitches) is counted the same way.
-          const bool to_gpu = !l.remote_pci_bus_id.empty() &&
-                              std::any_of(t.gpus.begin(), t.gpus.end(), [&](const GpuTopology& o) {
-                                return o.pci_bus_id == l.remote_pci_bus_id;
-                              });
-          if (!to_gpu) ++n;
-        }
-        return n;
-      };
-      for (const auto& l : t.gpus[a].nvlinks) {
-        if (l.active && l.remote_pci_bus_id == t.gpus[b].pci_bus_id) ++direct;
-      }
-      p.nvlink_count = direct + std::min(switch_links(a), switch_links(b));
+      p.nvlink_count = nvlinks_between(t, a, b);
       if (handles[a] && handles[b]) {
         if (auto anc = nvml.common_ancestor(*handles[a], *handles[b])) p.pcie_path = *anc;
         p.nvml_p2p = nvml.p2p_status(*handles[a], *handles[b]);
       }
-      if (a >= n || b >= n) {  // CUDA cannot be asked about a GPU it does not show
-        t.pairs.push_back(std::move(p));
-        continue;
-      }
-      int can = 0;
-      PB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
-      p.cuda_can_access_peer = can != 0;
-      int v = 0;
-      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrPerformanceRank, a, b) == cudaSuccess)
-        p.cuda_perf_rank = v;
-      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, a, b) == cudaSuccess) {
-        p.cuda_access_supported = v != 0;
-      }
-      if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported, a, b) == cudaSuccess) {
-        p.cuda_native_atomics = v != 0;
-      }
-      (void)cudaGetLastError();  // an unsupported attribute query must not linger
+      // CUDA cannot be asked about a GPU it does not show this process.
+      if (a < n && b < n) cuda_peer_facts(p, a, b);
       t.pairs.push_back(std::move(p));
     }
   }
