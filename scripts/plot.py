@@ -37,6 +37,15 @@ def size_label(b):
     return str(b)
 
 
+def size_axis(ax, sizes, label):
+    """A log2 x axis with one labelled tick per measured size."""
+    ticks = sorted(sizes)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([size_label(t) for t in ticks], rotation=45)
+    ax.set_xlabel(label)
+
+
 def collectives_plot(plt, doc, ok, host, out):
     """Every collective over all ranks on one chart: busbw against size (each method's first
     type/op variant, the one its verdict uses)."""
@@ -53,11 +62,8 @@ def collectives_plot(plt, doc, ok, host, out):
     for name, pts in curves.items():
         ax.plot([r["bytes"] for r in pts], [r["busbw_gbps"]["median"] for r in pts], marker="o",
                 label=name)
-    ticks = sorted({r["bytes"] for c in curves.values() for r in c})
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([size_label(t) for t in ticks], rotation=45)
-    ax.set_xlabel("size (bytes, as nccl-tests counts them)")
+    size_axis(ax, {r["bytes"] for c in curves.values() for r in c},
+              "size (bytes, as nccl-tests counts them)")
     ax.set_ylabel("bus GB/s (median)")
     ax.set_title(f"NCCL collectives on {host}")
     ax.grid(True, alpha=0.3)
@@ -104,11 +110,7 @@ def main():
                 x = [r["bytes"] for r in pts]
                 ax.plot(x, [r[key]["median"] for r in pts], marker="o", label=pair)
                 ax.fill_between(x, [r[key]["min"] for r in pts], [r[key]["max"] for r in pts], alpha=0.2)
-            ax.set_xscale("log", base=2)
-            ticks = sorted({r["bytes"] for r in rs})
-            ax.set_xticks(ticks)
-            ax.set_xticklabels([size_label(t) for t in ticks], rotation=45)
-            ax.set_xlabel("transfer size (bytes)")
+            size_axis(ax, {r["bytes"] for r in rs}, "transfer size (bytes)")
             ax.set_ylabel(f"{unit} (median, band: min-max)")
             ax.set_title(f"{name} on {host}")
             ax.grid(True, alpha=0.3)

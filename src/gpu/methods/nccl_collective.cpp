@@ -59,13 +59,9 @@ ncclRedOp_t nccl_op(ReduceOp o) {
 
 MethodInfo collective_method(const char* name, const char* summary, Collective c, bool reduces,
                              bool rooted) {
-  MethodInfo m;
-  m.name = name;
-  m.family = "nccl";
-  m.summary = summary;
+  MethodInfo m = nccl_pair_method(name, summary, false);  // the NCCL facts they share
   m.scope = MethodScope::kAllRanks;
   m.collective = c;
-  m.uses_nccl = true;
   m.typed = true;
   m.reduces = reduces;
   m.rooted = rooted;
