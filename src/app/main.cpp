@@ -8,17 +8,21 @@
 #include "core/errors.h"
 #include "core/launcher.h"
 #include "gpu/method.h"
+#include "gpu/mpi_context.h"
 
 namespace {
 
-int run_peerbench(int argc, char** argv, bool printing) {
+int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   using namespace peerbench;
+  const bool printing = is_printing_rank(launch);
   CommandLine cl;
   try {
     cl = parse_command_line(argc, argv, gpu::method_catalog());
   } catch (const UsageError& e) {
-    // Every rank parses the same argv and fails alike; one of them says why.
+    // Every rank parses the same argv and fails alike; one of them says why, and the others
+    // wait for that line before leaving (an early exit would make the launcher kill it).
     if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    if (launch.under_launcher) gpu::leave_together();
     return kExitUsage;
   }
   try {
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
   using namespace peerbench;
   try {
     const LaunchInfo launch = detect_launcher();
-    return run_peerbench(argc, argv, is_printing_rank(launch));
+    return run_peerbench(argc, argv, launch);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "peerbench: error: out of memory; the input asks for more than fits\n");
     return kExitUsage;

@@ -170,13 +170,24 @@ int acceptance_code(const gpu::JobOutcome& outcome, const RunOptions& o, gpu::Ra
 namespace {
 
 // A typo'd key or method in the expect file is bad input: refuse it before anything starts.
-void refuse_bad_expect_file(const RunOptions& o) {
-  if (o.expect_path.empty()) return;
+// Returns the reason, or "" when the file is fine or none was given.
+std::string expect_file_refusal(const RunOptions& o) {
+  if (o.expect_path.empty()) return {};
   try {
     (void)load_expectations(o.expect_path, gpu::method_catalog());
   } catch (const InputError& e) {
-    throw UsageError(std::string("--expect: ") + e.what());
+    return std::string("--expect: ") + e.what();
   }
+  return {};
+}
+
+// What a rank under a launcher refuses before MPI starts; "" when nothing.
+std::string refusal_under_launcher(const RunOptions& o, const LaunchInfo& launch) {
+  if (o.np) {
+    return "--np: only applies when peerbench starts its own mpirun; under " + launch.launcher +
+           " choose the rank count with the launcher (mpirun -np N)";
+  }
+  return expect_file_refusal(o);
 }
 
 // Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
@@ -242,18 +253,18 @@ int measure(const CommandLine& cl, const RunOptions& o, gpu::RankContext& rk,
 
 int run_command(const CommandLine& cl, int argc, char** argv) {
   RunOptions o = cl.run;
-  refuse_bad_expect_file(o);
   const LaunchInfo launch = detect_launcher();
   if (!launch.under_launcher) {
+    const std::string why = expect_file_refusal(o);
+    if (!why.empty()) throw UsageError(why);
     if (o.dry_run) return dry_run_local(o);
     return reexec_under_mpirun(o, argc, argv);
   }
-  if (o.np) {
-    throw UsageError("--np: only applies when peerbench starts its own mpirun; under " +
-                     launch.launcher + " choose the rank count with the launcher (mpirun -np N)");
-  }
-  gpu::NcclLogCapture capture = nccl_capture_for(o);
+  // The expect file may be readable on one host and not on another: ranks agree first.
+  const std::string why = refusal_under_launcher(o, launch);
+  gpu::NcclLogCapture capture = why.empty() ? nccl_capture_for(o) : gpu::NcclLogCapture{};
   gpu::MpiSession mpi(&argc, &argv);
+  if (gpu::any_rank_refuses(why)) return kExitUsage;
   gpu::RankContext rk = gpu::make_rank_context();
   const bool root = rk.rank == 0;
   int code = kExitOk;

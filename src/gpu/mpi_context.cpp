@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -129,6 +130,36 @@ std::string mpi_library_version() {
   if (nl != std::string::npos) s.resize(nl);
   while (!s.empty() && (s.back() == ' ' || s.back() == ',')) s.pop_back();
   return s;
+}
+
+bool any_rank_refuses(const std::string& my_refusal) {
+  int rank = 0, size = 1;
+  PB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  PB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  const int mine = my_refusal.empty() ? size : rank;
+  int first = size;
+  PB_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  if (first == size) return false;
+  if (rank == first) {
+    std::fprintf(stderr, "peerbench: error: %s\n", my_refusal.c_str());
+    std::fflush(stderr);
+  }
+  PB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  return true;
+}
+
+void leave_together() {
+  std::fflush(stderr);
+  std::fflush(stdout);
+  int initialized = 0, finalized = 0;
+  if (MPI_Initialized(&initialized) != MPI_SUCCESS || MPI_Finalized(&finalized) != MPI_SUCCESS ||
+      finalized) {
+    return;
+  }
+  if (!initialized && MPI_Init(nullptr, nullptr) != MPI_SUCCESS) return;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  MPI_Finalize();
 }
 
 }  // namespace peerbench::gpu

@@ -65,4 +65,16 @@ std::vector<std::uint8_t> allgather_bytes(MPI_Comm c, const void* mine, std::siz
 
 std::string mpi_library_version();
 
+// Input refused before any GPU work. Under a launcher, a rank that exits early with an error
+// code makes the launcher kill the others, possibly before the one that explains why has
+// written its line. So every rank checks, all agree (MPI starts here if it has not), the
+// first refusing rank prints its reason, and nobody leaves before that line is out.
+// Returns whether any rank refused. Collective over MPI_COMM_WORLD.
+bool any_rank_refuses(const std::string& my_refusal);
+
+// For a refusal every rank meets alike before MPI starts (bad argv): the printing rank has
+// already written its line; start MPI if needed and wait for every rank, then return.
+// Failures here are ignored: the process is leaving with the usage code anyway.
+void leave_together();
+
 }  // namespace peerbench::gpu
