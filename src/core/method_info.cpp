@@ -18,6 +18,7 @@ std::vector<MethodGroup> method_groups() {
       {"latency", "ce-latency and sm-latency"},
       {"bidir", "methods that move both directions at once"},
       {"nccl", "NCCL methods"},
+      {"host", "copies between each GPU and pinned host memory (h2d, d2h, h2d-all, d2h-all)"},
   };
 }
 
@@ -31,6 +32,7 @@ bool in_group(const MethodInfo& m, const std::string& group) {
   if (group == "latency") return m.metric == Metric::kLatency;
   if (group == "bidir") return m.bidirectional;
   if (group == "nccl") return m.uses_nccl;
+  if (group == "host") return m.family == "host";
   return false;
 }
 
@@ -89,7 +91,15 @@ const MethodInfo* find_method(const std::vector<MethodInfo>& catalog, const std:
 }
 
 std::string to_string(MethodScope s) {
-  return s == MethodScope::kPair ? "pair" : "all-ranks";
+  switch (s) {
+    case MethodScope::kPair:
+      return "pair";
+    case MethodScope::kAllRanks:
+      return "all-ranks";
+    case MethodScope::kPerGpu:
+      return "per-gpu";
+  }
+  return "pair";
 }
 std::string to_string(Metric m) {
   return m == Metric::kBandwidth ? "bandwidth" : "latency";

@@ -9,11 +9,15 @@
 
 namespace peerbench {
 
-enum class MethodScope { kPair, kAllRanks };
+// kPair: one ordered (or, bidirectional, unordered) pair of ranks per result. kAllRanks: one
+// collective over every rank, src = dst = -1. kPerGpu: one GPU and its host (h2d, d2h), one
+// result per rank with src = dst = that rank.
+enum class MethodScope { kPair, kAllRanks, kPerGpu };
 enum class Metric { kBandwidth, kLatency };
 
 // Families group methods for verdicts: "ce" (copy engine), "sm" (kernels dereferencing peer
-// memory), "staged" (through pinned host memory), "nccl".
+// memory), "staged" (through pinned host memory), "nccl", "host" (copies between a GPU and
+// pinned host memory).
 struct MethodInfo {
   std::string name;
   std::string summary;
@@ -31,6 +35,7 @@ struct MethodInfo {
   bool typed = false;            // runs once per -d/--datatype
   bool reduces = false;          // runs once per -o/--op
   bool rooted = false;           // takes -r/--root
+  bool all_gpus_at_once = false;  // kPerGpu: every GPU of the job in one step (h2d-all)
 };
 
 // Named groups accepted by --methods besides method names.

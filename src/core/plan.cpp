@@ -53,7 +53,9 @@ double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const Pla
   }
   double gbps = 350;
   double overhead = 10e-6;
-  if (m.family == "staged") {
+  if (m.family == "host") {
+    gbps = 50;  // PCIe Gen5 x16 through the copy engine
+  } else if (m.family == "staged") {
     gbps = 30;
     overhead = 30e-6;
   } else if (m.uses_nccl) {
@@ -140,6 +142,10 @@ class PlanWalker {
         continue;
       }
       step_.all_ranks = false;
+      if (m.scope == MethodScope::kPerGpu) {
+        gpu_steps(m, sizes_estimate, visit);
+        continue;
+      }
       int round_index = 0;
       for_each_round(m.bidirectional, [&](const std::pair<int, int>* pairs, std::size_t count) {
         fill_pairs(m, pairs, count);
@@ -166,6 +172,34 @@ class PlanWalker {
         return explicit_.count({a, b}) > 0;
     }
     return false;
+  }
+
+  // Host<->GPU methods: the "pair" of a step is (r, r), GPU r and its host. One step per GPU,
+  // or one step with every GPU at once (all_gpus_at_once: the host's PCIe and memory shared).
+  // An explicit --pairs list measures the GPUs it names; other filters concern links between
+  // GPUs, not a GPU and its host, and measure every GPU.
+  template <typename Visit>
+  void gpu_steps(const MethodInfo& m, double sizes_estimate, Visit&& visit) {
+    std::vector<int> gpus;
+    for (int r = 0; r < n_; ++r) {
+      const bool named = std::any_of(explicit_.begin(), explicit_.end(), [&](const auto& p) {
+        return p.first == r || p.second == r;
+      });
+      if (in_.pairs.kind != PairFilter::Kind::kExplicit || named) gpus.push_back(r);
+    }
+    slot_reason_of_.clear();
+    auto step_of = [&](int round, const int* first, std::size_t count) {
+      step_.round = round;
+      step_.pairs.assign(count, PlannedPair{});
+      for (std::size_t i = 0; i < count; ++i) step_.pairs[i].src = step_.pairs[i].dst = first[i];
+      step_.estimate_s = sizes_estimate;
+      visit(static_cast<const PlanStep&>(step_));
+    };
+    if (m.all_gpus_at_once) {
+      if (!gpus.empty()) step_of(0, gpus.data(), gpus.size());
+      return;
+    }
+    for (std::size_t i = 0; i < gpus.size(); ++i) step_of(static_cast<int>(i), &gpus[i], 1);
   }
 
   // The ordered pairs of each round of one direction pass; serial rounds are generated, not kept.
@@ -303,7 +337,8 @@ class PlanPrinter {
         break;
       }
       if (!pairs.empty()) pairs += " ";
-      pairs += std::to_string(p.src) + "->" + std::to_string(p.dst);
+      pairs += p.src == p.dst ? "GPU " + std::to_string(p.src)
+                              : std::to_string(p.src) + "->" + std::to_string(p.dst);
       if (!p.applicable) pairs += "(n/a)";
     }
     line(s.method, std::to_string(s.round), sizes_text(s.sizes), s.estimate_s, pairs);

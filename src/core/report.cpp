@@ -30,12 +30,11 @@ std::string variant_suffix(const std::string& v) {
   return v.empty() ? "" : " (" + v + ")";
 }
 
-// Methods that appear in the run's results, in the run's method order.
-std::vector<const MethodInfo*> methods_in(const RunDocument& d, bool all_ranks) {
+// Methods of one scope that appear in the run's results, in the run's method order.
+std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scope) {
   std::vector<const MethodInfo*> out;
   for (const auto& m : d.methods) {
-    const bool is_all = m.scope == MethodScope::kAllRanks;
-    if (is_all != all_ranks) continue;
+    if (m.scope != scope) continue;
     for (const auto& r : d.results) {
       if (r.method == m.name) {
         out.push_back(&m);
@@ -49,7 +48,7 @@ std::vector<const MethodInfo*> methods_in(const RunDocument& d, bool all_ranks) 
 std::vector<std::pair<int, int>> pairs_in(const RunDocument& d) {
   std::set<std::pair<int, int>> s;
   for (const auto& r : d.results) {
-    if (r.src >= 0 && r.dst >= 0) s.insert({r.src, r.dst});
+    if (r.src >= 0 && r.dst >= 0 && r.src != r.dst) s.insert({r.src, r.dst});
   }
   for (const auto& p : d.pairs) s.insert({p.src, p.dst});
   return {s.begin(), s.end()};
@@ -100,6 +99,56 @@ std::string unit(const MethodInfo* m) {
 std::string unit_at(const RunDocument& d, const MethodInfo* m) {
   const std::string size = largest_size_label(d, m);
   return size.empty() ? unit(m) : unit(m) + " @ " + size;
+}
+
+// Host<->GPU methods per GPU at the largest size, and for the every-GPU-at-once methods the
+// host's total (the sum of the GPUs' medians: they ran in the same timed window).
+struct HostTable {
+  std::vector<const MethodInfo*> methods;
+  std::vector<std::string> units;
+  struct Row {
+    std::string gpu, link;
+    std::vector<std::string> cells;
+  };
+  std::vector<Row> rows;
+  std::vector<std::string> totals;  // "h2d-all: 101.4 GB/s from 2 GPUs at once @ 1G"
+};
+
+std::string host_total(const RunDocument& d, const ResultIndex& idx, const MethodInfo* m) {
+  std::uint64_t bytes = 0;
+  for (const auto& r : d.results) {
+    if (r.method == m->name && r.status == ResultStatus::kOk) bytes = std::max(bytes, r.bytes);
+  }
+  double sum = 0;
+  int gpus = 0;
+  for (int g : idx.gpus()) {
+    const auto* r = idx.ok_at(m->name, g, g, bytes);
+    if (!r || !r->algbw_gbps) continue;
+    sum += r->algbw_gbps->median;
+    ++gpus;
+  }
+  if (gpus == 0) return "";
+  return m->name + ": " + format_fixed(sum, 1) + " GB/s from " + std::to_string(gpus) + " GPU" +
+         (gpus == 1 ? "" : "s") + " at once @ " + format_size_compact(bytes) +
+         " (sum of the GPUs' medians)";
+}
+
+HostTable host_table(const RunDocument& d, const ResultIndex& idx,
+                     const std::map<std::pair<int, int>, std::string>& links) {
+  HostTable t;
+  t.methods = methods_in(d, MethodScope::kPerGpu);
+  if (t.methods.empty()) return t;
+  for (const auto* m : t.methods) t.units.push_back(unit_at(d, m));
+  for (int g : idx.gpus()) {
+    HostTable::Row row{pair_name(g, g), link_label(links, g, g), {}};
+    for (const auto* m : t.methods) row.cells.push_back(cell(idx, m, g, g));
+    t.rows.push_back(std::move(row));
+  }
+  for (const auto* m : t.methods) {
+    if (!m->all_gpus_at_once) continue;
+    if (auto s = host_total(d, idx, m); !s.empty()) t.totals.push_back(std::move(s));
+  }
+  return t;
 }
 
 std::string transport_of(const ResultIndex& idx, int src, int dst) {
@@ -222,6 +271,7 @@ class TextReporter : public DocumentReporter {
       o << "  NCCL transport capture: " << d.nccl.mode
         << (d.nccl.note.empty() ? "" : " (" + d.nccl.note + ")") << "\n\n";
       matrix(o, in, idx);
+      host_lines(o, host_table(d, idx, links_of(in.verdicts)));
       all_ranks_lines(o, d);
       cards(o, in.verdicts);
       not_measured(o, d);
@@ -238,7 +288,7 @@ class TextReporter : public DocumentReporter {
  private:
   static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
     const auto& d = *in.doc;
-    const auto pm = methods_in(d, false);
+    const auto pm = methods_in(d, MethodScope::kPair);
     if (pm.empty()) return;
     const auto links = links_of(in.verdicts);
     o << "Pairs at the largest size (median; '!' = data errors):\n";
@@ -267,8 +317,33 @@ class TextReporter : public DocumentReporter {
     o << "\n";
   }
 
+  static void host_lines(std::ostringstream& o, const HostTable& t) {
+    if (t.methods.empty()) return;
+    o << "Host <-> GPU at the largest size (copy engine, pinned host memory on the GPU's NUMA "
+         "node; median):\n";
+    o << "  " << std::left << std::setw(8) << "gpu" << std::setw(15) << "link";
+    std::vector<int> widths;
+    for (std::size_t i = 0; i < t.methods.size(); ++i) {
+      widths.push_back(static_cast<int>(std::max(
+          {std::size_t{10}, t.methods[i]->name.size() + 2, t.units[i].size() + 2})));
+      o << std::right << std::setw(widths[i]) << t.methods[i]->name;
+    }
+    o << "\n  " << std::left << std::setw(23) << "";
+    for (std::size_t i = 0; i < t.methods.size(); ++i)
+      o << std::right << std::setw(widths[i]) << t.units[i];
+    o << "\n";
+    for (const auto& r : t.rows) {
+      o << "  " << std::left << std::setw(8) << r.gpu << std::setw(15) << r.link;
+      for (std::size_t i = 0; i < r.cells.size(); ++i)
+        o << std::right << std::setw(widths[i]) << r.cells[i];
+      o << "\n";
+    }
+    for (const auto& s : t.totals) o << "  " << s << "\n";
+    o << "\n";
+  }
+
   static void all_ranks_lines(std::ostringstream& o, const RunDocument& d) {
-    for (const auto* m : methods_in(d, true)) {
+    for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
       for (const auto& v : variants_of(d, m->name)) {
         o << m->name << variant_suffix(v) << " over all ranks (" << unit(m) << ", median):";
         for (const auto& r : d.results) {
@@ -357,6 +432,7 @@ class MarkdownReporter : public DocumentReporter {
       header(o, in);
       o << "**Verdict: " << md_escape(verdict_headline(count_verdicts(in.verdicts))) << "**\n\n";
       matrix(o, in, idx);
+      host_section(o, host_table(d, idx, links_of(in.verdicts)));
       all_ranks_tables(o, d);
       cards(o, in.verdicts);
       if (const auto um = unmeasured(d); !um.empty()) {
@@ -398,7 +474,7 @@ class MarkdownReporter : public DocumentReporter {
 
   static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
     const auto& d = *in.doc;
-    const auto pm = methods_in(d, false);
+    const auto pm = methods_in(d, MethodScope::kPair);
     if (pm.empty()) return;
     const auto links = links_of(in.verdicts);
     o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
@@ -416,8 +492,27 @@ class MarkdownReporter : public DocumentReporter {
     o << "\n";
   }
 
+  static void host_section(std::ostringstream& o, const HostTable& t) {
+    if (t.methods.empty()) return;
+    o << "## Host <-> GPU at the largest size\n\nCopy engine, pinned host memory on the GPU's "
+         "NUMA node; median; `-all` methods ran on every GPU at once.\n\n| GPU | link |";
+    for (std::size_t i = 0; i < t.methods.size(); ++i)
+      o << " " << md_escape(t.methods[i]->name) << " (" << md_escape(t.units[i]) << ") |";
+    o << "\n|---|---|";
+    for (std::size_t i = 0; i < t.methods.size(); ++i) o << "---:|";
+    o << "\n";
+    for (const auto& r : t.rows) {
+      o << "| " << md_escape(r.gpu) << " | " << md_escape(r.link) << " |";
+      for (const auto& c : r.cells) o << " " << md_escape(c) << " |";
+      o << "\n";
+    }
+    o << "\n";
+    for (const auto& s : t.totals) o << "- " << md_escape(s) << "\n";
+    if (!t.totals.empty()) o << "\n";
+  }
+
   static void all_ranks_tables(std::ostringstream& o, const RunDocument& d) {
-    for (const auto* m : methods_in(d, true)) {
+    for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
       for (const auto& v : variants_of(d, m->name)) {
         o << "## " << md_escape(m->name + variant_suffix(v))
           << " over all ranks\n\n| size | busbw GB/s (median) | min | max | time us | status "
@@ -506,6 +601,7 @@ class HtmlReporter : public DocumentReporter {
       const ResultIndex idx(d);
       header(o, in);
       matrix(o, in, idx);
+      host_section(o, host_table(d, idx, links_of(in.verdicts)));
       all_ranks_tables(o, d);
       cards(o, in.verdicts);
       if (const auto um = unmeasured(d); !um.empty()) {
@@ -563,7 +659,7 @@ class HtmlReporter : public DocumentReporter {
 
   static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
     const auto& d = *in.doc;
-    const auto pm = methods_in(d, false);
+    const auto pm = methods_in(d, MethodScope::kPair);
     if (pm.empty()) return;
     const auto links = links_of(in.verdicts);
     o << "<h2>Pairs at the largest size</h2><table><tr><th>pair</th><th>link</th>";
@@ -581,8 +677,27 @@ class HtmlReporter : public DocumentReporter {
     o << "</table>\n";
   }
 
+  static void host_section(std::ostringstream& o, const HostTable& t) {
+    if (t.methods.empty()) return;
+    o << "<h2>Host &lt;-&gt; GPU at the largest size</h2><p>Copy engine, pinned host memory on "
+         "the GPU's NUMA node; median; <code>-all</code> methods ran on every GPU at once.</p>"
+         "<table><tr><th>GPU</th><th>link</th>";
+    for (std::size_t i = 0; i < t.methods.size(); ++i) {
+      o << "<th>" << html_escape(t.methods[i]->name) << "<br>" << html_escape(t.units[i])
+        << "</th>";
+    }
+    o << "</tr>\n";
+    for (const auto& r : t.rows) {
+      o << "<tr><td>" << html_escape(r.gpu) << "</td><td>" << html_escape(r.link) << "</td>";
+      for (const auto& c : r.cells) o << "<td class=\"n\">" << html_escape(c) << "</td>";
+      o << "</tr>\n";
+    }
+    o << "</table>\n";
+    for (const auto& s : t.totals) o << "<p>" << html_escape(s) << "</p>\n";
+  }
+
   static void all_ranks_tables(std::ostringstream& o, const RunDocument& d) {
-    for (const auto* m : methods_in(d, true)) {
+    for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
       for (const auto& v : variants_of(d, m->name)) {
         o << "<h2>" << html_escape(m->name + variant_suffix(v))
           << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
@@ -759,6 +874,7 @@ std::string csv_field(const std::string& s_in) {
 
 std::string pair_name(int src, int dst) {
   if (src < 0 && dst < 0) return "all";
+  if (src == dst) return "GPU " + std::to_string(src);  // host<->GPU methods
   return std::to_string(src) + "->" + std::to_string(dst);
 }
 

@@ -56,6 +56,6 @@ class LiveReporter {
 // Helpers shared by reporters and compare.
 std::string html_escape(const std::string& s);
 std::string csv_field(const std::string& s);  // quotes and defuses spreadsheet formulas
-std::string pair_name(int src, int dst);      // "0->1" or "all"
+std::string pair_name(int src, int dst);      // "0->1", "GPU 2" (host<->GPU) or "all"
 
 }  // namespace peerbench

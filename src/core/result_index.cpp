@@ -19,7 +19,11 @@ ResultIndex::ResultIndex(const RunDocument& d) {
     by_key_[{r.method, r.src, r.dst}].push_back(&r);
     methods_of_pair_[{r.src, r.dst}].insert(r.method);
     methods_.insert(r.method);
-    if (r.src >= 0 && r.dst >= 0) pairs_.insert({r.src, r.dst});
+    if (r.src >= 0 && r.src == r.dst) {
+      gpus_.insert(r.src);
+    } else if (r.src >= 0 && r.dst >= 0) {
+      pairs_.insert({r.src, r.dst});
+    }
     if (r.concurrent_pairs > 1) rounds_[{r.method, r.round}].insert({r.src, r.dst});
   }
   for (auto* m : {&by_key_, &every_}) {

@@ -26,8 +26,10 @@ class ResultIndex {
   const Result* largest_ok(const std::string& method, int src, int dst) const;
   // The ok result at exactly `bytes`, or nullptr.
   const Result* ok_at(const std::string& method, int src, int dst, std::uint64_t bytes) const;
-  // Ordered pairs with results or pair facts, in order.
+  // Ordered pairs of two ranks with results or pair facts, in order.
   const std::set<std::pair<int, int>>& pairs() const { return pairs_; }
+  // Ranks with results of host<->GPU methods (src = dst = the rank).
+  const std::set<int>& gpus() const { return gpus_; }
   // Methods with results for src->dst (or -1/-1), by name.
   std::vector<std::string> methods_of(int src, int dst) const;
   // Methods with results anywhere, by name.
@@ -45,6 +47,7 @@ class ResultIndex {
   std::map<std::pair<int, int>, std::set<std::string>> methods_of_pair_;
   std::set<std::string> methods_;
   std::set<std::pair<int, int>> pairs_;
+  std::set<int> gpus_;
   std::map<int, const RankInfo*> ranks_;
   std::map<std::pair<int, int>, const PairFacts*> facts_;
   std::map<std::pair<std::string, int>, std::set<std::pair<int, int>>> rounds_;

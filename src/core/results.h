@@ -75,6 +75,7 @@ struct RankInfo {
   int local_rank = -1;
   GpuInfo gpu;
   std::string cpu_binding;  // what peerbench did about CPU affinity, in words
+  std::string host_memory;  // host<->GPU methods: where their pinned buffer is, in words
 };
 
 struct SystemInfo {

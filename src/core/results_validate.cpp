@@ -65,8 +65,10 @@ class RunChecks {
     expect("all_ranks", p.contains("all_ranks") && p["all_ranks"].is_boolean(), "true or false");
   }
 
-  // src/dst of a pair: both ranks of the run and different, or (when `all_ranks_ok`) both -1.
-  void pair_of_ranks(const std::string& at, int src, int dst, bool all_ranks_ok) const {
+  // src/dst of a pair: both ranks of the run and different, or (when `all_ranks_ok`) both -1,
+  // or (when `same_ok`: host<->GPU methods) both the one rank whose GPU was measured.
+  void pair_of_ranks(const std::string& at, int src, int dst, bool all_ranks_ok,
+                     bool same_ok = false) const {
     if (all_ranks_ok && src < 0 && dst < 0) return;
     for (const auto& [key, r] : {std::make_pair("src", src), std::make_pair("dst", dst)}) {
       if (r < 0) fail(at + "." + key, "missing; a pair names two ranks");
@@ -74,7 +76,10 @@ class RunChecks {
         fail(at + "." + key, "rank " + std::to_string(r) + " is not in system.ranks");
       }
     }
-    if (src == dst) fail(at + ".dst", "same rank as src (" + std::to_string(src) + ")");
+    if (src == dst && !same_ok) {
+      fail(at + ".dst", "same rank as src (" + std::to_string(src) +
+                            "); only host<->GPU methods (scope per-gpu) name one rank");
+    }
   }
 
   void measured(const std::string& at, double v, double max, const char* unit) const {
@@ -106,7 +111,8 @@ class RunChecks {
   void result(std::size_t i) const {
     const Result& r = d_.results[i];
     const std::string at = "results[" + std::to_string(i) + "]";
-    pair_of_ranks(at, r.src, r.dst, true);
+    const MethodInfo* m = find_method(d_.methods, r.method);
+    pair_of_ranks(at, r.src, r.dst, true, m && m->scope == MethodScope::kPerGpu);
     bytes(at, i);
     stats(at + ".time_us", r.time_us, kMaxTimeUs, "us");
     stats(at + ".algbw_gbps", r.algbw_gbps, kMaxGbps, "GB/s");

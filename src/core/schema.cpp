@@ -97,8 +97,10 @@ MethodInfo method_from(const JsonIn& in) {
     m.scope = MethodScope::kPair;
   } else if (scope == "all-ranks") {
     m.scope = MethodScope::kAllRanks;
+  } else if (scope == "per-gpu") {
+    m.scope = MethodScope::kPerGpu;
   } else {
-    in.at("scope").fail("'" + scope + "' is not pair or all-ranks");
+    in.at("scope").fail("'" + scope + "' is not pair, all-ranks or per-gpu");
   }
   const auto metric = in.at("metric").str();
   if (metric == "bandwidth") {
@@ -119,6 +121,7 @@ MethodInfo method_from(const JsonIn& in) {
   m.uses_nccl = in.opt_bool("uses_nccl").value_or(false);
   m.graph_capturable = in.opt_bool("graph_capturable").value_or(true);
   m.fixed_size = in.opt_bool("fixed_size").value_or(false);
+  m.all_gpus_at_once = in.opt_bool("all_gpus_at_once").value_or(false);
   return m;
 }
 
@@ -388,7 +391,8 @@ json to_json(const MethodInfo& m) {
               {"same_host_only", m.same_host_only},
               {"uses_nccl", m.uses_nccl},
               {"graph_capturable", m.graph_capturable},
-              {"fixed_size", m.fixed_size}};
+              {"fixed_size", m.fixed_size},
+              {"all_gpus_at_once", m.all_gpus_at_once}};
 }
 
 json to_json(const Result& r) {
@@ -507,6 +511,7 @@ json to_json(const RankInfo& r) {
               {"host", r.host},
               {"local_rank", r.local_rank},
               {"cpu_binding", str_or_null(r.cpu_binding)},
+              {"host_memory", str_or_null(r.host_memory)},
               {"gpu",
                {{"index", r.gpu.index},
                 {"name", r.gpu.name},
@@ -526,6 +531,7 @@ RankInfo rank_info_from_json(const json& j, const std::string& file, const std::
   ri.host = r.at("host").str(256);
   ri.local_rank = static_cast<int>(r.opt_integer("local_rank", 0, kMaxRank).value_or(0));
   ri.cpu_binding = r.opt_str("cpu_binding").value_or("");
+  ri.host_memory = r.opt_str("host_memory").value_or("");
   const auto g = r.at("gpu");
   ri.gpu.index = static_cast<int>(g.at("index").integer(0, 4096));
   ri.gpu.name = g.opt_str("name").value_or("");

@@ -130,10 +130,18 @@ bool pair_accepted(const Ctx& c, int a, int b) {
   return true;
 }
 
+// Host<->GPU methods measure every GPU, or under an explicit --pairs list the GPUs it names.
+bool gpu_accepted(const Ctx& c, int r) {
+  if (!c.filter || c.filter->kind != PairFilter::Kind::kExplicit) return true;
+  return std::any_of(c.filter->pairs.begin(), c.filter->pairs.end(),
+                     [&](const std::pair<int, int>& p) { return p.first == r || p.second == r; });
+}
+
 bool requested_for(const Ctx& c, const MethodInfo& m, int src, int dst) {
   if (!c.requested_names.count(m.name)) return false;
   if (m.scope == MethodScope::kAllRanks) return src < 0;
-  if (src < 0) return false;
+  if (m.scope == MethodScope::kPerGpu) return src >= 0 && src == dst && gpu_accepted(c, src);
+  if (src < 0 || src == dst) return false;
   if (m.bidirectional)
     return src < dst && (pair_accepted(c, src, dst) || pair_accepted(c, dst, src));
   return pair_accepted(c, src, dst);
@@ -189,6 +197,34 @@ Link link_of(const Ctx& c, int src, int dst) {
     if (p != c.gpu_pairs.end()) {
       l.cls = classify_link(*p->second);
       l.expected = expected_link_bandwidth(l.cls, *ga, *gb);
+    }
+  }
+  l.kind = bar_kind_of(l.cls);
+  return l;
+}
+
+// " over all ranks", " between host and rank 0 (...)", " from rank 0 (...) to rank 1 (...)".
+std::string where_text(const Ctx& c, const PairVerdict& v) {
+  if (v.src < 0) return " over all ranks";
+  if (v.src == v.dst) return " between the host and " + who(c, v.src);
+  return " from " + who(c, v.src) + " to " + who(c, v.dst);
+}
+
+// The link between a GPU and its host: the GPU's PCIe link through the CPU's host bridge. Its
+// bar is the generation and width GPU and slot both support (expected_link_bandwidth).
+Link host_link_of(const Ctx& c, int rank) {
+  Link l;
+  l.cls.kind = LinkKind::kPcieHostBridge;
+  l.cls.label = "PCIe";
+  const auto* r = c.idx.rank(rank);
+  if (const GpuTopology* g = r ? topology_gpu(c, *r) : nullptr) {
+    l.expected = expected_link_bandwidth(l.cls, *g, *g);
+    if (l.expected) {
+      const auto gen = g->pcie_gen_gpu_max && g->pcie_gen_max
+                           ? std::min(*g->pcie_gen_gpu_max, *g->pcie_gen_max)
+                           : g->pcie_gen_max.value_or(g->pcie_gen_current.value_or(0));
+      const int width = g->pcie_width_max.value_or(g->pcie_width_current.value_or(0));
+      l.cls.label = "PCIe Gen" + std::to_string(gen) + " x" + std::to_string(width);
     }
   }
   l.kind = bar_kind_of(l.cls);
@@ -393,7 +429,7 @@ void data_error_flags(const Ctx& c, PairVerdict& v, const std::vector<const Resu
         r->method + (variant_label(*r).empty() ? "" : " (" + variant_label(*r) + ")") +
             " delivered " + std::to_string(r->wrong) + " wrong elements at " +
             format_size(r->bytes) +
-            (v.src < 0 ? " over all ranks" : " from " + who(c, v.src) + " to " + who(c, v.dst)),
+            where_text(c, v),
         {{"bytes", r->bytes}, {"wrong", r->wrong}, {"checked_elements", r->checked_elements}}));
   }
 }
@@ -452,7 +488,7 @@ void judge_latency(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Resu
       "high-latency", m.name,
       m.name + " took " + format_fixed(*mv.value, 2) + " us per operation at " +
           format_size(r.bytes) +
-          (v.src < 0 ? " over all ranks" : " from " + who(c, v.src) + " to " + who(c, v.dst)) +
+          where_text(c, v) +
           ", over the " + format_fixed(*mv.bar, 1) + " us bar for " + kind,
       {{"measured_us", *mv.value},
        {"bar_us", *mv.bar},
@@ -498,7 +534,7 @@ void judge_bandwidth(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Re
   v.flags.push_back(make_flag(
       "below-link", m.name,
       m.name + " reached " + format_fixed(*mv.value, 1) + " GB/s at " + format_size(r.bytes) +
-          (v.src < 0 ? " over all ranks" : " from " + who(c, v.src) + " to " + who(c, v.dst)) +
+          where_text(c, v) +
           ", under the " + format_fixed(*mv.bar, 1) + " GB/s that " + v.link_description +
           " should carry",
       ev));
@@ -640,7 +676,10 @@ std::vector<std::string> concurrent_with(const Ctx& c, int src, int dst) {
     }
   }
   std::vector<std::string> out;
-  for (const auto& [a, b] : others) out.push_back(std::to_string(a) + "->" + std::to_string(b));
+  for (const auto& [a, b] : others) {
+    out.push_back(a == b ? "GPU " + std::to_string(a)
+                         : std::to_string(a) + "->" + std::to_string(b));
+  }
   return out;
 }
 
@@ -686,7 +725,8 @@ void describe_observed(const Ctx& c, PairVerdict& v) {
   if (!v.concurrent_pairs.empty()) {
     std::string with;
     for (const auto& p : v.concurrent_pairs) with += (with.empty() ? "" : ", ") + p;
-    parts.push_back("ran at once with " + with + " (--schedule rounds)");
+    parts.push_back("ran at once with " + with +
+                    (v.src == v.dst ? " (every GPU at once)" : " (--schedule rounds)"));
   }
   for (const auto& p : parts) v.observed += (v.observed.empty() ? "" : "; ") + p;
 }
@@ -719,6 +759,34 @@ std::optional<PairVerdict> pair_verdict(const Ctx& c, int src, int dst) {
   health_flags(c, v);
   describe_observed(c, v);
   settle(v, link.cls.kind == LinkKind::kSameGpu);
+  return v;
+}
+
+// One GPU and its host: the host<->GPU methods (h2d, d2h, h2d-all, d2h-all) against the GPU's
+// PCIe link.
+std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
+  PairVerdict v;
+  v.src = v.dst = rank;
+  const Link link = host_link_of(c, rank);
+  v.link = link.cls.label;
+  v.link_description =
+      "the GPU's PCIe link to the host" + (link.expected ? " (" + link.expected->basis + ")" : "");
+  v.cards = {card_from(c.idx.rank(rank), rank)};
+  v.concurrent_pairs = concurrent_with(c, rank, rank);
+  std::set<std::string> done;
+  for (const auto* m : c.requested) {
+    if (m->scope != MethodScope::kPerGpu || !done.insert(m->name).second) continue;
+    if (auto mv = judge_method(c, v, *m, link)) v.methods.push_back(std::move(*mv));
+  }
+  for (const auto& name : c.idx.methods_of(rank, rank)) {  // results of methods not requested
+    const auto* m = c.method(name);
+    if (!m || !done.insert(name).second) continue;
+    if (auto mv = judge_method(c, v, *m, link)) v.methods.push_back(std::move(*mv));
+  }
+  if (v.methods.empty()) return std::nullopt;
+  health_flags(c, v);
+  describe_observed(c, v);
+  settle(v, false);
   return v;
 }
 
@@ -801,6 +869,16 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
   std::vector<PairVerdict> out;
   for (const auto& [src, dst] : pairs_to_judge(c)) {
     if (auto v = pair_verdict(c, src, dst)) out.push_back(std::move(*v));
+  }
+  std::set<int> gpus = c.idx.gpus();
+  for (const auto* m : c.requested) {
+    if (m->scope != MethodScope::kPerGpu) continue;
+    for (const auto& r : d.system.ranks) {
+      if (gpu_accepted(c, r.rank)) gpus.insert(r.rank);
+    }
+  }
+  for (int r : gpus) {
+    if (auto v = gpu_verdict(c, r)) out.push_back(std::move(*v));
   }
   if (auto all = all_ranks_verdict(c)) out.push_back(std::move(*all));
   return out;

@@ -5,7 +5,9 @@
 // bars from --expect), so an old file can be judged by new rules.
 //
 // The API is plain data (results.h): compute_verdicts() gives one PairVerdict per ordered pair
-// that had something requested or flagged, plus one with src = dst = -1 for all-rank methods.
+// that had something requested or flagged, one per GPU with src = dst = its rank for the
+// host<->GPU methods (judged against the GPU's PCIe link), plus one with src = dst = -1 for
+// all-rank methods.
 // Each PairVerdict holds
 //   verdict   the pair's state, the worst of its methods and flags:
 //             flagged > incomplete > not-a-link > pass > not-judged > not-applicable

@@ -84,10 +84,12 @@ StepContext Engine::make_context(const Method& m, const PairState* mine, std::si
   c.nccl_reason = res_.nccl_reason;
   c.staging = res_.staging.get();
   c.staging_reason = res_.staging_reason;
+  c.host = res_.host.get();
+  c.host_reason = res_.host_reason;
   c.counters = reinterpret_cast<unsigned int*>(static_cast<char*>(res_.scratch.get()) + 8);
   c.timeout_ns = static_cast<std::uint64_t>(res_.opts->timeout_s * 0.5e9);
   c.sequence = &sequence_;
-  if (c.src < 0) return c;
+  if (c.src < 0 || c.src == c.dst) return c;  // all ranks, or one GPU and its host
   const int other = c.other();
   c.peer_device = rk.local_device_of_rank[other];
   if (!rk.same_physical_host(other) || !rk.same_host(other)) {
@@ -131,7 +133,7 @@ std::vector<PairState> Engine::pairs_of(const Method& m, const PlanStep& step) c
   for (const auto& pp : step.pairs) {
     PairState p;
     p.pair = pp;
-    p.ranks = {pp.src, pp.dst};
+    p.ranks = pp.src == pp.dst ? std::vector<int>{pp.src} : std::vector<int>{pp.src, pp.dst};
     p.workers = m.workers(pp.src, pp.dst);
     p.flows = m.flows(pp.src, pp.dst);
     if (!pp.applicable) p.fail(ResultStatus::kNotApplicable, pp.reason);

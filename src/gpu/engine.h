@@ -19,6 +19,7 @@
 #include "gpu/host_staging.h"
 #include "gpu/method.h"
 #include "gpu/nccl_comm.h"
+#include "gpu/numa_host_buffer.h"
 #include "gpu/nvml.h"
 #include "gpu/peer_access.h"
 
@@ -55,6 +56,8 @@ struct EngineResources {
   std::string nccl_reason;
   std::unique_ptr<HostStaging> staging;
   std::string staging_reason;
+  NumaHostBuffer host;  // host<->GPU methods: pinned on the GPU's NUMA node
+  std::string host_reason;
   const Nvml* nvml = nullptr;
   std::vector<std::string> bus_id_of_rank;
   kernels::CopyLaunch copy_launch;

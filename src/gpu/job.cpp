@@ -300,6 +300,24 @@ void Job::create_resources() {
     res_->staging =
         HostStaging::create(rank_, opts_.staged_chunk, opts_.staged_slots, &res_->staging_reason);
   if (want_nccl()) create_nccl();
+  const bool want_host = std::any_of(selected_.begin(), selected_.end(),
+                                     [](const MethodInfo& m) { return m.family == "host"; });
+  if (want_host) create_host_buffer();
+}
+
+// Pinned host memory for h2d/d2h on the GPU's NUMA node. A rank that cannot have it skips those
+// methods with the reason; where every rank's buffer went is recorded with the rank.
+void Job::create_host_buffer() {
+  std::string why;
+  try {
+    res_->host = NumaHostBuffer::allocate(buffer_bytes_, numa_node_of(my_gpu_.pci_bus_id));
+  } catch (const std::exception& x) {
+    why = rank_.where() + ": no pinned host memory for host<->GPU copies: " + x.what();
+  }
+  res_->host_reason = why;
+  const auto all = allgather_strings(rank_.world, why.empty() ? res_->host.placement() : why);
+  auto& ranks = outcome_.doc.system.ranks;
+  for (std::size_t r = 0; r < ranks.size() && r < all.size(); ++r) ranks[r].host_memory = all[r];
 }
 
 void Job::create_nccl() {
@@ -338,7 +356,8 @@ void Job::print_header() {
      << format_fixed(plan_.estimate_s, 0) << " s\n";
   for (const auto& r : doc.system.ranks) {
     *o << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name
-       << " " << r.gpu.pci_bus_id << ", " << r.cpu_binding << "\n";
+       << " " << r.gpu.pci_bus_id << ", " << r.cpu_binding
+       << (r.host_memory.empty() ? "" : "; host buffer " + r.host_memory) << "\n";
   }
   if (!res_->staging_reason.empty()) *o << "# " << res_->staging_reason << "\n";
   if (!res_->nccl_reason.empty()) *o << "# " << res_->nccl_reason << "\n";
@@ -372,7 +391,7 @@ void Job::run_steps() {
                                     [&](const auto& m) { return m->info().name == step.method; });
       // The host-staged copy is the step that loads every GPU's PCIe link.
       std::optional<PcieLoadSampler> pcie;
-      if (method.info().family == "staged")
+      if (method.info().family == "staged" || method.info().family == "host")
         pcie.emplace(nvml_, health_, step.method + " at " + format_size(step.sizes.back()));
       engine.run_step(method, step);
     } catch (const FatalRunError& e) {
@@ -428,7 +447,7 @@ void Job::record_link_health() {
   finish_link_health(nvml_, health_);
   if (!health_.pcie_gen_under_load) {
     health_.note += std::string(health_.note.empty() ? "" : "; ") +
-                    "PCIe not read under load (no staged step ran)";
+                    "PCIe not read under load (no staged, h2d or d2h step ran)";
   }
   for (const auto& s : allgather_strings(rank_.world, to_json(health_).dump())) {
     outcome_.doc.link_health.push_back(

@@ -70,6 +70,7 @@ class Job {
   // Resources.
   void create_resources();
   void create_nccl();
+  void create_host_buffer();
   // Steps.
   void print_header();
   void run_steps();

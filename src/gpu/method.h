@@ -35,8 +35,8 @@ struct StepContext {
   const RankContext& rank;
   const RunOptions& opts;
   cudaStream_t stream = nullptr;
-  int src = -1;  // the pair, in ranks; -1 for methods over all ranks
-  int dst = -1;
+  int src = -1;  // the pair, in ranks; -1 for methods over all ranks; src = dst = this rank
+  int dst = -1;  // for host<->GPU methods
   std::size_t bytes = 0;
   BufferSet local;
   BufferSet peer;  // the other rank's buffers mapped here (same host, P2P usable)
@@ -49,6 +49,8 @@ struct StepContext {
   std::string nccl_reason;  // why there is no communicator
   HostStaging* staging = nullptr;
   std::string staging_reason;
+  void* host = nullptr;  // pinned host memory on this GPU's NUMA node (host<->GPU methods)
+  std::string host_reason;  // why there is none
   unsigned int* counters = nullptr;  // device: [0] timeouts, [1] completed; zeroed per sample
   std::uint64_t timeout_ns = 0;
   std::uint64_t* sequence = nullptr;  // per-method counter that survives iterations of one step
@@ -121,6 +123,9 @@ class Method {
   virtual void prepare(StepContext&) {}
   virtual void before_sample(StepContext&) {}
   virtual void enqueue(StepContext& c) = 0;
+  // After the timed work, before the engine checks local.dst: methods whose output lands
+  // outside the engine's buffers (host memory) bring it into local.dst here, on c.stream.
+  virtual void before_check(StepContext&) {}
   virtual CheckCounts after_sample(StepContext&) { return {}; }
 
  private:

@@ -321,6 +321,7 @@ void SizeRun::check_sample(int sample) {
       }
       elements += l.recv_elems;
     } else if (o_.check && m_.data_mode() == DataMode::kBytes) {
+      m_.before_check(ctx_);
       for (const auto& f : mine_->flows) {
         if (f.to != me_) continue;
         if (corrupt_here_) PB_CUDA(kernels::corrupt_one_word(st, ctx_.local.dst, bytes_));
@@ -409,9 +410,10 @@ void SizeRun::gather_link_traffic() {
 std::string SizeRun::label() const {
   const int src = mine_ && !mine_->all_ranks ? mine_->pair.src : -1;
   const int dst = mine_ && !mine_->all_ranks ? mine_->pair.dst : -1;
-  return info_.name + " " +
-         (src >= 0 ? std::to_string(src) + "->" + std::to_string(dst) : "all ranks") + " at " +
-         format_size(bytes_);
+  const std::string who = src < 0     ? "all ranks"
+                          : src == dst ? "GPU of rank " + std::to_string(src)
+                                       : std::to_string(src) + "->" + std::to_string(dst);
+  return info_.name + " " + who + " at " + format_size(bytes_);
 }
 
 void SizeRun::record_failure(const std::exception& e) {

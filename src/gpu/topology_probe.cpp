@@ -17,6 +17,9 @@ std::string pci_bus_id(int device) {
   return canonical_bus_id(buf);
 }
 
+
+}  // namespace
+
 std::optional<int> numa_node_of(const std::string& bus_id) {
   std::string lower = bus_id;
   for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -25,8 +28,6 @@ std::optional<int> numa_node_of(const std::string& bus_id) {
   if (in >> node && node >= 0) return node;
   return std::nullopt;
 }
-
-}  // namespace
 
 int cuda_device_count() {
   int n = 0;

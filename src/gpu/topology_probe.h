@@ -1,5 +1,6 @@
 #pragma once
 // Reads this host's GPUs, links and P2P status from CUDA and NVML into the core's topology structs.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,9 @@
 #include "gpu/nvml.h"
 
 namespace peerbench::gpu {
+
+// The NUMA node of a PCI device (sysfs), or nullopt when the platform does not say.
+std::optional<int> numa_node_of(const std::string& bus_id);
 
 // Number of CUDA devices; throws CudaError (with the runtime's reason, e.g. no driver).
 int cuda_device_count();

@@ -12,6 +12,10 @@ std::vector<std::unique_ptr<Method>> make_methods() {
   m.push_back(make_ce_bidir());
   m.push_back(make_sm_bidir());
   m.push_back(make_staged());
+  m.push_back(make_h2d());
+  m.push_back(make_d2h());
+  m.push_back(make_h2d_all());
+  m.push_back(make_d2h_all());
   m.push_back(make_ce_latency());
   m.push_back(make_sm_latency());
   m.push_back(make_nccl_sendrecv());

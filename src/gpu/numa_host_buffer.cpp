@@ -1,0 +1,106 @@
+#include "gpu/numa_host_buffer.h"
+
+#include <cuda_runtime.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "core/sizes.h"
+#include "gpu/check.h"
+#include "gpu/cuda_raii.h"
+
+namespace peerbench::gpu {
+namespace {
+
+// Linux memory policies (linux/mempolicy.h); called through syscall() so no libnuma is needed.
+constexpr int kMpolBind = 2;
+constexpr unsigned long kMpolFNode = 1ul << 0;
+constexpr unsigned long kMpolFAddr = 1ul << 1;
+constexpr int kMaxNodes = 1024;
+constexpr std::size_t kMaskWords = kMaxNodes / (8 * sizeof(unsigned long));
+
+// Binds [p, p + bytes) to `node`; "" on success, else why not (containers may refuse mbind).
+std::string bind_to_node(void* p, std::size_t bytes, int node) {
+  if (node < 0 || node >= kMaxNodes) return "node " + std::to_string(node) + " out of range";
+  unsigned long mask[kMaskWords] = {};
+  mask[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |=
+      1ul << (static_cast<std::size_t>(node) % (8 * sizeof(unsigned long)));
+  // The kernel reads maxnode - 1 bits.
+  if (syscall(SYS_mbind, p, bytes, kMpolBind, mask, kMaxNodes + 1, 0) != 0) {
+    return std::string("mbind: ") + std::strerror(errno);
+  }
+  return "";
+}
+
+// The node the page at `p` is on, or -1 when the kernel will not say.
+int node_of_page(void* p) {
+  int node = -1;
+  if (syscall(SYS_get_mempolicy, &node, nullptr, 0, p, kMpolFNode | kMpolFAddr) != 0) return -1;
+  return node;
+}
+
+}  // namespace
+
+NumaHostBuffer NumaHostBuffer::allocate(std::size_t bytes, std::optional<int> node) {
+  NumaHostBuffer b;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    throw std::runtime_error("mmap of " + format_size(bytes) +
+                             " of host memory failed: " + std::strerror(errno));
+  }
+  b.p_ = p;
+  b.bytes_ = bytes;
+  const std::string bind_error = node ? bind_to_node(p, bytes, *node) : "";
+  // First touch places the pages: under the binding on its node, else near this rank's CPUs
+  // (bound near the GPU at start-up). A pattern, not zeros: zero pages could stay shared.
+  std::memset(p, 0x5A, bytes);
+  PB_CUDA(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
+  b.registered_ = true;
+  const int actual = node_of_page(p);
+  std::string where = actual >= 0 ? "on NUMA node " + std::to_string(actual) : "(node unknown)";
+  if (!node) {
+    where += ", GPU's node unknown (sysfs gives none); first touched by a thread near the GPU";
+  } else if (!bind_error.empty()) {
+    where += ", not bound to the GPU's node " + std::to_string(*node) + " (" + bind_error +
+             "); first touched by a thread near the GPU";
+  } else {
+    where += " (bound to the GPU's node)";
+  }
+  b.placement_ = format_size(bytes) + " pinned " + where;
+  return b;
+}
+
+NumaHostBuffer::NumaHostBuffer(NumaHostBuffer&& o) noexcept
+    : p_(std::exchange(o.p_, nullptr)),
+      bytes_(std::exchange(o.bytes_, 0)),
+      registered_(std::exchange(o.registered_, false)),
+      placement_(std::move(o.placement_)) {}
+
+NumaHostBuffer& NumaHostBuffer::operator=(NumaHostBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    p_ = std::exchange(o.p_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+    registered_ = std::exchange(o.registered_, false);
+    placement_ = std::move(o.placement_);
+  }
+  return *this;
+}
+
+NumaHostBuffer::~NumaHostBuffer() {
+  release();
+}
+
+void NumaHostBuffer::release() noexcept {
+  if (registered_) release_host_registration(p_);
+  if (p_) munmap(p_, bytes_);
+  p_ = nullptr;
+  registered_ = false;
+}
+
+}  // namespace peerbench::gpu
