@@ -60,7 +60,8 @@ TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
 
 INSTANTIATE_TEST_SUITE_P(AllMethods, EachMethod,
                          ::testing::Values("ce-write", "ce-read", "sm-write", "sm-read", "ce-bidir",
-                                           "sm-bidir", "staged", "ce-latency", "sm-latency",
+                                           "sm-bidir", "staged", "h2d", "d2h", "h2d-all", "d2h-all",
+                                           "ce-latency", "sm-latency",
                                            "nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce",
                                            "nccl-allgather", "nccl-reducescatter", "nccl-broadcast",
                                            "nccl-reduce", "nccl-alltoall", "nccl-sendrecv-ring"),
@@ -82,6 +83,33 @@ TEST(DataCheck, InjectedCorruptionIsCountedAndFailsTheRun) {
   EXPECT_GT(wrong_sm, 0u) << "the corrupted word on rank 1 must be found";
   EXPECT_EQ(wrong_other, 0u);
   EXPECT_EQ(out.exit_code, 1);
+}
+
+// Host<->GPU copies: one result per GPU (src = dst = its rank), the -all methods with every GPU
+// in one step; a word corrupted on its way back from host memory is found.
+TEST(HostCopies, OneResultPerGpuAndCorruptionIsFound) {
+  auto o = quick_options("h2d,d2h-all");
+  auto out = run_job(*env().rank, o);
+  std::set<int> h2d_gpus;
+  for (const auto& r : out.doc.results) {
+    EXPECT_EQ(r.src, r.dst) << r.method;
+    EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " GPU " << r.src << ": " << r.reason;
+    if (r.method == "h2d") h2d_gpus.insert(r.src);
+    if (r.method == "d2h-all") EXPECT_EQ(r.concurrent_pairs, 2) << "both GPUs at once";
+    if (r.status == ResultStatus::kOk) EXPECT_GT(r.algbw_gbps->median, 0.0);
+  }
+  EXPECT_EQ(h2d_gpus, (std::set<int>{0, 1}));
+  for (const auto& ri : out.doc.system.ranks) {
+    EXPECT_NE(ri.host_memory.find("pinned"), std::string::npos) << ri.host_memory;
+  }
+  auto bad = quick_options("d2h");
+  bad.fault = {"corrupt", "d2h", 1};
+  auto corrupted = run_job(*env().rank, bad);
+  std::uint64_t wrong1 = 0, wrong0 = 0;
+  for (const auto& r : corrupted.doc.results) (r.src == 1 ? wrong1 : wrong0) += r.wrong;
+  EXPECT_GT(wrong1, 0u) << "the corrupted word of GPU 1's d2h must be found";
+  EXPECT_EQ(wrong0, 0u);
+  EXPECT_EQ(corrupted.exit_code, 1);
 }
 
 // Every collective over every element type and op nccl-tests knows, each output element checked
