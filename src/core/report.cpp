@@ -381,8 +381,10 @@ class TextReporter : public DocumentReporter {
 
   static void verdicts(std::ostringstream& o, const ReportInput& in) {
     o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
+    const int link_w = verdict_link_width(in.verdicts);
     for (const auto& v : in.verdicts) {
-      o << "  " << std::left << std::setw(8) << pair_name(v.src, v.dst) << std::setw(7) << v.link
+      o << "  " << std::left << std::setw(8) << pair_name(v.src, v.dst) << std::setw(link_w)
+        << v.link
         << (v.verdict == verdict_state::kFlagged      ? "FLAGGED"
             : v.verdict == verdict_state::kIncomplete ? "INCOMPLETE"
                                                       : v.verdict)
@@ -870,6 +872,12 @@ std::string csv_field(const std::string& s_in) {
     out += c;
   }
   return out + "\"";
+}
+
+int verdict_link_width(const std::vector<PairVerdict>& vs) {
+  std::size_t w = 7;
+  for (const auto& v : vs) w = std::max(w, v.link.size() + 2);
+  return static_cast<int>(w);
 }
 
 std::string pair_name(int src, int dst) {

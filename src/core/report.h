@@ -56,6 +56,8 @@ class LiveReporter {
 // Helpers shared by reporters and compare.
 std::string html_escape(const std::string& s);
 std::string csv_field(const std::string& s);  // quotes and defuses spreadsheet formulas
+// Width of the link column in verdict lines: 7, or wider for long labels ("PCIe Gen5 x16").
+int verdict_link_width(const std::vector<PairVerdict>& vs);
 std::string pair_name(int src, int dst);      // "0->1", "GPU 2" (host<->GPU) or "all"
 
 }  // namespace peerbench

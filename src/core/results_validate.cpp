@@ -1,5 +1,6 @@
 #include "core/results_validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -24,7 +25,7 @@ class RunChecks {
     for (std::size_t i = 0; i < d_.results.size(); ++i) result(i);
     for (std::size_t i = 0; i < d_.verdicts.size(); ++i) {
       pair_of_ranks("verdicts[" + std::to_string(i) + "]", d_.verdicts[i].src, d_.verdicts[i].dst,
-                    true);
+                    true, judges_one_gpu(d_.verdicts[i]));
     }
   }
 
@@ -63,6 +64,15 @@ class RunChecks {
     expect("pairs", p.contains("pairs") && p["pairs"].is_array(), "an array of pairs");
     expect("sizes", p.contains("sizes") && p["sizes"].is_array(), "an array of sizes");
     expect("all_ranks", p.contains("all_ranks") && p["all_ranks"].is_boolean(), "true or false");
+  }
+
+  // A GPU's own verdict (src = dst): it judges host<->GPU methods, and only those.
+  bool judges_one_gpu(const PairVerdict& v) const {
+    return !v.methods.empty() &&
+           std::all_of(v.methods.begin(), v.methods.end(), [&](const MethodVerdict& mv) {
+             const MethodInfo* m = find_method(d_.methods, mv.method);
+             return m && m->scope == MethodScope::kPerGpu;
+           });
   }
 
   // src/dst of a pair: both ranks of the run and different, or (when `all_ranks_ok`) both -1,

@@ -526,8 +526,10 @@ void Job::print_summary(double elapsed) {
   if (!o) return;
   const RunDocument& doc = outcome_.doc;
   *o << "#\n# Verdicts (report: peerbench report " << opts_.json_path << "):\n";
+  const int link_w = verdict_link_width(doc.verdicts);
   for (const auto& v : doc.verdicts) {
-    *o << "#  " << std::left << std::setw(7) << pair_name(v.src, v.dst) << std::setw(7) << v.link
+    *o << "#  " << std::left << std::setw(7) << pair_name(v.src, v.dst) << std::setw(link_w)
+       << v.link
        << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed << "\n";
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }

@@ -57,17 +57,28 @@ TEST_P(PlanForRanks, EveryOrderedPairOncePerMethodAndRoundsDisjoint) {
     rounds[s.method]++;
     std::set<int> busy;
     for (const auto& p : s.pairs) {
+      if (p.src == p.dst) {  // a GPU and its host (h2d, d2h)
+        EXPECT_TRUE(busy.insert(p.src).second) << "a GPU twice in one step";
+        EXPECT_TRUE(seen[s.method].insert({p.src, p.dst}).second) << s.method << " GPU " << p.src;
+        continue;
+      }
       EXPECT_TRUE(busy.insert(p.src).second && busy.insert(p.dst).second)
           << "a rank in two pairs of one round";
       EXPECT_TRUE(seen[s.method].insert({p.src, p.dst}).second)
           << s.method << " " << p.src << "->" << p.dst;
       EXPECT_TRUE(p.applicable);
     }
-    if (schedule == Schedule::kSerial) EXPECT_EQ(s.pairs.size(), 1u);
+    const auto* m = find_method(in.methods, s.method);
+    if (schedule == Schedule::kSerial && !m->all_gpus_at_once) EXPECT_EQ(s.pairs.size(), 1u);
   }
   for (const auto& m : in.methods) {
     if (m.scope == MethodScope::kAllRanks) {
       EXPECT_EQ(seen[m.name].size(), 1u);
+      continue;
+    }
+    if (m.scope == MethodScope::kPerGpu) {
+      EXPECT_EQ(seen[m.name].size(), static_cast<std::size_t>(n)) << m.name << ": every GPU once";
+      EXPECT_EQ(rounds[m.name], m.all_gpus_at_once ? 1 : n) << m.name;
       continue;
     }
     const std::size_t expect = m.bidirectional ? n * (n - 1) / 2 : n * (n - 1);

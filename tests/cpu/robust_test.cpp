@@ -83,9 +83,11 @@ TEST(Robust, PlanOfThousandRanksIsSummarizedInBoundedTime) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_LT(secs, 30.0) << "(2 s in a release build; sanitizers are slower)";
     // 6 one-way methods x n(n-1) pairs and 3 bidirectional x n(n-1)/2 at 6 sizes, the two
-    // latency methods at one size, the 7 collectives over all ranks at 6.
+    // latency methods at one size, the 4 host<->GPU methods x n GPUs and the 7 collectives over
+    // all ranks at 6.
     const std::int64_t n = 1024, ordered = n * (n - 1);
-    const std::int64_t expect = 6 * 6 * ordered + 3 * 6 * ordered / 2 + 2 * ordered + 7 * 6;
+    const std::int64_t expect =
+        6 * 6 * ordered + 3 * 6 * ordered / 2 + 2 * ordered + 4 * 6 * n + 7 * 6;
     EXPECT_NE(out.str().find(std::to_string(expect) + " cases"), std::string::npos)
         << out.str().substr(0, 200);
     EXPECT_LT(out.str().size(), 200000u) << "rows per method are capped without -v";

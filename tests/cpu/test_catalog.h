@@ -1,6 +1,7 @@
 #pragma once
 // The methods of the real binary, as plain data, for CPU tests that need a catalogue
 // (the GPU layer is not linked into CPU tests).
+#include <string>
 #include <vector>
 
 #include "core/method_info.h"
@@ -26,6 +27,14 @@ inline std::vector<MethodInfo> catalog() {
   staged.same_host_only = true;
   staged.graph_capturable = false;
   c.push_back(staged);
+  for (const char* n : {"h2d", "d2h", "h2d-all", "d2h-all"}) {
+    MethodInfo h;
+    h.name = n;
+    h.family = "host";
+    h.scope = MethodScope::kPerGpu;
+    h.all_gpus_at_once = std::string(n).find("-all") != std::string::npos;
+    c.push_back(h);
+  }
   auto lat = copy("ce-latency", "ce");
   lat.metric = Metric::kLatency;
   lat.fixed_size = true;
