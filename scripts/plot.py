@@ -101,7 +101,12 @@ def main():
         unit = "us" if latency else ("bus GB/s" if m["uses_nccl"] else "GB/s")
         series = {}
         for r in rs:
-            pair = "all ranks" if r["src"] is None else f"{r['src']}->{r['dst']}"
+            if r["src"] is None:
+                pair = "all ranks"
+            elif r["src"] == r["dst"]:  # host<->GPU methods: one GPU and its host
+                pair = f"GPU {r['src']}"
+            else:
+                pair = f"{r['src']}->{r['dst']}"
             series.setdefault(pair + variant(r), []).append(r)
         if not latency and len({r["bytes"] for r in rs}) > 1:
             fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -121,7 +126,8 @@ def main():
             fig.savefig(path, dpi=110)
             plt.close(fig)
             made.append(path)
-        pair_rs = [r for r in rs if r["src"] is not None]
+        # The src x dst matrix is for pairs of GPUs; host<->GPU results sit on its diagonal.
+        pair_rs = [r for r in rs if r["src"] is not None and r["src"] != r["dst"]]
         if pair_rs:
             largest = max(r["bytes"] for r in pair_rs)
             n = len(doc["system"]["ranks"])
