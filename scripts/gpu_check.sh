@@ -86,6 +86,11 @@ if [ "$mode" = full ]; then
   say "# types: $(grep -cE ' ok( |$)' "$out/types.log") ok lines, $(grep -cE 'error|wrong [1-9]' "$out/types.log") error lines"
   run coll-small-graph "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl-broadcast,nccl-reduce,nccl-sendrecv-ring -b 8 -e 8 -n 200 -G 100 -J "$out/coll-small-graph.json"
   grep -E '^  nccl-[a-z-]+ +all ' "$out/coll-small-graph.log" | tee -a "$log"
+  # Host<->GPU copies, beside an independent probe (plain cudaMemcpyAsync from cudaMallocHost).
+  run host "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m host -b 256M -e 1G -J "$out/host.json"
+  grep -E '^  [hd]2[hd]' "$out/host.log" | grep 1073741824 | tee -a "$log"
+  timeout 120 build/tests/host_copy_probe > "$out/host-copy-probe.log" 2>&1
+  tee -a "$log" < "$out/host-copy-probe.log"
   # Long queues behind the start gate (-n 4000): must not open by timeout.
   run gate-n4000 "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write,nccl-allreduce -b 8 -e 8 -n 4000 -s 3 -J "$out/gate-n4000.json"
   grep -E '^  (ce|nccl)-' "$out/gate-n4000.log" | tee -a "$log"
