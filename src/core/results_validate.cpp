@@ -24,8 +24,13 @@ class RunChecks {
     }
     for (std::size_t i = 0; i < d_.results.size(); ++i) result(i);
     for (std::size_t i = 0; i < d_.verdicts.size(); ++i) {
-      pair_of_ranks("verdicts[" + std::to_string(i) + "]", d_.verdicts[i].src, d_.verdicts[i].dst,
-                    true, judges_one_gpu(d_.verdicts[i]));
+      const std::string at = "verdicts[" + std::to_string(i) + "]";
+      const PairVerdict& v = d_.verdicts[i];
+      if (judges_one_gpu(v)) {
+        one_gpu(at, v.src, v.dst);
+      } else {
+        pair_of_ranks(at, v.src, v.dst, true);
+      }
     }
   }
 
@@ -75,10 +80,21 @@ class RunChecks {
            });
   }
 
-  // src/dst of a pair: both ranks of the run and different, or (when `all_ranks_ok`) both -1,
-  // or (when `same_ok`: host<->GPU methods) both the one rank whose GPU was measured.
-  void pair_of_ranks(const std::string& at, int src, int dst, bool all_ranks_ok,
-                     bool same_ok = false) const {
+  // src/dst of a host<->GPU result or verdict: both the one rank whose GPU was measured.
+  void one_gpu(const std::string& at, int src, int dst) const {
+    if (src < 0) fail(at + ".src", "missing; a host<->GPU method (scope per-gpu) names one rank");
+    if (!ranks_.count(src)) {
+      fail(at + ".src", "rank " + std::to_string(src) + " is not in system.ranks");
+    }
+    if (dst != src) {
+      fail(at + ".dst", (dst < 0 ? std::string("missing") : "rank " + std::to_string(dst)) +
+                            "; a host<->GPU method (scope per-gpu) names one rank: dst = src (" +
+                            std::to_string(src) + ")");
+    }
+  }
+
+  // src/dst of a pair: both ranks of the run and different, or (when `all_ranks_ok`) both -1.
+  void pair_of_ranks(const std::string& at, int src, int dst, bool all_ranks_ok) const {
     if (all_ranks_ok && src < 0 && dst < 0) return;
     for (const auto& [key, r] : {std::make_pair("src", src), std::make_pair("dst", dst)}) {
       if (r < 0) fail(at + "." + key, "missing; a pair names two ranks");
@@ -86,7 +102,7 @@ class RunChecks {
         fail(at + "." + key, "rank " + std::to_string(r) + " is not in system.ranks");
       }
     }
-    if (src == dst && !same_ok) {
+    if (src == dst) {
       fail(at + ".dst", "same rank as src (" + std::to_string(src) +
                             "); only host<->GPU methods (scope per-gpu) name one rank");
     }
@@ -122,7 +138,11 @@ class RunChecks {
     const Result& r = d_.results[i];
     const std::string at = "results[" + std::to_string(i) + "]";
     const MethodInfo* m = find_method(d_.methods, r.method);
-    pair_of_ranks(at, r.src, r.dst, true, m && m->scope == MethodScope::kPerGpu);
+    if (m && m->scope == MethodScope::kPerGpu) {
+      one_gpu(at, r.src, r.dst);
+    } else {
+      pair_of_ranks(at, r.src, r.dst, true);
+    }
     bytes(at, i);
     stats(at + ".time_us", r.time_us, kMaxTimeUs, "us");
     stats(at + ".algbw_gbps", r.algbw_gbps, kMaxGbps, "GB/s");
