@@ -77,15 +77,19 @@ RunDocument two_hosts_host_run() {
   return d;
 }
 
-TEST(HostReview, PerGpuRowsDoNotCallRankTwoGpuTwo) {
-  const auto d = two_hosts_host_run();
-  ASSERT_EQ(d.system.ranks[2].gpu.index, 0);
+std::string text_report(const RunDocument& d) {
   ReportInput in;
   in.path = "two-hosts.json";
   in.doc = &d;
   in.verdicts = compute_verdicts(d, {});
   in.expectations_source = "built-in defaults";
-  const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
+  return make_reporter(ReportFormat::kText)->render({in}, {});
+}
+
+TEST(HostReview, PerGpuRowsDoNotCallRankTwoGpuTwo) {
+  const auto d = two_hosts_host_run();
+  ASSERT_EQ(d.system.ranks[2].gpu.index, 0);
+  const auto text = text_report(d);
   EXPECT_EQ(text.find("GPU 2 "), std::string::npos)
       << "rank 2 is GPU 0 of node1, labelled as GPU 2:\n"
       << text;
@@ -95,12 +99,7 @@ TEST(HostReview, PerGpuRowsDoNotCallRankTwoGpuTwo) {
 // (220 GB/s "from 4 GPUs at once"), a figure no host's PCIe or memory carried.
 TEST(HostReview, HostTotalIsPerHost) {
   const auto d = two_hosts_host_run();
-  ReportInput in;
-  in.path = "two-hosts.json";
-  in.doc = &d;
-  in.verdicts = compute_verdicts(d, {});
-  in.expectations_source = "built-in defaults";
-  const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
+  const auto text = text_report(d);
   EXPECT_EQ(text.find("220.0 GB/s from 4 GPUs"), std::string::npos) << text;
 }
 
