@@ -104,7 +104,7 @@ def main():
             if r["src"] is None:
                 pair = "all ranks"
             elif r["src"] == r["dst"]:  # host<->GPU methods: one GPU and its host
-                pair = f"GPU {r['src']}"
+                pair = f"rank {r['src']}"
             else:
                 pair = f"{r['src']}->{r['dst']}"
             series.setdefault(pair + variant(r), []).append(r)

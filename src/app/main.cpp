@@ -19,10 +19,8 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   try {
     cl = parse_command_line(argc, argv, gpu::method_catalog());
   } catch (const UsageError& e) {
-    // Every rank parses the same argv and fails alike; one of them says why, and the others
-    // wait for that line before leaving (an early exit would make the launcher kill it).
-    if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
-    if (launch.under_launcher) gpu::leave_together();
+    if (launch.under_launcher) return app::refuse_with_peers(argc, argv, e.what());
+    std::fprintf(stderr, "peerbench: error: %s\n", e.what());
     return kExitUsage;
   }
   try {

@@ -337,7 +337,7 @@ class PlanPrinter {
         break;
       }
       if (!pairs.empty()) pairs += " ";
-      pairs += p.src == p.dst ? "GPU " + std::to_string(p.src)
+      pairs += p.src == p.dst ? "rank " + std::to_string(p.src)
                               : std::to_string(p.src) + "->" + std::to_string(p.dst);
       if (!p.applicable) pairs += "(n/a)";
     }

@@ -107,30 +107,39 @@ struct HostTable {
   std::vector<const MethodInfo*> methods;
   std::vector<std::string> units;
   struct Row {
-    std::string gpu, link;
+    std::string rank, gpu, link;  // "rank 2", "node1 GPU 0", "PCIe Gen5 x16"
     std::vector<std::string> cells;
   };
   std::vector<Row> rows;
-  std::vector<std::string> totals;  // "h2d-all: 101.4 GB/s from 2 GPUs at once @ 1G"
+  std::vector<std::string> totals;  // "h2d-all on vm: 110.6 GB/s from 2 GPUs at once @ 1G ..."
 };
 
-std::string host_total(const RunDocument& d, const ResultIndex& idx, const MethodInfo* m) {
+// The host's total of an every-GPU-at-once method, per host: the sum of its GPUs' medians at the
+// largest size (they ran in one timed window). A GPU two ranks share is counted once.
+std::vector<std::string> host_totals(const RunDocument& d, const ResultIndex& idx,
+                                     const MethodInfo* m) {
   std::uint64_t bytes = 0;
   for (const auto& r : d.results) {
     if (r.method == m->name && r.status == ResultStatus::kOk) bytes = std::max(bytes, r.bytes);
   }
-  double sum = 0;
-  int gpus = 0;
+  std::map<std::string, std::pair<double, std::set<std::string>>> per_host;
   for (int g : idx.gpus()) {
     const auto* r = idx.ok_at(m->name, g, g, bytes);
-    if (!r || !r->algbw_gbps) continue;
-    sum += r->algbw_gbps->median;
-    ++gpus;
+    const RankInfo* ri = idx.rank(g);
+    if (!r || !r->algbw_gbps || !ri) continue;
+    auto& [sum, cards] = per_host[ri->host];
+    const std::string card = ri->gpu.pci_bus_id.empty() ? std::to_string(ri->gpu.index)
+                                                        : ri->gpu.pci_bus_id;
+    if (cards.insert(card).second) sum += r->algbw_gbps->median;
   }
-  if (gpus == 0) return "";
-  return m->name + ": " + format_fixed(sum, 1) + " GB/s from " + std::to_string(gpus) + " GPU" +
-         (gpus == 1 ? "" : "s") + " at once @ " + format_size_compact(bytes) +
-         " (sum of the GPUs' medians)";
+  std::vector<std::string> out;
+  for (const auto& [host, total] : per_host) {
+    const auto n = total.second.size();
+    out.push_back(m->name + " on " + host + ": " + format_fixed(total.first, 1) + " GB/s from " +
+                  std::to_string(n) + " GPU" + (n == 1 ? "" : "s") + " at once @ " +
+                  format_size_compact(bytes) + " (sum of the GPUs' medians)");
+  }
+  return out;
 }
 
 HostTable host_table(const RunDocument& d, const ResultIndex& idx,
@@ -140,13 +149,17 @@ HostTable host_table(const RunDocument& d, const ResultIndex& idx,
   if (t.methods.empty()) return t;
   for (const auto* m : t.methods) t.units.push_back(unit_at(d, m));
   for (int g : idx.gpus()) {
-    HostTable::Row row{pair_name(g, g), link_label(links, g, g), {}};
+    const RankInfo* ri = idx.rank(g);
+    HostTable::Row row{pair_name(g, g),
+                       ri ? ri->host + " GPU " + std::to_string(ri->gpu.index) : "?",
+                       link_label(links, g, g),
+                       {}};
     for (const auto* m : t.methods) row.cells.push_back(cell(idx, m, g, g));
     t.rows.push_back(std::move(row));
   }
   for (const auto* m : t.methods) {
     if (!m->all_gpus_at_once) continue;
-    if (auto s = host_total(d, idx, m); !s.empty()) t.totals.push_back(std::move(s));
+    for (auto& s : host_totals(d, idx, m)) t.totals.push_back(std::move(s));
   }
   return t;
 }
@@ -321,25 +334,29 @@ class TextReporter : public DocumentReporter {
     if (t.methods.empty()) return;
     o << "Host <-> GPU at the largest size (copy engine, pinned host memory on the GPU's NUMA "
          "node; median):\n";
-    o << "  " << std::left << std::setw(8) << "gpu" << std::setw(15) << "link";
+    std::size_t gpu_w = 5;
+    for (const auto& r : t.rows) gpu_w = std::max(gpu_w, r.gpu.size() + 2);
+    const int lead = 9 + static_cast<int>(gpu_w) + 15;
+    o << "  " << std::left << std::setw(9) << "rank" << std::setw(static_cast<int>(gpu_w)) << "gpu"
+      << std::setw(15) << "link";
     std::vector<int> widths;
     for (std::size_t i = 0; i < t.methods.size(); ++i) {
       widths.push_back(static_cast<int>(std::max(
           {std::size_t{10}, t.methods[i]->name.size() + 2, t.units[i].size() + 2})));
       o << std::right << std::setw(widths[i]) << t.methods[i]->name;
     }
-    o << "\n  " << std::left << std::setw(23) << "";
+    o << "\n  " << std::left << std::setw(lead) << "";
     for (std::size_t i = 0; i < t.methods.size(); ++i)
       o << std::right << std::setw(widths[i]) << t.units[i];
     o << "\n";
     for (const auto& r : t.rows) {
-      o << "  " << std::left << std::setw(8) << r.gpu << std::setw(15) << r.link;
+      o << "  " << std::left << std::setw(9) << r.rank << std::setw(static_cast<int>(gpu_w))
+        << r.gpu << std::setw(15) << r.link;
       for (std::size_t i = 0; i < r.cells.size(); ++i)
         o << std::right << std::setw(widths[i]) << r.cells[i];
       o << "\n";
     }
     for (const auto& s : t.totals) o << "  " << s << "\n";
-    o << "\n";
   }
 
   static void all_ranks_lines(std::ostringstream& o, const RunDocument& d) {
@@ -497,14 +514,15 @@ class MarkdownReporter : public DocumentReporter {
   static void host_section(std::ostringstream& o, const HostTable& t) {
     if (t.methods.empty()) return;
     o << "## Host <-> GPU at the largest size\n\nCopy engine, pinned host memory on the GPU's "
-         "NUMA node; median; `-all` methods ran on every GPU at once.\n\n| GPU | link |";
+         "NUMA node; median; `-all` methods ran on every GPU at once.\n\n| rank | GPU | link |";
     for (std::size_t i = 0; i < t.methods.size(); ++i)
       o << " " << md_escape(t.methods[i]->name) << " (" << md_escape(t.units[i]) << ") |";
-    o << "\n|---|---|";
+    o << "\n|---|---|---|";
     for (std::size_t i = 0; i < t.methods.size(); ++i) o << "---:|";
     o << "\n";
     for (const auto& r : t.rows) {
-      o << "| " << md_escape(r.gpu) << " | " << md_escape(r.link) << " |";
+      o << "| " << md_escape(r.rank) << " | " << md_escape(r.gpu) << " | " << md_escape(r.link)
+        << " |";
       for (const auto& c : r.cells) o << " " << md_escape(c) << " |";
       o << "\n";
     }
@@ -683,14 +701,15 @@ class HtmlReporter : public DocumentReporter {
     if (t.methods.empty()) return;
     o << "<h2>Host &lt;-&gt; GPU at the largest size</h2><p>Copy engine, pinned host memory on "
          "the GPU's NUMA node; median; <code>-all</code> methods ran on every GPU at once.</p>"
-         "<table><tr><th>GPU</th><th>link</th>";
+         "<table><tr><th>rank</th><th>GPU</th><th>link</th>";
     for (std::size_t i = 0; i < t.methods.size(); ++i) {
       o << "<th>" << html_escape(t.methods[i]->name) << "<br>" << html_escape(t.units[i])
         << "</th>";
     }
     o << "</tr>\n";
     for (const auto& r : t.rows) {
-      o << "<tr><td>" << html_escape(r.gpu) << "</td><td>" << html_escape(r.link) << "</td>";
+      o << "<tr><td>" << html_escape(r.rank) << "</td><td>" << html_escape(r.gpu) << "</td><td>"
+        << html_escape(r.link) << "</td>";
       for (const auto& c : r.cells) o << "<td class=\"n\">" << html_escape(c) << "</td>";
       o << "</tr>\n";
     }
@@ -882,7 +901,7 @@ int verdict_link_width(const std::vector<PairVerdict>& vs) {
 
 std::string pair_name(int src, int dst) {
   if (src < 0 && dst < 0) return "all";
-  if (src == dst) return "GPU " + std::to_string(src);  // host<->GPU methods
+  if (src == dst) return "rank " + std::to_string(src);  // host<->GPU methods: its GPU
   return std::to_string(src) + "->" + std::to_string(dst);
 }
 

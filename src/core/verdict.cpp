@@ -677,7 +677,7 @@ std::vector<std::string> concurrent_with(const Ctx& c, int src, int dst) {
   }
   std::vector<std::string> out;
   for (const auto& [a, b] : others) {
-    out.push_back(a == b ? "GPU " + std::to_string(a)
+    out.push_back(a == b ? "rank " + std::to_string(a)
                          : std::to_string(a) + "->" + std::to_string(b));
   }
   return out;
@@ -762,6 +762,16 @@ std::optional<PairVerdict> pair_verdict(const Ctx& c, int src, int dst) {
   return v;
 }
 
+// Another rank drives the same GPU (--allow-gpu-sharing): its "every GPU at once" copies share
+// one PCIe link, so their figure is not the link's.
+bool gpu_shared(const Ctx& c, int rank) {
+  const auto* me = c.idx.rank(rank);
+  if (!me) return false;
+  return std::any_of(c.d.system.ranks.begin(), c.d.system.ranks.end(), [&](const RankInfo& r) {
+    return r.rank != rank && r.host == me->host && same_gpu(r.gpu, me->gpu);
+  });
+}
+
 // One GPU and its host: the host<->GPU methods (h2d, d2h, h2d-all, d2h-all) against the GPU's
 // PCIe link.
 std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
@@ -773,15 +783,20 @@ std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
       "the GPU's PCIe link to the host" + (link.expected ? " (" + link.expected->basis + ")" : "");
   v.cards = {card_from(c.idx.rank(rank), rank)};
   v.concurrent_pairs = concurrent_with(c, rank, rank);
+  Link shared = link;
+  shared.cls.kind = LinkKind::kSameGpu;
+  const bool is_shared = gpu_shared(c, rank);
+  auto judge = [&](const MethodInfo& m) {
+    if (auto mv = judge_method(c, v, m, is_shared && m.all_gpus_at_once ? shared : link))
+      v.methods.push_back(std::move(*mv));
+  };
   std::set<std::string> done;
   for (const auto* m : c.requested) {
-    if (m->scope != MethodScope::kPerGpu || !done.insert(m->name).second) continue;
-    if (auto mv = judge_method(c, v, *m, link)) v.methods.push_back(std::move(*mv));
+    if (m->scope == MethodScope::kPerGpu && done.insert(m->name).second) judge(*m);
   }
   for (const auto& name : c.idx.methods_of(rank, rank)) {  // results of methods not requested
     const auto* m = c.method(name);
-    if (!m || !done.insert(name).second) continue;
-    if (auto mv = judge_method(c, v, *m, link)) v.methods.push_back(std::move(*mv));
+    if (m && done.insert(name).second) judge(*m);
   }
   if (v.methods.empty()) return std::nullopt;
   health_flags(c, v);

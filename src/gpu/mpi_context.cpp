@@ -148,18 +148,4 @@ bool any_rank_refuses(const std::string& my_refusal) {
   return true;
 }
 
-void leave_together() {
-  std::fflush(stderr);
-  std::fflush(stdout);
-  int initialized = 0, finalized = 0;
-  if (MPI_Initialized(&initialized) != MPI_SUCCESS || MPI_Finalized(&finalized) != MPI_SUCCESS ||
-      finalized) {
-    return;
-  }
-  if (!initialized && MPI_Init(nullptr, nullptr) != MPI_SUCCESS) return;
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) return;
-  MPI_Finalize();
-}
-
 }  // namespace peerbench::gpu

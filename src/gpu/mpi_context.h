@@ -72,9 +72,4 @@ std::string mpi_library_version();
 // Returns whether any rank refused. Collective over MPI_COMM_WORLD.
 bool any_rank_refuses(const std::string& my_refusal);
 
-// For a refusal every rank meets alike before MPI starts (bad argv): the printing rank has
-// already written its line; start MPI if needed and wait for every rank, then return.
-// Failures here are ignored: the process is leaving with the usage code anyway.
-void leave_together();
-
 }  // namespace peerbench::gpu

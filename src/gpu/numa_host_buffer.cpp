@@ -18,20 +18,22 @@ namespace peerbench::gpu {
 namespace {
 
 // Linux memory policies (linux/mempolicy.h); called through syscall() so no libnuma is needed.
-constexpr int kMpolBind = 2;
+// Preferred, not bound: on a node short of memory the kernel takes pages elsewhere instead of
+// killing the rank, and where they landed is read back and recorded.
+constexpr int kMpolPreferred = 1;
 constexpr unsigned long kMpolFNode = 1ul << 0;
 constexpr unsigned long kMpolFAddr = 1ul << 1;
 constexpr int kMaxNodes = 1024;
 constexpr std::size_t kMaskWords = kMaxNodes / (8 * sizeof(unsigned long));
 
-// Binds [p, p + bytes) to `node`; "" on success, else why not (containers may refuse mbind).
-std::string bind_to_node(void* p, std::size_t bytes, int node) {
+// Asks for [p, p + bytes) on `node`; "" on success, else why not (containers may refuse mbind).
+std::string prefer_node(void* p, std::size_t bytes, int node) {
   if (node < 0 || node >= kMaxNodes) return "node " + std::to_string(node) + " out of range";
   unsigned long mask[kMaskWords] = {};
   mask[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |=
       1ul << (static_cast<std::size_t>(node) % (8 * sizeof(unsigned long)));
   // The kernel reads maxnode - 1 bits.
-  if (syscall(SYS_mbind, p, bytes, kMpolBind, mask, kMaxNodes + 1, 0) != 0) {
+  if (syscall(SYS_mbind, p, bytes, kMpolPreferred, mask, kMaxNodes + 1, 0) != 0) {
     return std::string("mbind: ") + std::strerror(errno);
   }
   return "";
@@ -55,8 +57,8 @@ NumaHostBuffer NumaHostBuffer::allocate(std::size_t bytes, std::optional<int> no
   }
   b.p_ = p;
   b.bytes_ = bytes;
-  const std::string bind_error = node ? bind_to_node(p, bytes, *node) : "";
-  // First touch places the pages: under the binding on its node, else near this rank's CPUs
+  const std::string bind_error = node ? prefer_node(p, bytes, *node) : "";
+  // First touch places the pages: under the policy on its node, else near this rank's CPUs
   // (bound near the GPU at start-up). A pattern, not zeros: zero pages could stay shared.
   std::memset(p, 0x5A, bytes);
   PB_CUDA(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
@@ -66,10 +68,12 @@ NumaHostBuffer NumaHostBuffer::allocate(std::size_t bytes, std::optional<int> no
   if (!node) {
     where += ", GPU's node unknown (sysfs gives none); first touched by a thread near the GPU";
   } else if (!bind_error.empty()) {
-    where += ", not bound to the GPU's node " + std::to_string(*node) + " (" + bind_error +
+    where += ", not placed on the GPU's node " + std::to_string(*node) + " (" + bind_error +
              "); first touched by a thread near the GPU";
+  } else if (actual >= 0 && actual != *node) {
+    where += ", not the GPU's node " + std::to_string(*node) + " (asked for; the node was short)";
   } else {
-    where += " (bound to the GPU's node)";
+    where += " (the GPU's node, asked for with mbind)";
   }
   b.placement_ = format_size(bytes) + " pinned " + where;
   return b;

@@ -1,8 +1,8 @@
 #pragma once
 // Pinned host memory on one NUMA node: the source or destination of the host<->GPU methods.
 // Copies between a GPU and memory on the other socket cross the CPU interconnect and measure
-// that, not the GPU's PCIe link; so the pages are placed on the GPU's own node (mbind before
-// first touch), then registered with CUDA for DMA.
+// that, not the GPU's PCIe link; so the pages are asked for on the GPU's own node (mbind, preferred
+// policy, before first touch), then registered with CUDA for DMA; where they landed is recorded.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -23,7 +23,8 @@ class NumaHostBuffer {
 
   void* get() const { return p_; }
   std::size_t bytes() const { return bytes_; }
-  // Where the pages are, in words, for the results: "1 GiB pinned on NUMA node 0 (bound)".
+  // Where the pages are, in words, for the results: "1 GiB pinned on NUMA node 0 (the GPU's
+  // node, asked for with mbind)".
   const std::string& placement() const { return placement_; }
 
  private:

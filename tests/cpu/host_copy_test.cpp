@@ -50,7 +50,7 @@ TEST(HostPlan, OneStepPerGpuAndOneStepForEveryGpuAtOnce) {
   }
   EXPECT_EQ(p.cases, 4 * 4 * 2) << "4 methods x 4 GPUs x 2 sizes";
   const std::string table = format_plan(p, host_plan_input(4), false);
-  EXPECT_NE(table.find("GPU 0 GPU 1 GPU 2 GPU 3"), std::string::npos) << table;
+  EXPECT_NE(table.find("rank 0 rank 1 rank 2 rank 3"), std::string::npos) << table;
 }
 
 TEST(HostPlan, ExplicitPairsMeasureTheGpusTheyName) {
@@ -102,7 +102,7 @@ TEST(HostVerdicts, EachGpuIsJudgedAgainstItsPcieLink) {
   ASSERT_TRUE(h2d->bar);
   EXPECT_NEAR(*h2d->bar, 0.6 * 16 * 3.938, 1e-6);
   EXPECT_NE(h2d->bar_basis.find("PCIe Gen5 x16"), std::string::npos);
-  EXPECT_NE(v->observed.find("ran at once with GPU 1 (every GPU at once)"), std::string::npos)
+  EXPECT_NE(v->observed.find("ran at once with rank 1 (every GPU at once)"), std::string::npos)
       << v->observed;
   ASSERT_EQ(v->cards.size(), 1u);
 }
@@ -172,17 +172,43 @@ TEST(HostReport, PerGpuTableWithTheHostTotalInEveryFormat) {
   in.expectations_source = "built-in defaults";
   const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
   EXPECT_NE(text.find("Host <-> GPU at the largest size"), std::string::npos) << text;
-  EXPECT_NE(text.find("h2d-all: 110.0 GB/s from 2 GPUs at once @ 1G"), std::string::npos) << text;
+  EXPECT_NE(text.find("h2d-all on node0: 110.0 GB/s from 2 GPUs at once @ 1G"), std::string::npos)
+      << text;
   EXPECT_EQ(text.find("Pairs at the largest size"), std::string::npos)
       << "no pair of GPUs was measured";
-  EXPECT_NE(text.find("GPU 1   PCIe Gen5 x16"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1   node0 GPU 1  PCIe Gen5 x16"), std::string::npos) << text;
   const auto md = make_reporter(ReportFormat::kMarkdown)->render({in}, {});
   EXPECT_NE(md.find("## Host <-> GPU at the largest size"), std::string::npos);
-  EXPECT_NE(md.find("| GPU 0 | PCIe Gen5 x16 | 55.5 | 55.3 | 55.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| rank 0 | node0 GPU 0 | PCIe Gen5 x16 | 55.5 | 55.3 | 55.0 |"), std::string::npos) << md;
   const auto html = make_reporter(ReportFormat::kHtml)->render({in}, {});
   EXPECT_NE(html.find("Host &lt;-&gt; GPU"), std::string::npos);
   const auto csv = make_reporter(ReportFormat::kCsv)->render({in}, {});
   EXPECT_NE(csv.find("host.json,h2d,0,0,"), std::string::npos) << csv;
+}
+
+// Two ranks on one GPU (--allow-gpu-sharing): their "at once" copies share one PCIe link, so
+// those figures are not the link's, and the host's total counts the GPU once.
+TEST(HostVerdicts, RanksSharingOneGpuAreNotALinkForTheAtOnceMethods) {
+  auto d = host_run(55.5);
+  d.system.ranks[1].gpu = d.system.ranks[0].gpu;
+  for (auto& r : d.results) {
+    if (r.method == "h2d-all") r.algbw_gbps = test::flat(27.7);
+  }
+  const auto vs = compute_verdicts(d, {});
+  for (int g : {0, 1}) {
+    const auto* v = gpu_verdict(vs, g);
+    ASSERT_NE(v, nullptr);
+    EXPECT_TRUE(v->flags.empty()) << v->flags.front().message;
+    for (const auto& m : v->methods) {
+      EXPECT_EQ(m.state, m.method == "h2d-all" ? "not-a-link" : "pass") << m.method;
+    }
+  }
+  ReportInput in;
+  in.path = "shared.json";
+  in.doc = &d;
+  in.verdicts = vs;
+  const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
+  EXPECT_NE(text.find("h2d-all on node0: 27.7 GB/s from 1 GPU at once"), std::string::npos) << text;
 }
 
 TEST(Examples, HostCopiesOnTwoH200sPassAgainstPcieGen5) {
