@@ -57,6 +57,12 @@ std::string host_name() {
   return host;
 }
 
+std::string too_few_ranks(int np) {
+  return "--np " + std::to_string(np) +
+         ": the selected methods measure pairs of GPUs and need at least 2 ranks (-m host alone "
+         "runs on 1)";
+}
+
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
 // counting them.
 int dry_run_local(const RunOptions& o) {
@@ -69,10 +75,11 @@ int dry_run_local(const RunOptions& o) {
     } catch (const gpu::CudaError&) {
       np = 0;
     }
-    if (np < 2) {
-      throw UsageError("--dry-run: no launcher and " + std::to_string(np) +
-                       " local GPU(s) to count; give --np N to plan for N ranks");
-    }
+  }
+  if (np < minimum_ranks(o.methods, gpu::method_catalog())) {
+    throw UsageError(o.np ? too_few_ranks(np)
+                          : "--dry-run: no launcher and " + std::to_string(np) +
+                                " local GPU(s) to count; give --np N to plan for N ranks");
   }
   const auto in =
       make_plan_input(o, np, std::vector<std::string>(static_cast<std::size_t>(np), host_name()),
@@ -105,10 +112,13 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
     throw UsageError("--np " + std::to_string(np) + ": this host has " + std::to_string(gpus) +
                      " GPU(s); use at most that many ranks");
   }
-  if (np < 2) {
+  const int needed = minimum_ranks(o.methods, gpu::method_catalog());
+  if (o.np && np < needed) throw UsageError(too_few_ranks(np));
+  if (np < needed) {
     std::fprintf(stderr,
                  "peerbench: error: this host has %d GPU; peerbench measures pairs of GPUs and "
-                 "needs at least 2\n",
+                 "needs at least 2 (with one GPU: -m host measures its host link, and "
+                 "--allow-gpu-sharing --np 2 tests the tool)\n",
                  gpus);
     return kExitUsage;
   }
@@ -214,7 +224,8 @@ void settle_results_path(RunOptions& o, gpu::RankContext& rk) {
 }
 
 void dry_run_ranks(const RunOptions& o, gpu::RankContext& rk) {
-  if (rk.size < 2) throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2");
+  if (rk.size < minimum_ranks(o.methods, gpu::method_catalog()))
+    throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2 (-m host needs 1)");
   const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
   if (rk.rank == 0) {
     write_plan(std::cout, in, o.verbosity >= 2);

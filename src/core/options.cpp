@@ -234,7 +234,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   }
   if (r.count("expect")) o.expect_path = non_empty_path(get(r, "expect"), "--expect");
   o.dry_run = r.count("dry-run") > 0;
-  if (r.count("np")) o.np = static_cast<int>(parse_integer(get(r, "np"), "--np", 2, kMaxNp));
+  if (r.count("np")) o.np = static_cast<int>(parse_integer(get(r, "np"), "--np", 1, kMaxNp));
   if (r.count("quiet") && r.count("verbose")) {
     throw UsageError("-q/--quiet and -v/--verbose: choose one");
   }

@@ -70,6 +70,14 @@ double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const Pla
          2e-3;
 }
 
+int minimum_ranks(const std::vector<std::string>& methods, const std::vector<MethodInfo>& catalog) {
+  const bool one_gpu_each = std::all_of(methods.begin(), methods.end(), [&](const std::string& n) {
+    const MethodInfo* m = find_method(catalog, n);
+    return m && m->scope == MethodScope::kPerGpu;
+  });
+  return one_gpu_each && !methods.empty() ? 1 : 2;
+}
+
 PlanInput make_plan_input(const RunOptions& o, int world_size,
                           std::vector<std::string> host_of_rank,
                           const std::vector<MethodInfo>& catalog) {

@@ -56,6 +56,10 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
                           std::vector<std::string> host_of_rank,
                           const std::vector<MethodInfo>& catalog);
 
+// Ranks a run of these methods needs: 2 (a pair of GPUs), or 1 when every method measures one
+// GPU and its host (-m host on a one-GPU node).
+int minimum_ranks(const std::vector<std::string>& methods, const std::vector<MethodInfo>& catalog);
+
 // Throws UsageError when --pairs names ranks that do not exist or selects nothing.
 Plan make_plan(const PlanInput& in);
 // The same totals (cases, estimate, step count) and checks without keeping the steps: memory

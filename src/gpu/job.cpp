@@ -105,11 +105,11 @@ void Job::plan_run() {
   std::vector<MethodInfo> catalog;
   for (auto& m : methods_) catalog.push_back(m->info());
   for (const auto& n : opts_.methods) selected_.push_back(*find_method(catalog, n));
-  if (rank_.size < 2) {
+  if (rank_.size < minimum_ranks(opts_.methods, catalog)) {
     throw LaunchError(
         "peerbench run needs at least 2 ranks (one per GPU) to form a pair; this job has 1. "
         "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local "
-        "GPUs");
+        "GPUs (one rank is enough for -m host alone)");
   }
   if (opts_.root >= rank_.size) {
     throw LaunchError("-r/--root " + std::to_string(opts_.root) + ": the job has " +

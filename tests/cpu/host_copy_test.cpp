@@ -53,6 +53,15 @@ TEST(HostPlan, OneStepPerGpuAndOneStepForEveryGpuAtOnce) {
   EXPECT_NE(table.find("rank 0 rank 1 rank 2 rank 3"), std::string::npos) << table;
 }
 
+TEST(HostPlan, OneRankIsEnoughForHostMethodsAlone) {
+  const auto c = test::catalog();
+  EXPECT_EQ(minimum_ranks({"h2d", "d2h-all"}, c), 1);
+  EXPECT_EQ(minimum_ranks({"h2d", "ce-write"}, c), 2);
+  EXPECT_EQ(minimum_ranks({"nccl-allreduce"}, c), 2);
+  const Plan p = make_plan(host_plan_input(1));
+  EXPECT_EQ(p.cases, 4 * 2) << "4 methods x 1 GPU x 2 sizes";
+}
+
 TEST(HostPlan, ExplicitPairsMeasureTheGpusTheyName) {
   const Plan p = make_plan(host_plan_input(4, "2-3"));
   std::set<int> gpus;

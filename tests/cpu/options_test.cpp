@@ -98,7 +98,7 @@ TEST(Options, EveryBadValueIsOneLineNamingTheFlag) {
       {{"--latency-iters", "0"}, "--latency-iters"},
       {{"--staged-chunk", "1K"}, "--staged-chunk"},
       {{"--staged-slots", "1"}, "--staged-slots"},
-      {{"--np", "1"}, "--np"},
+      {{"--np", "0"}, "--np"},
       {{"-q", "-v"}, "-q/--quiet"},
       {{"--bogus"}, "bogus"},
       {{"stray"}, "unknown command 'stray'"},

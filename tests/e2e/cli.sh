@@ -61,6 +61,13 @@ for i in 1 2 3; do
 done
 expect_usage "unwritable JSON path under mpirun" "${mpi[@]}" -np 2 "$bin" run -J /proc/peerbench/r.json
 expect_usage "single rank" "${mpi[@]}" -np 1 "$bin" run -J "$work/one.json"
+# One GPU is enough for the host<->GPU methods alone.
+if "${mpi[@]}" -np 1 "$bin" run -m host --dry-run 2> "$work/one-host.err" | grep -q '^  h2d-all .*rank 0$' &&
+   "$bin" run -m h2d --dry-run --np 1 | grep -q '^  h2d '; then
+  ok "one rank plans the host methods"
+else
+  bad "one rank, -m host: $(cat "$work/one-host.err")"
+fi
 expect_usage "--np under a launcher" "${mpi[@]}" -np 2 "$bin" run --np 2
 # argv that parses on some ranks and not on others (versions that differ between hosts): no hang,
 # one line from the rank that refuses.
