@@ -53,7 +53,11 @@ struct FleetPair {
   std::vector<Flag> flags;  // the run's own flags, then fleet-outlier
   std::vector<Measurement> measurements;  // every size measured ok
   std::vector<FleetPosition> positions;
-  std::string name() const { return src_pci == "all" ? "all GPUs" : src_pci + "->" + dst_pci; }
+  std::string name() const {
+    if (src_pci == "all") return "all GPUs";
+    if (src_pci == dst_pci) return src_pci + "<->host";  // host<->GPU methods: one GPU
+    return src_pci + "->" + dst_pci;
+  }
 };
 
 // Worst first: the order nodes are listed in.
