@@ -30,7 +30,9 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 say "# GPUs: $ngpu"
 
 t0=$(date +%s)
-if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build -j; } > "$out/build.log" 2>&1; then
+# PEERBENCH_REVISION: the revision to record, where this copy's .git is not the code's own (the
+# device machine's copy); set it from the checkout the tree came from.
+if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPEERBENCH_REVISION="${PEERBENCH_REVISION:-}" && cmake --build build -j; } > "$out/build.log" 2>&1; then
   say "BUILD FAILED (see build.log)"; tail -30 "$out/build.log"; exit 1
 fi
 say "# build: $(( $(date +%s) - t0 )) s"
