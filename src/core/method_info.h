@@ -29,12 +29,12 @@ struct MethodInfo {
   bool needs_p2p = false;       // skipped with a reason when the pair cannot peer
   bool same_host_only = false;  // not-applicable across hosts
   bool uses_nccl = false;
-  bool graph_capturable = true;  // -G captures its iterations in a CUDA graph
-  bool fixed_size = false;       // ignores the sweep; runs at --latency-bytes
-  unsigned fixed_bytes = 0;      // with fixed_size: this size instead of --latency-bytes
-  bool typed = false;            // runs once per -d/--datatype
-  bool reduces = false;          // runs once per -o/--op
-  bool rooted = false;           // takes -r/--root
+  bool graph_capturable = true;   // -G captures its iterations in a CUDA graph
+  bool fixed_size = false;        // ignores the sweep; runs at --latency-bytes
+  unsigned fixed_bytes = 0;       // with fixed_size: this size instead of --latency-bytes
+  bool typed = false;             // runs once per -d/--datatype
+  bool reduces = false;           // runs once per -o/--op
+  bool rooted = false;            // takes -r/--root
   bool all_gpus_at_once = false;  // kPerGpu: every GPU of the job in one step (h2d-all)
 };
 

@@ -190,9 +190,8 @@ class PlanWalker {
   void gpu_steps(const MethodInfo& m, double sizes_estimate, Visit&& visit) {
     std::vector<int> gpus;
     for (int r = 0; r < n_; ++r) {
-      const bool named = std::any_of(explicit_.begin(), explicit_.end(), [&](const auto& p) {
-        return p.first == r || p.second == r;
-      });
+      const bool named = std::any_of(explicit_.begin(), explicit_.end(),
+                                     [&](const auto& p) { return p.first == r || p.second == r; });
       if (in_.pairs.kind != PairFilter::Kind::kExplicit || named) gpus.push_back(r);
     }
     slot_reason_of_.clear();

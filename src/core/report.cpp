@@ -128,8 +128,8 @@ std::vector<std::string> host_totals(const RunDocument& d, const ResultIndex& id
     const RankInfo* ri = idx.rank(g);
     if (!r || !r->algbw_gbps || !ri) continue;
     auto& [sum, cards] = per_host[ri->host];
-    const std::string card = ri->gpu.pci_bus_id.empty() ? std::to_string(ri->gpu.index)
-                                                        : ri->gpu.pci_bus_id;
+    const std::string card =
+        ri->gpu.pci_bus_id.empty() ? std::to_string(ri->gpu.index) : ri->gpu.pci_bus_id;
     if (cards.insert(card).second) sum += r->algbw_gbps->median;
   }
   std::vector<std::string> out;
@@ -341,8 +341,8 @@ class TextReporter : public DocumentReporter {
       << std::setw(15) << "link";
     std::vector<int> widths;
     for (std::size_t i = 0; i < t.methods.size(); ++i) {
-      widths.push_back(static_cast<int>(std::max(
-          {std::size_t{10}, t.methods[i]->name.size() + 2, t.units[i].size() + 2})));
+      widths.push_back(static_cast<int>(
+          std::max({std::size_t{10}, t.methods[i]->name.size() + 2, t.units[i].size() + 2})));
       o << std::right << std::setw(widths[i]) << t.methods[i]->name;
     }
     o << "\n  " << std::left << std::setw(lead) << "";

@@ -58,6 +58,6 @@ std::string html_escape(const std::string& s);
 std::string csv_field(const std::string& s);  // quotes and defuses spreadsheet formulas
 // Width of the link column in verdict lines: 7, or wider for long labels ("PCIe Gen5 x16").
 int verdict_link_width(const std::vector<PairVerdict>& vs);
-std::string pair_name(int src, int dst);      // "0->1", "rank 2" (host<->GPU: rank 2's GPU) or "all"
+std::string pair_name(int src, int dst);  // "0->1", "rank 2" (host<->GPU: rank 2's GPU) or "all"
 
 }  // namespace peerbench

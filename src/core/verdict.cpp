@@ -428,8 +428,7 @@ void data_error_flags(const Ctx& c, PairVerdict& v, const std::vector<const Resu
         "data-errors", r->method,
         r->method + (variant_label(*r).empty() ? "" : " (" + variant_label(*r) + ")") +
             " delivered " + std::to_string(r->wrong) + " wrong elements at " +
-            format_size(r->bytes) +
-            where_text(c, v),
+            format_size(r->bytes) + where_text(c, v),
         {{"bytes", r->bytes}, {"wrong", r->wrong}, {"checked_elements", r->checked_elements}}));
   }
 }
@@ -484,17 +483,16 @@ void judge_latency(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Resu
     return;
   }
   if (*mv.value <= *mv.bar) return;
-  v.flags.push_back(make_flag(
-      "high-latency", m.name,
-      m.name + " took " + format_fixed(*mv.value, 2) + " us per operation at " +
-          format_size(r.bytes) +
-          where_text(c, v) +
-          ", over the " + format_fixed(*mv.bar, 1) + " us bar for " + kind,
-      {{"measured_us", *mv.value},
-       {"bar_us", *mv.bar},
-       {"basis", mv.bar_basis},
-       {"bytes", r.bytes},
-       {"link", v.link}}));
+  v.flags.push_back(make_flag("high-latency", m.name,
+                              m.name + " took " + format_fixed(*mv.value, 2) +
+                                  " us per operation at " + format_size(r.bytes) +
+                                  where_text(c, v) + ", over the " + format_fixed(*mv.bar, 1) +
+                                  " us bar for " + kind,
+                              {{"measured_us", *mv.value},
+                               {"bar_us", *mv.bar},
+                               {"basis", mv.bar_basis},
+                               {"bytes", r.bytes},
+                               {"link", v.link}}));
 }
 
 // The default bandwidth bar: a fraction of the link (pairs in one host), or of the slowest local
@@ -531,13 +529,12 @@ void judge_bandwidth(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Re
              {"link", v.link}};
   if (link.expected) ev["link_raw_gbps"] = link.expected->raw_gbps;
   if (!v.concurrent_pairs.empty()) ev["ran_at_once_with"] = v.concurrent_pairs;
-  v.flags.push_back(make_flag(
-      "below-link", m.name,
-      m.name + " reached " + format_fixed(*mv.value, 1) + " GB/s at " + format_size(r.bytes) +
-          where_text(c, v) +
-          ", under the " + format_fixed(*mv.bar, 1) + " GB/s that " + v.link_description +
-          " should carry",
-      ev));
+  v.flags.push_back(make_flag("below-link", m.name,
+                              m.name + " reached " + format_fixed(*mv.value, 1) + " GB/s at " +
+                                  format_size(r.bytes) + where_text(c, v) + ", under the " +
+                                  format_fixed(*mv.bar, 1) + " GB/s that " + v.link_description +
+                                  " should carry",
+                              ev));
 }
 
 void asymmetry_flag(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Result& r) {

@@ -529,8 +529,7 @@ void Job::print_summary(double elapsed) {
   const int link_w = verdict_link_width(doc.verdicts);
   for (const auto& v : doc.verdicts) {
     *o << "#  " << std::left << std::setw(7) << pair_name(v.src, v.dst) << std::setw(link_w)
-       << v.link
-       << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed << "\n";
+       << v.link << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed << "\n";
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
   *o << "# " << verdict_headline(count_verdicts(doc.verdicts)) << "\n";

@@ -49,7 +49,7 @@ struct StepContext {
   std::string nccl_reason;  // why there is no communicator
   HostStaging* staging = nullptr;
   std::string staging_reason;
-  void* host = nullptr;  // pinned host memory on this GPU's NUMA node (host<->GPU methods)
+  void* host = nullptr;     // pinned host memory on this GPU's NUMA node (host<->GPU methods)
   std::string host_reason;  // why there is none
   unsigned int* counters = nullptr;  // device: [0] timeouts, [1] completed; zeroed per sample
   std::uint64_t timeout_ns = 0;

@@ -410,7 +410,7 @@ void SizeRun::gather_link_traffic() {
 std::string SizeRun::label() const {
   const int src = mine_ && !mine_->all_ranks ? mine_->pair.src : -1;
   const int dst = mine_ && !mine_->all_ranks ? mine_->pair.dst : -1;
-  const std::string who = src < 0     ? "all ranks"
+  const std::string who = src < 0      ? "all ranks"
                           : src == dst ? "GPU of rank " + std::to_string(src)
                                        : std::to_string(src) + "->" + std::to_string(dst);
   return info_.name + " " + who + " at " + format_size(bytes_);

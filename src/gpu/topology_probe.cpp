@@ -17,7 +17,6 @@ std::string pci_bus_id(int device) {
   return canonical_bus_id(buf);
 }
 
-
 }  // namespace
 
 std::optional<int> numa_node_of(const std::string& bus_id) {

@@ -143,7 +143,8 @@ TEST(HostVerdicts, SizesThatCannotFillTheLinkAreNotJudgedAndMissingGpusAreIncomp
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->verdict, "incomplete") << "d2h-all was asked for and has no result";
   bool named = false;
-  for (const auto& m : v->methods) named = named || (m.method == "d2h-all" && m.state == "incomplete");
+  for (const auto& m : v->methods)
+    named = named || (m.method == "d2h-all" && m.state == "incomplete");
   EXPECT_TRUE(named);
 }
 
@@ -188,7 +189,9 @@ TEST(HostReport, PerGpuTableWithTheHostTotalInEveryFormat) {
   EXPECT_NE(text.find("rank 1   node0 GPU 1  PCIe Gen5 x16"), std::string::npos) << text;
   const auto md = make_reporter(ReportFormat::kMarkdown)->render({in}, {});
   EXPECT_NE(md.find("## Host <-> GPU at the largest size"), std::string::npos);
-  EXPECT_NE(md.find("| rank 0 | node0 GPU 0 | PCIe Gen5 x16 | 55.5 | 55.3 | 55.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| rank 0 | node0 GPU 0 | PCIe Gen5 x16 | 55.5 | 55.3 | 55.0 |"),
+            std::string::npos)
+      << md;
   const auto html = make_reporter(ReportFormat::kHtml)->render({in}, {});
   EXPECT_NE(html.find("Host &lt;-&gt; GPU"), std::string::npos);
   const auto csv = make_reporter(ReportFormat::kCsv)->render({in}, {});
@@ -221,8 +224,8 @@ TEST(HostVerdicts, RanksSharingOneGpuAreNotALinkForTheAtOnceMethods) {
 }
 
 TEST(Examples, HostCopiesOnTwoH200sPassAgainstPcieGen5) {
-  const auto d = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
-                               "/results/examples/h200x2-host.json");
+  const auto d =
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
   std::set<std::string> methods;
   for (const auto& r : d.results) {
     EXPECT_EQ(r.status, ResultStatus::kOk) << r.method;

@@ -61,8 +61,8 @@ TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
 INSTANTIATE_TEST_SUITE_P(AllMethods, EachMethod,
                          ::testing::Values("ce-write", "ce-read", "sm-write", "sm-read", "ce-bidir",
                                            "sm-bidir", "staged", "h2d", "d2h", "h2d-all", "d2h-all",
-                                           "ce-latency", "sm-latency",
-                                           "nccl-sendrecv", "nccl-sendrecv-bidir", "nccl-allreduce",
+                                           "ce-latency", "sm-latency", "nccl-sendrecv",
+                                           "nccl-sendrecv-bidir", "nccl-allreduce",
                                            "nccl-allgather", "nccl-reducescatter", "nccl-broadcast",
                                            "nccl-reduce", "nccl-alltoall", "nccl-sendrecv-ring"),
                          [](const auto& info) {

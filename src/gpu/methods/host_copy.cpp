@@ -24,9 +24,10 @@ class HostCopy : public Method {
     m.family = "host";
     m.scope = MethodScope::kPerGpu;
     m.all_gpus_at_once = all_gpus;
-    m.summary = std::string(to_device ? "pinned host memory -> GPU" : "GPU -> pinned host memory") +
-                " on the copy engine, host memory on the GPU's NUMA node" +
-                (all_gpus ? ", every GPU at once (shared host PCIe and memory)" : ", one GPU at a time");
+    m.summary =
+        std::string(to_device ? "pinned host memory -> GPU" : "GPU -> pinned host memory") +
+        " on the copy engine, host memory on the GPU's NUMA node" +
+        (all_gpus ? ", every GPU at once (shared host PCIe and memory)" : ", one GPU at a time");
     return m;
   }
 
