@@ -528,7 +528,9 @@ void judge_bandwidth(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Re
              {"bytes", r.bytes},
              {"link", v.link}};
   if (link.expected) ev["link_raw_gbps"] = link.expected->raw_gbps;
-  if (!v.concurrent_pairs.empty()) ev["ran_at_once_with"] = v.concurrent_pairs;
+  // Per GPU, only the every-GPU-at-once methods ran beside others.
+  const bool at_once = v.src != v.dst || m.all_gpus_at_once;
+  if (!v.concurrent_pairs.empty() && at_once) ev["ran_at_once_with"] = v.concurrent_pairs;
   v.flags.push_back(make_flag("below-link", m.name,
                               m.name + " reached " + format_fixed(*mv.value, 1) + " GB/s at " +
                                   format_size(r.bytes) + where_text(c, v) + ", under the " +

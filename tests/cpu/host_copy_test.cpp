@@ -126,6 +126,7 @@ TEST(HostVerdicts, ASlowGpuIsFlaggedBelowLinkAndNarrowSlotsLowerTheBar) {
   EXPECT_EQ(slow->flags[0].method, "h2d");
   EXPECT_NE(slow->flags[0].message.find("between the host and rank 1"), std::string::npos)
       << slow->flags[0].message;
+  EXPECT_FALSE(slow->flags[0].evidence.contains("ran_at_once_with")) << "h2d ran alone";
   EXPECT_EQ(gpu_verdict(vs, 0)->verdict, "pass");
   // An x4 slot carries a quarter: 12 GB/s passes there (bar 0.6 x 4 x 3.938 = 9.45).
   const auto narrow = compute_verdicts(host_run(12.0, 4), {});
