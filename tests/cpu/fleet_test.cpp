@@ -228,6 +228,16 @@ TEST(Fleet, EachHostOfAMultiHostRunIsANode) {
   }
 }
 
+// Two ranks on one GPU: their pairs have one PCI bus id at both ends, yet are no host<->GPU row.
+TEST(Fleet, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
+  const FleetReport r = fleet_of(fixture("h200x1-shared-serial.json"));
+  ASSERT_EQ(r.nodes.size(), 1u);
+  ASSERT_FALSE(r.nodes[0].pairs.empty());
+  for (const auto& p : r.nodes[0].pairs) {
+    EXPECT_EQ(p.name().find("<->host"), std::string::npos) << p.name();
+  }
+}
+
 TEST(Fleet, PcieLinksAreGroupedByGenerationAndWidth) {
   const std::string dir = temp_dir();
   test::NodeSpec spec;

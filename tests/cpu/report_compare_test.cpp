@@ -168,6 +168,18 @@ TEST(Compare, VersionOneRunsCompareByHostAndPciBusId) {
   EXPECT_NE(u.rows[0].gpu_pair.find("GPU-"), std::string::npos) << u.rows[0].gpu_pair;
 }
 
+// Two ranks on one GPU (--allow-gpu-sharing): ce-write 0->1 has src and dst on one card, but it
+// is a copy between two ranks, not the GPU's link to its host.
+TEST(Compare, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
+  const auto a = load_run_file(real_run("h200x1-shared-serial.json"));
+  const auto c = compare_runs(a, "a.json", a, "b.json", {});
+  ASSERT_FALSE(c.rows.empty());
+  for (const auto& r : c.rows) {
+    EXPECT_EQ(r.gpu_pair.find("<->host"), std::string::npos)
+        << r.method << " " << r.pair << ": " << r.gpu_pair;
+  }
+}
+
 TEST(Compare, TwoRanksOnOneGpuDropNoRow) {
   const auto a = load_run_file(real_run("h200x1-shared-serial.json"));
   const auto c = compare_runs(a, "a.json", a, "b.json", {});

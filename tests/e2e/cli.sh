@@ -72,6 +72,13 @@ expect_usage "--np under a launcher" "${mpi[@]}" -np 2 "$bin" run --np 2
 # argv that parses on some ranks and not on others (versions that differ between hosts): no hang,
 # one line from the rank that refuses.
 expect_usage "argv refused by one rank of three" timeout 60 "${mpi[@]}" -np 2 "$bin" run -m h2d --dry-run : -np 1 "$bin" run -m not-in-this-version --dry-run
+# The same, where the ranks that parse run a command that starts no MPI (--version, report, help):
+# the refusing rank must not wait in MPI_Init for them, silent, until the job is killed.
+expect_usage "argv refused by one rank while the others print the version" timeout 30 "${mpi[@]}" -np 2 "$bin" --version : -np 1 "$bin" run -m not-in-this-version
+expect_usage "argv refused by one rank while the others report" timeout 30 "${mpi[@]}" -np 2 "$bin" report "$src/results/examples/h200x2-host.json" : -np 1 "$bin" report --not-in-this-version
+# argv that parses everywhere but is refused after the agreement on a rank that is not rank 0
+# (an MPMD job, or hosts with differing versions): one line, no hang in MPI_Finalize.
+expect_usage "--pairs refused by rank 1 only" timeout 30 "${mpi[@]}" -np 1 "$bin" run --dry-run -m h2d : -np 1 "$bin" run --dry-run -m h2d --pairs 0-5
 echo '{"fraction_of_lnk": 0.8}' > "$work/typo-expect.json"
 expect_usage "bad expect file under mpirun -np 4" "${mpi[@]}" -np 4 "$bin" run --expect "$work/typo-expect.json"
 expect_usage "pairs beyond the job" "${mpi[@]}" -np 2 "$bin" run --dry-run --pairs 0-3
