@@ -236,6 +236,11 @@ TEST(Fleet, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
   for (const auto& p : r.nodes[0].pairs) {
     EXPECT_EQ(p.name().find("<->host"), std::string::npos) << p.name();
   }
+  const FleetReport h =
+      fleet_of(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
+  ASSERT_EQ(h.nodes.size(), 1u);
+  ASSERT_FALSE(h.nodes[0].pairs.empty());
+  EXPECT_EQ(h.nodes[0].pairs[0].name(), "0000:00:06.0<->host");
 }
 
 TEST(Fleet, PcieLinksAreGroupedByGenerationAndWidth) {

@@ -178,6 +178,12 @@ TEST(Compare, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
     EXPECT_EQ(r.gpu_pair.find("<->host"), std::string::npos)
         << r.method << " " << r.pair << ": " << r.gpu_pair;
   }
+  // The real host<->GPU run is named so.
+  const auto h =
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
+  const auto hc = compare_runs(h, "a.json", h, "b.json", {});
+  ASSERT_FALSE(hc.rows.empty());
+  EXPECT_EQ(hc.rows[0].gpu_pair, "host0:0000:00:06.0<->host");
 }
 
 TEST(Compare, TwoRanksOnOneGpuDropNoRow) {
