@@ -76,15 +76,16 @@ bool measured(const Result* r) {
   return r && r->status == ResultStatus::kOk && r->time_us && r->algbw_gbps;
 }
 
-// "host0:X->host0:Y" for a pair of GPUs, "host0:X<->host" for one GPU and its host.
-std::string gpu_pair_text(const Key& k) {
-  return k.src == k.dst ? k.src + "<->host" : k.src + "->" + k.dst;
+// "host0:X->host0:Y" for a pair of GPUs, "host0:X<->host" for one GPU and its host. Decided by
+// the result's ranks, not the key: two ranks sharing one GPU have one card at both ends.
+std::string gpu_pair_text(const Key& k, const Result* r) {
+  return r && r->src == r->dst ? k.src + "<->host" : k.src + "->" + k.dst;
 }
 
 std::string key_label(const Key& k, const Result* a, const Result* b) {
   auto status = [](const Result* r) { return r ? to_string(r->status) : std::string("absent"); };
-  return k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + gpu_pair_text(k) + " " +
-         format_size_compact(k.bytes) + " (A: " + status(a) + ", B: " + status(b) + ")";
+  return k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + gpu_pair_text(k, a ? a : b) +
+         " " + format_size_compact(k.bytes) + " (A: " + status(a) + ", B: " + status(b) + ")";
 }
 
 CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
@@ -192,7 +193,7 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   CompareRow row;
   row.method = key.variant.empty() ? key.method : key.method + " " + key.variant;
   row.pair = pair_name(ra->src, ra->dst);
-  row.gpu_pair = gpu_pair_text(key);
+  row.gpu_pair = gpu_pair_text(key, ra);
   row.bytes = key.bytes;
   row.lower_is_better = m && m->metric == Metric::kLatency;
   row.a = row.lower_is_better ? *ra->time_us : *ra->algbw_gbps;

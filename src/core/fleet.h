@@ -45,8 +45,9 @@ struct FleetPosition {
 
 // One ordered pair of GPUs of a node (or the node's GPUs together, for all-rank methods).
 struct FleetPair {
-  std::string src_pci;  // "all" for methods over all ranks
-  std::string dst_pci;  // "all"; "host/pci" when the peer is on another host
+  std::string src_pci;   // "all" for methods over all ranks
+  std::string dst_pci;   // "all"; "host/pci" when the peer is on another host
+  bool one_gpu = false;  // a host<->GPU method: one rank and its host (not two ranks on one GPU)
   std::string gpu_model;
   std::string link;         // group label: "NV18", "PCIe Gen5 x16 PIX", "NET", "all 8 GPUs"
   std::string state;        // pass, flagged, incomplete, or not-counted (not applicable, same GPU)
@@ -55,7 +56,7 @@ struct FleetPair {
   std::vector<FleetPosition> positions;
   std::string name() const {
     if (src_pci == "all") return "all GPUs";
-    if (src_pci == dst_pci) return src_pci + "<->host";  // host<->GPU methods: one GPU
+    if (one_gpu) return src_pci + "<->host";
     return src_pci + "->" + dst_pci;
   }
 };

@@ -85,6 +85,7 @@ FleetPair fleet_pair(const RunDocument& d, const PairVerdict& v) {
   } else {
     p.src_pci = pci_of(d, v.src);
     p.dst_pci = pci_of(d, v.dst);
+    p.one_gpu = v.src == v.dst;
     if (host_of(d, v.src) != host_of(d, v.dst)) p.dst_pci = host_of(d, v.dst) + "/" + p.dst_pci;
   }
   p.gpu_model = model_of(d, v);
