@@ -7,8 +7,6 @@
 
 namespace peerbench::app {
 
-// A usage error met before the command is known, under a launcher (see run_command.cpp).
-int refuse_with_peers(int argc, char** argv, const std::string& why);
 int run_command(const CommandLine& cl, int argc, char** argv);
 int topo_command(const TopoOptions& o, const std::vector<std::string>& argv);
 int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalog);

@@ -2,9 +2,12 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <optional>
+#include <string>
 
 #include "app/commands.h"
 #include "core/atomic_file.h"
+#include "core/build_info.h"
 #include "core/errors.h"
 #include "core/launcher.h"
 #include "gpu/method.h"
@@ -12,17 +15,43 @@
 
 namespace {
 
+// What every rank must share to run one job: the peerbench build and its arguments.
+std::string identity(int argc, char** argv) {
+  std::string s =
+      std::string(peerbench::build_info::kVersion) + " " + peerbench::build_info::kGitRevision;
+  for (int i = 1; i < argc; ++i) s += std::string(1, '\0') + argv[i];
+  return s;
+}
+
 int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   using namespace peerbench;
   const bool printing = is_printing_rank(launch);
   CommandLine cl;
+  std::string refusal;
   try {
     cl = parse_command_line(argc, argv, gpu::method_catalog());
   } catch (const UsageError& e) {
-    if (launch.under_launcher) return app::refuse_with_peers(argc, argv, e.what());
-    std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    refusal = e.what();
+  }
+  // Under a launcher every rank meets the others first, whatever its command: an early exit
+  // with an error would make the launcher kill the rank still writing why, and ranks started
+  // differently would never meet in the same collectives.
+  std::optional<gpu::MpiSession> mpi;
+  if (launch.under_launcher) {
+    try {
+      mpi.emplace(&argc, &argv);
+      if (gpu::agree_to_start(refusal, identity(argc, argv))) return kExitUsage;
+    } catch (const std::exception& e) {
+      if (refusal.empty()) throw;
+      refusal += std::string(" (and MPI could not start: ") + e.what() + ")";
+    }
+  }
+  if (!refusal.empty()) {
+    std::fprintf(stderr, "peerbench: error: %s\n", refusal.c_str());
     return kExitUsage;
   }
+  // Commands other than run are one rank's work; the others have nothing to add.
+  if (cl.command != Command::kRun && !printing) return kExitOk;
   try {
     switch (cl.command) {
       case Command::kHelp:

@@ -262,22 +262,6 @@ int measure(const CommandLine& cl, const RunOptions& o, gpu::RankContext& rk,
 
 }  // namespace
 
-// Under a launcher, a rank that exits early with an error code makes the launcher kill the
-// others, possibly before the one that explains why has written its line; and argv may parse on
-// some ranks and not others (peerbench versions that differ between hosts). So a rank whose argv
-// does not parse meets the others in the same agreement `run` starts with: the first refusing
-// rank prints, every rank leaves with the usage code.
-int refuse_with_peers(int argc, char** argv, const std::string& why) {
-  try {
-    gpu::MpiSession mpi(&argc, &argv);
-    (void)gpu::any_rank_refuses(why);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "peerbench: error: %s (and MPI could not start: %s)\n", why.c_str(),
-                 e.what());
-  }
-  return kExitUsage;
-}
-
 int run_command(const CommandLine& cl, int argc, char** argv) {
   RunOptions o = cl.run;
   const LaunchInfo launch = detect_launcher();

@@ -114,8 +114,8 @@ struct HostTable {
   std::vector<std::string> totals;  // "h2d-all on vm: 110.6 GB/s from 2 GPUs at once @ 1G ..."
 };
 
-// The host's total of an every-GPU-at-once method, per host: the sum of its GPUs' medians at the
-// largest size (they ran in one timed window). A GPU two ranks share is counted once.
+// The host's total of an every-GPU-at-once method, per host: the sum of the ranks' medians at the
+// largest size (they ran in one timed window); a GPU two ranks share carried both and is one GPU.
 std::vector<std::string> host_totals(const RunDocument& d, const ResultIndex& idx,
                                      const MethodInfo* m) {
   std::uint64_t bytes = 0;
@@ -130,7 +130,8 @@ std::vector<std::string> host_totals(const RunDocument& d, const ResultIndex& id
     auto& [sum, cards] = per_host[ri->host];
     const std::string card =
         ri->gpu.pci_bus_id.empty() ? std::to_string(ri->gpu.index) : ri->gpu.pci_bus_id;
-    if (cards.insert(card).second) sum += r->algbw_gbps->median;
+    cards.insert(card);
+    sum += r->algbw_gbps->median;
   }
   std::vector<std::string> out;
   for (const auto& [host, total] : per_host) {
@@ -148,12 +149,21 @@ HostTable host_table(const RunDocument& d, const ResultIndex& idx,
   t.methods = methods_in(d, MethodScope::kPerGpu);
   if (t.methods.empty()) return t;
   for (const auto* m : t.methods) t.units.push_back(unit_at(d, m));
+  // "node1 GPU 0"; by PCI bus id where indexes do not tell GPUs apart (per-task binding: every
+  // rank sees its GPU as index 0).
+  std::map<std::string, std::set<std::string>> buses_of_label;
+  auto short_label = [](const RankInfo& r) {
+    return r.host + " GPU " + std::to_string(r.gpu.index);
+  };
+  for (int g : idx.gpus()) {
+    if (const RankInfo* ri = idx.rank(g))
+      buses_of_label[short_label(*ri)].insert(ri->gpu.pci_bus_id);
+  }
   for (int g : idx.gpus()) {
     const RankInfo* ri = idx.rank(g);
-    HostTable::Row row{pair_name(g, g),
-                       ri ? ri->host + " GPU " + std::to_string(ri->gpu.index) : "?",
-                       link_label(links, g, g),
-                       {}};
+    std::string gpu = ri ? short_label(*ri) : "?";
+    if (ri && buses_of_label[gpu].size() > 1) gpu = ri->host + " " + ri->gpu.pci_bus_id;
+    HostTable::Row row{pair_name(g, g), gpu, link_label(links, g, g), {}};
     for (const auto* m : t.methods) row.cells.push_back(cell(idx, m, g, g));
     t.rows.push_back(std::move(row));
   }
@@ -357,6 +367,7 @@ class TextReporter : public DocumentReporter {
       o << "\n";
     }
     for (const auto& s : t.totals) o << "  " << s << "\n";
+    o << "\n";
   }
 
   static void all_ranks_lines(std::ostringstream& o, const RunDocument& d) {

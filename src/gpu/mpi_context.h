@@ -72,4 +72,10 @@ std::string mpi_library_version();
 // Returns whether any rank refused. Collective over MPI_COMM_WORLD.
 bool any_rank_refuses(const std::string& my_refusal);
 
+// The first collective of every rank under a launcher, whatever the command: every rank must run
+// the same command line of the same peerbench (`identity`), or the job's collectives would not
+// match and it would hang; a mismatch is refused by rank 0 naming the first rank that differs.
+// Then any_rank_refuses(my_refusal). Returns whether the job must stop (exit 2).
+bool agree_to_start(const std::string& my_refusal, const std::string& identity);
+
 }  // namespace peerbench::gpu

@@ -5,10 +5,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "core/sizes.h"
 #include "gpu/check.h"
@@ -21,8 +24,6 @@ namespace {
 // Preferred, not bound: on a node short of memory the kernel takes pages elsewhere instead of
 // killing the rank, and where they landed is read back and recorded.
 constexpr int kMpolPreferred = 1;
-constexpr unsigned long kMpolFNode = 1ul << 0;
-constexpr unsigned long kMpolFAddr = 1ul << 1;
 constexpr int kMaxNodes = 1024;
 constexpr std::size_t kMaskWords = kMaxNodes / (8 * sizeof(unsigned long));
 
@@ -39,11 +40,34 @@ std::string prefer_node(void* p, std::size_t bytes, int node) {
   return "";
 }
 
-// The node the page at `p` is on, or -1 when the kernel will not say.
-int node_of_page(void* p) {
-  int node = -1;
-  if (syscall(SYS_get_mempolicy, &node, nullptr, 0, p, kMpolFNode | kMpolFAddr) != 0) return -1;
-  return node;
+// Where the pages are, from up to 64 pages spread over the buffer (move_pages without a target
+// only reports): "on NUMA node 0", "on NUMA nodes 0 (48 of 64 pages sampled), 1 (16)", or
+// "(node unknown)" when the kernel will not say. `only` is set to the node when all sampled
+// pages are on one node, else -1.
+std::string nodes_of(void* p, std::size_t bytes, int* only) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t pages = std::max<std::size_t>(1, bytes / page);
+  const std::size_t n = std::min<std::size_t>(64, pages);
+  std::vector<void*> addrs(n);
+  for (std::size_t i = 0; i < n; ++i) addrs[i] = static_cast<char*>(p) + (i * pages / n) * page;
+  std::vector<int> status(n, -1);
+  *only = -1;
+  if (syscall(SYS_move_pages, 0, n, addrs.data(), nullptr, status.data(), 0) != 0)
+    return "(node unknown)";
+  std::map<int, int> count;
+  for (int s : status) count[s] += 1;
+  if (count.size() == 1 && count.begin()->first >= 0) {
+    *only = count.begin()->first;
+    return "on NUMA node " + std::to_string(*only);
+  }
+  std::string s = "on NUMA nodes ";
+  for (const auto& [node, k] : count) {
+    s += (s.back() == ' ' ? "" : ", ") +
+         (node >= 0 ? std::to_string(node) : std::string("not resident")) + " (" +
+         std::to_string(k) +
+         (s.back() == ' ' ? " of " + std::to_string(n) + " pages sampled)" : ")");
+  }
+  return s;
 }
 
 }  // namespace
@@ -63,17 +87,20 @@ NumaHostBuffer NumaHostBuffer::allocate(std::size_t bytes, std::optional<int> no
   std::memset(p, 0x5A, bytes);
   PB_CUDA(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
   b.registered_ = true;
-  const int actual = node_of_page(p);
-  std::string where = actual >= 0 ? "on NUMA node " + std::to_string(actual) : "(node unknown)";
+  int actual = -1;
+  std::string where = nodes_of(p, bytes, &actual);
   if (!node) {
     where += ", GPU's node unknown (sysfs gives none); first touched by a thread near the GPU";
   } else if (!bind_error.empty()) {
     where += ", not placed on the GPU's node " + std::to_string(*node) + " (" + bind_error +
              "); first touched by a thread near the GPU";
-  } else if (actual >= 0 && actual != *node) {
-    where += ", not the GPU's node " + std::to_string(*node) + " (asked for; the node was short)";
-  } else {
+  } else if (actual == *node) {
     where += " (the GPU's node, asked for with mbind)";
+  } else if (where.rfind("(node unknown)", 0) == 0) {
+    where += ", asked for on the GPU's node " + std::to_string(*node) + " with mbind";
+  } else {
+    where += ", not all on the GPU's node " + std::to_string(*node) +
+             " (asked for; the node was short of memory)";
   }
   b.placement_ = format_size(bytes) + " pinned " + where;
   return b;

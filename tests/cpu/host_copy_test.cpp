@@ -200,7 +200,7 @@ TEST(HostReport, PerGpuTableWithTheHostTotalInEveryFormat) {
 }
 
 // Two ranks on one GPU (--allow-gpu-sharing): their "at once" copies share one PCIe link, so
-// those figures are not the link's, and the host's total counts the GPU once.
+// those figures are not the link's, and the host's total adds both on one GPU.
 TEST(HostVerdicts, RanksSharingOneGpuAreNotALinkForTheAtOnceMethods) {
   auto d = host_run(55.5);
   d.system.ranks[1].gpu = d.system.ranks[0].gpu;
@@ -221,7 +221,22 @@ TEST(HostVerdicts, RanksSharingOneGpuAreNotALinkForTheAtOnceMethods) {
   in.doc = &d;
   in.verdicts = vs;
   const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
-  EXPECT_NE(text.find("h2d-all on node0: 27.7 GB/s from 1 GPU at once"), std::string::npos) << text;
+  EXPECT_NE(text.find("h2d-all on node0: 55.4 GB/s from 1 GPU at once"), std::string::npos)
+      << "both ranks' copies crossed the one GPU's link:\n"
+      << text;
+}
+
+// Per-task binding: each rank sees its GPU as index 0; the table tells them apart by bus id.
+TEST(HostReport, GpusWithOneIndexAreToldApartByBusId) {
+  auto d = host_run(55.5);
+  d.system.ranks[1].gpu.index = 0;
+  ReportInput in;
+  in.path = "bound.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
+  EXPECT_NE(text.find("node0 0000:00:00.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("node0 0000:01:00.0"), std::string::npos) << text;
 }
 
 TEST(Examples, HostCopiesOnTwoH200sPassAgainstPcieGen5) {
