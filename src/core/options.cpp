@@ -437,6 +437,12 @@ void parse_fleet_command(cxxopts::Options& o, const Args& args, CommandLine& cl)
 
 }  // namespace
 
+bool PairFilter::measures_gpu(int r) const {
+  if (kind != Kind::kExplicit) return true;
+  return std::any_of(pairs.begin(), pairs.end(),
+                     [&](const std::pair<int, int>& p) { return p.first == r || p.second == r; });
+}
+
 PairFilter parse_pair_filter(const std::string& text) {
   PairFilter f;
   f.text = text;

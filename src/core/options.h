@@ -26,6 +26,9 @@ struct PairFilter {
   // For kExplicit: ordered pairs (src, dst). "a-b" adds both directions, "a>b" one.
   std::vector<std::pair<int, int>> pairs;
   std::string text = "all";
+  // Whether host<->GPU methods measure rank r's GPU: an explicit list measures the GPUs it
+  // names; the other filters concern links between GPUs and keep every GPU.
+  bool measures_gpu(int r) const;
 };
 PairFilter parse_pair_filter(const std::string& text);
 

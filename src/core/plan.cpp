@@ -184,15 +184,12 @@ class PlanWalker {
 
   // Host<->GPU methods: the "pair" of a step is (r, r), GPU r and its host. One step per GPU,
   // or one step with every GPU at once (all_gpus_at_once: the host's PCIe and memory shared).
-  // An explicit --pairs list measures the GPUs it names; other filters concern links between
-  // GPUs, not a GPU and its host, and measure every GPU.
+  // Which GPUs: PairFilter::measures_gpu.
   template <typename Visit>
   void gpu_steps(const MethodInfo& m, double sizes_estimate, Visit&& visit) {
     std::vector<int> gpus;
     for (int r = 0; r < n_; ++r) {
-      const bool named = std::any_of(explicit_.begin(), explicit_.end(),
-                                     [&](const auto& p) { return p.first == r || p.second == r; });
-      if (in_.pairs.kind != PairFilter::Kind::kExplicit || named) gpus.push_back(r);
+      if (in_.pairs.measures_gpu(r)) gpus.push_back(r);
     }
     slot_reason_of_.clear();
     auto step_of = [&](int round, const int* first, std::size_t count) {

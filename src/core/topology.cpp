@@ -112,6 +112,19 @@ double pcie_lane_gbps(int gen) {
   }
 }
 
+// The bar is what GPU and slot both support, not what the link trained to: a downtrained link
+// must not lower its own bar, and idle GPUs drop their generation anyway (pcie-downtrained judges
+// the trained link, read under load).
+int pcie_gen_bar(const GpuTopology& g) {
+  std::optional<int> v = g.pcie_gen_max;
+  if (g.pcie_gen_gpu_max) v = v ? std::min(*v, *g.pcie_gen_gpu_max) : g.pcie_gen_gpu_max;
+  return v.value_or(g.pcie_gen_current.value_or(0));
+}
+
+int pcie_width_bar(const GpuTopology& g) {
+  return g.pcie_width_max.value_or(g.pcie_width_current.value_or(0));
+}
+
 std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link, const GpuTopology& a,
                                                        const GpuTopology& b) {
   LinkExpectation e;
@@ -128,19 +141,9 @@ std::optional<LinkExpectation> expected_link_bandwidth(const LinkClass& link, co
   }
   if (link.kind == LinkKind::kPcieSwitch || link.kind == LinkKind::kPcieHostBridge ||
       link.kind == LinkKind::kPcieNode || link.kind == LinkKind::kPcieSystem) {
-    // The slower end bounds the path. The bar is what GPU and slot both support, not what the
-    // link trained to: a downtrained link must not lower its own bar, and idle GPUs drop their
-    // generation anyway (pcie-downtrained judges the trained link, read under load).
-    auto gen = [](const GpuTopology& g) {
-      std::optional<int> v = g.pcie_gen_max;
-      if (g.pcie_gen_gpu_max) v = v ? std::min(*v, *g.pcie_gen_gpu_max) : g.pcie_gen_gpu_max;
-      return v.value_or(g.pcie_gen_current.value_or(0));
-    };
-    auto width = [](const GpuTopology& g) {
-      return g.pcie_width_max.value_or(g.pcie_width_current.value_or(0));
-    };
-    const int gmin = std::min(gen(a), gen(b));
-    const int wmin = std::min(width(a), width(b));
+    // The slower end bounds the path.
+    const int gmin = std::min(pcie_gen_bar(a), pcie_gen_bar(b));
+    const int wmin = std::min(pcie_width_bar(a), pcie_width_bar(b));
     const double lane = pcie_lane_gbps(gmin);
     if (lane <= 0 || wmin <= 0) return std::nullopt;
     e.raw_gbps = lane * wmin;

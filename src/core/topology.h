@@ -92,6 +92,11 @@ LinkClass cross_host_link();
 double nvlink_gbps_per_link(int cc_major);
 double pcie_lane_gbps(int gen);
 
+// A GPU's PCIe bar: the highest generation GPU and slot both support and the widest width (what
+// the link trained to only when those are unknown; 0 when nothing is known).
+int pcie_gen_bar(const GpuTopology& g);
+int pcie_width_bar(const GpuTopology& g);
+
 struct LinkExpectation {
   double raw_gbps = 0;  // per direction
   std::string basis;    // how it was derived, for the evidence

@@ -130,17 +130,11 @@ bool pair_accepted(const Ctx& c, int a, int b) {
   return true;
 }
 
-// Host<->GPU methods measure every GPU, or under an explicit --pairs list the GPUs it names.
-bool gpu_accepted(const Ctx& c, int r) {
-  if (!c.filter || c.filter->kind != PairFilter::Kind::kExplicit) return true;
-  return std::any_of(c.filter->pairs.begin(), c.filter->pairs.end(),
-                     [&](const std::pair<int, int>& p) { return p.first == r || p.second == r; });
-}
-
 bool requested_for(const Ctx& c, const MethodInfo& m, int src, int dst) {
   if (!c.requested_names.count(m.name)) return false;
   if (m.scope == MethodScope::kAllRanks) return src < 0;
-  if (m.scope == MethodScope::kPerGpu) return src >= 0 && src == dst && gpu_accepted(c, src);
+  if (m.scope == MethodScope::kPerGpu)
+    return src >= 0 && src == dst && (!c.filter || c.filter->measures_gpu(src));
   if (src < 0 || src == dst) return false;
   if (m.bidirectional)
     return src < dst && (pair_accepted(c, src, dst) || pair_accepted(c, dst, src));
@@ -220,11 +214,8 @@ Link host_link_of(const Ctx& c, int rank) {
   if (const GpuTopology* g = r ? topology_gpu(c, *r) : nullptr) {
     l.expected = expected_link_bandwidth(l.cls, *g, *g);
     if (l.expected) {
-      const auto gen = g->pcie_gen_gpu_max && g->pcie_gen_max
-                           ? std::min(*g->pcie_gen_gpu_max, *g->pcie_gen_max)
-                           : g->pcie_gen_max.value_or(g->pcie_gen_current.value_or(0));
-      const int width = g->pcie_width_max.value_or(g->pcie_width_current.value_or(0));
-      l.cls.label = "PCIe Gen" + std::to_string(gen) + " x" + std::to_string(width);
+      l.cls.label =
+          "PCIe Gen" + std::to_string(pcie_gen_bar(*g)) + " x" + std::to_string(pcie_width_bar(*g));
     }
   }
   l.kind = bar_kind_of(l.cls);
@@ -888,7 +879,7 @@ std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectatio
   for (const auto* m : c.requested) {
     if (m->scope != MethodScope::kPerGpu) continue;
     for (const auto& r : d.system.ranks) {
-      if (gpu_accepted(c, r.rank)) gpus.insert(r.rank);
+      if (!c.filter || c.filter->measures_gpu(r.rank)) gpus.insert(r.rank);
     }
   }
   for (int r : gpus) {
