@@ -167,18 +167,21 @@ std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
   }
   std::vector<PairState> pairs = pairs_of(m, step);
   std::vector<Result> out;
+  const PairState* mine = nullptr;
+  for (const auto& p : pairs) {
+    if (p.has(rk.rank)) mine = &p;
+  }
   for (const auto bytes : step.sizes) {
-    // Pairs skipped at the last size are asked again (availability can depend on the size);
-    // failed and not-applicable pairs stay as they are.
-    const PairState* mine = nullptr;
-    for (auto& p : pairs) {
-      if (p.failed && p.fail_status == ResultStatus::kSkipped) {
-        p.failed = false;
-        p.reason.clear();
-      }
-      if (p.has(rk.rank)) mine = &p;
-    }
     for (const auto& v : variants_of(m.info())) {
+      // Pairs skipped at the last size or variant are asked again (availability depends on
+      // both: whole elements of the type, types this NCCL has); failed and not-applicable pairs
+      // stay as they are.
+      for (auto& p : pairs) {
+        if (p.failed && p.fail_status == ResultStatus::kSkipped) {
+          p.failed = false;
+          p.reason.clear();
+        }
+      }
       StepContext ctx = make_context(m, mine, bytes);
       ctx.dtype = v.dtype;
       ctx.op = v.op;
