@@ -55,12 +55,12 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   try {
     switch (cl.command) {
       case Command::kHelp:
-        if (printing) std::fputs(cl.help_text.c_str(), stdout);
+        std::fputs(cl.help_text.c_str(), stdout);
         return kExitOk;
       case Command::kVersion:
-        return printing ? app::version_command() : kExitOk;
+        return app::version_command();
       case Command::kListMethods:
-        return printing ? app::list_methods_command(gpu::method_catalog()) : kExitOk;
+        return app::list_methods_command(gpu::method_catalog());
       case Command::kReport:
         return app::report_command(cl.report, gpu::method_catalog());
       case Command::kCompare:

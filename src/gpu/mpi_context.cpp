@@ -133,26 +133,14 @@ std::string mpi_library_version() {
 }
 
 bool agree_to_start(const std::string& my_refusal, const std::string& identity) {
-  int rank = 0, size = 1;
+  int rank = 0;
   PB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  PB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
-  std::uint64_t mine = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char ch : identity) mine = (mine ^ ch) * 1099511628211ull;
-  std::uint64_t first_rank_s = mine;
-  PB_MPI(MPI_Bcast(&first_rank_s, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
-  const int differs = mine == first_rank_s ? size : rank;
-  int first = size;
-  PB_MPI(MPI_Allreduce(&differs, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  if (first == size) return any_rank_refuses(my_refusal);
-  if (rank == 0) {
-    std::fprintf(stderr,
-                 "peerbench: error: rank %d was started with other arguments or another "
-                 "peerbench than rank 0; start every rank with the same command line and build\n",
-                 first);
-    std::fflush(stderr);
-  }
-  PB_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  return true;
+  const bool differs = bcast_string(MPI_COMM_WORLD, identity, 0) != identity;
+  return any_rank_refuses(differs ? "rank " + std::to_string(rank) +
+                                        " was started with other arguments or another peerbench "
+                                        "than rank 0; start every rank with the same command "
+                                        "line and build"
+                                  : my_refusal);
 }
 
 bool any_rank_refuses(const std::string& my_refusal) {

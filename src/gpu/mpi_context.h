@@ -74,8 +74,8 @@ bool any_rank_refuses(const std::string& my_refusal);
 
 // The first collective of every rank under a launcher, whatever the command: every rank must run
 // the same command line of the same peerbench (`identity`), or the job's collectives would not
-// match and it would hang; a mismatch is refused by rank 0 naming the first rank that differs.
-// Then any_rank_refuses(my_refusal). Returns whether the job must stop (exit 2).
+// match and it would hang: a rank that differs from rank 0 refuses, saying so. Then, as
+// any_rank_refuses, the first refusing rank prints. Returns whether the job must stop (exit 2).
 bool agree_to_start(const std::string& my_refusal, const std::string& identity);
 
 }  // namespace peerbench::gpu
