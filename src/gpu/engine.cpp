@@ -89,7 +89,7 @@ StepContext Engine::make_context(const Method& m, const PairState* mine, std::si
   c.counters = reinterpret_cast<unsigned int*>(static_cast<char*>(res_.scratch.get()) + 8);
   c.timeout_ns = static_cast<std::uint64_t>(res_.opts->timeout_s * 0.5e9);
   c.sequence = &sequence_;
-  if (c.src < 0 || c.src == c.dst) return c;  // all ranks, or one GPU and its host
+  if (c.src < 0 || m.info().scope == MethodScope::kPerGpu) return c;  // no peer to reach
   const int other = c.other();
   c.peer_device = rk.local_device_of_rank[other];
   if (!rk.same_physical_host(other) || !rk.same_host(other)) {
@@ -133,7 +133,8 @@ std::vector<PairState> Engine::pairs_of(const Method& m, const PlanStep& step) c
   for (const auto& pp : step.pairs) {
     PairState p;
     p.pair = pp;
-    p.ranks = pp.src == pp.dst ? std::vector<int>{pp.src} : std::vector<int>{pp.src, pp.dst};
+    const bool one_gpu = m.info().scope == MethodScope::kPerGpu;  // pair (r, r)
+    p.ranks = one_gpu ? std::vector<int>{pp.src} : std::vector<int>{pp.src, pp.dst};
     p.workers = m.workers(pp.src, pp.dst);
     p.flows = m.flows(pp.src, pp.dst);
     if (!pp.applicable) p.fail(ResultStatus::kNotApplicable, pp.reason);

@@ -300,8 +300,9 @@ void Job::create_resources() {
     res_->staging =
         HostStaging::create(rank_, opts_.staged_chunk, opts_.staged_slots, &res_->staging_reason);
   if (want_nccl()) create_nccl();
-  const bool want_host = std::any_of(selected_.begin(), selected_.end(),
-                                     [](const MethodInfo& m) { return m.family == "host"; });
+  const bool want_host = std::any_of(selected_.begin(), selected_.end(), [](const MethodInfo& m) {
+    return m.scope == MethodScope::kPerGpu;
+  });
   if (want_host) create_host_buffer();
 }
 

@@ -41,24 +41,27 @@ std::string prefer_node(void* p, std::size_t bytes, int node) {
 }
 
 // Where the pages are, from up to 64 pages spread over the buffer (move_pages without a target
-// only reports): "on NUMA node 0", "on NUMA nodes 0 (48 of 64 pages sampled), 1 (16)", or
-// "(node unknown)" when the kernel will not say. `only` is set to the node when all sampled
-// pages are on one node, else -1.
-std::string nodes_of(void* p, std::size_t bytes, int* only) {
+// only reports).
+struct Placement {
+  std::string text;    // "on NUMA node 0", "on NUMA nodes 0 (48 of 64 pages sampled), 1 (16)"
+  bool known = false;  // the kernel said where the pages are
+  int only = -1;       // the node when all sampled pages are on one, else -1
+};
+
+Placement nodes_of(void* p, std::size_t bytes) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t pages = std::max<std::size_t>(1, bytes / page);
   const std::size_t n = std::min<std::size_t>(64, pages);
   std::vector<void*> addrs(n);
   for (std::size_t i = 0; i < n; ++i) addrs[i] = static_cast<char*>(p) + (i * pages / n) * page;
   std::vector<int> status(n, -1);
-  *only = -1;
   if (syscall(SYS_move_pages, 0, n, addrs.data(), nullptr, status.data(), 0) != 0)
-    return "(node unknown)";
+    return {"(node unknown)", false, -1};
   std::map<int, int> count;
   for (int s : status) count[s] += 1;
   if (count.size() == 1 && count.begin()->first >= 0) {
-    *only = count.begin()->first;
-    return "on NUMA node " + std::to_string(*only);
+    const int node = count.begin()->first;
+    return {"on NUMA node " + std::to_string(node), true, node};
   }
   std::string s = "on NUMA nodes ";
   for (const auto& [node, k] : count) {
@@ -67,7 +70,7 @@ std::string nodes_of(void* p, std::size_t bytes, int* only) {
          std::to_string(k) +
          (s.back() == ' ' ? " of " + std::to_string(n) + " pages sampled)" : ")");
   }
-  return s;
+  return {s, true, -1};
 }
 
 }  // namespace
@@ -85,18 +88,17 @@ NumaHostBuffer NumaHostBuffer::allocate(std::size_t bytes, std::optional<int> no
   // First touch places the pages: under the policy on its node, else near this rank's CPUs
   // (bound near the GPU at start-up). A pattern, not zeros: zero pages could stay shared.
   std::memset(p, 0x5A, bytes);
-  PB_CUDA(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
-  b.registered_ = true;
-  int actual = -1;
-  std::string where = nodes_of(p, bytes, &actual);
+  b.registration_ = HostRegistration::register_memory(p, bytes);
+  const Placement at = nodes_of(p, bytes);
+  std::string where = at.text;
   if (!node) {
     where += ", GPU's node unknown (sysfs gives none); first touched by a thread near the GPU";
   } else if (!bind_error.empty()) {
     where += ", not placed on the GPU's node " + std::to_string(*node) + " (" + bind_error +
              "); first touched by a thread near the GPU";
-  } else if (actual == *node) {
+  } else if (at.only == *node) {
     where += " (the GPU's node, asked for with mbind)";
-  } else if (where.rfind("(node unknown)", 0) == 0) {
+  } else if (!at.known) {
     where += ", asked for on the GPU's node " + std::to_string(*node) + " with mbind";
   } else {
     where += ", not all on the GPU's node " + std::to_string(*node) +
@@ -109,7 +111,7 @@ NumaHostBuffer NumaHostBuffer::allocate(std::size_t bytes, std::optional<int> no
 NumaHostBuffer::NumaHostBuffer(NumaHostBuffer&& o) noexcept
     : p_(std::exchange(o.p_, nullptr)),
       bytes_(std::exchange(o.bytes_, 0)),
-      registered_(std::exchange(o.registered_, false)),
+      registration_(std::move(o.registration_)),
       placement_(std::move(o.placement_)) {}
 
 NumaHostBuffer& NumaHostBuffer::operator=(NumaHostBuffer&& o) noexcept {
@@ -117,7 +119,7 @@ NumaHostBuffer& NumaHostBuffer::operator=(NumaHostBuffer&& o) noexcept {
     release();
     p_ = std::exchange(o.p_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
-    registered_ = std::exchange(o.registered_, false);
+    registration_ = std::move(o.registration_);
     placement_ = std::move(o.placement_);
   }
   return *this;
@@ -128,10 +130,9 @@ NumaHostBuffer::~NumaHostBuffer() {
 }
 
 void NumaHostBuffer::release() noexcept {
-  if (registered_) release_host_registration(p_);
+  registration_ = HostRegistration{};
   if (p_) munmap(p_, bytes_);
   p_ = nullptr;
-  registered_ = false;
 }
 
 }  // namespace peerbench::gpu

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "gpu/cuda_raii.h"
+
 namespace peerbench::gpu {
 
 class NumaHostBuffer {
@@ -28,10 +30,10 @@ class NumaHostBuffer {
   const std::string& placement() const { return placement_; }
 
  private:
-  void release() noexcept;
+  void release() noexcept;  // unregisters, then unmaps
   void* p_ = nullptr;
   std::size_t bytes_ = 0;
-  bool registered_ = false;
+  HostRegistration registration_;
   std::string placement_;
 };
 
