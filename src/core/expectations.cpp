@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "core/json_in.h"
 #include "core/sizes.h"
+#include "core/text.h"
 #include "core/verdict.h"
 
 namespace peerbench {
@@ -18,17 +19,11 @@ const std::vector<std::string>& link_kinds() {
   return kinds;
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 void require_link_kind(const JsonIn& at, const std::string& kind, bool star_allowed) {
   const auto& kinds = link_kinds();
   if ((star_allowed && kind == "*") || std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
     return;
-  at.fail("unknown link kind '" + kind + "'; allowed: " + joined(kinds) +
+  at.fail("unknown link kind '" + kind + "'; allowed: " + join(kinds) +
           (star_allowed ? ", * (every kind)" : ""));
 }
 
@@ -37,7 +32,7 @@ void require_method(const JsonIn& at, const std::string& name,
   if (catalog.empty() || find_method(catalog, name)) return;
   std::vector<std::string> names;
   for (const auto& m : catalog) names.push_back(m.name);
-  at.fail("unknown method '" + name + "'; allowed: " + joined(names));
+  at.fail("unknown method '" + name + "'; allowed: " + join(names));
 }
 
 // {"nvlink": 5, "pcie": 12}: every key a link kind, every value a number in [0, hi].
@@ -80,22 +75,15 @@ std::uint64_t size_value(const JsonIn& in) {
 }
 
 void check_keys(const JsonIn& in) {
-  static const std::vector<std::string> known{"fraction_of_link",
-                                              "allreduce_fraction_of_link",
-                                              "asymmetry_tolerance",
-                                              "judge_min_bytes",
-                                              "small_message_max_bytes",
-                                              "off_nvlink_fraction",
-                                              "min_gbps",
-                                              "max_latency_us",
-                                              "latency_us",
-                                              "small_message_us",
-                                              // read by `fleet`; one file serves run, report, fleet
-                                              "fleet_outlier_tolerance",
-                                              "comment"};
+  static const std::vector<std::string> known{
+      "fraction_of_link", "allreduce_fraction_of_link", "asymmetry_tolerance", "judge_min_bytes",
+      "small_message_max_bytes", "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us",
+      "small_message_us",
+      // read by `fleet`; one file serves run, report, fleet
+      "fleet_outlier_tolerance", "comment"};
   for (const auto& [k, v] : in.raw().items()) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {
-      in.fail("unknown key '" + k + "'; allowed: " + joined(known));
+      in.fail("unknown key '" + k + "'; allowed: " + join(known));
     }
   }
 }

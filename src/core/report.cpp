@@ -45,15 +45,6 @@ std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scop
   return out;
 }
 
-std::vector<std::pair<int, int>> pairs_in(const RunDocument& d) {
-  std::set<std::pair<int, int>> s;
-  for (const auto& r : d.results) {
-    if (r.src >= 0 && r.dst >= 0 && r.src != r.dst) s.insert({r.src, r.dst});
-  }
-  for (const auto& p : d.pairs) s.insert({p.src, p.dst});
-  return {s.begin(), s.end()};
-}
-
 // Cell for (method, pair) at the largest size: the headline number, or the status.
 std::string cell(const ResultIndex& idx, const MethodInfo* m, int src, int dst) {
   if (m->bidirectional && src > dst) std::swap(src, dst);  // one result per unordered pair
@@ -269,12 +260,6 @@ std::string state_class(const std::string& state) {
   return "neutral";
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // ---------------------------------------------------------------------------------------------
 class TextReporter : public DocumentReporter {
  public:
@@ -329,7 +314,7 @@ class TextReporter : public DocumentReporter {
     o << "  " << std::left << std::setw(15) << "";
     for (std::size_t i = 0; i < pm.size(); ++i) o << std::right << std::setw(widths[i]) << units[i];
     o << "\n";
-    for (const auto& [s, t] : pairs_in(d)) {
+    for (const auto& [s, t] : idx.pairs()) {
       o << "  " << std::left << std::setw(8) << pair_name(s, t) << std::setw(7)
         << link_label(links, s, t);
       for (std::size_t i = 0; i < pm.size(); ++i) {
@@ -401,7 +386,7 @@ class TextReporter : public DocumentReporter {
     if (um.empty()) return;
     o << "\nNot measured:\n";
     for (const auto& u : um) {
-      o << "  " << u.method << " " << joined(u.pairs) << " (" << u.cases << " case"
+      o << "  " << u.method << " " << join(u.pairs) << " (" << u.cases << " case"
         << (u.cases == 1 ? "" : "s") << "): " << u.status
         << (u.reason.empty() ? "" : ": " + u.reason) << "\n";
     }
@@ -469,8 +454,8 @@ class MarkdownReporter : public DocumentReporter {
         o << "## Not measured\n\n| method | pairs | cases | status | reason "
              "|\n|---|---|---:|---|---|\n";
         for (const auto& u : um) {
-          o << "| " << md_escape(u.method) << " | " << md_escape(joined(u.pairs)) << " | "
-            << u.cases << " | " << md_escape(u.status) << " | " << md_escape(u.reason) << " |\n";
+          o << "| " << md_escape(u.method) << " | " << md_escape(join(u.pairs)) << " | " << u.cases
+            << " | " << md_escape(u.status) << " | " << md_escape(u.reason) << " |\n";
         }
         o << "\n";
       }
@@ -514,7 +499,7 @@ class MarkdownReporter : public DocumentReporter {
     o << " NCCL transport |\n|---|---|";
     for (std::size_t i = 0; i < pm.size(); ++i) o << "---:|";
     o << "---|\n";
-    for (const auto& [s, t] : pairs_in(d)) {
+    for (const auto& [s, t] : idx.pairs()) {
       o << "| " << pair_name(s, t) << " | " << md_escape(link_label(links, s, t)) << " |";
       for (const auto* m : pm) o << " " << md_escape(cell(idx, m, s, t)) << " |";
       o << " " << md_escape(transport_of(idx, s, t)) << " |\n";
@@ -640,7 +625,7 @@ class HtmlReporter : public DocumentReporter {
              "measured</h2><table><tr><th>method</th><th>pairs</th><th>cases</th><th>status</"
              "th><th>reason</th></tr>\n";
         for (const auto& u : um) {
-          o << "<tr><td>" << html_escape(u.method) << "</td><td>" << html_escape(joined(u.pairs))
+          o << "<tr><td>" << html_escape(u.method) << "</td><td>" << html_escape(join(u.pairs))
             << "</td><td class=\"n\">" << u.cases << "</td><td class=\"incomplete\">"
             << html_escape(u.status) << "</td><td>" << html_escape(u.reason) << "</td></tr>\n";
         }
@@ -698,7 +683,7 @@ class HtmlReporter : public DocumentReporter {
       o << "<th>" << html_escape(m->name) << "<br>" << html_escape(unit_at(d, m)) << "</th>";
     }
     o << "<th>NCCL transport</th></tr>\n";
-    for (const auto& [s, t] : pairs_in(d)) {
+    for (const auto& [s, t] : idx.pairs()) {
       o << "<tr><td>" << html_escape(pair_name(s, t)) << "</td><td>"
         << html_escape(link_label(links, s, t)) << "</td>";
       for (const auto* m : pm)

@@ -11,6 +11,9 @@ namespace peerbench {
 // refuse empty names instead of skipping them silently. "" gives one empty field.
 std::vector<std::string> split(const std::string& s, char sep);
 
+// "a, b, c": the items joined with `sep`.
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
+
 // 395.1 with decimals = 1.
 std::string format_fixed(double v, int decimals);
 

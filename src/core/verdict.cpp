@@ -974,17 +974,6 @@ std::string card_label(const CardId& c) {
   return s + " on " + c.host;
 }
 
-const Result* largest_ok_result(const RunDocument& d, const std::string& method, int src, int dst) {
-  const Result* best = nullptr;
-  for (const auto& r : d.results) {
-    if (r.method != method || r.src != src || r.dst != dst || r.status != ResultStatus::kOk)
-      continue;
-    if (!r.algbw_gbps && !r.time_us) continue;
-    if (!best || r.bytes > best->bytes) best = &r;
-  }
-  return best;
-}
-
 double headline_value(const MethodInfo* m, const Result& r) {
   if (m && m->metric == Metric::kLatency) return r.time_us ? r.time_us->median : 0;
   if (m && m->uses_nccl && r.busbw_gbps) return r.busbw_gbps->median;

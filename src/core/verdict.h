@@ -106,9 +106,6 @@ CardId card_of(const RunDocument& d, int rank);
 // "GPU 0 (0000:00:06.0, serial 1654922003456) on vm" for messages and reports.
 std::string card_label(const CardId& c);
 
-// The result of `method` for src->dst at the largest size with status ok, or nullptr.
-const Result* largest_ok_result(const RunDocument& d, const std::string& method, int src, int dst);
-
 // The headline figure of a result: algbw median (bandwidth) or time median (latency); busbw for
 // collectives.
 double headline_value(const MethodInfo* m, const Result& r);
