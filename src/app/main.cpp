@@ -36,6 +36,11 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   // Under a launcher every rank meets the others first, whatever its command: an early exit
   // with an error would make the launcher kill the rank still writing why, and ranks started
   // differently would never meet in the same collectives.
+  app::RunStart run;  // before MPI: run's own refusals and where NCCL's log goes
+  if (launch.under_launcher && refusal.empty() && cl.command == Command::kRun) {
+    run = app::prepare_run(cl.run, launch);
+    refusal = run.refusal;
+  }
   std::optional<gpu::MpiSession> mpi;
   if (launch.under_launcher) {
     try {
@@ -70,7 +75,7 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
       case Command::kTopo:
         return app::topo_command(cl.topo, cl.argv);
       case Command::kRun:
-        return app::run_command(cl, argc, argv);
+        return app::run_command(cl, argc, argv, launch, run.capture);
     }
   } catch (const UsageError& e) {
     if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());

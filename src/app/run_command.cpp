@@ -191,15 +191,6 @@ std::string expect_file_refusal(const RunOptions& o) {
   return {};
 }
 
-// What a rank under a launcher refuses before MPI starts; "" when nothing.
-std::string refusal_under_launcher(const RunOptions& o, const LaunchInfo& launch) {
-  if (o.np) {
-    return "--np: only applies when peerbench starts its own mpirun; under " + launch.launcher +
-           " choose the rank count with the launcher (mpirun -np N)";
-  }
-  return expect_file_refusal(o);
-}
-
 // Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
 gpu::NcclLogCapture nccl_capture_for(const RunOptions& o) {
   const auto catalog = gpu::method_catalog();
@@ -262,20 +253,27 @@ int measure(const CommandLine& cl, const RunOptions& o, gpu::RankContext& rk,
 
 }  // namespace
 
-int run_command(const CommandLine& cl, int argc, char** argv) {
+RunStart prepare_run(const RunOptions& o, const LaunchInfo& launch) {
+  RunStart s;
+  if (o.np) {
+    s.refusal = "--np: only applies when peerbench starts its own mpirun; under " +
+                launch.launcher + " choose the rank count with the launcher (mpirun -np N)";
+  } else {
+    s.refusal = expect_file_refusal(o);
+  }
+  if (s.refusal.empty()) s.capture = nccl_capture_for(o);
+  return s;
+}
+
+int run_command(const CommandLine& cl, int argc, char** argv, const LaunchInfo& launch,
+                gpu::NcclLogCapture& capture) {
   RunOptions o = cl.run;
-  const LaunchInfo launch = detect_launcher();
   if (!launch.under_launcher) {
     const std::string why = expect_file_refusal(o);
     if (!why.empty()) throw UsageError(why);
     if (o.dry_run) return dry_run_local(o);
     return reexec_under_mpirun(o, argc, argv);
   }
-  // The expect file may be readable on one host and not on another: ranks agree first.
-  const std::string why = refusal_under_launcher(o, launch);
-  gpu::NcclLogCapture capture = why.empty() ? nccl_capture_for(o) : gpu::NcclLogCapture{};
-  gpu::MpiSession mpi(&argc, &argv);
-  if (gpu::any_rank_refuses(why)) return kExitUsage;
   gpu::RankContext rk = gpu::make_rank_context();
   const bool root = rk.rank == 0;
   int code = kExitOk;
