@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/json_in.h"
+#include "core/result_index.h"
 #include "core/schema.h"
 #include "core/text.h"
 
@@ -59,26 +60,31 @@ std::string link_group(const RunDocument& d, const PairVerdict& v) {
       v.link == "PIX" || v.link == "PXB" || v.link == "PHB" || v.link == "NODE" || v.link == "SYS";
   const auto* a = topology_gpu(d, v.src);
   const auto* b = topology_gpu(d, v.dst);
-  if (!pcie || !a || !b || !a->pcie_gen_max || !b->pcie_gen_max || !a->pcie_width_max ||
-      !b->pcie_width_max) {
-    return v.link;
-  }
-  return "PCIe Gen" + std::to_string(std::min(*a->pcie_gen_max, *b->pcie_gen_max)) + " x" +
-         std::to_string(std::min(*a->pcie_width_max, *b->pcie_width_max)) + " " + v.link;
+  if (!pcie || !a || !b) return v.link;
+  // The bar the verdict judged the pair by: what both GPUs and slots support.
+  const int gen = std::min(pcie_gen_bar(*a), pcie_gen_bar(*b));
+  const int width = std::min(pcie_width_bar(*a), pcie_width_bar(*b));
+  if (gen == 0 || width == 0) return v.link;
+  return "PCIe Gen" + std::to_string(gen) + " x" + std::to_string(width) + " " + v.link;
 }
 
-std::vector<Measurement> measurements_of(const RunDocument& d, int src, int dst) {
+// The pair's ok measurements, looked up in the run's index (a scan of every result per verdict
+// made large runs quadratic); for collectives, the variant the verdict judged.
+std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex& idx, int src,
+                                         int dst) {
   std::vector<Measurement> out;
-  for (const auto& r : d.results) {
-    if (r.src != src || r.dst != dst || r.status != ResultStatus::kOk) continue;
-    if (!r.algbw_gbps && !r.time_us) continue;
-    const auto* m = find_method(d.methods, r.method);
-    out.push_back({r.method, r.bytes, headline_value(m, r), m && m->metric == Metric::kLatency});
+  for (const auto& name : idx.methods_of(src, dst)) {
+    const auto* m = find_method(d.methods, name);
+    for (const Result* r : idx.of(name, src, dst)) {
+      if (r->status != ResultStatus::kOk || (!r->algbw_gbps && !r->time_us)) continue;
+      out.push_back(
+          {r->method, r->bytes, headline_value(m, *r), m && m->metric == Metric::kLatency});
+    }
   }
   return out;
 }
 
-FleetPair fleet_pair(const RunDocument& d, const PairVerdict& v) {
+FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVerdict& v) {
   FleetPair p;
   if (v.src < 0) {
     p.src_pci = p.dst_pci = "all";
@@ -92,7 +98,7 @@ FleetPair fleet_pair(const RunDocument& d, const PairVerdict& v) {
   p.link = link_group(d, v);
   p.state = fleet_state(v);
   p.flags = v.flags;
-  p.measurements = measurements_of(d, v.src, v.dst);
+  p.measurements = measurements_of(d, idx, v.src, v.dst);
   return p;
 }
 
@@ -145,6 +151,7 @@ FleetExpectations load_fleet_expectations(const std::string& path,
 std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpectations& e) {
   const RunDocument d = load_run_file(file);
   const auto verdicts = compute_verdicts(d, e.verdicts);
+  const ResultIndex idx(d);
   std::vector<FleetNode> nodes;
   for (const auto& host : d.system.hosts) {
     FleetNode n;
@@ -157,7 +164,7 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
   }
   // A pair belongs to its source's host; an all-rank verdict to every host of the run.
   for (const auto& v : verdicts) {
-    const FleetPair p = fleet_pair(d, v);
+    const FleetPair p = fleet_pair(d, idx, v);
     for (auto& n : nodes) {
       if (v.src < 0 || host_of(d, v.src) == n.host) n.pairs.push_back(p);
     }
