@@ -76,7 +76,7 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
   for (const auto& name : idx.methods_of(src, dst)) {
     const auto* m = find_method(d.methods, name);
     for (const Result* r : idx.of(name, src, dst)) {
-      if (r->status != ResultStatus::kOk || (!r->algbw_gbps && !r->time_us)) continue;
+      if (!has_figure(*r)) continue;
       out.push_back(
           {r->method, r->bytes, headline_value(m, *r), m && m->metric == Metric::kLatency});
     }

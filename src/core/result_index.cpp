@@ -3,13 +3,6 @@
 #include <algorithm>
 
 namespace peerbench {
-namespace {
-
-bool has_figure(const Result& r) {
-  return r.status == ResultStatus::kOk && (r.algbw_gbps || r.time_us);
-}
-
-}  // namespace
 
 ResultIndex::ResultIndex(const RunDocument& d) {
   for (const auto& r : d.results) {
@@ -51,6 +44,10 @@ const std::vector<const Result*>& ResultIndex::every_variant(const std::string& 
   static const std::vector<const Result*> kNone;
   const auto it = every_.find({method, src, dst});
   return it == every_.end() ? kNone : it->second;
+}
+
+bool has_figure(const Result& r) {
+  return r.status == ResultStatus::kOk && (r.algbw_gbps || r.time_us);
 }
 
 std::string variant_label(const Result& r) {

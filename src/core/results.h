@@ -68,6 +68,8 @@ struct Result {
 
 // "bfloat16/max", "int8", or "" for a result without a variant.
 std::string variant_label(const Result& r);
+// Status ok and a figure to show (a bandwidth or a time).
+bool has_figure(const Result& r);
 
 struct RankInfo {
   int rank = -1;
