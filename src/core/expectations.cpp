@@ -76,9 +76,9 @@ std::uint64_t size_value(const JsonIn& in) {
 
 void check_keys(const JsonIn& in) {
   static const std::vector<std::string> known{
-      "fraction_of_link", "allreduce_fraction_of_link", "asymmetry_tolerance", "judge_min_bytes",
-      "small_message_max_bytes", "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us",
-      "small_message_us",
+      "fraction_of_link", "allreduce_fraction_of_link", "scatter_gather_fraction_of_link",
+      "asymmetry_tolerance", "noisy_cv", "judge_min_bytes", "small_message_max_bytes",
+      "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us", "small_message_us",
       // read by `fleet`; one file serves run, report, fleet
       "fleet_outlier_tolerance", "comment"};
   for (const auto& [k, v] : in.raw().items()) {
@@ -99,7 +99,10 @@ Expectations expectations_from_json(const json& j, const std::string& file,
   e.source = file;
   if (auto v = in.opt_number("fraction_of_link", 0, 2)) e.fraction_of_link = *v;
   if (auto v = in.opt_number("allreduce_fraction_of_link", 0, 2)) e.allreduce_fraction_of_link = *v;
+  if (auto v = in.opt_number("scatter_gather_fraction_of_link", 0, 2))
+    e.scatter_gather_fraction_of_link = *v;
   if (auto v = in.opt_number("asymmetry_tolerance", 0, 1)) e.asymmetry_tolerance = *v;
+  if (auto v = in.opt_number("noisy_cv", 0, 10)) e.noisy_cv = *v;
   if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
   if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
   if (auto v = in.opt("small_message_max_bytes")) e.small_message_max_bytes = size_value(*v);
@@ -112,6 +115,28 @@ Expectations expectations_from_json(const json& j, const std::string& file,
     for (const auto& [k, v] : per_kind(*m, 1e9, false)) e.small_message_us[k] = v;
   }
   return e;
+}
+
+json to_json(const Expectations& e) {
+  json j = {{"fraction_of_link", e.fraction_of_link},
+            {"allreduce_fraction_of_link", e.allreduce_fraction_of_link},
+            {"scatter_gather_fraction_of_link", e.scatter_gather_fraction_of_link},
+            {"asymmetry_tolerance", e.asymmetry_tolerance},
+            {"noisy_cv", e.noisy_cv},
+            {"judge_min_bytes", e.judge_min_bytes},
+            {"small_message_max_bytes", e.small_message_max_bytes},
+            {"off_nvlink_fraction", e.off_nvlink_fraction},
+            {"latency_us", e.latency_us},
+            {"small_message_us", e.small_message_us},
+            {"comment", e.source}};
+  auto per_method = [](const std::map<std::string, std::map<std::string, double>>& m) {
+    json out = json::object();
+    for (const auto& [method, kinds] : m) out[method] = kinds;
+    return out;
+  };
+  if (!e.min_gbps.empty()) j["min_gbps"] = per_method(e.min_gbps);
+  if (!e.max_latency_us.empty()) j["max_latency_us"] = per_method(e.max_latency_us);
+  return j;
 }
 
 Expectations load_expectations(const std::string& path, const std::vector<MethodInfo>& catalog) {

@@ -1,6 +1,7 @@
 #include "core/result_index.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace peerbench {
 
@@ -48,6 +49,38 @@ const std::vector<const Result*>& ResultIndex::every_variant(const std::string& 
 
 bool has_figure(const Result& r) {
   return r.status == ResultStatus::kOk && (r.algbw_gbps || r.time_us);
+}
+
+std::uint64_t planned_bytes(const Result& r) {
+  return r.requested_bytes ? r.requested_bytes : r.bytes;
+}
+
+std::optional<double> sample_cv(const Result& r) {
+  const auto& t = r.sample_time_us;
+  if (t.size() < 2) return std::nullopt;
+  double mean = 0;
+  for (double x : t) mean += x;
+  mean /= static_cast<double>(t.size());
+  if (mean <= 0) return std::nullopt;
+  double var = 0;
+  for (double x : t) var += (x - mean) * (x - mean);
+  return std::sqrt(var / static_cast<double>(t.size())) / mean;
+}
+
+bool contended(const Result& r) {
+  if (!r.interference) return false;
+  for (const auto& g : *r.interference) {
+    if (g.contended()) return true;
+  }
+  return false;
+}
+
+bool throttled(const Result& r) {
+  if (!r.interference) return false;
+  for (const auto& g : *r.interference) {
+    if (g.throttled()) return true;
+  }
+  return false;
 }
 
 std::string variant_label(const Result& r) {

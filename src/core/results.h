@@ -36,6 +36,50 @@ struct LinkCounters {
   std::string note;                    // why a counter is missing
 };
 
+// The time of each iteration of a case (CUDA events between iterations, or between graph
+// replays), over every sample: the distribution behind the per-sample figures, as nccl-tests'
+// -I reports it. Per iteration the slowest working rank counts.
+struct IterationStats {
+  int count = 0;
+  double min_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, max_us = 0, mean_us = 0;
+  double cv = 0;  // standard deviation / mean
+};
+
+// How the host fed the GPU. Iterations are enqueued behind the start gate in batches the launch
+// queue holds, so the host's enqueue rate never enters the timed figure; a method that cannot wait
+// behind the gate (launch_bound) may have timed the host instead of the link.
+struct EnqueueInfo {
+  double host_us_per_op = 0;  // host wall time to enqueue one operation (its CPU cost, -C)
+  int batches = 1;            // gate openings per sample
+  bool launch_bound = false;  // the GPU waited for the host: not a link figure
+  std::string note;           // why launch_bound, in words
+};
+
+// Another process on a GPU of a case, as NVML names it.
+struct ForeignProcess {
+  long long pid = 0;
+  std::string name;                                // "" when NVML's pid is not visible here
+  std::optional<std::uint64_t> used_memory_bytes;  // NVML's usedGpuMemory
+  std::optional<int> sm_util_pct;                  // its SM utilization while seen, when known
+};
+
+// What was in the way on one GPU of a case while it ran: other processes, utilization the job
+// did not cause, clocks held down.
+struct GpuInterference {
+  int rank = -1;  // the rank driving the GPU
+  std::string host;
+  int gpu_index = -1;
+  std::string pci_bus_id;
+  std::vector<ForeignProcess> processes;
+  std::optional<int> util_gpu_pct, util_mem_pct;  // device utilization, highest seen
+  // Utilization seen while no rank of the job used this GPU: a process NVML cannot name
+  // (another container) is still seen this way.
+  bool busy_while_idle = false;
+  std::vector<std::string> throttle_reasons;  // hw-slowdown, sw-thermal, hw-thermal, ...
+  bool contended() const { return !processes.empty() || busy_while_idle; }
+  bool throttled() const { return !throttle_reasons.empty(); }
+};
+
 struct Result {
   std::string method;
   int src = -1;  // ranks; -1/-1 for methods over all ranks
@@ -64,7 +108,25 @@ struct Result {
   std::string datatype;
   std::string op;
   int root = -1;
+  // The plan's size when `bytes` differs from it: collectives round down to whole elements per
+  // rank, as nccl-tests does. 0: `bytes` is the planned size.
+  std::uint64_t requested_bytes = 0;
+  std::optional<IterationStats> per_iteration;
+  std::optional<EnqueueInfo> enqueue;
+  // Other processes and throttled clocks seen on the case's GPUs while it ran: nullopt when not
+  // watched (no NVML, files before schema 3), empty when watched and nothing was seen.
+  std::optional<std::vector<GpuInterference>> interference;
+  int attempt = 0;  // 0: the plan's measurement; 1..N: a confirmation repeat (RunDocument)
 };
+
+// The size the plan asked for (requested_bytes, else bytes).
+std::uint64_t planned_bytes(const Result& r);
+// The coefficient of variation of the samples' times (stdev / mean), or nullopt with fewer than
+// two samples recorded.
+std::optional<double> sample_cv(const Result& r);
+// Interference seen while the case ran: someone else's work on one of its GPUs, or clocks held.
+bool contended(const Result& r);
+bool throttled(const Result& r);
 
 // "bfloat16/max", "int8", or "" for a result without a variant.
 std::string variant_label(const Result& r);
@@ -119,6 +181,40 @@ struct GpuLinkHealth {
   std::string note;               // what could not be read, and why
 };
 
+// One look at a GPU's activity while the job was not using it (before the first case, before
+// confirmation repeats): other processes, utilization and clock reasons.
+struct IdleCheck {
+  double at_s = 0;   // seconds since the run started
+  std::string when;  // "start", "before confirmation", ...
+  bool idle = true;
+  double waited_s = 0;  // --wait-idle: how long the job waited for this GPU
+  std::optional<int> util_gpu_pct, util_mem_pct;
+  std::vector<ForeignProcess> processes;
+  std::vector<std::string> throttle_reasons;
+};
+
+// Something seen on a GPU during the run, with the times it was first and last seen.
+struct ActivitySighting {
+  std::string kind;        // "process", "throttle", "busy-while-idle"
+  ForeignProcess process;  // kind process
+  std::string reason;      // kind throttle: the clock reason; busy-while-idle: the utilization
+  double first_seen_s = 0, last_seen_s = 0;
+  int samples = 0;
+};
+
+// Per GPU of the job, what its rank's monitor saw of the GPU's other users.
+struct GpuActivityLog {
+  std::string host;
+  int gpu_index = -1;
+  std::string pci_bus_id;
+  std::string monitor;    // "nvml", or why the GPU was not watched
+  double interval_s = 0;  // sampling interval of the monitor thread
+  int samples = 0;        // samples taken
+  std::vector<IdleCheck> idle_checks;
+  std::vector<ActivitySighting> seen;
+  std::string note;  // what NVML could not tell (per-process utilization, names of other pids)
+};
+
 // Peer-access facts for one ordered pair of ranks.
 struct PairFacts {
   int src = -1;
@@ -167,18 +263,22 @@ inline constexpr const char* kIncomplete = "incomplete";
 inline constexpr const char* kNotApplicable = "not-applicable";
 inline constexpr const char* kNotALink = "not-a-link";
 inline constexpr const char* kNotJudged = "not-judged";
+inline constexpr const char* kContended = "contended";
+inline constexpr const char* kThrottled = "throttled";
+inline constexpr const char* kNoisy = "noisy";
 }  // namespace verdict_state
 
 // One requested method's verdict on one pair (or over all ranks).
 struct MethodVerdict {
   std::string method;
-  std::string state;            // pass, flagged, incomplete, not-applicable, not-a-link, not-judged
+  std::string state;            // a verdict_state
   std::string reason;           // why, for every state but pass and flagged
   std::optional<double> value;  // the judged figure (GB/s, or us for latency), when measured
   std::string unit;             // "GB/s", "busbw GB/s", "us"
   std::uint64_t bytes = 0;      // the size it was judged at
   std::optional<double> bar;    // the threshold it was judged against
   std::string bar_basis;        // where the threshold came from
+  nlohmann::json evidence;      // contended, throttled, noisy, a repeat's pass: the attempts
 };
 
 struct PairVerdict {
@@ -214,6 +314,10 @@ struct RunDocument {
   std::optional<TopologyReport> topology;
   NcclCapture nccl;
   std::vector<Result> results;
+  // Cases that would have been flagged (or ran beside another process), measured again at the end
+  // of the run after an idle check (--confirm); `attempt` numbers the repeats.
+  std::vector<Result> confirmations;
+  std::vector<GpuActivityLog> gpu_activity;  // per GPU; empty when not watched (or schema < 3)
   std::vector<PairVerdict> verdicts;
   std::vector<GpuLinkHealth> link_health;  // per GPU; empty when not read (or schema 1)
   Timing timing;

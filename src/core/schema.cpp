@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "core/json_in.h"
 #include "core/results_validate.h"
+#include "core/schema_activity.h"
 
 namespace peerbench {
 
@@ -131,7 +132,8 @@ json gpu_topology_json(const GpuTopology& g) {
     links.push_back({{"link", l.link},
                      {"active", l.active},
                      {"version", opt_json(l.version)},
-                     {"remote_pci_bus_id", str_or_null(l.remote_pci_bus_id)}});
+                     {"remote_pci_bus_id", str_or_null(l.remote_pci_bus_id)},
+                     {"speed_gbps", opt_json(l.speed_gbps)}});
   }
   return json{{"index", g.index},
               {"name", g.name},
@@ -146,7 +148,8 @@ json gpu_topology_json(const GpuTopology& g) {
               {"pcie_width_max", opt_json(g.pcie_width_max)},
               {"numa_node", opt_json(g.numa_node)},
               {"nvlinks_up", g.nvlinks_up},
-              {"nvlinks", links}};
+              {"nvlinks", links},
+              {"fabric", g.fabric ? to_json(*g.fabric) : json()}};
 }
 
 GpuTopology gpu_topology_from(const JsonIn& in) {
@@ -179,9 +182,11 @@ GpuTopology gpu_topology_from(const JsonIn& in) {
       auto v = l.opt_integer("version", 0, 1 << 20);
       if (v) n.version = static_cast<unsigned>(*v);
       n.remote_pci_bus_id = l.opt_str("remote_pci_bus_id").value_or("");
+      n.speed_gbps = l.opt_number("speed_gbps", 0, 1e6);
       g.nvlinks.push_back(n);
     }
   }
+  if (auto f = in.opt("fabric")) g.fabric = fabric_info_from(*f);
   return g;
 }
 
@@ -280,7 +285,8 @@ json method_verdict_json(const MethodVerdict& m) {
               {"unit", str_or_null(m.unit)},
               {"bytes", m.bytes},
               {"bar", opt_json(m.bar)},
-              {"bar_basis", str_or_null(m.bar_basis)}};
+              {"bar_basis", str_or_null(m.bar_basis)},
+              {"evidence", m.evidence}};
 }
 
 MethodVerdict method_verdict_from(const JsonIn& in) {
@@ -293,6 +299,7 @@ MethodVerdict method_verdict_from(const JsonIn& in) {
   m.bytes = static_cast<std::uint64_t>(in.opt_number("bytes", 0, kMaxBytes).value_or(0));
   m.bar = in.opt_number("bar", -1e300, 1e300);
   m.bar_basis = in.opt_str("bar_basis").value_or("");
+  if (in.has("evidence")) m.evidence = in.at("evidence").raw();
   return m;
 }
 
@@ -412,7 +419,7 @@ json to_json(const Result& r) {
                 {"payload_bytes", c.payload_bytes},
                 {"note", str_or_null(c.note)}};
   }
-  return json{
+  json j{
       {"method", r.method},
       {"src", rank_or_null(r.src)},
       {"dst", rank_or_null(r.dst)},
@@ -434,7 +441,10 @@ json to_json(const Result& r) {
       {"link_counters", counters},
       {"datatype", str_or_null(r.datatype)},
       {"op", str_or_null(r.op)},
-      {"root", rank_or_null(r.root)}};
+      {"root", rank_or_null(r.root)},
+      {"sample_time_us", r.sample_time_us}};
+  add_result_activity(r, j);
+  return j;
 }
 
 json to_json(const TopologyReport& t) {
@@ -648,6 +658,12 @@ json to_json(const RunDocument& d) {
   json results = json::array();
   for (const auto& r : d.results) results.push_back(to_json(r));
   j["results"] = results;
+  json confirmations = json::array();
+  for (const auto& r : d.confirmations) confirmations.push_back(to_json(r));
+  j["confirmations"] = confirmations;
+  json activity = json::array();
+  for (const auto& g : d.gpu_activity) activity.push_back(to_json(g));
+  j["gpu_activity"] = activity;
   json verdicts = json::array();
   for (const auto& v : d.verdicts) verdicts.push_back(to_json(v));
   j["verdicts"] = verdicts;
@@ -808,6 +824,7 @@ void read_result_details(const JsonIn& r, Result& res) {
     for (const auto& v : st->array(1 << 20)) res.sample_time_us.push_back(v.number(0, 1e15));
   }
   if (auto lc = r.opt("link_counters")) res.link_counters = read_link_counters(*lc);
+  read_result_activity(r, res);
 }
 
 Result read_result(const JsonIn& r) {
@@ -897,6 +914,12 @@ RunDocument run_document_from_json(const json& j, const std::string& file) {
     d.topology = topology_from_json(in.at("topology").raw(), file, "topology");
   if (auto n = in.opt("nccl")) d.nccl = read_nccl(*n);
   for (const auto& r : in.at("results").array(kMaxResults)) d.results.push_back(read_result(r));
+  if (auto cs = in.opt("confirmations")) {
+    for (const auto& r : cs->array(kMaxItems)) d.confirmations.push_back(read_result(r));
+  }
+  if (auto ga = in.opt("gpu_activity")) {
+    for (const auto& g : ga->array(kMaxItems)) d.gpu_activity.push_back(gpu_activity_from(g));
+  }
   if (auto vs = in.opt("verdicts")) {
     for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));
   }

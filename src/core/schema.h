@@ -11,8 +11,11 @@
 namespace peerbench {
 
 // 2: link_health, GPU serials, per-method verdicts with cards, NCCL NET paths and GDRDMA.
-// Version 1 files still read (the new fields are then empty), so old runs report and compare.
-inline constexpr int kSchemaVersion = 2;
+// 3: verdict states contended, throttled and noisy; confirmation repeats; per-case interference,
+//    per-iteration statistics, enqueue facts and requested sizes; GPU activity; NVLink speed and
+//    fabric state. A version-2 reader would misread the new states.
+// Versions 1 and 2 still read (the new fields are then empty), so old runs report and compare.
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRunKind = "peerbench-run";
 inline constexpr const char* kTopologyKind = "peerbench-topology";

@@ -12,8 +12,21 @@ namespace peerbench {
 struct NvLinkInfo {
   int link = 0;
   bool active = false;
-  std::optional<unsigned> version;  // NVML's nvmlNvlinkVersion_t value, raw
-  std::string remote_pci_bus_id;    // "" when unknown
+  std::optional<unsigned> version;   // NVML's nvmlNvlinkVersion_t value, raw
+  std::string remote_pci_bus_id;     // "" when unknown
+  std::optional<double> speed_gbps;  // per direction, NVML's link speed (26.562 on H200)
+};
+
+// The GPU's place in a multi-node NVLink fabric (nvmlDeviceGetGpuFabricInfoV): on NVSwitch
+// systems its health says whether the fabric gives the GPU its full bandwidth.
+struct FabricInfo {
+  std::string state;   // not-supported, not-started, in-progress, completed
+  std::string status;  // NVML's return text for the registration ("Success")
+  std::optional<unsigned> clique_id;
+  std::string cluster_uuid;
+  std::optional<unsigned> health_mask;  // raw NVML bits
+  std::string health;                   // "healthy", or the unhealthy bits in words; "" unknown
+  std::string note;                     // why nothing could be read
 };
 
 // What CUDA says of one GPU.
@@ -36,6 +49,7 @@ struct GpuTopology : GpuInfo {
   std::vector<NvLinkInfo> nvlinks;      // active links only are counted in nvlinks_up
   int nvlinks_up = 0;
   std::optional<int> numa_node;
+  std::optional<FabricInfo> fabric;  // nullopt: not read (older files)
 };
 
 struct GpuPairTopology {

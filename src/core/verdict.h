@@ -10,18 +10,28 @@
 // all-rank methods.
 // Each PairVerdict holds
 //   verdict   the pair's state, the worst of its methods and flags:
-//             flagged > incomplete > not-a-link > pass > not-judged > not-applicable
+//             flagged > contended > throttled > noisy > incomplete > not-a-link > pass >
+//             not-judged > not-applicable
 //   methods   one MethodVerdict per requested method, with its own state:
-//     pass            measured, and within every bar that applies
-//     flagged         a flag names this method (below-link, high-latency, data-errors, ...)
+//     pass            measured, and within every bar that applies (by a measurement that ran
+//                     with no other process on its GPUs and unthrottled clocks)
+//     flagged         a flag names this method (below-link, high-latency, data-errors, ...);
+//                     a bar's flag stands only when its confirmation repeat fails it too
+//     contended       the case ran while another process used one of its GPUs (named in the
+//                     reason), and no clean measurement decides it: its figure is not the link's
+//     throttled       the same for clocks held down (HW slowdown, thermal, power brake, power cap)
+//     noisy           it would fail a bar, but its samples spread beyond noisy_cv and no repeat
+//                     confirmed it
 //     incomplete      requested and not measured: absent from a run that was cut short or
 //                     failed, an error, a timeout, not run after an earlier failure, skipped
-//                     for a fault, or the largest requested size missing
+//                     for a fault, the largest requested size missing, or a confirmation repeat
+//                     that was requested and not measured
 //     not-applicable  not possible by design (copies across hosts, no peer access: the pair's
-//                     host-staged flag says so), with the reason
-//     not-a-link      both ranks drive the same GPU: nothing about a link can be said
+//                     host-staged flag says so; a size that holds no element), with the reason
+//     not-a-link      both ranks drive the same GPU (or one rank runs a collective alone)
 //     not-judged      measured, but no bar applies: the largest size is below judge_min_bytes
-//                     (and above the small-message range), or the link kind is unknown
+//                     (and above the small-message range), the link kind is unknown, or the
+//                     host could not keep the GPU fed (launch-bound)
 //   flags     {code, method, message, evidence}; codes in known_flag_codes()
 //   cards     the physical GPUs (host, index, PCI bus id, UUID, serial)
 //   concurrent_pairs  under --schedule rounds, the pairs that ran at the same time
@@ -40,8 +50,17 @@ struct Expectations {
   // below-link: a bandwidth median under this fraction of the raw link bandwidth (per
   // direction; twice that for bidirectional totals). H200 NV18 gives ~0.83 for ce-write, PCIe
   // P2P ~0.8, so 0.6 leaves room for noise but catches PCIe-like numbers on NVLink.
+  // Collectives' busbw still climbs past 256 MiB, so their bars scale with the size judged:
+  // fraction x raw x size / (size + 64 MiB) (copies: + 4 MiB), which sits 15-30 % under every
+  // collective nccl-tests measured on 2 x H200 from 256 MiB to 4 GiB (README, "Bars").
   double fraction_of_link = 0.6;
-  double allreduce_fraction_of_link = 0.5;  // all-reduce busbw against the slowest local link
+  double allreduce_fraction_of_link = 0.55;  // all-reduce busbw against the slowest local link
+  // all-gather, reduce-scatter and all-to-all: busbw is (n-1)/n of algbw, and on 2 x H200 they
+  // reach 0.50-0.61 of the raw link from 256 MiB to 4 GiB.
+  double scatter_gather_fraction_of_link = 0.5;
+  // noisy: samples' coefficient of variation above this. 1 GiB copies on 2 x H200 spread under
+  // 1 %; 8-byte NCCL operations under 4 %.
+  double noisy_cv = 0.1;
   double asymmetry_tolerance = 0.15;        // |a->b - b->a| / max
   // Bandwidth is judged only at sizes that fill a link. On 2 x H200 (tests/fixtures/runs/h200x2
   // default.json) copies reach 96-98% of their 1 GiB figure at 64 MiB but NCCL only 76-91%
@@ -80,26 +99,52 @@ Expectations load_expectations(const std::string& path, const std::vector<Method
 // before the job starts): method names are not checked again.
 Expectations load_expectations(const std::string& path);
 
+// The bars as JSON in the --expect file's own keys, so a run can record the bars it judged by
+// (config.expectations) and `report` judge the file again by the same ones.
+nlohmann::json to_json(const Expectations& e);
+
 std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectations& e);
+
+// One measured case: what a confirmation repeat measures again.
+struct CaseKey {
+  std::string method;
+  int src = -1, dst = -1;  // -1/-1: over all ranks
+  std::uint64_t bytes = 0;
+  std::string datatype, op;  // a collective's variant; "" for others
+  bool operator<(const CaseKey& o) const;
+};
+CaseKey case_key(const Result& r);
+nlohmann::json to_json(const CaseKey& k);
+CaseKey case_key_from_json(const nlohmann::json& j);
+
+// Cases whose verdict a repeat would settle: a bar or the asymmetry check failed them, or they ran
+// beside another process, under held clocks, or spread beyond noisy_cv. The job measures them
+// again at the end of the run, after an idle check (run --confirm N). `d.config.confirm` must
+// already say how many repeats will be made.
+std::vector<CaseKey> cases_to_confirm(const RunDocument& d, const Expectations& e);
 
 // Tallies of verdict states and flags, for headlines and exit codes.
 struct VerdictCounts {
   int verdicts = 0;
   int pass = 0, flagged = 0, incomplete = 0, not_applicable = 0, not_a_link = 0, not_judged = 0;
+  int contended = 0, throttled = 0, noisy = 0;
   int flags = 0;
   int incomplete_methods = 0;  // method verdicts that are incomplete
+  int contended_methods = 0, throttled_methods = 0, noisy_methods = 0;
 };
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v);
 // "all 3 pass", or "1 flagged, 2 incomplete, 1 pass of 4 verdicts (3 flags)".
 std::string verdict_headline(const VerdictCounts& c);
 
-// Flags and incomplete methods selected by `fail_on`: "all" (every flag and every incomplete
-// method), "none", or comma-separated flag codes and/or "incomplete".
+// Method states that are not a pass and make the exit code 1 unless --fail-on leaves them out.
+const std::vector<std::string>& failing_states();
+// Flags and method states selected by `fail_on`: "all" (every flag and every incomplete,
+// contended, throttled or noisy method), "none", or comma-separated flag codes and/or those
+// states.
 int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on);
-// 1 (kExitFlagged) when count_failing > 0, else 0: the exit code of `report`.
+// 1 (kExitFlagged) when count_failing > 0, else 0: the exit code of `report`, and of `run` on
+// the verdicts it wrote.
 int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail_on);
-// `run --expect FILE` (acceptance mode): 1 when anything is flagged or incomplete, else 0.
-int acceptance_exit_code(const std::vector<PairVerdict>& v);
 
 // The physical card behind a rank, from the run's system facts.
 CardId card_of(const RunDocument& d, int rank);

@@ -123,7 +123,7 @@ TEST(RealRuns, CutShortRunIsIncompleteNeverPass) {
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
   EXPECT_EQ(verdict_exit_code(vs, "incomplete"), kExitFlagged);
   EXPECT_EQ(verdict_exit_code(vs, "below-link"), kExitOk) << "--fail-on chooses";
-  EXPECT_EQ(acceptance_exit_code(vs), kExitFlagged);
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
   const auto text = render(d, vs, ReportFormat::kText);
   EXPECT_EQ(text.find("all 3 pass"), std::string::npos);
   EXPECT_NE(text.find("Verdict: 3 incomplete of 3 verdicts"), std::string::npos) << text;
@@ -269,7 +269,7 @@ TEST(RealRuns, ExpectFileWithATypoIsRefusedNamingIt) {
   const auto e = load_expectations(h200x2("derived/expect-site.json"), test::catalog());
   EXPECT_EQ(e.judge_min_bytes, 256ull << 20);
   const auto vs = compute_verdicts(load_run_file(h200x2("default.json")), e);
-  EXPECT_EQ(acceptance_exit_code(vs), kExitFlagged) << "ce-write >= 500 fails both pairs";
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged) << "ce-write >= 500 fails both pairs";
   EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").state, "flagged");
   EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").state, "pass");  // 2.22 < 3 us
   EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").bar, 3.0);

@@ -59,7 +59,7 @@ TEST(Schema, VersionTwoFieldsRoundTrip) {
   d.pairs[0].nccl->gdrdma = true;
   d.verdicts = compute_verdicts(d, {});
   const json j = to_json(d);
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], kSchemaVersion);
   const RunDocument back = run_document_from_json(j, "run.json");
   EXPECT_EQ(to_json(back), j);
   EXPECT_EQ(back.system.ranks[0].gpu.serial, "1650124000001");

@@ -96,7 +96,9 @@ TEST(Verdicts, PcieLikeNumbersOnNvlinkAreBelowLink) {
   ASSERT_EQ(codes(v), (std::vector<std::string>{"below-link", "asymmetric"}));
   EXPECT_DOUBLE_EQ(v.flags[0].evidence["measured_gbps"].get<double>(), 52.0);
   EXPECT_NEAR(v.flags[0].evidence["link_raw_gbps"].get<double>(), 478.125, 1e-9);
-  EXPECT_NEAR(v.flags[0].evidence["threshold_gbps"].get<double>(), 0.6 * 478.125, 1e-9);
+  // Copies' bar: 60 % of the raw link, scaled by size / (size + 4 MiB) (1 GiB: 0.996).
+  EXPECT_NEAR(v.flags[0].evidence["threshold_gbps"].get<double>(),
+              0.6 * 478.125 * 1024.0 / 1028.0, 1e-9);
   EXPECT_TRUE(verdict(vs, 1, 0).flags.empty()) << "the fast direction is not the asymmetric one";
 }
 
