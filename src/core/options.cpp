@@ -180,8 +180,45 @@ void add_run_options(cxxopts::Options& o) {
                                                                           "print every sample")(
       "allow-gpu-sharing", "let ranks share a GPU (testing the tool on one GPU; measures no link)")(
       "h,help", "this help")("version", "print the version");
+  o.add_options("verdicts")(
+      "fail-on",
+      "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
+      "contended, throttled, noisy (as report --fail-on)",
+      cxxopts::value<std::string>()->default_value("all"))(
+      "confirm", "measure a case that would be flagged (or ran beside another job) again this "
+                 "many times at the end, after an idle check; 0: off",
+      cxxopts::value<std::string>()->default_value("1"))(
+      "require-idle", "refuse to start while another process uses a GPU of the job")(
+      "wait-idle", "wait up to SECONDS for the job's GPUs to be idle before starting",
+      cxxopts::value<std::string>())(
+      "allow-busy", "with --expect (which requires idle GPUs): start on busy GPUs anyway");
   o.add_options("testing")("inject-fault", "KIND:METHOD[:RANK] (testing)",
                            cxxopts::value<std::string>());
+}
+
+// --fail-on (run and report): all, none, or flag codes and failing states, comma-separated.
+void check_fail_on(const std::string& fail_on) {
+  if (fail_on == "all" || fail_on == "none") return;
+  auto codes = known_flag_codes();
+  for (const auto& s : failing_states()) codes.push_back(s);
+  for (const auto& c : split(fail_on, ',')) {
+    if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
+      throw UsageError("--fail-on: unknown flag or state '" + c + "'; use all, none or: " +
+                       join(codes));
+    }
+  }
+}
+
+void parse_verdict_options(const cxxopts::ParseResult& r, RunOptions& o) {
+  o.fail_on = get(r, "fail-on");
+  check_fail_on(o.fail_on);
+  o.confirm = static_cast<int>(parse_integer(get(r, "confirm"), "--confirm", 0, kMaxConfirm));
+  o.require_idle = r.count("require-idle") > 0;
+  o.allow_busy = r.count("allow-busy") > 0;
+  if (r.count("wait-idle"))
+    o.wait_idle_s = parse_number_in(get(r, "wait-idle"), "--wait-idle", 0, kMaxTimeoutS);
+  if (o.allow_busy && o.require_idle)
+    throw UsageError("--allow-busy and --require-idle: choose one");
 }
 
 RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog) {
@@ -241,6 +278,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   if (r.count("quiet")) o.verbosity = 0;
   if (r.count("verbose")) o.verbosity = 2;
   o.allow_gpu_sharing = r.count("allow-gpu-sharing") > 0;
+  parse_verdict_options(r, o);
   if (r.count("inject-fault")) {
     o.fault = parse_fault(get(r, "inject-fault"));
     if (!find_method(catalog, o.fault.method)) {
@@ -305,7 +343,7 @@ void parse_run_command(cxxopts::Options& o, const Args& args,
                        const std::vector<MethodInfo>& catalog, CommandLine& cl) {
   add_run_options(o);
   auto r = o.parse(static_cast<int>(args.size()), args.data());
-  cl.help_text = o.help({"sizes", "timing", "selection", "output"});
+  cl.help_text = o.help({"sizes", "timing", "selection", "output", "verdicts"});
   if (r.count("help")) {
     cl.command = Command::kHelp;
     return;
@@ -336,27 +374,14 @@ void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl) 
   cl.topo.quiet = r.count("quiet") > 0;
 }
 
-// report --fail-on: all, none, or flag codes (and "incomplete"), comma-separated.
-void check_report_fail_on(const std::string& fail_on) {
-  if (fail_on == "all" || fail_on == "none") return;
-  auto codes = known_flag_codes();
-  codes.push_back("incomplete");
-  for (const auto& c : split(fail_on, ',')) {
-    if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
-      std::string list;
-      for (const auto& k : codes) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError("--fail-on: unknown flag '" + c + "'; use all, none or: " + list);
-    }
-  }
-}
-
 void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
   o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
       "format", "text | markdown | html | csv",
       cxxopts::value<std::string>()->default_value("text"))(
       "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
       "fail-on",
-      "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete",
+      "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
+      "contended, throttled, noisy",
       cxxopts::value<std::string>()->default_value("all"))("expect", "acceptance thresholds file",
                                                            cxxopts::value<std::string>())(
       "plots", "folder with plots from scripts/plot.py to embed or link",
@@ -374,7 +399,7 @@ void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl
   cl.report.format = parse_format(get(r, "format"), "--format", true);
   if (r.count("output")) cl.report.output_path = non_empty_path(get(r, "output"), "-o/--output");
   cl.report.fail_on = get(r, "fail-on");
-  check_report_fail_on(cl.report.fail_on);
+  check_fail_on(cl.report.fail_on);
   if (r.count("expect")) cl.report.expect_path = non_empty_path(get(r, "expect"), "--expect");
   if (r.count("plots")) cl.report.plots_dir = non_empty_path(get(r, "plots"), "--plots");
 }
@@ -549,6 +574,10 @@ nlohmann::json run_options_to_json(const RunOptions& o) {
   j["root"] = o.root;
   j["allow_gpu_sharing"] = o.allow_gpu_sharing;
   j["expect"] = o.expect_path.empty() ? nlohmann::json() : nlohmann::json(o.expect_path);
+  j["confirm"] = o.confirm;
+  j["require_idle"] = o.idle_required();
+  j["wait_idle_s"] = o.wait_idle_s;
+  j["fail_on"] = o.fail_on;
   j["fault_injection"] = o.fault.kind.empty() ? nlohmann::json()
                                               : nlohmann::json{{"kind", o.fault.kind},
                                                                {"method", o.fault.method},

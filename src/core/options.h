@@ -75,8 +75,17 @@ struct RunOptions {
   int root = 0;
   bool allow_gpu_sharing = false;
   std::string expect_path;
+  // Issue 17: no false accusations on a busy node.
+  int confirm = 1;            // repeats of a case that would be flagged or ran beside another job
+  bool require_idle = false;  // refuse to start while another process uses a GPU of the job
+  bool allow_busy = false;    // acceptance mode (--expect) starts anyway on busy GPUs
+  double wait_idle_s = 0;     // wait up to this long for the GPUs to be idle first
+  std::string fail_on = "all";  // what makes the exit code 1, as report's --fail-on
   FaultInjection fault;
+  // Idle GPUs are required: asked for, or acceptance mode (--expect) unless --allow-busy.
+  bool idle_required() const { return require_idle || (!expect_path.empty() && !allow_busy); }
 };
+inline constexpr int kMaxConfirm = 10;
 
 struct TopoOptions {
   std::string json_path;
@@ -130,5 +139,8 @@ nlohmann::json run_options_to_json(const RunOptions& o);
 // Flag codes of the verdicts (defined in verdict.cpp); report --fail-on accepts these and
 // "incomplete".
 std::vector<std::string> known_flag_codes();
+// Method states that are not a pass and make the exit code 1 unless --fail-on leaves them out:
+// incomplete, contended, throttled, noisy (defined in verdict.cpp).
+const std::vector<std::string>& failing_states();
 
 }  // namespace peerbench

@@ -71,9 +71,11 @@ double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const Pla
 }
 
 int minimum_ranks(const std::vector<std::string>& methods, const std::vector<MethodInfo>& catalog) {
+  // Host<->GPU copies need one GPU; a collective runs on one rank too (NCCL's local path: not a
+  // link, but what tests the tool on a one-GPU machine).
   const bool one_gpu_each = std::all_of(methods.begin(), methods.end(), [&](const std::string& n) {
     const MethodInfo* m = find_method(catalog, n);
-    return m && m->scope == MethodScope::kPerGpu;
+    return m && m->scope != MethodScope::kPair;
   });
   return one_gpu_each && !methods.empty() ? 1 : 2;
 }
@@ -81,6 +83,15 @@ int minimum_ranks(const std::vector<std::string>& methods, const std::vector<Met
 PlanInput make_plan_input(const RunOptions& o, int world_size,
                           std::vector<std::string> host_of_rank,
                           const std::vector<MethodInfo>& catalog) {
+  const bool rooted = std::any_of(o.methods.begin(), o.methods.end(), [&](const std::string& n) {
+    const MethodInfo* m = find_method(catalog, n);
+    return m && m->rooted;
+  });
+  if (rooted && o.root >= world_size) {
+    throw UsageError("-r/--root " + std::to_string(o.root) + ": the job has " +
+                     std::to_string(world_size) + " rank" + (world_size == 1 ? "" : "s") +
+                     " (0-" + std::to_string(world_size - 1) + ")");
+  }
   PlanInput in;
   in.world_size = world_size;
   in.host_of_rank = std::move(host_of_rank);

@@ -136,8 +136,6 @@ VerdictCounts count_verdicts(const std::vector<PairVerdict>& v);
 // "all 3 pass", or "1 flagged, 2 incomplete, 1 pass of 4 verdicts (3 flags)".
 std::string verdict_headline(const VerdictCounts& c);
 
-// Method states that are not a pass and make the exit code 1 unless --fail-on leaves them out.
-const std::vector<std::string>& failing_states();
 // Flags and method states selected by `fail_on`: "all" (every flag and every incomplete,
 // contended, throttled or noisy method), "none", or comma-separated flag codes and/or those
 // states.

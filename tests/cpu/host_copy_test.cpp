@@ -57,7 +57,8 @@ TEST(HostPlan, OneRankIsEnoughForHostMethodsAlone) {
   const auto c = test::catalog();
   EXPECT_EQ(minimum_ranks({"h2d", "d2h-all"}, c), 1);
   EXPECT_EQ(minimum_ranks({"h2d", "ce-write"}, c), 2);
-  EXPECT_EQ(minimum_ranks({"nccl-allreduce"}, c), 2);
+  EXPECT_EQ(minimum_ranks({"nccl-allreduce"}, c), 1) << "a collective runs on one rank too";
+  EXPECT_EQ(minimum_ranks({"nccl-allreduce", "nccl-sendrecv"}, c), 2);
   const Plan p = make_plan(host_plan_input(1));
   EXPECT_EQ(p.cases, 4 * 2) << "4 methods x 1 GPU x 2 sizes";
 }
