@@ -36,15 +36,6 @@ struct LinkCounters {
   std::string note;                    // why a counter is missing
 };
 
-// The time of each iteration of a case (CUDA events between iterations, or between graph
-// replays), over every sample: the distribution behind the per-sample figures, as nccl-tests'
-// -I reports it. Per iteration the slowest working rank counts.
-struct IterationStats {
-  int count = 0;
-  double min_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, max_us = 0, mean_us = 0;
-  double cv = 0;  // standard deviation / mean
-};
-
 // How the host fed the GPU. Iterations are enqueued behind the start gate in batches the launch
 // queue holds, so the host's enqueue rate never enters the timed figure; a method that cannot wait
 // behind the gate (launch_bound) may have timed the host instead of the link.

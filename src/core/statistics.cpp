@@ -1,6 +1,7 @@
 #include "core/statistics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -16,6 +17,28 @@ Stats summarize(std::vector<double> samples) {
   const std::size_t n = samples.size();
   s.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
   s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
+  return s;
+}
+
+IterationStats iteration_stats(std::vector<double> us) {
+  if (us.empty()) throw std::invalid_argument("iteration_stats: no iterations");
+  std::sort(us.begin(), us.end());
+  const std::size_t n = us.size();
+  auto pct = [&](double p) {  // the ceil(p n)-th value, 1-based
+    const auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n)));
+    return us[std::min(n, std::max<std::size_t>(1, k)) - 1];
+  };
+  IterationStats s;
+  s.count = static_cast<int>(n);
+  s.min_us = us.front();
+  s.max_us = us.back();
+  s.p50_us = us[n / 2];
+  s.p95_us = pct(0.95);
+  s.p99_us = pct(0.99);
+  s.mean_us = std::accumulate(us.begin(), us.end(), 0.0) / static_cast<double>(n);
+  double var = 0;
+  for (double x : us) var += (x - s.mean_us) * (x - s.mean_us);
+  s.cv = s.mean_us > 0 ? std::sqrt(var / static_cast<double>(n)) / s.mean_us : 0;
   return s;
 }
 

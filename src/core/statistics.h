@@ -13,6 +13,17 @@ struct Stats {
   int count = 0;
 };
 
+// The time of each iteration of a case (CUDA events between iterations, or between graph
+// replays), over every sample: the distribution behind the per-sample figures, as nccl-tests'
+// -I reports it (its percentile rule: p50 the n/2-th sorted value, pX the ceil(X/100 n)-th).
+struct IterationStats {
+  int count = 0;
+  double min_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, max_us = 0, mean_us = 0;
+  double cv = 0;  // standard deviation / mean
+};
+// Throws std::invalid_argument on an empty input.
+IterationStats iteration_stats(std::vector<double> us);
+
 // Throws std::invalid_argument on an empty input. Even counts take the mean of the two middle
 // values.
 Stats summarize(std::vector<double> samples);
