@@ -2,7 +2,7 @@
 # On a GPU node: build, run the GPU tests and a short benchmark, and collect logs and JSON in one
 # folder (default: gpu-check-<host>-<time>/; a tarball of it is written beside its files).
 #
-#   scripts/gpu_check.sh [OUTDIR] [quick|full]
+#   scripts/gpu_check.sh [OUTDIR] [quick|full|issue17]
 #
 # quick: default sweep on all local GPUs; full: also the NCCL transport cases (P2P disabled ->
 # SHM, P2P+SHM disabled -> NET), CUDA-graph small-message times, rounds vs serial, and the
@@ -44,7 +44,7 @@ if [ "$ngpu" -lt 2 ]; then
 fi
 
 t0=$(date +%s)
-(cd build && ctest --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
+(cd build && ctest -L "${PEERBENCH_CTEST_LABEL:-.}" --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
 say "# ctest (CPU and GPU): rc=$? in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
 grep -E '^\[  (FAILED|SKIPPED) |\*\*\*(Failed|Skipped)|PEERBENCH_GPU_SKIP' "$out/ctest.log" | sort -u | tee -a "$log"
 
@@ -62,6 +62,56 @@ run() {  # name, then peerbench run arguments
   say "# $name: rc=$rc in $(( $(date +%s) - t )) s"
   grep -E '^#  [0-9a]' "$out/$name.log" | head -20 | tee -a "$log"
 }
+
+# Issue 17: the time per operation at any -n (8 B, no graphs) beside the -G figure, for copies
+# and NCCL, with the per-iteration percentiles; odd sizes; every verdict with its evidence.
+queues() {
+  local ranks=$1; shift
+  for n in 250 1000 4000; do
+    "${mpirun_[@]}" -np "$ranks" build/peerbench run "$@" -b 8 -e 8 -n "$n" -s 5 -v -J "$out/queue-$ranks-$n.json" > "$out/queue-$ranks-$n.log" 2>&1
+  done
+  "${mpirun_[@]}" -np "$ranks" build/peerbench run "$@" -b 8 -e 8 -n 200 -G 100 -s 5 -J "$out/queue-$ranks-G.json" > "$out/queue-$ranks-G.log" 2>&1
+  python3 - "$out" "$ranks" <<'PY' | tee -a "$log"
+import json, sys
+out, ranks = sys.argv[1], sys.argv[2]
+rows = {}
+for tag in ("250", "1000", "4000", "G"):
+    try:
+        d = json.load(open(f"{out}/queue-{ranks}-{tag}.json"))
+    except Exception as e:
+        print(f"# queue {ranks} ranks -n {tag}: no results ({e})"); continue
+    for r in d["results"]:
+        if r["status"] != "ok": continue
+        key = (r["method"], r["src"], r["dst"])
+        pi = r.get("per_iteration") or {}
+        rows.setdefault(key, {})[tag] = (r["time_us"]["median"], pi.get("p50_us"), pi.get("p95_us"), pi.get("p99_us"), pi.get("cv"), (r.get("enqueue") or {}).get("host_us_per_op"))
+for key, by in sorted(rows.items(), key=str):
+    meds = [v[0] for t, v in by.items() if t != "G"]
+    g = by.get("G", (None,))[0]
+    line = f"# queue {key[0]} {key[1]}->{key[2]}: " + ", ".join(f"-n {t} {v[0]:.2f} us (p50 {v[1] or 0:.2f} p95 {v[2] or 0:.2f} p99 {v[3] or 0:.2f} cv {v[4] or 0:.3f}, host {v[5] or 0:.2f} us/op)" for t, v in by.items() if t != "G")
+    if g: line += f", -G {g:.2f} us"
+    if meds: line += f"; spread {max(meds)/min(meds):.3f}x" + (f", worst/-G {max(meds)/g:.3f}x" if g else "")
+    print(line)
+PY
+}
+if [ "$mode" = full ] || [ "$mode" = issue17 ]; then
+  queues "$np" "${share[@]}" -m ce-write,sm-write$([ -z "${share[*]}" ] && echo ,nccl-allreduce,nccl-sendrecv)
+  [ -n "${share[*]}" ] && queues 1 -m nccl-allreduce   # one GPU: NCCL's own enqueue path on one rank
+  run odd-sizes "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write,sm-read$([ -z "${share[*]}" ] && echo ,nccl-allreduce,nccl-allgather) -b 3 -e 3000 -i 997 -w 1 -n 3 -s 2 -J "$out/odd-sizes.json"
+  run one-byte "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write$([ -z "${share[*]}" ] && echo ,nccl-allreduce,nccl-allgather) -b 1 -e 1 -w 1 -n 3 -s 2 -J "$out/one-byte.json"
+  run one-rank-collectives "${mpirun_[@]}" -np 1 build/peerbench run -m nccl-allreduce,nccl-allgather -b 1 -e 3000 -i 997 -w 1 -n 3 -s 2 -J "$out/one-rank-collectives.json"
+  for j in odd-sizes one-byte one-rank-collectives; do
+    python3 - "$out/$j.json" <<'PY' | tee -a "$log"
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [(v["src"], v["dst"], v["verdict"]) for v in d["verdicts"] if not v["observed"]]
+bad += [(v["src"], v["dst"], m["method"], m["state"]) for v in d["verdicts"] for m in v["methods"] if m["value"] is None and not m["reason"]]
+inc = [(v["src"], v["dst"], m["method"], m["reason"]) for v in d["verdicts"] for m in v["methods"] if m["state"] == "incomplete"]
+print(f"# {sys.argv[1].split('/')[-1]}: {len(d['verdicts'])} verdicts, {len(bad)} without evidence, {len(inc)} incomplete {inc[:2]}")
+PY
+  done
+fi
+[ "$mode" = issue17 ] && { say "# collected in $out"; exit 0; }
 
 # The README's main job: no launcher, every local GPU, default suite.
 run default build/peerbench run "${share[@]}" --np "$np" -J "$out/default.json"

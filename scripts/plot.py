@@ -15,8 +15,8 @@ import sys
 def load(path):
     with open(path) as f:
         doc = json.load(f)
-    if doc.get("kind") != "peerbench-run" or doc.get("schema_version") not in (1, 2):
-        sys.exit(f"plot.py: {path}: not a peerbench run of schema_version 1 or 2")
+    if doc.get("kind") != "peerbench-run" or doc.get("schema_version") not in (1, 2, 3):
+        sys.exit(f"plot.py: {path}: not a peerbench run of schema_version 1 to 3")
     return doc
 
 

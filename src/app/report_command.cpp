@@ -8,6 +8,24 @@
 
 namespace peerbench::app {
 
+namespace {
+
+// The bars a run judged by (config.expectations, schema 3), or the built-in ones.
+Expectations recorded_expectations(const RunDocument& d, const std::string& path) {
+  if (!d.config.is_object() || !d.config.contains("expectations") ||
+      !d.config["expectations"].is_object())
+    return {};
+  Expectations e = expectations_from_json(d.config["expectations"], path, {});
+  const auto& j = d.config["expectations"];
+  e.source = "the run's own bars (" +
+             (j.contains("comment") && j["comment"].is_string() ? j["comment"].get<std::string>()
+                                                                : std::string("built-in")) +
+             ")";
+  return e;
+}
+
+}  // namespace
+
 int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalog) {
   Expectations e;
   if (!o.expect_path.empty()) e = load_expectations(o.expect_path, catalog);
@@ -20,8 +38,10 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     ReportInput in;
     in.path = o.inputs[i];
     in.doc = &docs[i];
-    in.verdicts = compute_verdicts(docs[i], e);  // recomputed: --expect may differ from the run's
-    in.expectations_source = e.source;
+    // Recomputed: by --expect when given, else by the bars the run recorded, else built-in.
+    const Expectations bars = o.expect_path.empty() ? recorded_expectations(docs[i], in.path) : e;
+    in.verdicts = compute_verdicts(docs[i], bars);
+    in.expectations_source = bars.source;
     failing += count_failing(in.verdicts, o.fail_on);
     inputs.push_back(std::move(in));
   }

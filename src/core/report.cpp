@@ -948,6 +948,22 @@ void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Resul
          << (r.checked ? std::to_string(r.wrong) : "N/A") << "  ok";
     if (r.wrong > 0) out_ << " DATA ERRORS";
     if (r.gate_timeouts > 0) out_ << " (start gate timed out " << r.gate_timeouts << "x)";
+    if (contended(r) || throttled(r)) {
+      out_ << (contended(r) ? " CONTENDED:" : " THROTTLED:");
+      for (const auto& g : *r.interference) {
+        for (const auto& p : g.processes)
+          out_ << " pid " << p.pid << (p.name.empty() ? "" : " " + sanitize_for_terminal(p.name));
+        if (g.busy_while_idle) out_ << " GPU busy " << g.util_gpu_pct.value_or(0) << " %";
+        for (const auto& t : g.throttle_reasons) out_ << " " << t;
+        out_ << " on rank " << g.rank;
+      }
+    }
+    if (r.enqueue && r.enqueue->launch_bound) out_ << " launch-bound (not judged)";
+    if (verbosity_ >= 2 && r.per_iteration) {
+      out_ << " per-iteration(us): p50 " << format_fixed(r.per_iteration->p50_us, 2) << " p99 "
+           << format_fixed(r.per_iteration->p99_us, 2) << " cv "
+           << format_fixed(r.per_iteration->cv, 3);
+    }
     if (verbosity_ >= 2 && !r.sample_time_us.empty()) {
       out_ << " samples(us):";
       for (double t : r.sample_time_us) out_ << " " << format_fixed(t, 2);

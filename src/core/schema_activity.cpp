@@ -35,30 +35,6 @@ std::vector<ForeignProcess> processes_from(const JsonIn& in, const char* key) {
   return out;
 }
 
-json idle_check_json(const IdleCheck& c) {
-  return json{{"at_s", c.at_s},
-              {"when", c.when},
-              {"idle", c.idle},
-              {"waited_s", c.waited_s},
-              {"util_gpu_pct", opt_json(c.util_gpu_pct)},
-              {"util_mem_pct", opt_json(c.util_mem_pct)},
-              {"processes", processes_json(c.processes)},
-              {"throttle_reasons", c.throttle_reasons}};
-}
-
-IdleCheck idle_check_from(const JsonIn& in) {
-  IdleCheck c;
-  c.at_s = in.at("at_s").number(0, kMaxSeconds);
-  c.when = in.at("when").str(64);
-  c.idle = in.at("idle").boolean();
-  c.waited_s = in.opt_number("waited_s", 0, kMaxSeconds).value_or(0);
-  c.util_gpu_pct = opt_pct(in, "util_gpu_pct");
-  c.util_mem_pct = opt_pct(in, "util_mem_pct");
-  c.processes = processes_from(in, "processes");
-  if (auto t = in.opt("throttle_reasons")) c.throttle_reasons = t->string_array(64);
-  return c;
-}
-
 json sighting_json(const ActivitySighting& s) {
   return json{{"kind", s.kind},
               {"process", s.kind == "process" ? to_json(s.process) : json()},
@@ -82,6 +58,30 @@ ActivitySighting sighting_from(const JsonIn& in) {
 }
 
 }  // namespace
+
+json to_json(const IdleCheck& c) {
+  return json{{"at_s", c.at_s},
+              {"when", c.when},
+              {"idle", c.idle},
+              {"waited_s", c.waited_s},
+              {"util_gpu_pct", opt_json(c.util_gpu_pct)},
+              {"util_mem_pct", opt_json(c.util_mem_pct)},
+              {"processes", processes_json(c.processes)},
+              {"throttle_reasons", c.throttle_reasons}};
+}
+
+IdleCheck idle_check_from(const JsonIn& in) {
+  IdleCheck c;
+  c.at_s = in.at("at_s").number(0, kMaxSeconds);
+  c.when = in.at("when").str(64);
+  c.idle = in.at("idle").boolean();
+  c.waited_s = in.opt_number("waited_s", 0, kMaxSeconds).value_or(0);
+  c.util_gpu_pct = opt_pct(in, "util_gpu_pct");
+  c.util_mem_pct = opt_pct(in, "util_mem_pct");
+  c.processes = processes_from(in, "processes");
+  if (auto t = in.opt("throttle_reasons")) c.throttle_reasons = t->string_array(64);
+  return c;
+}
 
 json to_json(const IterationStats& s) {
   return json{{"count", s.count},     {"min_us", s.min_us}, {"p50_us", s.p50_us},
@@ -163,7 +163,7 @@ GpuInterference gpu_interference_from(const JsonIn& in) {
 
 json to_json(const GpuActivityLog& g) {
   json checks = json::array();
-  for (const auto& c : g.idle_checks) checks.push_back(idle_check_json(c));
+  for (const auto& c : g.idle_checks) checks.push_back(to_json(c));
   json seen = json::array();
   for (const auto& s : g.seen) seen.push_back(sighting_json(s));
   return json{{"host", g.host},

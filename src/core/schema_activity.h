@@ -22,6 +22,9 @@ ForeignProcess foreign_process_from(const JsonIn& in);
 nlohmann::json to_json(const GpuInterference& g);
 GpuInterference gpu_interference_from(const JsonIn& in);
 
+nlohmann::json to_json(const IdleCheck& c);
+IdleCheck idle_check_from(const JsonIn& in);
+
 nlohmann::json to_json(const GpuActivityLog& g);
 GpuActivityLog gpu_activity_from(const JsonIn& in);
 

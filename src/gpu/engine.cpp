@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "core/sizes.h"
 #include "gpu/check.h"
 #include "gpu/engine_phase.h"
 #include "gpu/size_run.h"
@@ -25,9 +26,8 @@ std::unique_ptr<EngineResources> EngineResources::create(RankContext& rank, cons
   r->rank = &rank;
   r->opts = &opts;
   r->stream = Stream::create();
-  r->start = Event::create();
-  r->stop = Event::create();
   r->done = Event::create();
+  for (int i = 0; i < kGateDepth + 2; ++i) r->marks.push_back(Event::create());
   r->src = DeviceBuffer::allocate(buffer_bytes);
   r->dst = DeviceBuffer::allocate(buffer_bytes);
   r->signal = DeviceBuffer::allocate(4096);
@@ -157,7 +157,33 @@ std::vector<Engine::Variant> Engine::variants_of(const MethodInfo& m) const {
   return out;
 }
 
-std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
+// A size that holds no whole element of the variant: every pair of the step says so.
+std::vector<Result> Engine::not_applicable(const Method& m, const PlanStep& step,
+                                           const std::vector<PairState>& pairs,
+                                           const StepContext& c) const {
+  std::vector<Result> out;
+  for (const auto& p : pairs) {
+    Result r;
+    r.method = m.info().name;
+    r.src = p.all_ranks ? -1 : p.pair.src;
+    r.dst = p.all_ranks ? -1 : p.pair.dst;
+    r.bytes = c.bytes;
+    r.status = ResultStatus::kNotApplicable;
+    r.reason =
+        format_size(c.bytes) + " holds no whole element: the smallest size is " + m.unit_words(c);
+    r.round = step.round;
+    r.iters = m.iterations_per_sample(*res_.opts);
+    r.samples = res_.opts->samples;
+    if (m.info().typed) r.datatype = to_string(c.dtype);
+    if (m.info().reduces) r.op = to_string(c.op);
+    if (m.info().rooted) r.root = c.root;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<Result> Engine::run_step(Method& m, const PlanStep& step,
+                                     const std::optional<CaseVariant>& only) {
   const RankContext& rk = *res_.rank;
   const auto& fault = res_.opts->fault;
   if (fault.kind == "die" && fault.method == m.info().name && fault.rank == rk.rank) {
@@ -174,6 +200,7 @@ std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
   }
   for (const auto bytes : step.sizes) {
     for (const auto& v : variants_of(m.info())) {
+      if (only && (only->dtype != v.dtype || only->op != v.op)) continue;
       // Pairs skipped at the last size or variant are asked again (availability depends on
       // both: whole elements of the type, types this NCCL has); failed and not-applicable pairs
       // stay as they are.
@@ -187,8 +214,19 @@ std::vector<Result> Engine::run_step(Method& m, const PlanStep& step) {
       ctx.dtype = v.dtype;
       ctx.op = v.op;
       ctx.root = res_.opts->root;
-      SizeRun run(res_, m, step, bytes, pairs, std::move(ctx));
+      const std::size_t unit = std::max<std::size_t>(1, m.size_unit(ctx));
+      const std::size_t used = bytes / unit * unit;  // nccl-tests' rounding
+      if (used == 0) {
+        for (auto& r : not_applicable(m, step, pairs, ctx)) {
+          if (sink_) sink_(r);
+          out.push_back(std::move(r));
+        }
+        continue;
+      }
+      ctx.bytes = used;
+      SizeRun run(res_, m, step, used, pairs, std::move(ctx));
       for (auto& r : run.run()) {
+        if (used != bytes) r.requested_bytes = bytes;
         if (sink_) sink_(r);
         out.push_back(std::move(r));
       }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "core/plan.h"
 #include "core/results.h"
 #include "gpu/cuda_raii.h"
+#include "gpu/gpu_monitor.h"
 #include "gpu/host_staging.h"
 #include "gpu/method.h"
 #include "gpu/nccl_comm.h"
@@ -24,6 +26,13 @@
 #include "gpu/peer_access.h"
 
 namespace peerbench::gpu {
+
+// Launch-queue entries the host may put behind the start gate. A stream whose head spins on a
+// host flag accepts only so many launches before the launch call itself blocks, and then the
+// gate can open only by its timeout (2 x H200: ~1000 NCCL operations went in, 4000 did not;
+// shared/REFERENCE.md). A quarter of that keeps far from the edge; a sample of more is timed as
+// several batches, each behind its own gate (size_run.cpp).
+constexpr int kGateDepth = 256;
 
 // A failure that ends the run (sticky CUDA error, stuck GPU work, NCCL error): every rank
 // throws it together once the engine has gathered the reports.
@@ -45,7 +54,10 @@ struct EngineResources {
   RankContext* rank = nullptr;
   const RunOptions* opts = nullptr;
   Stream stream;
-  Event start, stop, done;
+  Event done;
+  // Events of one batch: [0] after the start gate, [u + 1] after unit u (iterations or graph
+  // replays; at most the gate depth per batch).
+  std::vector<Event> marks;
   DeviceBuffer src, dst, signal;
   DeviceBuffer scratch;  // wrong count (u64) then four u32 counters
   MappedHostBuffer gate;
@@ -59,6 +71,7 @@ struct EngineResources {
   NumaHostBuffer host;  // host<->GPU methods: pinned on the GPU's NUMA node
   std::string host_reason;
   const Nvml* nvml = nullptr;
+  GpuMonitor* monitor = nullptr;  // this rank's GPU: who else uses it (null: not watched)
   std::vector<std::string> bus_id_of_rank;
   kernels::CopyLaunch copy_launch;
 
@@ -81,15 +94,21 @@ class Engine {
   using ResultSink = std::function<void(const Result&)>;
   Engine(EngineResources& res, ResultSink sink) : res_(res), sink_(std::move(sink)) {}
 
-  // Runs one plan step on every rank (collective). Returns its results, identical on all ranks.
-  // Throws FatalRunError, collectively, when the run cannot go on.
-  std::vector<Result> run_step(Method& m, const PlanStep& step);
-
- private:
-  struct Variant {
+  struct CaseVariant {
     DataType dtype;
     ReduceOp op;
   };
+  // Runs one plan step on every rank (collective). Returns its results, identical on all ranks.
+  // Throws FatalRunError, collectively, when the run cannot go on. `only`: one collective variant
+  // (a confirmation repeat) instead of every -d/-o.
+  std::vector<Result> run_step(Method& m, const PlanStep& step,
+                               const std::optional<CaseVariant>& only = std::nullopt);
+
+ private:
+  using Variant = CaseVariant;
+  std::vector<Result> not_applicable(const Method& m, const PlanStep& step,
+                                     const std::vector<PairState>& pairs,
+                                     const StepContext& c) const;
   std::vector<Variant> variants_of(const MethodInfo& m) const;
   std::vector<PairState> pairs_of(const Method& m, const PlanStep& step) const;
   StepContext make_context(const Method& m, const PairState* mine, std::size_t bytes);

@@ -3,6 +3,7 @@
 // fixed-size RankReport; the gathered reports decide, identically on every rank, which pairs go
 // on, which failed and whether the run must stop.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,13 +24,14 @@ enum class RankStatus : int {
 
 struct RankReport {
   double elapsed_ms = -1;
+  double enqueue_us = 0;  // host wall time spent enqueuing this sample's units
   double nvl_tx = -1;
   double nvl_rx = -1;
   unsigned long long wrong = 0;
   unsigned long long checked = 0;
   int gate_timeouts = 0;
   RankStatus status = RankStatus::kOk;
-  char message[472] = {0};
+  char message[464] = {0};
 
   bool ok() const { return status == RankStatus::kOk; }
   void fail(RankStatus st, const std::string& m) {
@@ -68,6 +70,10 @@ struct Tally {
   double nvl_tx = -1;  // NVLink counter deltas, -1 unknown
   double nvl_rx = -1;
   std::string counter_note;
+  std::vector<double> iteration_us;  // per iteration, the slowest worker's, every sample
+  std::vector<double> enqueue_us;    // per sample: the slowest worker's host enqueue time
+  // Other processes and held clocks on the pair's GPUs: nullopt where a rank could not watch.
+  std::optional<std::vector<GpuInterference>> interference;
 };
 
 }  // namespace peerbench::gpu

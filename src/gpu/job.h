@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,9 @@ struct JobOutcome {
   bool gpu_stuck = false;  // GPU work may still run: the caller should exit without teardown
 };
 
+class Engine;
 class EngineResources;
+class GpuMonitor;
 class Method;
 
 // The job's stages, in order: set up (plan, devices, memory), describe (system, topology, peer
@@ -71,6 +74,15 @@ class Job {
   void create_resources();
   void create_nccl();
   void create_host_buffer();
+  // Who else is on the GPUs (job_contention.cpp).
+  void snapshot_host_processes();
+  std::set<long long> own_processes();
+  void start_monitor();
+  std::vector<IdleCheck> gather_idle_checks(const std::string& when, double waited_s);
+  void check_idle_gpus();
+  PlanStep confirmation_step(const CaseKey& k, const MethodInfo& m) const;
+  void run_confirmations(Engine& engine);
+  void record_gpu_activity();
   // Steps.
   void print_header();
   void run_steps();
@@ -108,6 +120,10 @@ class Job {
   std::string fatal_;
   std::chrono::steady_clock::time_point t_start_;
   std::uint64_t log_start_ = 0;
+  std::set<long long> host_processes_before_;  // on the host's GPUs before the job's contexts
+  bool own_pids_visible_ = true;               // NVML's pids are this namespace's
+  std::unique_ptr<GpuMonitor> monitor_;
+  int attempt_ = 0;  // > 0 while confirmation repeats run: results go to doc.confirmations
 };
 
 // Default results path: results/peerbench-HOST-YYYYMMDD-HHMMSS.json

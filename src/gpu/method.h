@@ -111,6 +111,16 @@ class Method {
   // "" when the method can run for this pair on this rank; else why not. Both ranks of a pair
   // are asked; any reason skips the pair.
   virtual std::string unavailable(const StepContext& c) const;
+  // Sizes are rounded down to a multiple of this (collectives: whole elements per rank block);
+  // a size that holds none is not applicable, said in unit_words' terms.
+  virtual std::size_t size_unit(const StepContext& c) const {
+    (void)c;
+    return 1;
+  }
+  virtual std::string unit_words(const StepContext& c) const {
+    (void)c;
+    return "one byte";
+  }
   virtual int iterations_per_sample(const RunOptions& o) const { return o.iters; }
   // One-way transfers per iteration (the time of one transfer = sample time / this / iters).
   virtual double transfers_per_iteration(const RunOptions&) const { return 1; }

@@ -211,9 +211,13 @@ namespace {
 // Polls a non-blocking communicator until its last call has finished (ncclSuccess). NCCL
 // forbids the next call on a communicator before that ("Attempt to use communicator before the
 // previous operation returned ncclSuccess").
+// Busy-polls (yielding the core) while NCCL finishes a call: an enqueue takes microseconds, and a
+// sleep per call made every operation of a long queue cost tens of microseconds (issue 17).
+// Only a wait past 100 ms (communicator init, finalize) sleeps between polls.
 void poll_until_done(ncclComm_t comm, double timeout_s, const std::string& what) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  int polls = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(timeout_s);
+  const auto patience = start + std::chrono::milliseconds(100);
   for (;;) {
     ncclResult_t state = ncclSuccess;
     PB_NCCL(ncclCommGetAsyncError(comm, &state));
@@ -225,8 +229,8 @@ void poll_until_done(ncclComm_t comm, double timeout_s, const std::string& what)
     if (std::chrono::steady_clock::now() > deadline) {
       throw WatchdogTimeout(what + " did not finish within " + format_fixed(timeout_s, 0) + " s");
     }
-    if (++polls > 1000) {
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (std::chrono::steady_clock::now() > patience) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     } else {
       std::this_thread::yield();
     }

@@ -1,5 +1,7 @@
 #include "gpu/nvml.h"
 
+#include "gpu/nvml_layouts.h"
+
 #include <dlfcn.h>
 
 #include <cctype>
@@ -7,60 +9,8 @@
 #include <cstring>
 
 namespace peerbench::gpu {
-namespace {
 
-// Layouts from NVML's public nvml.h.
-constexpr int kSuccess = 0;
-constexpr unsigned kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
-
-struct PciInfo {  // nvmlPciInfo_t (v3)
-  char busIdLegacy[16];
-  unsigned domain;
-  unsigned bus;
-  unsigned device;
-  unsigned pciDeviceId;
-  unsigned pciSubSystemId;
-  char busId[32];
-};
-
-struct FieldValue {  // nvmlFieldValue_t
-  unsigned fieldId;
-  unsigned scopeId;
-  long long timestamp;
-  long long latencyUsec;
-  unsigned valueType;
-  int nvmlReturn;
-  union {
-    double d;
-    unsigned ui;
-    unsigned long ul;
-    unsigned long long ull;
-    long long sll;
-  } value;
-};
-static_assert(sizeof(FieldValue) == 40, "nvmlFieldValue_t layout");
-
-constexpr unsigned kFieldNvlinkDataTx = 138;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX (KiB)
-constexpr unsigned kFieldNvlinkDataRx = 139;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX (KiB)
-
-double field_as_double(const FieldValue& f) {
-  switch (f.valueType) {
-    case 0:
-      return f.value.d;
-    case 1:
-      return f.value.ui;
-    case 2:
-      return static_cast<double>(f.value.ul);
-    case 3:
-      return static_cast<double>(f.value.ull);
-    case 4:
-      return static_cast<double>(f.value.sll);
-    default:
-      return static_cast<double>(f.value.ull);
-  }
-}
-
-}  // namespace
+using namespace nvml_abi;
 
 std::string canonical_bus_id(const std::string& id) {
   // domain:bus:device.function; NVML pads the domain to 8 digits, CUDA to 4.
@@ -72,11 +22,6 @@ std::string canonical_bus_id(const std::string& id) {
   std::string out = domain + id.substr(c1);
   for (auto& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return out;
-}
-
-template <typename F>
-F Nvml::sym(const char* name) const {
-  return lib_ ? reinterpret_cast<F>(dlsym(lib_, name)) : nullptr;
 }
 
 Nvml::Nvml() {
@@ -178,6 +123,7 @@ std::vector<Nvml::Link> Nvml::nvlinks(Device d) const {
     if (link.active && remote && remote(d, l, &pci) == kSuccess) {
       link.remote_bus_id = canonical_bus_id(pci.busId);
     }
+    if (link.active) link.speed_gbps = link_speed_gbps(d, l);
     out.push_back(link);
   }
   return out;

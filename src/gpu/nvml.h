@@ -2,11 +2,15 @@
 // NVML loaded at run time (dlopen of libnvidia-ml.so.1): the binary builds without nvml.h and runs
 // without NVML, recording what it could not learn. Only the handful of entry points peerbench
 // uses are declared here, with the layouts of NVML's public header.
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/topology.h"
 
 namespace peerbench::gpu {
 
@@ -34,7 +38,8 @@ class Nvml {
     int link = 0;
     bool active = false;
     std::optional<unsigned> version;
-    std::string remote_bus_id;  // canonical form, "" if unknown
+    std::string remote_bus_id;         // canonical form, "" if unknown
+    std::optional<double> speed_gbps;  // per direction (NVML field 164, MBps / 1000)
   };
   std::vector<Link> nvlinks(Device d) const;
   // PIX, PXB, PHB, NODE, SYS (nvidia-smi's names) or nullopt.
@@ -61,9 +66,38 @@ class Nvml {
   };
   std::vector<LinkErrors> nvlink_errors(Device d) const;
 
+  // ---- Who else uses the GPU (nvml_activity.cpp).
+  // Every GPU NVML sees on this host (nvmlDeviceGetCount_v2, nvmlDeviceGetHandleByIndex_v2).
+  std::vector<Device> devices() const;
+  struct Process {
+    long long pid = 0;
+    std::optional<std::uint64_t> used_memory;  // NVML reports "not available" in some setups
+  };
+  // Processes with a compute context on the GPU (nvmlDeviceGetComputeRunningProcesses_v3, else
+  // _v2); nullopt with `error` when NVML cannot list them.
+  std::optional<std::vector<Process>> compute_processes(Device d,
+                                                        std::string* error = nullptr) const;
+  // SM utilization per process over the samples NVML kept since `since_us` (its timestamps).
+  std::map<long long, int> process_sm_utilization(Device d, unsigned long long since_us) const;
+  struct Utilization {
+    int gpu = 0;     // % of the last sample period a kernel ran
+    int memory = 0;  // % of it device memory was read or written
+  };
+  std::optional<Utilization> utilization(Device d) const;
+  // nvmlDeviceGetCurrentClocksEventReasons (the older ...ThrottleReasons where that is all).
+  std::optional<unsigned long long> clock_event_reasons(Device d) const;
+  // The name NVML gives a pid (nvmlSystemGetProcessName), for pids not visible in /proc here.
+  std::optional<std::string> process_name(long long pid) const;
+  // nvmlDeviceGetGpuFabricInfoV (v3, else v2), else nvmlDeviceGetGpuFabricInfo; a note says why
+  // when NVML has none of them.
+  FabricInfo fabric(Device d) const;
+
  private:
   template <typename F>
-  F sym(const char* name) const;
+  F sym(const char* name) const {
+    return lib_ ? reinterpret_cast<F>(dlsym(lib_, name)) : nullptr;
+  }
+  std::optional<double> link_speed_gbps(Device d, unsigned link) const;
   std::string error_string(int rc) const;
   // An NVML query of the form f(device, unsigned*), or nullopt.
   std::optional<int> unsigned_query(const char* name, Device d) const;

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstring>
 
 #include "collective_kernels.h"
 #include "core/bandwidth.h"
+#include "core/schema_activity.h"
 #include "core/sizes.h"
 #include "gpu/check.h"
 #include "gpu/methods/nccl_collective.h"
@@ -15,13 +18,6 @@
 
 namespace peerbench::gpu {
 namespace {
-
-// Launch-queue entries the host may put behind the start gate. A stream whose head spins on a
-// host flag accepts only so many launches before the launch call itself blocks, and then the
-// gate can open only by its timeout (2 x H200: ~1000 NCCL operations went in, 4000 did not;
-// shared/REFERENCE.md). A quarter of that keeps far from the edge; what does not fit is
-// enqueued right after the gate opens, while the GPU works through the part behind it.
-constexpr int kGateDepth = 256;
 
 std::uint32_t name_salt(const std::string& s) {
   std::uint32_t h = 2166136261u;  // FNV-1a
@@ -73,6 +69,8 @@ std::vector<Result> SizeRun::run() {
   const bool any_running =
       std::any_of(pairs_.begin(), pairs_.end(), [](const PairState& p) { return !p.failed; });
   if (any_running) {
+    JobBusy busy(res_.monitor, mine_ != nullptr);
+    t0_s_ = res_.monitor ? res_.monitor->now_s() : 0;
     try {
       prepare();
       warm_up();
@@ -81,6 +79,7 @@ std::vector<Result> SizeRun::run() {
       timed_samples();
       count_link_traffic(/*before=*/false);
       gather_link_traffic();
+      gather_interference();
     } catch (const FatalRunError& e) {
       fatal_error_ = e.what();  // this size's results are still made, then the run stops
       fatal_stuck_ = e.gpu_stuck();
@@ -171,8 +170,7 @@ void SizeRun::timed_samples() {
   for (int s = 0; s < o_.samples; ++s) {
     prepare_sample(s);
     barrier(res_.rank->world);
-    launch_sample();
-    wait_sample();
+    run_batches();
     // Destinations are checked only after every worker's transfer is complete: a non-worker
     // destination (ce-write's, sm-write's) would otherwise race the incoming data.
     barrier(res_.rank->world);
@@ -225,60 +223,94 @@ kernels::CollectiveData SizeRun::collective_data(const CollectiveLayout& l,
   return d;
 }
 
-int SizeRun::units_behind_gate() const {
-  if (!m_.use_start_gate()) return 0;
-  const int per_unit = (use_graph_ ? iters_ : 1) * std::max(1, m_.launches_per_iteration());
+// Units (iterations, or graph replays) one gate opening covers: as many as the launch queue holds
+// behind the gate with an event after each. A sample of more units is timed as several batches,
+// each behind its own gate and timed by its own events, so the host's enqueue rate never enters
+// the figure (issue 17: -n 4000 measured 58 us where -n 250 gave 6 us). Methods that cannot wait
+// behind the gate run as one batch, timed start to stop.
+int SizeRun::units_per_batch() const {
   const int total = use_graph_ ? replays_ : iters_;
-  return std::min(total, kGateDepth / per_unit);
+  if (!m_.use_start_gate()) return total;
+  const int entries = (use_graph_ ? 1 : std::max(1, m_.launches_per_iteration())) + 1;
+  return std::max(1, std::min(total, kGateDepth / entries));
 }
 
-void SizeRun::enqueue_units(int first, int count) {
+bool SizeRun::timed_per_unit() const {
+  return m_.use_start_gate();
+}
+
+void SizeRun::enqueue_batch(int first, int count) {
+  const auto st = res_.stream.get();
+  if (m_.use_start_gate()) {
+    const auto gate_ns = static_cast<std::uint64_t>(std::min(5.0, 0.5 * o_.timeout_s) * 1e9);
+    PB_CUDA(kernels::gate_wait(st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
+                               res_.gate_epoch + 1, gate_ns, ctx_.counters));
+  }
+  PB_CUDA(cudaEventRecord(res_.marks[0].get(), st));
+  if (hang_here_) {
+    // Test fault: work that never finishes by itself (longer than the watchdog). A hang fault on
+    // NCCL is a peer that never posts its part: nothing is enqueued.
+    if (!info_.uses_nccl) {
+      PB_CUDA(kernels::gate_wait(st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
+                                 0xFFFFFFFFu, static_cast<std::uint64_t>(4 * o_.timeout_s * 1e9),
+                                 ctx_.counters + 3));
+    }
+    PB_CUDA(cudaEventRecord(res_.marks[timed_per_unit() ? count : 1].get(), st));
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
   for (int u = first; u < first + count; ++u) {
     if (use_graph_) {
-      graph_.launch(res_.stream.get());
+      graph_.launch(st);
     } else {
       m_.enqueue(ctx_);
     }
+    if (timed_per_unit()) PB_CUDA(cudaEventRecord(res_.marks[u - first + 1].get(), st));
   }
+  if (!timed_per_unit()) PB_CUDA(cudaEventRecord(res_.marks[1].get(), st));
+  rep_.enqueue_us +=
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void SizeRun::launch_sample() {
-  const auto st = res_.stream.get();
+// Waits for a batch under the watchdog; returns its time in ms and appends each unit's.
+double SizeRun::wait_batch(int count) {
+  const int last = timed_per_unit() ? count : 1;
+  wait_with_watchdog(res_.marks[last].get(), info_.uses_nccl ? res_.nccl.get() : nullptr,
+                     o_.timeout_s, label());
+  float ms = 0;
+  PB_CUDA(cudaEventElapsedTime(&ms, res_.marks[0].get(), res_.marks[last].get()));
+  if (timed_per_unit() && !hang_here_) {
+    for (int u = 0; u < count; ++u) {
+      float unit = 0;
+      PB_CUDA(cudaEventElapsedTime(&unit, res_.marks[u].get(), res_.marks[u + 1].get()));
+      unit_ms_.push_back(static_cast<double>(unit));
+    }
+  }
+  return ms;
+}
+
+void SizeRun::run_batches() {
   const int total = use_graph_ ? replays_ : iters_;
-  int behind = 0;
-  try {
-    if (worker()) {
-      if (m_.use_start_gate()) {
-        const auto gate_ns = static_cast<std::uint64_t>(std::min(5.0, 0.5 * o_.timeout_s) * 1e9);
-        PB_CUDA(kernels::gate_wait(st,
-                                   static_cast<const volatile std::uint32_t*>(res_.gate.device()),
-                                   res_.gate_epoch + 1, gate_ns, ctx_.counters));
-      }
-      PB_CUDA(cudaEventRecord(res_.start.get(), st));
-      if (hang_here_ && !info_.uses_nccl) {
-        // Test fault: work that never finishes by itself (longer than the watchdog).
-        PB_CUDA(kernels::gate_wait(
-            st, static_cast<const volatile std::uint32_t*>(res_.gate.device()), 0xFFFFFFFFu,
-            static_cast<std::uint64_t>(4 * o_.timeout_s * 1e9), ctx_.counters + 3));
-      } else if (!hang_here_) {
-        // (A hang fault on NCCL is a peer that never posts its part: nothing is enqueued.)
-        behind = units_behind_gate();
-        enqueue_units(0, behind);
-      }
+  const int per_batch = units_per_batch();
+  double elapsed_ms = 0;
+  unit_ms_.clear();
+  for (int first = 0; first < total; first += per_batch) {  // the same count on every rank
+    const int count = std::min(per_batch, total - first);
+    try {
+      if (worker() && rep_.ok()) enqueue_batch(first, count);
+    } catch (const std::exception& e) {
+      record_failure(e);
     }
-  } catch (const std::exception& e) {
-    record_failure(e);
-  }
-  barrier(res_.rank->world);
-  release_gate();
-  try {
-    if (worker() && rep_.ok()) {
-      if (!hang_here_) enqueue_units(behind, total - behind);
-      PB_CUDA(cudaEventRecord(res_.stop.get(), st));
+    barrier(res_.rank->world);
+    release_gate();
+    try {
+      if (worker() && rep_.ok()) elapsed_ms += wait_batch(count);
+    } catch (const std::exception& e) {
+      record_failure(e);
     }
-  } catch (const std::exception& e) {
-    record_failure(e);
+    if (hang_here_) break;
   }
+  if (worker() && rep_.ok()) rep_.elapsed_ms = elapsed_ms;
 }
 
 void SizeRun::release_gate() {
@@ -286,20 +318,6 @@ void SizeRun::release_gate() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   *static_cast<volatile std::uint32_t*>(res_.gate.host()) = res_.gate_epoch;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-}
-
-void SizeRun::wait_sample() {
-  try {
-    if (worker() && rep_.ok()) {
-      wait_with_watchdog(res_.stop.get(), info_.uses_nccl ? res_.nccl.get() : nullptr, o_.timeout_s,
-                         label());
-      float ms = 0;
-      PB_CUDA(cudaEventElapsedTime(&ms, res_.start.get(), res_.stop.get()));
-      rep_.elapsed_ms = ms;
-    }
-  } catch (const std::exception& e) {
-    record_failure(e);
-  }
 }
 
 void SizeRun::check_sample(int sample) {
@@ -367,6 +385,59 @@ void SizeRun::record_sample(const std::vector<RankReport>& all) {
       tally_[i].wrong += all[q].wrong;
       tally_[i].checked += all[q].checked;
     }
+    double enqueue = 0;
+    for (int q : p.workers) enqueue = std::max(enqueue, all[q].enqueue_us);
+    tally_[i].enqueue_us.push_back(enqueue);
+  }
+  record_units();
+}
+
+// Each unit's time, the slowest worker's per unit, as the time of one transfer (us).
+void SizeRun::record_units() {
+  if (!timed_per_unit()) return;
+  std::string mine;
+  if (worker() && !unit_ms_.empty())
+    mine.assign(reinterpret_cast<const char*>(unit_ms_.data()), unit_ms_.size() * sizeof(double));
+  const auto all = allgather_strings(res_.rank->world, mine);  // collective: every rank
+  const double per_unit = static_cast<double>(use_graph_ ? iters_ : 1) * transfers_;
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    const auto& p = pairs_[i];
+    if (p.failed) continue;
+    std::vector<double> slowest;
+    for (int q : p.workers) {
+      const auto& bytes = all[static_cast<std::size_t>(q)];
+      const std::size_t n = bytes.size() / sizeof(double);
+      if (slowest.empty()) slowest.assign(n, 0);
+      if (n != slowest.size()) continue;  // a worker that failed this sample
+      for (std::size_t u = 0; u < n; ++u) {
+        double ms = 0;
+        std::memcpy(&ms, bytes.data() + u * sizeof(double), sizeof(double));
+        slowest[u] = std::max(slowest[u], ms);
+      }
+    }
+    for (double ms : slowest) tally_[i].iteration_us.push_back(ms * 1e3 / per_unit);
+  }
+}
+
+// What was in the way while this size ran, on every rank's GPU, into each pair's tally.
+void SizeRun::gather_interference() {
+  std::string mine;
+  if (res_.monitor && res_.monitor->watching())
+    mine = to_json(res_.monitor->case_window(t0_s_)).dump();
+  const auto all = allgather_strings(res_.rank->world, mine);  // collective: every rank
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    std::vector<GpuInterference> seen;
+    bool watched = true;
+    for (int q : pairs_[i].ranks) {
+      const auto& s = all[static_cast<std::size_t>(q)];
+      if (s.empty()) {
+        watched = false;
+        continue;
+      }
+      const auto g = gpu_interference_from(JsonIn(nlohmann::json::parse(s), "rank report"));
+      if (g.contended() || g.throttled()) seen.push_back(g);
+    }
+    if (watched) tally_[i].interference = seen;
   }
 }
 

@@ -35,18 +35,22 @@ class SizeRun {
   void capture_graph();
   void timed_samples();
   void prepare_sample(int sample);
-  void launch_sample();
-  void wait_sample();
+  void run_batches();
   void check_sample(int sample);
   void record_sample(const std::vector<RankReport>& all);
+  void record_units();
+  void gather_interference();
   void count_link_traffic(bool before);
   void gather_link_traffic();
   Result make_result(std::size_t i, bool failed_before);
+  EnqueueInfo enqueue_info(const Tally& t) const;
 
   // Launching: what goes behind the start gate, and the rest after it opens.
   kernels::CollectiveData collective_data(const CollectiveLayout& l, std::uint32_t sample) const;
-  void enqueue_units(int first, int count);
-  int units_behind_gate() const;
+  int units_per_batch() const;
+  bool timed_per_unit() const;
+  void enqueue_batch(int first, int count);
+  double wait_batch(int count);
   void release_gate();
 
   // Phase bookkeeping.
@@ -76,7 +80,9 @@ class SizeRun {
   std::uint32_t salt_ = 0;
   bool corrupt_here_ = false;
   bool hang_here_ = false;
-  bool count_link_ = false;  // this rank reads NVLink counters around the samples
+  std::vector<double> unit_ms_;  // this rank's time of each unit of the current sample
+  double t0_s_ = 0;              // when this size started, on the GPU monitor's clock
+  bool count_link_ = false;      // this rank reads NVLink counters around the samples
   GraphExec graph_;
   Nvml::Traffic before_src_, before_dst_;
 

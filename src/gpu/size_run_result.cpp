@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/bandwidth.h"
+#include "core/sizes.h"
+#include "core/text.h"
 #include "gpu/size_run.h"
 
 namespace peerbench::gpu {
@@ -19,6 +21,32 @@ Stats per_direction_stats(const Tally& t, std::size_t flow, double scale, bool b
 }
 
 }  // namespace
+
+// How the host fed the GPU. Behind the start gate the host's rate cannot enter the figure; a
+// method that runs without the gate is launch-bound when the host took about as long to enqueue
+// each iteration as the GPU took to run it: the GPU waited for the host.
+EnqueueInfo SizeRun::enqueue_info(const Tally& t) const {
+  EnqueueInfo e;
+  const double ops = static_cast<double>(iters_) * replays_;
+  std::vector<double> host_us;
+  for (double us : t.enqueue_us) host_us.push_back(us / ops);
+  e.host_us_per_op = host_us.empty() ? 0 : summarize(host_us).median;
+  const int per_batch = units_per_batch();
+  const int total = use_graph_ ? replays_ : iters_;
+  e.batches = (total + per_batch - 1) / per_batch;
+  if (!m_.use_start_gate() && !t.times.empty()) {
+    std::vector<double> device_us;
+    for (double s : t.times) device_us.push_back(s * 1e6 * transfers_ * (use_graph_ ? iters_ : 1));
+    const double device = summarize(device_us).median / (use_graph_ ? iters_ : 1);
+    if (e.host_us_per_op >= 0.9 * device) {
+      e.launch_bound = true;
+      e.note = "the host took " + format_fixed(e.host_us_per_op, 2) +
+               " us to enqueue each iteration and the GPU " + format_fixed(device, 2) +
+               " us to run it: the GPU waited for the host";
+    }
+  }
+  return e;
+}
 
 Result SizeRun::make_result(std::size_t i, bool failed_before) {
   auto& p = pairs_[i];
@@ -67,6 +95,10 @@ Result SizeRun::make_result(std::size_t i, bool failed_before) {
                               per_direction_stats(t, f, 1, true, bytes_)});
     }
   }
+  r.per_iteration =
+      t.iteration_us.empty() ? std::nullopt : std::optional(iteration_stats(t.iteration_us));
+  r.enqueue = enqueue_info(t);
+  r.interference = t.interference;
   r.checked = t.checked > 0;
   r.checked_elements = t.checked;
   r.wrong = t.wrong;

@@ -86,9 +86,10 @@ GpuTopology describe_host_gpu(int i, int n, const std::vector<GpuInfo>& unseen, 
     g.pcie_width_current = nvml.pcie_width(*handle, false);
     g.pcie_width_max = nvml.pcie_width(*handle, true);
     for (const auto& l : nvml.nvlinks(*handle)) {
-      g.nvlinks.push_back({l.link, l.active, l.version, l.remote_bus_id});
+      g.nvlinks.push_back({l.link, l.active, l.version, l.remote_bus_id, l.speed_gbps});
       if (l.active) ++g.nvlinks_up;
     }
+    g.fabric = nvml.fabric(*handle);
   } else if (nvml.available() && nvml_state == "ok") {
     nvml_state = "ok, but " + err;
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -153,10 +154,17 @@ TEST(DataCheck, OddSizesAndTailBytes) {
   auto out = run_job(*env().rank, o);
   for (const auto& r : out.doc.results) {
     if (legit_skip(r)) continue;
-    if (r.method == "nccl-allreduce" && r.bytes % 4) {
-      EXPECT_EQ(r.status, ResultStatus::kSkipped);
-      EXPECT_NE(r.reason.find("multiple of 4"), std::string::npos);
+    if (r.method == "nccl-allreduce" && planned_bytes(r) < 4) {
+      // Nothing left after rounding down to whole floats: not applicable, with the reason.
+      EXPECT_EQ(r.status, ResultStatus::kNotApplicable) << r.bytes;
+      EXPECT_NE(r.reason.find("holds no whole element"), std::string::npos) << r.reason;
       continue;
+    }
+    if (r.method == "nccl-allreduce" && r.status == ResultStatus::kOk) {
+      // Rounded down to whole floats, as nccl-tests does, and the size asked for recorded.
+      EXPECT_EQ(r.bytes % 4, 0u) << r.bytes;
+      EXPECT_LT(planned_bytes(r) - r.bytes, 4u);
+      EXPECT_EQ(r.requested_bytes != 0, planned_bytes(r) % 4 != 0) << r.bytes;
     }
     EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " " << r.bytes << ": " << r.reason;
     EXPECT_EQ(r.wrong, 0u) << r.method << " " << r.bytes;
@@ -211,6 +219,34 @@ TEST(StartGate, LongQueuesNeverTimeOutTheGate) {
   EXPECT_GT(ok, 0);
   // Each gate timeout costs 5 s per sample; without one, both jobs take a few seconds.
   EXPECT_LT(s, 30.0) << "gate timeouts or launch stalls";
+}
+
+// Issue 17: the time per operation does not depend on how many are queued. Past the gate depth
+// a sample is timed in batches, each behind its own gate, so -n 4000 measures what -n 250 does;
+// every iteration is timed too (per_iteration, as nccl-tests' -I).
+TEST(StartGate, LongQueuesMeasureWhatShortOnesDo) {
+  std::map<int, double> us;
+  for (int n : {250, 1000, 4000}) {
+    auto o = quick_options("ce-write");
+    o.sweep = {8, 8, 2, 0};
+    o.iters = n;
+    o.samples = 3;
+    auto out = run_job(*env().rank, o);
+    for (const auto& r : out.doc.results) {
+      if (legit_skip(r) || r.status != ResultStatus::kOk) continue;
+      us[n] = std::max(us[n], r.time_us->median);
+      ASSERT_TRUE(r.per_iteration.has_value());
+      EXPECT_EQ(r.per_iteration->count, n * o.samples);
+      EXPECT_LE(r.per_iteration->p50_us, r.per_iteration->p99_us);
+      ASSERT_TRUE(r.enqueue.has_value());
+      EXPECT_EQ(r.enqueue->batches, (n + 127) / 128) << "128 copies and their events per gate";
+      EXPECT_FALSE(r.enqueue->launch_bound);
+    }
+  }
+  ASSERT_EQ(us.size(), 3u);
+  const auto [lo, hi] = std::minmax({us[250], us[1000], us[4000]});
+  EXPECT_LT(hi / lo, 1.25) << "-n 250 " << us[250] << " us, 1000 " << us[1000] << " us, 4000 "
+                           << us[4000] << " us";
 }
 
 // Memory after each of several identical jobs: a leak grows with every run, while one-time

@@ -72,6 +72,12 @@ std::size_t NcclCollective::block(const StepContext& c) const {
   return c.bytes / type_size(c.dtype) / static_cast<std::size_t>(blocks(c));
 }
 
+std::string NcclCollective::unit_words(const StepContext& c) const {
+  return (blocks(c) > 1 ? std::to_string(blocks(c)) + " ranks x " : std::string("one ")) +
+         to_string(c.dtype) + " element" + (blocks(c) > 1 ? "s" : "") + " (" +
+         std::to_string(size_unit(c)) + " B)";
+}
+
 std::string NcclCollective::unavailable(const StepContext& c) const {
   const std::size_t unit = type_size(c.dtype) * static_cast<std::size_t>(blocks(c));
   if (c.bytes % unit != 0 || c.bytes < unit) {

@@ -26,6 +26,12 @@ class NcclCollective : public Method {
   // Sizes that are not whole elements (times ranks, for the collectives that split the buffer
   // into per-rank blocks), types this NCCL or GPU lacks, and a missing communicator.
   std::string unavailable(const StepContext& c) const override;
+  // Whole elements per rank block: the engine rounds a size down to a multiple of this, as
+  // nccl-tests does, and records the size it used.
+  std::size_t size_unit(const StepContext& c) const override {
+    return type_size(c.dtype) * static_cast<std::size_t>(blocks(c));
+  }
+  std::string unit_words(const StepContext& c) const override;
   void enqueue(StepContext& c) override {
     call(c);
     c.nccl->wait_ready(c.opts.timeout_s);
