@@ -146,6 +146,10 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("1"))(
       "G,cudagraph", "capture the iterations in a CUDA graph and time N replays (0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
+      "I,per_iter_timing",
+      "1: one more sample with an event after each iteration, for per-iteration p50/p95/p99 "
+      "(nccl-tests' -I; its events never time the headline); 0: off",
+      cxxopts::value<std::string>()->default_value("1"))(
       "timeout", "seconds one sample may take before the watchdog stops the run",
       cxxopts::value<std::string>()->default_value("60"))(
       "latency-bytes", "transfer size of ce-latency and sm-latency",
@@ -185,8 +189,9 @@ void add_run_options(cxxopts::Options& o) {
       "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
       "contended, throttled, noisy (as report --fail-on)",
       cxxopts::value<std::string>()->default_value("all"))(
-      "confirm", "measure a case that would be flagged (or ran beside another job) again this "
-                 "many times at the end, after an idle check; 0: off",
+      "confirm",
+      "measure a case that would be flagged (or ran beside another job) again this "
+      "many times at the end, after an idle check; 0: off",
       cxxopts::value<std::string>()->default_value("1"))(
       "require-idle", "refuse to start while another process uses a GPU of the job")(
       "wait-idle", "wait up to SECONDS for the job's GPUs to be idle before starting",
@@ -203,8 +208,8 @@ void check_fail_on(const std::string& fail_on) {
   for (const auto& s : failing_states()) codes.push_back(s);
   for (const auto& c : split(fail_on, ',')) {
     if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
-      throw UsageError("--fail-on: unknown flag or state '" + c + "'; use all, none or: " +
-                       join(codes));
+      throw UsageError("--fail-on: unknown flag or state '" + c +
+                       "'; use all, none or: " + join(codes));
     }
   }
 }
@@ -237,6 +242,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   o.check = parse_integer(get(r, "check"), "-c/--check", 0, 1) == 1;
   o.cudagraph_replays =
       static_cast<int>(parse_integer(get(r, "cudagraph"), "-G/--cudagraph", 0, 100000));
+  o.per_iteration = parse_integer(get(r, "per_iter_timing"), "-I/--per_iter_timing", 0, 1) == 1;
   o.timeout_s = parse_number_in(get(r, "timeout"), "--timeout", kMinTimeoutS, kMaxTimeoutS);
   o.latency_bytes = parse_size(get(r, "latency-bytes"), "--latency-bytes");
   if (o.latency_bytes > (1ull << 20)) {
@@ -556,6 +562,7 @@ nlohmann::json run_options_to_json(const RunOptions& o) {
   j["samples"] = o.samples;
   j["check"] = o.check;
   j["cudagraph_replays"] = o.cudagraph_replays;
+  j["per_iteration"] = o.per_iteration;
   j["methods"] = o.methods;
   j["methods_spec"] = o.methods_spec;
   j["timeout_s"] = o.timeout_s;

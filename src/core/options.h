@@ -54,6 +54,7 @@ struct RunOptions {
   int samples = 5;
   bool check = true;
   int cudagraph_replays = 0;  // -G N: 0 = no graph
+  bool per_iteration = true;  // -I: one more sample timing every iteration (nccl-tests' -I)
   std::vector<std::string> methods;
   std::string methods_spec = "all";
   std::string json_path;  // empty: results/peerbench-<host>-<time>.json
@@ -76,10 +77,10 @@ struct RunOptions {
   bool allow_gpu_sharing = false;
   std::string expect_path;
   // Issue 17: no false accusations on a busy node.
-  int confirm = 1;            // repeats of a case that would be flagged or ran beside another job
-  bool require_idle = false;  // refuse to start while another process uses a GPU of the job
-  bool allow_busy = false;    // acceptance mode (--expect) starts anyway on busy GPUs
-  double wait_idle_s = 0;     // wait up to this long for the GPUs to be idle first
+  int confirm = 1;              // repeats of a case that would be flagged or ran beside another job
+  bool require_idle = false;    // refuse to start while another process uses a GPU of the job
+  bool allow_busy = false;      // acceptance mode (--expect) starts anyway on busy GPUs
+  double wait_idle_s = 0;       // wait up to this long for the GPUs to be idle first
   std::string fail_on = "all";  // what makes the exit code 1, as report's --fail-on
   FaultInjection fault;
   // Idle GPUs are required: asked for, or acceptance mode (--expect) unless --allow-busy.

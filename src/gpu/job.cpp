@@ -325,7 +325,9 @@ void Job::create_host_buffer() {
 
 void Job::create_nccl() {
   bool shared = false;
-  for (int q = 0; q < rank_.size; ++q) shared = shared || (q != rank_.rank && rank_.same_gpu(q));
+  // NCCL refuses two ranks on one GPU of what it takes for one host (NCCL_HOSTID can make two).
+  for (int q = 0; q < rank_.size; ++q)
+    shared = shared || (q != rank_.rank && rank_.same_gpu(q) && rank_.same_host(q));
   shared = !all_true(rank_.world, !shared);
   if (shared) {
     res_->nccl_reason = "two ranks share a GPU on one host; NCCL refuses duplicate GPUs";

@@ -166,8 +166,13 @@ void SizeRun::capture_graph() {
 
 // ---- The samples.
 
+// The timed samples, then (-I 1, the default) one more with an event after every iteration: the
+// per-iteration distribution (nccl-tests' -I). Events between small operations add about a
+// microsecond to each on Hopper, so that sample gives the percentiles and never the headline.
 void SizeRun::timed_samples() {
-  for (int s = 0; s < o_.samples; ++s) {
+  const int extra = o_.per_iteration && m_.use_start_gate() ? 1 : 0;
+  for (int s = 0; s < o_.samples + extra; ++s) {
+    per_unit_ = s == o_.samples;
     prepare_sample(s);
     barrier(res_.rank->world);
     run_batches();
@@ -175,8 +180,15 @@ void SizeRun::timed_samples() {
     // destination (ce-write's, sm-write's) would otherwise race the incoming data.
     barrier(res_.rank->world);
     check_sample(s);
-    record_sample(settle("sample"));
+    const auto all = settle(per_unit_ ? "per-iteration sample" : "sample");
+    record_check(all);
+    if (per_unit_) {
+      record_units();
+    } else {
+      record_sample(all);
+    }
   }
+  per_unit_ = false;
 }
 
 void SizeRun::prepare_sample(int sample) {
@@ -224,19 +236,20 @@ kernels::CollectiveData SizeRun::collective_data(const CollectiveLayout& l,
 }
 
 // Units (iterations, or graph replays) one gate opening covers: as many as the launch queue holds
-// behind the gate with an event after each. A sample of more units is timed as several batches,
-// each behind its own gate and timed by its own events, so the host's enqueue rate never enters
-// the figure (issue 17: -n 4000 measured 58 us where -n 250 gave 6 us). Methods that cannot wait
-// behind the gate run as one batch, timed start to stop.
+// behind the gate (with an event after each in the per-iteration sample). A sample of more units is
+// timed as several batches, each behind its own gate and timed by its own events, so the host's
+// enqueue rate never enters the figure (issue 17: -n 4000 measured 58 us where -n 250 gave 6 us).
+// Methods that cannot wait behind the gate run as one batch, timed start to stop.
 int SizeRun::units_per_batch() const {
   const int total = use_graph_ ? replays_ : iters_;
   if (!m_.use_start_gate()) return total;
-  const int entries = (use_graph_ ? 1 : std::max(1, m_.launches_per_iteration())) + 1;
+  const int entries =
+      (use_graph_ ? 1 : std::max(1, m_.launches_per_iteration())) + (timed_per_unit() ? 1 : 0);
   return std::max(1, std::min(total, kGateDepth / entries));
 }
 
 bool SizeRun::timed_per_unit() const {
-  return m_.use_start_gate();
+  return per_unit_;
 }
 
 void SizeRun::enqueue_batch(int first, int count) {
@@ -381,20 +394,25 @@ void SizeRun::record_sample(const std::vector<RankReport>& all) {
     std::vector<double> dirs;
     for (const auto& f : p.flows) dirs.push_back(all[f.issuer].elapsed_ms * 1e-3 / per);
     tally_[i].dir_times.push_back(dirs);
-    for (int q : p.ranks) {
-      tally_[i].wrong += all[q].wrong;
-      tally_[i].checked += all[q].checked;
-    }
     double enqueue = 0;
     for (int q : p.workers) enqueue = std::max(enqueue, all[q].enqueue_us);
     tally_[i].enqueue_us.push_back(enqueue);
   }
-  record_units();
+}
+
+// The data check of every sample counts, the per-iteration one too.
+void SizeRun::record_check(const std::vector<RankReport>& all) {
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    if (pairs_[i].failed) continue;
+    for (int q : pairs_[i].ranks) {
+      tally_[i].wrong += all[q].wrong;
+      tally_[i].checked += all[q].checked;
+    }
+  }
 }
 
 // Each unit's time, the slowest worker's per unit, as the time of one transfer (us).
 void SizeRun::record_units() {
-  if (!timed_per_unit()) return;
   std::string mine;
   if (worker() && !unit_ms_.empty())
     mine.assign(reinterpret_cast<const char*>(unit_ms_.data()), unit_ms_.size() * sizeof(double));

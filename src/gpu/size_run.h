@@ -39,6 +39,7 @@ class SizeRun {
   void check_sample(int sample);
   void record_sample(const std::vector<RankReport>& all);
   void record_units();
+  void record_check(const std::vector<RankReport>& all);
   void gather_interference();
   void count_link_traffic(bool before);
   void gather_link_traffic();
@@ -81,6 +82,7 @@ class SizeRun {
   bool corrupt_here_ = false;
   bool hang_here_ = false;
   std::vector<double> unit_ms_;  // this rank's time of each unit of the current sample
+  bool per_unit_ = false;        // this sample times every unit (the per-iteration sample)
   double t0_s_ = 0;              // when this size started, on the GPU monitor's clock
   bool count_link_ = false;      // this rank reads NVLink counters around the samples
   GraphExec graph_;
