@@ -129,12 +129,15 @@ void merge_reasons(std::vector<std::string>& into, unsigned long long mask) {
 
 GpuInterference ActivityTracker::window(double t0, double t1) const {
   GpuInterference g;
-  const ActivitySample* before = nullptr;     // the state the case started in
-  const ActivitySample* last_idle = nullptr;  // the last reading taken while the job was idle
+  const ActivitySample* before = nullptr;  // the state the case started in
+  std::deque<const ActivitySample*> idle;  // the last readings taken while the job was idle
   std::vector<const ActivitySample*> in;
   for (const auto& s : recent_) {
     if (s.t_s > t1) break;
-    if (s.job_idle) last_idle = &s;
+    if (s.job_idle) {
+      idle.push_back(&s);
+      if (idle.size() > 3) idle.pop_front();
+    }
     if (s.t_s < t0) {
       before = &s;
     } else {
@@ -148,11 +151,15 @@ GpuInterference ActivityTracker::window(double t0, double t1) const {
     if (s->util_mem_pct) g.util_mem_pct = std::max(*s->util_mem_pct, g.util_mem_pct.value_or(0));
     merge_reasons(g.throttle_reasons, s->reasons.value_or(0));
   }
-  // Someone NVML cannot name used the GPU at the last look while the job was idle, and no idle
-  // look since has seen it stop.
-  if (last_idle && busy(*last_idle) && last_idle->foreign.empty()) {
+  // Someone NVML cannot name used the GPU in most of the last looks taken while the job was idle
+  // (one reading alone can be a neighbour's last moments), and no look since has seen it stop.
+  const auto busy_looks = std::count_if(idle.begin(), idle.end(), [&](const ActivitySample* s) {
+    return busy(*s) && s->foreign.empty();
+  });
+  if (!idle.empty() && busy(*idle.back()) &&
+      2 * static_cast<std::size_t>(busy_looks) > idle.size()) {
     g.busy_while_idle = true;
-    g.util_gpu_pct = std::max(*last_idle->util_gpu_pct, g.util_gpu_pct.value_or(0));
+    g.util_gpu_pct = std::max(*idle.back()->util_gpu_pct, g.util_gpu_pct.value_or(0));
   }
   return g;
 }
@@ -169,10 +176,11 @@ IdleCheck ActivityTracker::idle_check(const std::vector<ActivitySample>& samples
     if (s.util_mem_pct) c.util_mem_pct = std::max(*s.util_mem_pct, c.util_mem_pct.value_or(0));
     merge_reasons(c.throttle_reasons, s.reasons.value_or(0));
   }
-  // Idle: nobody else on it, and the utilization of the job-idle readings under the bar.
-  const bool used =
-      std::any_of(samples.begin(), samples.end(), [&](const ActivitySample& s) { return busy(s); });
-  c.idle = c.processes.empty() && !used;
+  // Idle: nobody else on it, and most job-idle readings under the bar (a single reading over it
+  // can be the last moments of a job that just ended).
+  const auto used = std::count_if(samples.begin(), samples.end(),
+                                  [&](const ActivitySample& s) { return busy(s); });
+  c.idle = c.processes.empty() && 2 * static_cast<std::size_t>(used) <= samples.size();
   return c;
 }
 

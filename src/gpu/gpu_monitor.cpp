@@ -32,7 +32,9 @@ GpuMonitor::GpuMonitor(const Nvml& nvml, std::string host, int rank, GpuInfo gpu
   } else {
     why_not_ = nvml_.available() ? err : "NVML: " + nvml_.why();
   }
-  last_busy_end_ns_ = -static_cast<long long>(1e12);  // never busy so far
+  // The job's own setup (buffers, NCCL's init) counts as its work: utilization is somebody
+  // else's only a full period after the monitor starts.
+  last_busy_end_ns_ = ns_since(start_);
 }
 
 GpuMonitor::~GpuMonitor() {

@@ -65,9 +65,11 @@ TEST(ActivityTracker, UtilizationWhileTheJobIsIdleIsSomebodyElses) {
   t.add(sample(0.0, {}, 5, true));
   EXPECT_FALSE(t.window(0.5, 0.6).contended()) << "5 % is under the bar";
   t.add(sample(1.0, {}, 90, true));
+  EXPECT_FALSE(t.window(1.5, 1.6).busy_while_idle) << "one busy look of two: maybe a job ending";
+  t.add(sample(1.5, {}, 95, true));
   t.add(sample(2.0, {}, 100, false));  // the job's own work: says nothing
   const auto g = t.window(2.5, 3.0);
-  EXPECT_TRUE(g.busy_while_idle) << "the last idle look saw it busy, none since saw it stop";
+  EXPECT_TRUE(g.busy_while_idle) << "most idle looks saw it busy, none since saw it stop";
   t.add(sample(4.0, {}, 0, true));
   EXPECT_FALSE(t.window(4.5, 5.0).busy_while_idle);
   ASSERT_EQ(t.sightings().size(), 1u);
