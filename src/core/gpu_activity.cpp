@@ -100,8 +100,13 @@ void ActivityTracker::add(const ActivitySample& s) {
   if (recent_.size() > keep_) recent_.pop_front();
   for (const auto& p : s.foreign) sight("process", p, "", s.t_s);
   for (const auto& r : throttle_reasons(s.reasons.value_or(0))) sight("throttle", {}, r, s.t_s);
-  if (busy(s) && s.foreign.empty()) {
-    sight("busy-while-idle", {}, "utilization " + std::to_string(*s.util_gpu_pct) + " %", s.t_s);
+  if (busy(s) && s.foreign.empty()) sight("busy-while-idle", {}, "", s.t_s);
+  // Its reason is the highest utilization seen.
+  const auto it = sighting_of_.find("busy-while-idle/0/");
+  if (busy(s) && s.foreign.empty() && it != sighting_of_.end()) {
+    auto& r = sightings_[it->second].reason;
+    const int seen = r.empty() ? 0 : std::stoi(r.substr(12));
+    if (*s.util_gpu_pct >= seen) r = "utilization " + std::to_string(*s.util_gpu_pct) + " %";
   }
 }
 
