@@ -6,9 +6,21 @@
 #
 #   scripts/setup.sh            build + test dependencies
 #   scripts/setup.sh --fuzz     also clang with libFuzzer (fuzz targets)
+#
+# Exit code 0 when everything is there, 1 when something is missing that it cannot install,
+# 2 for a wrong argument.
 set -euo pipefail
+cli_usage="setup.sh [--fuzz]"
+# shellcheck source=cli.sh
+source "$(dirname "$0")/cli.sh"
 fuzz=0
-[ "${1:-}" = "--fuzz" ] && fuzz=1
+case "${1:-}" in
+  "") ;;
+  --fuzz) fuzz=1 ;;
+  -h | --help) cli_help_exit ;;
+  *) cli_usage_exit ;;
+esac
+[ $# -le 1 ] || cli_usage_exit
 
 have_header() {  # header path relative to an include dir
   for d in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu; do
