@@ -44,6 +44,11 @@ have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu
 have_header cxxopts.hpp || missing+=(libcxxopts-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_cmake_pkg GTest || missing+=(libgtest-dev)
+# The man page is written from --help at build time by a Python script; the install test packs
+# the .deb (dpkg-shlibdeps) and opens the man page with man.
+command -v python3 > /dev/null || missing+=(python3)
+command -v dpkg-shlibdeps > /dev/null || missing+=(dpkg-dev)
+command -v man > /dev/null || missing+=(man-db)
 # Plots are optional: a failed install of matplotlib is a warning, not an error.
 optional=()
 python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
