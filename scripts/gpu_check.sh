@@ -27,7 +27,7 @@ case $mode in quick | full) ;; *) cli_fail "mode $mode: quick or full" ;; esac
 for f in summary.log build.log ctest.log; do cli_check_file "$out/$f"; done
 cli_make_dir "$out"
 out=$(cd "$out" && pwd)
-cd "$here"
+cd "$here" || cli_fail "cannot enter $here"
 log="$out/summary.log"
 say() { echo "$*" | tee -a "$log"; }
 
