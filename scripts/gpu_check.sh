@@ -19,6 +19,7 @@ cli_usage="gpu_check.sh [OUTDIR] [quick|full]"
 source "$here/scripts/cli.sh"
 case ${1:-} in -h | --help) cli_help_exit ;; esac
 [ $# -le 2 ] || cli_usage_exit
+cd "$here" || cli_fail "cannot enter $here"
 out=${1:-gpu-check-$(hostname -s)-$(date -u +%Y%m%d-%H%M%S)}
 mode=${2:-quick}
 case $mode in quick | full) ;; *) cli_fail "mode $mode: quick or full" ;; esac
@@ -27,7 +28,6 @@ case $mode in quick | full) ;; *) cli_fail "mode $mode: quick or full" ;; esac
 for f in summary.log build.log ctest.log; do cli_check_file "$out/$f"; done
 cli_make_dir "$out"
 out=$(cd "$out" && pwd)
-cd "$here" || cli_fail "cannot enter $here"
 log="$out/summary.log"
 say() { echo "$*" | tee -a "$log"; }
 
