@@ -4,11 +4,24 @@
 #
 #   scripts/fleet_scale.sh [BIN] [N=1000]
 #
-# Exit 1 when it takes 10 s of CPU or more, or 1 GB of memory or more.
+# Exit 1 when it takes 10 s of CPU or more, or 1 GB of memory or more; 2 for bad arguments.
+# BIN defaults to $PEERBENCH, else the checkout's build/peerbench.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=${1:-$here/build/peerbench}
+cli_usage="fleet_scale.sh [BIN] [N=1000]"
+# shellcheck source=cli.sh
+source "$here/scripts/cli.sh"
+case ${1:-} in -h | --help) cli_help_exit ;; esac
+[ $# -le 2 ] || cli_usage_exit
+if [ -n "${1:-}" ]; then
+  bin=$1
+  [ -f "$bin" ] && [ -x "$bin" ] || cli_fail "BIN $bin is not an executable file"
+else
+  cli_find_peerbench "$here/scripts"
+  bin=$cli_bin
+fi
 n=${2:-1000}
+[[ $n =~ ^[1-9][0-9]{0,5}$ ]] || cli_fail "N $n: give a number of nodes from 1 to 999999"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$here/tests/e2e/make_fleet.py" "$here/tests/fixtures/runs/h200x2/default.json" \

@@ -4,13 +4,23 @@
 #   cmake --build build-fuzz --target fuzz_json_reader fuzz_nccl_log fuzz_options
 #   scripts/fuzz.sh build-fuzz [SECONDS]
 # The corpus is seeded from the committed example runs and test fixtures; findings are kept in
-# build-fuzz/fuzz-findings/ and fail the script.
+# build-fuzz/fuzz-findings/ and fail the script (exit 1); 2 for bad arguments.
 set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+cli_usage="fuzz.sh [BUILD=build-fuzz] [SECONDS=45]"
+# shellcheck source=cli.sh
+source "$here/scripts/cli.sh"
+case ${1:-} in -h | --help) cli_help_exit ;; esac
+[ $# -le 2 ] || cli_usage_exit
 build=${1:-build-fuzz}
 secs=${2:-45}
-here=$(cd "$(dirname "$0")/.." && pwd)
+[[ $secs =~ ^[1-9][0-9]{0,5}$ ]] || cli_fail "SECONDS $secs: give a whole number of seconds from 1"
+for target in json_reader nccl_log options; do
+  [ -x "$build/tests/fuzz_$target" ] ||
+    cli_fail "$build/tests/fuzz_$target not found (build it as the comment at the top of fuzz.sh says)"
+done
 findings="$build/fuzz-findings"
-mkdir -p "$findings"
+cli_make_dir "$findings"
 fail=0
 if ! compgen -G "$here/results/examples/*.json" > /dev/null; then
   echo "fuzz: no example runs in $here/results/examples/ to seed the JSON reader with" >&2

@@ -8,12 +8,25 @@
 # SHM, P2P+SHM disabled -> NET), CUDA-graph small-message times, rounds vs serial, and the
 # simulated two-host run. On a host with one GPU, two ranks share it (--allow-gpu-sharing):
 # that exercises the tool, not any link.
+#
+# Exit code: 0 when the build, the tests and the runs went through cleanly; 1 when the build or
+# a test failed, or a log shows a failed NCCL teardown or a start gate opened by its timeout;
+# 2 for bad arguments. PEERBENCH_REVISION and PEERBENCH_CHECK_BUDGET: see below.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
+cli_usage="gpu_check.sh [OUTDIR] [quick|full]"
+# shellcheck source=cli.sh
+source "$here/scripts/cli.sh"
+case ${1:-} in -h | --help) cli_help_exit ;; esac
+[ $# -le 2 ] || cli_usage_exit
+cd "$here" || cli_fail "cannot enter $here"
 out=${1:-gpu-check-$(hostname -s)-$(date -u +%Y%m%d-%H%M%S)}
 mode=${2:-quick}
-mkdir -p "$out"
+case $mode in quick | full) ;; *) cli_fail "mode $mode: quick or full" ;; esac
+[[ ${PEERBENCH_CHECK_BUDGET:-0} =~ ^[0-9]+$ ]] ||
+  cli_fail "PEERBENCH_CHECK_BUDGET=$PEERBENCH_CHECK_BUDGET: give whole seconds"
+for f in summary.log build.log ctest.log; do cli_check_file "$out/$f"; done
+cli_make_dir "$out"
 out=$(cd "$out" && pwd)
 log="$out/summary.log"
 say() { echo "$*" | tee -a "$log"; }
@@ -45,7 +58,8 @@ fi
 
 t0=$(date +%s)
 (cd build && ctest -L "${PEERBENCH_CTEST_LABEL:-.}" --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
-say "# ctest (CPU and GPU): rc=$? in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+ctest_rc=$?
+say "# ctest (CPU and GPU): rc=$ctest_rc in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
 grep -E '^\[  (FAILED|SKIPPED) |\*\*\*(Failed|Skipped)|PEERBENCH_GPU_SKIP' "$out/ctest.log" | sort -u | tee -a "$log"
 
 build/peerbench topo --json "$out/topo.json" > "$out/topo.txt" 2>&1; say "# topo rc=$?"
@@ -186,12 +200,17 @@ if [ "$mode" = full ]; then
   fi
 fi
 # What must never appear: NCCL teardown failures, gate timeouts, failed tests.
-say "# ncclCommDestroy failed: $(cat "$out"/*.log | grep -c 'ncclCommDestroy failed')"
-say "# gate timeouts: $(cat "$out"/*.log | grep -ci 'gate opened by its timeout\|start gate timed out')"
-say "# FAILED lines: $(grep -h 'FAILED' "$out"/ctest.log | grep -vc 'FAILED  \] 0')"
+destroy_failed=$(cat "$out"/*.log | grep -c 'ncclCommDestroy failed')
+gate_timeouts=$(cat "$out"/*.log | grep -ci 'gate opened by its timeout\|start gate timed out')
+failed_lines=$(grep -h 'FAILED' "$out"/ctest.log | grep -vc 'FAILED  \] 0')
+say "# ncclCommDestroy failed: $destroy_failed"
+say "# gate timeouts: $gate_timeouts"
+say "# FAILED lines: $failed_lines"
 for j in "$out"/*.json; do
   [ -f "$j" ] || continue
   build/peerbench report "$j" > "${j%.json}.report.txt" 2>&1; say "# report $(basename "$j"): rc=$?"
 done
 (cd "$out/.." && tar czf "$out.tar.gz" "$(basename "$out")")
 say "# collected in $out (and $out.tar.gz)"
+[ "$ctest_rc" = 0 ] && [ "$destroy_failed" = 0 ] && [ "$gate_timeouts" = 0 ] && [ "$failed_lines" = 0 ] ||
+  exit 1

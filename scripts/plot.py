@@ -11,12 +11,21 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from output_files import check_out_dir, fail, save_figure  # noqa: E402
+
 
 def load(path):
-    with open(path) as f:
-        doc = json.load(f)
-    if doc.get("kind") != "peerbench-run" or doc.get("schema_version") not in (1, 2, 3):
-        sys.exit(f"plot.py: {path}: not a peerbench run of schema_version 1 to 3")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        fail("plot.py", f"{path}: {e.strerror}")
+    except ValueError as e:
+        fail("plot.py", f"{path}: not JSON ({e})")
+    if not isinstance(doc, dict) or doc.get("kind") != "peerbench-run" or \
+            doc.get("schema_version") not in (1, 2, 3):
+        fail("plot.py", f"{path}: not a peerbench run of schema_version 1 to 3")
     return doc
 
 
@@ -70,7 +79,7 @@ def collectives_plot(plt, doc, ok, host, out):
     ax.legend(fontsize=7)
     fig.tight_layout()
     path = os.path.join(out, "busbw_vs_size_collectives.png")
-    fig.savefig(path, dpi=110)
+    save_figure("plot.py", fig, path)
     plt.close(fig)
     return [path]
 
@@ -85,9 +94,10 @@ def main():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        sys.exit("plot.py: matplotlib is missing (Debian: apt-get install python3-matplotlib, then run with /usr/bin/python3)")
+        fail("plot.py", "matplotlib is missing (Debian: apt-get install python3-matplotlib, then "
+                        "run with /usr/bin/python3)")
     doc = load(args.run)
-    os.makedirs(args.out, exist_ok=True)
+    check_out_dir("plot.py", args.out)
     methods = {m["name"]: m for m in doc["methods"]}
     ok = [r for r in doc["results"] if r["status"] == "ok"]
     host = ", ".join(doc["system"]["hosts"])
@@ -123,7 +133,7 @@ def main():
                 ax.legend(fontsize=7)
             fig.tight_layout()
             path = os.path.join(args.out, f"bw_vs_size_{safe(name)}.png")
-            fig.savefig(path, dpi=110)
+            save_figure("plot.py", fig, path)
             plt.close(fig)
             made.append(path)
         # The src x dst matrix is for pairs of GPUs; host<->GPU results sit on its diagonal.
@@ -155,7 +165,7 @@ def main():
             fig.colorbar(im, ax=ax, shrink=0.8)
             fig.tight_layout()
             path = os.path.join(args.out, f"heatmap_{safe(name)}.png")
-            fig.savefig(path, dpi=110)
+            save_figure("plot.py", fig, path)
             plt.close(fig)
             made.append(path)
     made += collectives_plot(plt, doc, ok, host, args.out)
@@ -166,4 +176,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as e:
+        # A JSON file of the right kind with fields missing or of the wrong type.
+        fail("plot.py", f"cannot plot this run: {type(e).__name__} {e} (peerbench report checks "
+                        "a run strictly and names the field)")

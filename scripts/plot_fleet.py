@@ -17,6 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot import safe, size_label  # noqa: E402  (the run plots' file names and size labels)
+from output_files import check_out_dir, fail, save_figure  # noqa: E402
 
 
 def pyplot():
@@ -26,8 +27,8 @@ def pyplot():
         import matplotlib.pyplot as plt
         return plt
     except ImportError:
-        sys.exit("plot_fleet.py: matplotlib is missing (Debian: apt-get install python3-matplotlib, "
-                 "then run with /usr/bin/python3)")
+        fail("plot_fleet.py", "matplotlib is missing (Debian: apt-get install python3-matplotlib, "
+                              "then run with /usr/bin/python3)")
 
 
 def finish(fig, ax, plt, path, made, legend=True):
@@ -35,14 +36,19 @@ def finish(fig, ax, plt, path, made, legend=True):
     if legend:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure("plot_fleet.py", fig, path)
     plt.close(fig)
     made.append(path)
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError as e:
+        fail("plot_fleet.py", f"{path}: {e.strerror}")
+    except (csv.Error, UnicodeDecodeError) as e:
+        fail("plot_fleet.py", f"{path}: not a CSV file ({e})")
 
 
 def fleet_plots(rows, out, plt):
@@ -112,8 +118,9 @@ def main():
     need = {"fleet": {"node", "method", "value", "fleet_median", "outlier"},
             "history": {"method", "gpu_pair", "run", "median", "change"}}[args.kind]
     if rows and not need <= set(rows[0]):
-        sys.exit(f"plot_fleet.py: {args.csv}: not a peerbench {args.kind} CSV (columns {sorted(need)} expected)")
-    os.makedirs(args.out, exist_ok=True)
+        fail("plot_fleet.py",
+             f"{args.csv}: not a peerbench {args.kind} CSV (columns {sorted(need)} expected)")
+    check_out_dir("plot_fleet.py", args.out)
     made = (fleet_plots if args.kind == "fleet" else history_plots)(rows, args.out, plt)
     for p in made:
         print(p)
@@ -122,4 +129,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (KeyError, TypeError, IndexError, ValueError) as e:
+        # A CSV with the right columns whose values are not what peerbench writes.
+        fail("plot_fleet.py", f"cannot plot this CSV: {type(e).__name__} {e}")

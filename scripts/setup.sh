@@ -6,9 +6,21 @@
 #
 #   scripts/setup.sh            build + test dependencies
 #   scripts/setup.sh --fuzz     also clang with libFuzzer (fuzz targets)
+#
+# Exit code 0 when everything is there, 1 when something is missing that it cannot install,
+# 2 for a wrong argument.
 set -euo pipefail
+cli_usage="setup.sh [--fuzz]"
+# shellcheck source=cli.sh
+source "$(dirname "$0")/cli.sh"
 fuzz=0
-[ "${1:-}" = "--fuzz" ] && fuzz=1
+case "${1:-}" in
+  "") ;;
+  --fuzz) fuzz=1 ;;
+  -h | --help) cli_help_exit ;;
+  *) cli_usage_exit ;;
+esac
+[ $# -le 1 ] || cli_usage_exit
 
 have_header() {  # header path relative to an include dir
   for d in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu; do
@@ -32,6 +44,11 @@ have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu
 have_header cxxopts.hpp || missing+=(libcxxopts-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_cmake_pkg GTest || missing+=(libgtest-dev)
+# The man page is written from --help at build time by a Python script; the install test packs
+# the .deb (dpkg-shlibdeps) and opens the man page with man.
+command -v python3 > /dev/null || missing+=(python3)
+command -v dpkg-shlibdeps > /dev/null || missing+=(dpkg-dev)
+command -v man > /dev/null || missing+=(man-db)
 # Plots are optional: a failed install of matplotlib is a warning, not an error.
 optional=()
 python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||

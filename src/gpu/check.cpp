@@ -1,9 +1,37 @@
 #include "gpu/check.h"
 
+#include <dlfcn.h>
+
 #include <cstring>
 
 namespace peerbench::gpu {
 namespace {
+
+std::string cuda_version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+// cudart says cudaErrorInsufficientDriver both when the driver is older than the runtime and
+// when there is no driver at all, and the second reads as "upgrade your driver". Loading the
+// driver library ourselves tells the two apart.
+std::string describe_insufficient_driver() {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = dlerror();
+    return std::string("no NVIDIA driver or GPU on this host (") +
+           (why ? why : "libcuda.so.1 cannot be loaded") + ")";
+  }
+  using DriverVersionFn = int (*)(int*);
+  const auto driver_version = reinterpret_cast<DriverVersionFn>(dlsym(lib, "cuDriverGetVersion"));
+  int driver = 0;
+  const bool have_driver = driver_version && driver_version(&driver) == 0 && driver > 0;
+  dlclose(lib);
+  int runtime = 0;
+  (void)cudaRuntimeGetVersion(&runtime);
+  return "the NVIDIA driver is too old for this build's CUDA runtime: the driver supports CUDA " +
+         (have_driver ? cuda_version_text(driver) : std::string("(unknown)")) +
+         ", the runtime is CUDA " + cuda_version_text(runtime);
+}
 std::string where(const char* file, int line) {
   const char* base = std::strstr(file, "src/");
   if (!base) base = std::strstr(file, "kernels/");
@@ -29,12 +57,17 @@ bool CudaError::sticky() const {
   }
 }
 
+std::string describe_cuda_error(cudaError_t e) {
+  if (e == cudaErrorInsufficientDriver) return describe_insufficient_driver();
+  return cudaGetErrorString(e);
+}
+
 void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
   // Clear the error the runtime keeps for cudaGetLastError, so the next call starts clean
   // (sticky errors stay regardless).
   (void)cudaGetLastError();
   throw CudaError(e, std::string(call) + " failed: " + cudaGetErrorName(e) + " (" +
-                         cudaGetErrorString(e) + ") at " + where(file, line));
+                         describe_cuda_error(e) + ") at " + where(file, line));
 }
 
 void throw_nccl(ncclResult_t r, const char* call, const char* file, int line) {

@@ -63,6 +63,10 @@ class PeerTimeout : public GpuError {
   using GpuError::GpuError;
 };
 
+// cudaGetErrorString's text, except that cudaErrorInsufficientDriver says whether there is no
+// driver at all (libcuda.so.1 cannot be loaded) or one older than the runtime.
+std::string describe_cuda_error(cudaError_t e);
+
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, const char* file, int line);
 [[noreturn]] void throw_nccl(ncclResult_t r, const char* call, const char* file, int line);
 [[noreturn]] void throw_mpi(int rc, const char* call, const char* file, int line);

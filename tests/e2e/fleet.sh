@@ -126,7 +126,7 @@ exit 0
 EOF
 chmod +x "$work/slurm/bin/"*
 (cd "$work/slurm" && PATH="$work/slurm/bin:$PATH" FAKE_RUNS="$work/runs" PEERBENCH=$bin \
-  SLURM_JOB_ID=7 SLURM_JOB_NODELIST="node[0001-0002,0004,0666]" SLURM_SUBMIT_DIR="$src" \
+  SLURM_JOB_ID=7 SLURM_GPUS_ON_NODE=2 SLURM_JOB_NODELIST="node[0001-0002,0004,0666]" SLURM_SUBMIT_DIR="$src" \
   OUT="$work/slurm/out" bash "$src/launch/slurm-fleet.sbatch" -m ce > "$work/slurm/log" 2>&1)
 rc=$?
 [ "$(ls "$work/slurm/out/runs" | tr '\n' ' ')" = "node0001.json node0002.json node0004.json " ] &&

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/method_info.h"
+#include "gpu/check.h"
 #include "gpu/method.h"
 #include "gpu_test_env.h"
 
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
   const cudaError_t e = cudaGetDeviceCount(&count);
   std::string why;
   if (e != cudaSuccess) {
-    why = std::string("no usable CUDA GPU: cudaGetDeviceCount returned ") + cudaGetErrorName(e);
+    why = std::string("no usable CUDA GPU: cudaGetDeviceCount returned ") + cudaGetErrorName(e) +
+          " (" + peerbench::gpu::describe_cuda_error(e) + ")";
   } else if (count == 0) {
     why = "no CUDA GPU";
   } else if (rk.size < 2) {
