@@ -14,7 +14,7 @@
 # 2 for bad arguments. PEERBENCH_REVISION and PEERBENCH_CHECK_BUDGET: see below.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-cli_usage="gpu_check.sh [OUTDIR] [quick|full]"
+cli_usage="gpu_check.sh [OUTDIR] [quick|full|issue17]"
 # shellcheck source=cli.sh
 source "$here/scripts/cli.sh"
 case ${1:-} in -h | --help) cli_help_exit ;; esac
@@ -22,7 +22,7 @@ case ${1:-} in -h | --help) cli_help_exit ;; esac
 cd "$here" || cli_fail "cannot enter $here"
 out=${1:-gpu-check-$(hostname -s)-$(date -u +%Y%m%d-%H%M%S)}
 mode=${2:-quick}
-case $mode in quick | full) ;; *) cli_fail "mode $mode: quick or full" ;; esac
+case $mode in quick | full | issue17) ;; *) cli_fail "mode $mode: quick, full or issue17" ;; esac
 [[ ${PEERBENCH_CHECK_BUDGET:-0} =~ ^[0-9]+$ ]] ||
   cli_fail "PEERBENCH_CHECK_BUDGET=$PEERBENCH_CHECK_BUDGET: give whole seconds"
 for f in summary.log build.log ctest.log; do cli_check_file "$out/$f"; done
@@ -125,7 +125,7 @@ print(f"# {sys.argv[1].split('/')[-1]}: {len(d['verdicts'])} verdicts, {len(bad)
 PY
   done
 fi
-[ "$mode" = issue17 ] && { say "# collected in $out"; exit 0; }
+[ "$mode" = issue17 ] && { say "# collected in $out"; exit $(( ctest_rc != 0 )); }
 
 # The README's main job: no launcher, every local GPU, default suite.
 run default build/peerbench run "${share[@]}" --np "$np" -J "$out/default.json"
