@@ -115,7 +115,7 @@ Expectations expectations_from_json(const json& j, const std::string& file,
 }
 
 Expectations load_expectations(const std::string& path, const std::vector<MethodInfo>& catalog) {
-  return expectations_from_json(load_json_file(path, 1 << 20, 16), path, catalog);
+  return expectations_from_json(load_json_file(path, InputKind::kExpect, 16), path, catalog);
 }
 
 Expectations load_expectations(const std::string& path) {

@@ -139,7 +139,7 @@ FleetExpectations load_fleet_expectations(const std::string& path,
                                           const std::vector<MethodInfo>& catalog) {
   FleetExpectations e;
   if (path.empty()) return e;
-  nlohmann::json j = load_json_file(path, 1 << 20, 16);
+  nlohmann::json j = load_json_file(path, InputKind::kExpect, 16);
   if (j.is_object() && j.contains(kToleranceKey)) {
     e.outlier_tolerance = JsonIn(j, path).at(kToleranceKey).number(0, 1);
   }
