@@ -153,6 +153,13 @@ std::string read_input_file(const std::string& path, InputKind kind) {
   return f.read_rest();
 }
 
+std::string read_input_file_from(const std::string& path, InputKind kind, std::uint64_t offset) {
+  InputFile f(path, kind);
+  if (offset >= f.size()) return "";
+  f.seek(offset);
+  return f.read_rest();
+}
+
 void refuse_output_over_inputs(const std::string& output, const std::string& flag,
                                const std::vector<std::string>& inputs) {
   if (output.empty()) return;

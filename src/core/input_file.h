@@ -63,6 +63,9 @@ class InputFile {
 
 // The whole file, through InputFile's checks.
 std::string read_input_file(const std::string& path, InputKind kind);
+// The file from byte `offset` to its end (an NCCL log read again from where the last read
+// stopped); "" when the file is shorter.
+std::string read_input_file_from(const std::string& path, InputKind kind, std::uint64_t offset);
 
 // A file name quoted for a one-line message: control characters, newlines and bytes that are not
 // UTF-8 escaped.
