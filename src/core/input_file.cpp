@@ -122,7 +122,7 @@ InputFile::~InputFile() {
 std::size_t InputFile::read_some(char* buf, std::size_t max) {
   for (;;) {
     const ssize_t n = ::read(fd_, buf, max);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail(input_label(kind_) + " cannot be read: " + std::strerror(errno));
     read_ += static_cast<std::uint64_t>(n);
     if (read_ > input_size_limit(kind_)) {
