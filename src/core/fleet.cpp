@@ -325,21 +325,19 @@ std::vector<std::string> load_host_list(const std::string& path) {
     const auto b = name.find_first_not_of(" \t\r");
     if (b == std::string_view::npos) continue;
     name = name.substr(b, name.find_last_not_of(" \t\r") + 1 - b);
-    const auto where = "line " + std::to_string(line);
+    const auto refuse = [&](const std::string& why) {
+      throw InputError(quoted_path(path), "",
+                       "--hosts file, line " + std::to_string(line) + ": " + why);
+    };
     if (name.size() > kMaxHostNameBytes) {
-      throw InputError(quoted_path(path), where,
-                       "a host name of " + std::to_string(name.size()) + " bytes; at most " +
-                           std::to_string(kMaxHostNameBytes));
+      refuse("a host name of " + std::to_string(name.size()) + " bytes; at most " +
+             std::to_string(kMaxHostNameBytes));
     }
     if (std::any_of(name.begin(), name.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-      throw InputError(quoted_path(path), where,
-                       "'" + sanitize_for_terminal(name) + "' holds control characters");
+      refuse("'" + sanitize_for_terminal(name) + "' holds control characters");
     }
-    if (hosts.size() == kMaxHosts) {
-      throw InputError(quoted_path(path), where,
-                       "more than " + std::to_string(kMaxHosts) + " host names");
-    }
+    if (hosts.size() == kMaxHosts) refuse("more than " + std::to_string(kMaxHosts) + " host names");
     hosts.emplace_back(name);
   }
   if (hosts.empty()) {
