@@ -10,10 +10,17 @@
 #include "core/build_info.h"
 #include "core/errors.h"
 #include "core/launcher.h"
+#include "core/text.h"
 #include "gpu/method.h"
 #include "gpu/mpi_context.h"
 
 namespace {
+
+// One line on stderr whatever the message quotes: file text, paths and option values may hold
+// newlines or escape sequences, shown escaped (core/text.h).
+void print_error(const std::string& what) {
+  std::fprintf(stderr, "peerbench: error: %s\n", peerbench::sanitize_for_terminal(what).c_str());
+}
 
 // What every rank must share to run one job: the peerbench build and its arguments.
 std::string identity(int argc, char** argv) {
@@ -52,7 +59,7 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
     }
   }
   if (!refusal.empty()) {
-    std::fprintf(stderr, "peerbench: error: %s\n", refusal.c_str());
+    print_error(refusal);
     return kExitUsage;
   }
   // Commands other than run are one rank's work; the others have nothing to add.
@@ -78,13 +85,13 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
         return app::run_command(cl, argc, argv, launch, run.capture);
     }
   } catch (const UsageError& e) {
-    if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    if (printing) print_error(e.what());
     return kExitUsage;
   } catch (const InputError& e) {
-    if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    if (printing) print_error(e.what());
     return kExitUsage;
   } catch (const WriteError& e) {  // an output path the user gave cannot be written
-    if (printing) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    if (printing) print_error(e.what());
     return kExitUsage;
   }
   return kExitOk;
@@ -103,7 +110,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "peerbench: error: out of memory; the input asks for more than fits\n");
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    print_error(e.what());
     return kExitFlagged;
   } catch (...) {
     std::fprintf(stderr, "peerbench: error: unexpected failure\n");

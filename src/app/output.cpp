@@ -3,12 +3,13 @@
 #include <dirent.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
-#include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "core/input_file.h"
 
 namespace peerbench::app {
 namespace {
@@ -44,7 +45,10 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed) {
   std::vector<PlotFile> plots;
   if (dir.empty()) return plots;
   DIR* d = ::opendir(dir.c_str());
-  if (!d) throw InputError(dir, "", "cannot open the plots folder");
+  if (!d) {
+    throw InputError(quoted_path(dir), "",
+                     std::string("--plots folder cannot be read: ") + std::strerror(errno));
+  }
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
     const std::string n = e->d_name;
@@ -52,6 +56,7 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed) {
   }
   ::closedir(d);
   std::sort(names.begin(), names.end());
+  std::uint64_t embedded = 0;
   for (const auto& n : names) {
     PlotFile p;
     p.name = n;
@@ -59,10 +64,15 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed) {
     std::replace(p.caption.begin(), p.caption.end(), '_', ' ');
     p.path = dir + "/" + n;
     if (embed) {
-      std::ifstream in(p.path, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      const std::string bytes = ss.str();
+      // Each image within its own limit, and all of them within one page's (core/input_file.h).
+      const std::string bytes = read_input_file(p.path, InputKind::kPlot);
+      embedded += bytes.size();
+      if (embedded > kMaxEmbeddedPlotBytes) {
+        throw InputError(quoted_path(dir), "",
+                         "--plots folder holds more than " +
+                             std::to_string(kMaxEmbeddedPlotBytes >> 20) +
+                             " MiB of PNG images; an HTML page embeds at most that");
+      }
       if (bytes.size() < 8 || bytes.compare(1, 3, "PNG") != 0) continue;  // only real PNGs
       p.data_uri = "data:image/png;base64," + base64(bytes);
     }
@@ -71,13 +81,17 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed) {
   return plots;
 }
 
-void emit(const std::string& text, const std::string& path) {
+void emit(const std::string& text, const std::string& path, const std::vector<std::string>& inputs,
+          const std::vector<PlotFile>& plots) {
   if (path.empty()) {
     std::cout << text;
     std::cout.flush();
-  } else {
-    write_file_atomically(path, text);
+    return;
   }
+  std::vector<std::string> read = inputs;
+  for (const auto& p : plots) read.push_back(p.path);
+  refuse_output_over_inputs(path, "-o/--output", read);
+  write_file_atomically(path, text);
 }
 
 }  // namespace peerbench::app

@@ -1,6 +1,7 @@
 #pragma once
 // What the reporting commands (report, compare, fleet) share: plots to embed or link, and where
 // the rendered text goes.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,11 +10,15 @@
 namespace peerbench::app {
 
 // PNG files in `dir` (from scripts/plot.py or scripts/plot_fleet.py), read and base64-encoded
-// when `embed` (HTML), else linked by path (Markdown). "" gives none; an unreadable folder is an
-// InputError.
+// when `embed` (HTML), else linked by path (Markdown). "" gives none. An unreadable folder, an
+// image that is not a regular file or is over its limit (core/input_file.h), or images over
+// kMaxEmbeddedPlotBytes together are an InputError.
+inline constexpr std::uint64_t kMaxEmbeddedPlotBytes = 64ull << 20;
 std::vector<PlotFile> find_plots(const std::string& dir, bool embed);
 
-// To stdout when `path` is "", else to the file, atomically.
-void emit(const std::string& text, const std::string& path);
+// To stdout when `path` is "", else to the file, atomically; refused (UsageError) when `path` is
+// one of the files read: `inputs` or the `plots`.
+void emit(const std::string& text, const std::string& path, const std::vector<std::string>& inputs,
+          const std::vector<PlotFile>& plots);
 
 }  // namespace peerbench::app

@@ -24,9 +24,25 @@ Expectations recorded_expectations(const RunDocument& d, const std::string& path
   return e;
 }
 
+// `report "" b.json` names the empty argument (reading "" would only say "no such file").
+void refuse_empty_arguments(const char* command, const std::vector<std::string>& paths) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (paths[i].empty()) {
+      throw UsageError(std::string(command) + ": argument " + std::to_string(i + 1) + " of " +
+                       std::to_string(paths.size()) + " is empty; give a results file");
+    }
+  }
+}
+
+std::vector<std::string> with_expect(std::vector<std::string> inputs, const std::string& expect) {
+  if (!expect.empty()) inputs.push_back(expect);
+  return inputs;
+}
+
 }  // namespace
 
 int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalog) {
+  refuse_empty_arguments("report", o.inputs);
   Expectations e;
   if (!o.expect_path.empty()) e = load_expectations(o.expect_path, catalog);
   std::vector<RunDocument> docs;
@@ -46,18 +62,22 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     inputs.push_back(std::move(in));
   }
   const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml);
-  emit(make_reporter(o.format)->render(inputs, plots), o.output_path);
+  emit(make_reporter(o.format)->render(inputs, plots), o.output_path,
+       with_expect(o.inputs, o.expect_path), plots);
   // 0 only when everything requested was measured and passed (flags and incomplete
   // measurements selected by --fail-on make it 1).
   return failing > 0 ? kExitFlagged : kExitOk;
 }
 
 int compare_command(const CompareOptions& o) {
+  refuse_empty_arguments(
+      "compare", o.runs.empty() ? std::vector<std::string>{o.baseline, o.candidate} : o.runs);
   if (o.runs.size() > 2) return history_command(o);
   const RunDocument a = load_run_file(o.baseline);
   const RunDocument b = load_run_file(o.candidate);
   const Comparison c = compare_runs(a, o.baseline, b, o.candidate, o);
-  emit(render_comparison(c, o.baseline, o.candidate, o), o.output_path);
+  emit(render_comparison(c, o.baseline, o.candidate, o), o.output_path, {o.baseline, o.candidate},
+       {});
   return comparison_exit_code(c, o);
 }
 

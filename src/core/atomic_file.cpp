@@ -87,10 +87,15 @@ mode_t current_umask() {
   return 022;
 }
 
-// A temporary file beside `path`, created exclusively under an unpredictable name.
+// A temporary file beside `path`, created exclusively under an unpredictable name: "." + the
+// target's name + ".XXXXXX", the name cut so that the whole fits in NAME_MAX (255 bytes) when the
+// target's own name is close to it.
 int create_temporary(const std::string& path, std::string* tmp) {
+  constexpr std::size_t kNameMax = 255;
+  constexpr std::size_t kAdded = 8;  // "." and ".XXXXXX"
   const std::string dir = parent_dir(path);
-  std::string name = (dir == "/" ? "" : dir) + "/." + base_name(path) + ".XXXXXX";
+  const std::string base = base_name(path);
+  std::string name = (dir == "/" ? "" : dir) + "/." + base.substr(0, kNameMax - kAdded) + ".XXXXXX";
   std::vector<char> buf(name.begin(), name.end());
   buf.push_back('\0');
   const int fd = ::mkostemp(buf.data(), O_CLOEXEC);

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/expectations_keys.h"
 #include "core/json_in.h"
 #include "core/sizes.h"
 #include "core/text.h"
@@ -35,30 +36,38 @@ void require_method(const JsonIn& at, const std::string& name,
   at.fail("unknown method '" + name + "'; allowed: " + join(names));
 }
 
-// {"nvlink": 5, "pcie": 12}: every key a link kind, every value a number in [0, hi].
-std::map<std::string, double> per_kind(const JsonIn& in, double hi, bool star_allowed) {
+// A bar: a number in [0, hi], or above 0 for a time (a latency bar of 0 us fails every result).
+double bar_value(const JsonIn& at, double hi, bool positive) {
+  const double v = at.number(0, hi);
+  if (positive && !(v > 0)) at.fail("a time bar of 0 can never be met; give a time above 0 us");
+  return v;
+}
+
+// {"nvlink": 5, "pcie": 12}: every key a link kind, every value a bar.
+std::map<std::string, double> per_kind(const JsonIn& in, double hi, bool positive,
+                                       bool star_allowed) {
   in.require_object();
   std::map<std::string, double> out;
   for (const auto& [k, v] : in.raw().items()) {
     const JsonIn at(v, in.file(), in.path() + "." + k);
     require_link_kind(at, k, star_allowed);
-    out[k] = at.number(0, hi);
+    out[k] = bar_value(at, hi, positive);
   }
   return out;
 }
 
 // {"ce-write": 380, "nccl-sendrecv": {"nvlink": 340, "net": 20}}
 std::map<std::string, std::map<std::string, double>> per_method(
-    const JsonIn& in, double hi, const std::vector<MethodInfo>& catalog) {
+    const JsonIn& in, double hi, bool positive, const std::vector<MethodInfo>& catalog) {
   in.require_object();
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& [k, v] : in.raw().items()) {
     const JsonIn at(v, in.file(), in.path() + "." + k);
     require_method(at, k, catalog);
     if (v.is_object()) {
-      out[k] = per_kind(at, hi, true);
+      out[k] = per_kind(at, hi, positive, true);
     } else {
-      out[k]["*"] = at.number(0, hi);
+      out[k]["*"] = bar_value(at, hi, positive);
     }
   }
   return out;
@@ -106,14 +115,15 @@ Expectations expectations_from_json(const json& j, const std::string& file,
   if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
   if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
   if (auto v = in.opt("small_message_max_bytes")) e.small_message_max_bytes = size_value(*v);
-  if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, 1e6, catalog);
-  if (auto m = in.opt("max_latency_us")) e.max_latency_us = per_method(*m, 1e9, catalog);
+  if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, 1e6, false, catalog);
+  if (auto m = in.opt("max_latency_us")) e.max_latency_us = per_method(*m, 1e9, true, catalog);
   if (auto m = in.opt("latency_us")) {
-    for (const auto& [k, v] : per_kind(*m, 1e9, false)) e.latency_us[k] = v;
+    for (const auto& [k, v] : per_kind(*m, 1e9, true, false)) e.latency_us[k] = v;
   }
   if (auto m = in.opt("small_message_us")) {
-    for (const auto& [k, v] : per_kind(*m, 1e9, false)) e.small_message_us[k] = v;
+    for (const auto& [k, v] : per_kind(*m, 1e9, true, false)) e.small_message_us[k] = v;
   }
+  fleet_outlier_tolerance(in);  // fleet's key: checked here too, so that run and report agree
   return e;
 }
 
@@ -139,8 +149,14 @@ json to_json(const Expectations& e) {
   return j;
 }
 
+std::optional<double> fleet_outlier_tolerance(const JsonIn& expect_file) {
+  expect_file.require_object();
+  if (!expect_file.raw().contains(kFleetOutlierToleranceKey)) return std::nullopt;
+  return expect_file.at(kFleetOutlierToleranceKey).number(0, 1);
+}
+
 Expectations load_expectations(const std::string& path, const std::vector<MethodInfo>& catalog) {
-  return expectations_from_json(load_json_file(path, 1 << 20, 16), path, catalog);
+  return expectations_from_json(load_json_file(path, InputKind::kExpect, 16), path, catalog);
 }
 
 Expectations load_expectations(const std::string& path) {

@@ -4,13 +4,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "core/errors.h"
 #include "core/fleet_adapter.h"
+#include "core/input_file.h"
 #include "core/sizes.h"
 #include "core/text.h"
 
@@ -51,22 +54,40 @@ bool ends_with_json(const std::string& name) {
   return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
 }
 
-void add_folder(const std::string& dir, std::vector<std::string>& out, int depth) {
+// Searches `dir` for *.json below it, `depth` levels under a path given. Folders are told apart
+// by device and inode, so a symbolic link back up the tree (or a second link to one folder) is
+// searched once, never in a loop; below kMaxFolderDepth nothing is searched. Names starting with
+// '.' are skipped (the atomic writer's temporary files among them). A folder or entry that cannot
+// be read is listed in `out.unreadable` and the rest is searched.
+void add_folder(const std::string& dir, int depth, std::set<std::pair<dev_t, ino_t>>& searched,
+                ResultFiles& out) {
   DIR* d = ::opendir(dir.c_str());
-  if (!d) throw UsageError("fleet: cannot open the folder '" + dir + "'");
+  if (!d) {
+    out.unreadable.push_back({dir, std::string("folder cannot be read: ") + std::strerror(errno)});
+    return;
+  }
   std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+  }
   ::closedir(d);
   std::sort(names.begin(), names.end());
   for (const auto& n : names) {
-    if (n.empty() || n[0] == '.') continue;  // also skips the atomic writer's temporary files
     const std::string path = dir + "/" + n;
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode) && depth < 8) {
-      add_folder(path, out, depth + 1);
-    } else if (S_ISREG(st.st_mode) && ends_with_json(n)) {
-      out.push_back(path);
+    if (::stat(path.c_str(), &st) != 0) {
+      // A results file that cannot be looked at (a dangling link, no permission) is listed.
+      if (ends_with_json(n)) out.files.push_back(path);
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      // Not only regular files: the reader refuses a FIFO or device with its reason.
+      if (ends_with_json(n)) out.files.push_back(path);
+    } else if (depth + 1 > kMaxFolderDepth) {
+      out.unreadable.push_back(
+          {path, "not searched: deeper than " + std::to_string(kMaxFolderDepth) + " folders"});
+    } else if (searched.insert({st.st_dev, st.st_ino}).second) {
+      add_folder(path, depth + 1, searched, out);
     }
   }
 }
@@ -272,33 +293,57 @@ void set_state(FleetNode& n) {
 
 }  // namespace
 
-std::vector<std::string> collect_result_files(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
+ResultFiles collect_result_files(const std::vector<std::string>& paths) {
+  ResultFiles out;
+  std::set<std::pair<dev_t, ino_t>> searched;
   for (const auto& p : paths) {
     struct stat st {};
-    if (::stat(p.c_str(), &st) != 0)
-      throw UsageError("fleet: '" + p + "' does not exist; give results files or folders");
-    if (S_ISDIR(st.st_mode)) {
-      add_folder(p, out, 0);
-    } else {
-      out.push_back(p);
+    if (::stat(p.c_str(), &st) != 0) {
+      throw UsageError("fleet: '" + quoted_path(p) + "' does not exist (" + std::strerror(errno) +
+                       "); give results files or folders");
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      out.files.push_back(p);
+    } else if (searched.insert({st.st_dev, st.st_ino}).second) {
+      add_folder(p, 0, searched, out);
     }
   }
   return out;
 }
 
 std::vector<std::string> load_host_list(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "cannot read the --hosts file");
+  const std::string text = read_input_file(path, InputKind::kHosts);
+  const std::string_view bom = "\xEF\xBB\xBF";  // editors on Windows start files with it
+  std::size_t pos = text.compare(0, bom.size(), bom) == 0 ? bom.size() : 0;
   std::vector<std::string> hosts;
-  std::string line;
-  while (std::getline(in, line)) {
-    line = line.substr(0, line.find('#'));
-    const auto b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    hosts.push_back(line.substr(b, line.find_last_not_of(" \t\r") + 1 - b));
+  for (std::size_t line = 1; pos < text.size(); ++line) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view name(text.data() + pos, end - pos);
+    name = name.substr(0, name.find('#'));
+    pos = end + 1;
+    const auto b = name.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) continue;
+    name = name.substr(b, name.find_last_not_of(" \t\r") + 1 - b);
+    const auto refuse = [&](const std::string& why) {
+      throw InputError(quoted_path(path), "",
+                       "--hosts file, line " + std::to_string(line) + ": " + why);
+    };
+    if (name.size() > kMaxHostNameBytes) {
+      refuse("a host name of " + std::to_string(name.size()) + " bytes; at most " +
+             std::to_string(kMaxHostNameBytes));
+    }
+    if (std::any_of(name.begin(), name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      refuse("'" + sanitize_for_terminal(name) + "' holds control characters");
+    }
+    if (hosts.size() == kMaxHosts) refuse("more than " + std::to_string(kMaxHosts) + " host names");
+    hosts.emplace_back(name);
   }
-  if (hosts.empty()) throw InputError(path, "", "the --hosts file names no host");
+  if (hosts.empty()) {
+    throw InputError(quoted_path(path), "",
+                     "the --hosts file names no host (empty, or only comments)");
+  }
   return hosts;
 }
 
@@ -322,10 +367,13 @@ FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& ca
   const FleetExpectations e = load_fleet_expectations(o.expect_path, catalog);
   const auto hosts =
       o.hosts_file.empty() ? std::vector<std::string>{} : load_host_list(o.hosts_file);
-  const auto files = collect_result_files(o.paths);
-  if (files.empty()) throw UsageError("fleet: no *.json results files in the paths given");
+  const ResultFiles found = collect_result_files(o.paths);
+  if (found.files.empty() && found.unreadable.empty()) {
+    throw UsageError("fleet: no *.json results files in the paths given");
+  }
   std::vector<FleetNode> nodes;
-  for (const auto& f : files) {
+  for (const auto& [path, why] : found.unreadable) nodes.push_back(unreadable_node(path, why));
+  for (const auto& f : found.files) {
     try {
       auto from_file = read_fleet_nodes(f, e);
       if (from_file.empty()) nodes.push_back(unreadable_node(f, "the run names no host"));
@@ -337,6 +385,10 @@ FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& ca
   FleetReport r =
       assemble_fleet(std::move(nodes), hosts, !o.hosts_file.empty(), e.outlier_tolerance);
   r.expectations_source = e.source;
+  r.inputs = found.files;
+  for (const auto* f : {&o.hosts_file, &o.expect_path}) {
+    if (!f->empty()) r.inputs.push_back(*f);
+  }
   return r;
 }
 

@@ -107,6 +107,7 @@ struct FleetReport {
   double outlier_tolerance = 0.10;
   std::string expectations_source;
   bool hosts_given = false;
+  std::vector<std::string> inputs;  // every file read: results, --hosts, --expect
   int count(NodeState s) const;
 };
 
@@ -116,12 +117,24 @@ std::string format_cuda_version(int v);
 // A fleet needs at least this many pairs in a group before it calls one an outlier.
 inline constexpr int kFleetMinGroupPairs = 3;
 
-// Files given directly plus every *.json under the folders, sorted. Throws UsageError for a path
-// that does not exist.
-std::vector<std::string> collect_result_files(const std::vector<std::string>& paths);
+// What the paths given to fleet hold: files given directly, then every *.json (that is not a
+// folder) under the folders, sorted per folder; and folders that could not be searched, with the
+// reason. Symbolic links to folders are followed, but each folder (device and inode) is searched
+// once, so links cannot loop; folders more than kMaxFolderDepth below a path are not searched.
+// Throws UsageError for a path that does not exist.
+inline constexpr int kMaxFolderDepth = 8;
+struct ResultFiles {
+  std::vector<std::string> files;
+  std::vector<std::pair<std::string, std::string>> unreadable;  // folder, why
+};
+ResultFiles collect_result_files(const std::vector<std::string>& paths);
 
-// Expected node names from a --hosts file: one per line, blank lines and # comments ignored.
-// Throws InputError when unreadable or empty.
+// Expected node names from a --hosts file (core/input_file's rules and size limit): one per
+// line, blank lines, # comments and a UTF-8 byte-order mark ignored. Throws InputError when
+// unreadable, naming no host, holding a name of control characters or over kMaxHostNameBytes, or
+// more than kMaxHosts names.
+inline constexpr std::size_t kMaxHostNameBytes = 255;
+inline constexpr std::size_t kMaxHosts = 1'000'000;
 std::vector<std::string> load_host_list(const std::string& path);
 
 // Fills the fleet figures into nodes already read: duplicates resolved (the later run counts),

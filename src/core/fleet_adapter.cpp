@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/expectations_keys.h"
 #include "core/json_in.h"
 #include "core/result_index.h"
 #include "core/schema.h"
@@ -10,8 +11,6 @@
 
 namespace peerbench {
 namespace {
-
-constexpr const char* kToleranceKey = "fleet_outlier_tolerance";
 
 // The run's per-pair verdict words, as the fleet counts them.
 // Not-judged (no bar applies: sizes below the judged minimum, an unknown link) does not fail a
@@ -139,11 +138,9 @@ FleetExpectations load_fleet_expectations(const std::string& path,
                                           const std::vector<MethodInfo>& catalog) {
   FleetExpectations e;
   if (path.empty()) return e;
-  nlohmann::json j = load_json_file(path, 1 << 20, 16);
-  if (j.is_object() && j.contains(kToleranceKey)) {
-    e.outlier_tolerance = JsonIn(j, path).at(kToleranceKey).number(0, 1);
-  }
+  nlohmann::json j = load_json_file(path, InputKind::kExpect, 16);
   e.verdicts = expectations_from_json(j, path, catalog);
+  if (auto t = fleet_outlier_tolerance(JsonIn(j, path))) e.outlier_tolerance = *t;
   e.source = path;
   return e;
 }

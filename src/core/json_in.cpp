@@ -1,10 +1,11 @@
 #include "core/json_in.h"
 
-#include <sys/stat.h>
-
+#include <algorithm>
+#include <array>
 #include <cmath>
-#include <fstream>
+#include <istream>
 #include <sstream>
+#include <streambuf>
 #include <unordered_set>
 
 #include "core/errors.h"
@@ -104,8 +105,12 @@ long long JsonIn::integer(long long lo, long long hi) const {
   }
   if (j_->is_number_unsigned()) {
     const auto u = j_->get<unsigned long long>();
-    if (u > static_cast<unsigned long long>(hi))
-      fail("number " + std::to_string(u) + " is too large");
+    // nlohmann reads 0 and every positive whole number as unsigned: lo applies here too.
+    if (u > static_cast<unsigned long long>(hi) ||
+        (lo > 0 && u < static_cast<unsigned long long>(lo))) {
+      fail("number " + std::to_string(u) + " is outside " + std::to_string(lo) + " to " +
+           std::to_string(hi));
+    }
     return static_cast<long long>(u);
   }
   const auto v = j_->get<long long>();
@@ -164,23 +169,83 @@ std::optional<bool> JsonIn::opt_bool(const std::string& key) const {
 
 namespace {
 
-// nlohmann keeps the last of two equal keys, so a second "schema_version" would silently win.
-// This SAX handler builds the same DOM as nlohmann::json::parse and refuses a repeated key,
-// naming the field's path. (The parser's callback could see keys too, but its DOM building is
-// quadratic on large files: 100k results took 30 s instead of 2.5.)
+constexpr std::uint64_t kMemorySlack = 64ull << 20;
+
+// Approximate heap cost of the DOM nlohmann builds (libstdc++, 64-bit, malloc's rounding): a
+// value's slot in an array (16 bytes, plus growth), an object's map, an array's vector, a
+// member's tree node holding its key and value, a string's buffer past the small-string size.
+constexpr std::size_t kSlotBytes = 24;
+constexpr std::size_t kObjectBytes = 64;
+constexpr std::size_t kArrayBytes = 32;
+constexpr std::size_t kMemberBytes = 96;
+
+std::size_t heap_bytes(const std::string& s) {
+  return s.size() > 15 ? s.size() + 17 : 0;
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// The parser reads a file through the descriptor InputFile checked, 64 KiB at a time, without a
+// copy of the whole text; it notes whether anything but white space came (an empty file).
+class InputFileBuf : public std::streambuf {
+ public:
+  explicit InputFileBuf(InputFile& f) : f_(f) {}
+  bool saw_text() const { return saw_text_; }
+
+ protected:
+  int_type underflow() override {
+    const std::size_t n = f_.read_some(buf_.data(), buf_.size());
+    if (n == 0) return traits_type::eof();
+    if (!saw_text_) {
+      saw_text_ = std::any_of(buf_.begin(), buf_.begin() + static_cast<long>(n),
+                              [](char c) { return !is_space(c); });
+    }
+    setg(buf_.data(), buf_.data(), buf_.data() + n);
+    return traits_type::to_int_type(buf_[0]);
+  }
+
+ private:
+  InputFile& f_;
+  std::array<char, 1 << 16> buf_{};
+  bool saw_text_ = false;
+};
+
+struct ParseRules {
+  int max_depth = 64;
+  std::uint64_t memory_budget = 0;
+  std::vector<StreamedArray>* streamed = nullptr;
+};
+
+// Builds the same DOM as nlohmann::json::parse, and also:
+//  - refuses a repeated key, naming the field's path (nlohmann keeps the last of two equal keys,
+//    so a second "schema_version" would silently win);
+//  - refuses nesting deeper than the rules allow (hostile JSON exhausts stacks that way);
+//  - hands each element of the streamed top-level arrays to its reader as soon as it is parsed,
+//    then drops it, so the DOM never holds millions of results;
+//  - keeps an estimate of the memory the DOM and the readers hold, and refuses a file that would
+//    need more than its budget.
+// (nlohmann's parser callback could drop elements too, but its DOM building is quadratic on large
+// files: 100k results took 30 s instead of 2.5.)
 class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
   using Base = nlohmann::detail::json_sax_dom_parser<nlohmann::json>;
 
  public:
-  CheckedDomSax(nlohmann::json& root, const std::string& file) : Base(root, true), file_(file) {}
+  CheckedDomSax(nlohmann::json& root, const std::string& file, const ParseRules& rules)
+      : Base(root, true), root_(root), file_(file), rules_(rules) {}
 
   bool start_object(std::size_t n) {
+    begin_value(kObjectBytes);
     push(false);
     return Base::start_object(n);
   }
   bool start_array(std::size_t n) {
+    begin_value(kArrayBytes);
     push(true);
-    return Base::start_array(n);
+    const bool ok = Base::start_array(n);
+    maybe_start_stream();
+    return ok;
   }
   bool key(std::string& k) {
     Frame& f = frames_[depth_ - 1];
@@ -188,27 +253,43 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
     if (!f.add_key(k)) {
       throw InputError(file_, path(), "duplicate key; each key may appear once per object");
     }
+    charge(kMemberBytes + heap_bytes(k));
     return Base::key(k);
   }
   bool end_object() {
     --depth_;
-    element_done();
-    return Base::end_object();
+    const bool ok = Base::end_object();
+    end_value();
+    return ok;
   }
   bool end_array() {
     --depth_;
-    element_done();
-    return Base::end_array();
+    if (depth_ < 2) stream_ = nullptr;
+    const bool ok = Base::end_array();
+    end_value();
+    return ok;
   }
-  bool null() { return element_done(), Base::null(); }
-  bool boolean(bool v) { return element_done(), Base::boolean(v); }
-  bool number_integer(std::int64_t v) { return element_done(), Base::number_integer(v); }
-  bool number_unsigned(std::uint64_t v) { return element_done(), Base::number_unsigned(v); }
+  bool null() {
+    return scalar([&] { return Base::null(); });
+  }
+  bool boolean(bool v) {
+    return scalar([&] { return Base::boolean(v); });
+  }
+  bool number_integer(std::int64_t v) {
+    return scalar([&] { return Base::number_integer(v); });
+  }
+  bool number_unsigned(std::uint64_t v) {
+    return scalar([&] { return Base::number_unsigned(v); });
+  }
   bool number_float(double v, const std::string& s) {
-    return element_done(), Base::number_float(v, s);
+    return scalar([&] { return Base::number_float(v, s); });
   }
-  bool string(std::string& v) { return element_done(), Base::string(v); }
-  bool binary(nlohmann::json::binary_t& v) { return element_done(), Base::binary(v); }
+  bool string(std::string& v) {
+    return scalar([&] { return Base::string(v); }, heap_bytes(v));
+  }
+  bool binary(nlohmann::json::binary_t& v) {
+    return scalar([&] { return Base::binary(v); }, v.size());
+  }
 
  private:
   // Keys seen in the object being read. Results objects have ~25 keys: a reused vector scanned
@@ -245,8 +326,20 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
     }
   };
 
+  template <typename F>
+  bool scalar(F&& add, std::size_t extra = 0) {
+    begin_value(extra);
+    const bool ok = add();
+    end_value();
+    return ok;
+  }
+
   // Frames are reused, not popped: their key sets keep their buckets (fewer allocations).
   void push(bool array) {
+    if (depth_ >= static_cast<std::size_t>(rules_.max_depth)) {
+      throw InputError(file_, "",
+                       "nested deeper than " + std::to_string(rules_.max_depth) + " levels");
+    }
     if (depth_ == frames_.size()) frames_.emplace_back();
     Frame& f = frames_[depth_++];
     f.array = array;
@@ -255,8 +348,64 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
     f.reset();
   }
 
-  void element_done() {
+  void charge(std::size_t bytes) {
+    live_ += bytes;
+    if (rules_.memory_budget && live_ > rules_.memory_budget) {
+      throw InputError(file_, path(),
+                       "too many small values for the file's size: reading it would take more "
+                       "than " +
+                           std::to_string(rules_.memory_budget >> 20) + " MiB (" +
+                           std::to_string(kJsonMemoryFactor) +
+                           " times the file's size plus 64 MiB); files peerbench writes need "
+                           "about their own size");
+    }
+  }
+
+  // A value begins in the innermost open container; an element of a streamed array starts the
+  // count of what it costs.
+  void begin_value(std::size_t bytes) {
+    if (stream_ && depth_ == 2) mark_ = live_;
+    const bool in_array = depth_ > 0 && frames_[depth_ - 1].array;
+    charge(bytes + (in_array ? kSlotBytes : 0));  // an object's member was charged with its key
+  }
+
+  void end_value() {
     if (depth_ > 0 && frames_[depth_ - 1].array) ++frames_[depth_ - 1].index;
+    if (stream_ && depth_ == 2) take_element();
+  }
+
+  // "results": [ -> the elements that follow go to that array's reader.
+  void maybe_start_stream() {
+    if (!rules_.streamed || depth_ != 2 || frames_[0].array || !root_.is_object()) return;
+    for (auto& s : *rules_.streamed) {
+      if (s.key != frames_[0].key) continue;
+      stream_ = &s;
+      stream_array_ = &root_[s.key];
+      s.seen = true;
+    }
+  }
+
+  void take_element() {
+    auto& items = stream_array_->get_ref<nlohmann::json::array_t&>();
+    const std::size_t index = frames_[1].index - 1;
+    std::size_t kept = 0;
+    if (!stream_->error && index >= stream_->max_items) {
+      stream_->error = std::make_exception_ptr(
+          InputError(file_, stream_->key,
+                     "array of more than " + std::to_string(stream_->max_items) +
+                         " items; at most " + std::to_string(stream_->max_items)));
+    }
+    if (!stream_->error) {
+      try {
+        kept = stream_->take(
+            JsonIn(items.back(), file_, stream_->key + "[" + std::to_string(index) + "]"));
+      } catch (const InputError&) {
+        stream_->error = std::current_exception();  // reported in the reader's order, later
+      }
+    }
+    items.pop_back();
+    live_ = mark_;
+    charge(kept);
   }
 
   std::string path() const {
@@ -272,48 +421,27 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
     return p;
   }
 
+  nlohmann::json& root_;
   const std::string& file_;
+  ParseRules rules_;
   std::vector<Frame> frames_;
   std::size_t depth_ = 0;
+  std::uint64_t live_ = 0;  // estimated bytes held by the DOM and the streamed arrays' readers
+  std::uint64_t mark_ = 0;  // live_ when the streamed element being read began
+  StreamedArray* stream_ = nullptr;
+  nlohmann::json* stream_array_ = nullptr;
 };
 
-}  // namespace
-
-nlohmann::json parse_json_text(const std::string& text, const std::string& name, int max_depth) {
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw InputError(name, "", "empty file; expected JSON");
-  }
-  // Depth check before parsing: deep nesting is how hostile JSON exhausts a stack.
-  int depth = 0;
-  bool in_string = false;
-  bool escape = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) {
-        throw InputError(name, "", "nested deeper than " + std::to_string(max_depth) + " levels");
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
+template <typename Input, typename SawText>
+nlohmann::json parse_checked(Input&& input, const std::string& name, const ParseRules& rules,
+                             SawText saw_text) {
   try {
     nlohmann::json j;
-    CheckedDomSax sax(j, name);
-    nlohmann::json::sax_parse(text, &sax);
+    CheckedDomSax sax(j, name, rules);
+    nlohmann::json::sax_parse(std::forward<Input>(input), &sax);
     return j;
   } catch (const nlohmann::json::exception& e) {
+    if (!saw_text()) throw InputError(name, "", "empty file; expected JSON");
     // parse_error for syntax, out_of_range for numbers beyond double (1e999), ...
     std::string what = e.what();
     const auto p = what.find("] ");  // drop "[json.exception.parse_error.101] "
@@ -322,28 +450,53 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name,
   }
 }
 
-nlohmann::json load_json_file(const std::string& path, std::size_t max_bytes, int max_depth) {
-  struct stat st {};
-  const bool known = ::stat(path.c_str(), &st) == 0;
-  if (known && S_ISDIR(st.st_mode)) throw InputError(path, "", "is a folder; give a JSON file");
-  const auto too_large = [&] {
-    throw InputError(path, "", "larger than " + std::to_string(max_bytes) + " bytes");
-  };
-  if (known && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    too_large();
+}  // namespace
+
+std::size_t approx_json_bytes(const nlohmann::json& j) {
+  if (j.is_object()) {
+    std::size_t n = kObjectBytes;
+    for (const auto& [k, v] : j.items()) n += kMemberBytes + heap_bytes(k) + approx_json_bytes(v);
+    return n;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading");
-  // Read in bounded chunks rather than trusting a size: pipes and devices have none.
-  std::string text;
-  if (known && S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
-  char buf[1 << 16];
-  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_bytes) too_large();
+  if (j.is_array()) {
+    std::size_t n = kArrayBytes;
+    for (const auto& v : j) n += kSlotBytes + approx_json_bytes(v);
+    return n;
   }
-  if (in.bad()) throw InputError(path, "", "read failed");
-  return parse_json_text(text, path, max_depth);
+  if (j.is_string()) return heap_bytes(j.get_ref<const std::string&>());
+  return 0;
+}
+
+std::uint64_t json_memory_budget(std::uint64_t file_bytes) {
+  return kJsonMemoryFactor * file_bytes + kMemorySlack;
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& name, int max_depth) {
+  ParseRules rules;
+  rules.max_depth = max_depth;
+  // The whole DOM is built here (nothing streamed): a compact file of results takes about 7 times
+  // its size as a DOM.
+  rules.memory_budget = 4 * json_memory_budget(text.size());
+  return parse_checked(text, name, rules, [&] {
+    return std::any_of(text.begin(), text.end(), [](char c) { return !is_space(c); });
+  });
+}
+
+nlohmann::json parse_json_file(InputFile& file, std::vector<StreamedArray>& streamed,
+                               int max_depth) {
+  ParseRules rules;
+  rules.max_depth = max_depth;
+  rules.memory_budget = json_memory_budget(file.size());
+  rules.streamed = &streamed;
+  InputFileBuf buf(file);
+  std::istream in(&buf);
+  return parse_checked(in, file.path(), rules, [&] { return buf.saw_text(); });
+}
+
+nlohmann::json load_json_file(const std::string& path, InputKind kind, int max_depth) {
+  InputFile file(path, kind);
+  std::vector<StreamedArray> none;
+  return parse_json_file(file, none, max_depth);
 }
 
 }  // namespace peerbench

@@ -1,13 +1,19 @@
 #pragma once
 // Strict, bounded reading of JSON written by peerbench (or by anyone else): every problem becomes
 // one InputError naming the file and the field path, e.g. "a.json: field 'results[3].bytes':
-// expected a whole number from 0 to 1e15, got string".
+// expected a whole number from 0 to 1e15, got string". Files are read in bounded memory: large
+// arrays element by element (StreamedArray), the rest within a budget of the file's size.
+#include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/input_file.h"
 
 namespace peerbench {
 
@@ -57,9 +63,36 @@ class JsonIn {
   std::shared_ptr<const Link> link_;  // null at the top level
 };
 
-// Reads and parses a JSON file: refuses files over `max_bytes` and nesting deeper than
-// `max_depth` before parsing; one InputError for unreadable, empty, truncated or non-JSON input.
-nlohmann::json load_json_file(const std::string& path, std::size_t max_bytes = 256u << 20,
+// A JSON file may take at most this many times its size in memory while it is read (plus 64 MiB
+// for small files): the DOM and what the readers of streamed arrays keep. Files peerbench writes
+// need about their own size; a file of millions of tiny values is refused instead of costing
+// gigabytes.
+inline constexpr std::uint64_t kJsonMemoryFactor = 3;
+std::uint64_t json_memory_budget(std::uint64_t file_bytes);
+
+// The heap bytes a DOM like `j` takes, as the budget counts them.
+std::size_t approx_json_bytes(const nlohmann::json& j);
+
+// A top-level array read element by element: `take` gets each element as soon as it is parsed
+// (named "results[7]" in errors) and returns the bytes it keeps of it; the element is then
+// dropped, so the document never holds the whole array (it stays there, empty). The first
+// InputError of `take` is kept in `error` and later elements are skipped, so that the caller can
+// report errors in its own order (a file's version before its fields).
+struct StreamedArray {
+  std::string key;
+  std::size_t max_items = 0;
+  std::function<std::size_t(const JsonIn& element)> take;
+  std::exception_ptr error;  // set by the parser
+  bool seen = false;         // the key was there, holding an array
+};
+
+// Parses a file opened and checked by InputFile (core/input_file.h), reading it through its
+// descriptor. One InputError for empty, truncated or non-JSON input, nesting deeper than
+// `max_depth`, duplicate keys, or more memory than json_memory_budget allows.
+nlohmann::json parse_json_file(InputFile& file, std::vector<StreamedArray>& streamed,
+                               int max_depth = 64);
+// InputFile + parse_json_file, nothing streamed. `kind` sets the size limit and the messages.
+nlohmann::json load_json_file(const std::string& path, InputKind kind = InputKind::kResults,
                               int max_depth = 64);
 // Same checks on text already in memory (`name` labels errors).
 nlohmann::json parse_json_text(const std::string& text, const std::string& name,

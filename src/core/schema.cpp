@@ -1,5 +1,9 @@
 #include "core/schema.h"
 
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
 #include "core/errors.h"
 #include "core/json_in.h"
 #include "core/results_validate.h"
@@ -27,6 +31,32 @@ json rank_or_null(int r) {
   return r < 0 ? json() : json(r);
 }
 
+// "9.0": one to three digits, a dot, one to three digits ("0.0" when unknown); absent reads as
+// unknown.
+void read_compute_capability(const JsonIn& gpu, GpuInfo& g) {
+  const auto at = gpu.opt("compute_capability");
+  if (!at) return;
+  const std::string cc = at->str(64);
+  const auto dot = cc.find('.');
+  const auto digits = [&](std::size_t from, std::size_t to) {
+    return to > from && to - from <= 3 &&
+           std::all_of(cc.begin() + static_cast<long>(from), cc.begin() + static_cast<long>(to),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (dot == std::string::npos || !digits(0, dot) || !digits(dot + 1, cc.size())) {
+    at->fail("'" + cc + "' is not a compute capability; expected MAJOR.MINOR such as 9.0");
+  }
+  g.cc_major = std::stoi(cc.substr(0, dot));
+  g.cc_minor = std::stoi(cc.substr(dot + 1));
+}
+
+// Rounding allowed between figures that one sample vector makes (a mean of equal samples may
+// differ from them in the last bits).
+bool within_rounding(double v, double lo, double hi) {
+  const double slack = 1e-9 * std::max(std::fabs(lo), std::fabs(hi));
+  return v >= lo - slack && v <= hi + slack;
+}
+
 Stats stats_from(const JsonIn& in) {
   Stats s;
   s.min = in.at("min").number(-1e300, 1e300);
@@ -35,6 +65,7 @@ Stats stats_from(const JsonIn& in) {
   s.mean = in.opt_number("mean", -1e300, 1e300).value_or(s.median);
   s.count = static_cast<int>(in.opt_integer("count", 0, 1 << 30).value_or(0));
   if (s.min > s.median || s.median > s.max) in.fail("min <= median <= max does not hold");
+  if (!within_rounding(s.mean, s.min, s.max)) in.fail("mean outside min..max");
   return s;
 }
 
@@ -159,14 +190,7 @@ GpuTopology gpu_topology_from(const JsonIn& in) {
   g.uuid = in.opt_str("uuid").value_or("");
   g.pci_bus_id = in.opt_str("pci_bus_id").value_or("");
   g.serial = in.opt_str("serial").value_or("");
-  const auto cc = in.opt_str("compute_capability").value_or("0.0");
-  const auto dot = cc.find('.');
-  try {
-    g.cc_major = std::stoi(cc.substr(0, dot));
-    g.cc_minor = dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1));
-  } catch (...) {
-    in.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
-  }
+  read_compute_capability(in, g);
   g.pcie_gen_current = small_int(in, "pcie_gen_current");
   g.pcie_gen_max = small_int(in, "pcie_gen_max");
   g.pcie_gen_gpu_max = small_int(in, "pcie_gen_gpu_max");
@@ -548,14 +572,7 @@ RankInfo rank_info_from_json(const json& j, const std::string& file, const std::
   ri.gpu.uuid = g.opt_str("uuid").value_or("");
   ri.gpu.pci_bus_id = g.opt_str("pci_bus_id").value_or("");
   ri.gpu.serial = g.opt_str("serial").value_or("");
-  const auto cc = g.opt_str("compute_capability").value_or("0.0");
-  try {
-    ri.gpu.cc_major = std::stoi(cc.substr(0, cc.find('.')));
-    ri.gpu.cc_minor =
-        cc.find('.') == std::string::npos ? 0 : std::stoi(cc.substr(cc.find('.') + 1));
-  } catch (...) {
-    g.at("compute_capability").fail("'" + cc + "' is not MAJOR.MINOR");
-  }
+  read_compute_capability(g, ri.gpu);
   ri.gpu.multiprocessors =
       static_cast<int>(g.opt_integer("multiprocessors", 0, 1 << 20).value_or(0));
   ri.gpu.memory_bytes =
@@ -827,12 +844,23 @@ void read_result_details(const JsonIn& r, Result& res) {
   read_result_activity(r, res);
 }
 
+// A transfer size: a whole number of bytes, at least 1.
+std::uint64_t read_bytes(const JsonIn& b) {
+  const double v = b.number(0, kMaxBytes);
+  if (!(v >= 1) || std::floor(v) != v) {
+    std::ostringstream m;
+    m << b.raw().dump() << " is not a size; use a whole number of bytes of at least 1";
+    b.fail(m.str());
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
 Result read_result(const JsonIn& r) {
   Result res;
   res.method = r.at("method").str(128);
   res.src = rank_field(r, "src");
   res.dst = rank_field(r, "dst");
-  res.bytes = static_cast<std::uint64_t>(r.at("bytes").number(0, kMaxBytes));
+  res.bytes = read_bytes(r.at("bytes"));
   const auto st = r.at("status").str(64);
   auto status = result_status_from_string(st);
   if (!status) r.at("status").fail("'" + st + "' is not a result status");
@@ -897,40 +925,143 @@ void read_link_health_timing_errors(const JsonIn& in, const std::string& file, R
   if (auto e = in.opt("errors")) d.errors = e->string_array(kMaxItems);
 }
 
-}  // namespace
+// Bytes a read entry keeps on the heap, for the reader's memory budget (json_in.h). A result
+// counts its slot twice: the vector holding it doubles as it grows.
+std::size_t heap_of(const std::string& s) {
+  return s.capacity() > 15 ? s.capacity() + 17 : 0;
+}
+std::size_t heap_of(const std::vector<std::string>& v) {
+  std::size_t n = v.capacity() * sizeof(std::string);
+  for (const auto& s : v) n += heap_of(s);
+  return n;
+}
 
-// Sections are read in the file's order, so the first bad field is the one reported.
-RunDocument run_document_from_json(const json& j, const std::string& file) {
-  JsonIn in(j, file);
+std::size_t kept_bytes(const Result& r) {
+  std::size_t n = 2 * sizeof(Result) + heap_of(r.method) + heap_of(r.reason) + heap_of(r.datatype) +
+                  heap_of(r.op) + r.directions.capacity() * sizeof(DirectionResult) +
+                  r.sample_time_us.capacity() * sizeof(double);
+  if (r.link_counters) n += heap_of(r.link_counters->source) + heap_of(r.link_counters->note);
+  return n;
+}
+
+std::size_t kept_bytes(const PairFacts& p) {
+  std::size_t n = 2 * sizeof(PairFacts) + heap_of(p.peer_access) + heap_of(p.error);
+  if (p.nccl) {
+    n += heap_of(p.nccl->kind) + heap_of(p.nccl->kinds) + heap_of(p.nccl->details) +
+         heap_of(p.nccl->example) + heap_of(p.nccl->net_paths);
+  }
+  return n;
+}
+
+std::size_t kept_bytes(const PairVerdict& v) {
+  std::size_t n = 2 * sizeof(PairVerdict) + heap_of(v.link) + heap_of(v.link_description) +
+                  heap_of(v.observed) + heap_of(v.verdict) + heap_of(v.concurrent_pairs) +
+                  v.flags.capacity() * sizeof(Flag) + v.methods.capacity() * sizeof(MethodVerdict) +
+                  v.cards.capacity() * sizeof(CardId);
+  for (const auto& f : v.flags) {
+    n += heap_of(f.code) + heap_of(f.method) + heap_of(f.message) + approx_json_bytes(f.evidence);
+  }
+  for (const auto& m : v.methods) {
+    n += heap_of(m.method) + heap_of(m.state) + heap_of(m.reason) + heap_of(m.unit) +
+         heap_of(m.bar_basis);
+  }
+  for (const auto& c : v.cards) {
+    n += heap_of(c.host) + heap_of(c.pci_bus_id) + heap_of(c.uuid) + heap_of(c.serial);
+  }
+  return n;
+}
+
+// The arrays of a run that can hold millions of entries, read while the file is parsed
+// (json_in.h, StreamedArray) so that its document never holds them whole.
+class RunStreams {
+ public:
+  explicit RunStreams(RunDocument& d) {
+    add("pairs", kMaxItems, [&d](const JsonIn& p) {
+      d.pairs.push_back(read_pair(p));
+      return kept_bytes(d.pairs.back());
+    });
+    add("results", kMaxResults, [&d](const JsonIn& r) {
+      d.results.push_back(read_result(r));
+      return kept_bytes(d.results.back());
+    });
+    add("confirmations", kMaxResults, [&d](const JsonIn& r) {
+      d.confirmations.push_back(read_result(r));
+      return kept_bytes(d.confirmations.back());
+    });
+    add("verdicts", kMaxItems, [&d](const JsonIn& v) {
+      d.verdicts.push_back(read_verdict(v));
+      return kept_bytes(d.verdicts.back());
+    });
+  }
+  std::vector<StreamedArray>& arrays() { return arrays_; }
+  // The first error in `key`'s elements, thrown where the reader reaches that section.
+  void rethrow(const std::string& key) const {
+    for (const auto& a : arrays_) {
+      if (a.key == key && a.error) std::rethrow_exception(a.error);
+    }
+  }
+
+ private:
+  void add(const char* key, std::size_t max_items, std::function<std::size_t(const JsonIn&)> take) {
+    StreamedArray a;
+    a.key = key;
+    a.max_items = max_items;
+    a.take = std::move(take);
+    arrays_.push_back(std::move(a));
+  }
+  std::vector<StreamedArray> arrays_;
+};
+
+// Sections are read in a fixed order, so the first bad field is the one reported: the version
+// and kind first. Arrays in `streams` were read while parsing (they are empty in `in`); their
+// errors are thrown in their turn.
+void read_run_document(const JsonIn& in, const std::string& file, RunDocument& d,
+                       const RunStreams* streams) {
+  const auto rethrow = [&](const char* key) {
+    if (streams) streams->rethrow(key);
+  };
   in.require_object();
-  RunDocument d;
   d.schema_version = read_schema_version(in);
   require_run_kind(in);
   read_tool_and_status(in, d);
   d.system = read_system(in.at("system"), file);
   read_config_and_methods(in, file, d);
+  rethrow("pairs");
   for (const auto& p : in.at("pairs").array(kMaxItems)) d.pairs.push_back(read_pair(p));
   if (in.has("topology"))
     d.topology = topology_from_json(in.at("topology").raw(), file, "topology");
   if (auto n = in.opt("nccl")) d.nccl = read_nccl(*n);
+  rethrow("results");
   for (const auto& r : in.at("results").array(kMaxResults)) d.results.push_back(read_result(r));
+  rethrow("confirmations");
   if (auto cs = in.opt("confirmations")) {
-    for (const auto& r : cs->array(kMaxItems)) d.confirmations.push_back(read_result(r));
+    for (const auto& r : cs->array(kMaxResults)) d.confirmations.push_back(read_result(r));
   }
   if (auto ga = in.opt("gpu_activity")) {
     for (const auto& g : ga->array(kMaxItems)) d.gpu_activity.push_back(gpu_activity_from(g));
   }
+  rethrow("verdicts");
   if (auto vs = in.opt("verdicts")) {
     for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));
   }
   read_link_health_timing_errors(in, file, d);
+}
+
+}  // namespace
+
+RunDocument run_document_from_json(const json& j, const std::string& file) {
+  RunDocument d;
+  read_run_document(JsonIn(j, file), file, d, nullptr);
   return d;
 }
 
 RunDocument load_run_file(const std::string& path) {
-  const json j = load_json_file(path);
-  RunDocument d = run_document_from_json(j, path);
-  validate_run_document(j, d, path);  // values no measurement makes, ranks that do not exist
+  InputFile f(path, InputKind::kResults);
+  RunDocument d;
+  RunStreams streams(d);
+  const json j = parse_json_file(f, streams.arrays());
+  read_run_document(JsonIn(j, path), path, d, &streams);
+  validate_run_document(d, path);  // values no measurement makes, ranks that do not exist
   return d;
 }
 

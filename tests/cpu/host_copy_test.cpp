@@ -155,7 +155,7 @@ TEST(HostResults, OneRankResultsValidateOnlyForHostMethods) {
   const auto d = host_run(55.5);
   nlohmann::json j = to_json(d);
   const RunDocument back = run_document_from_json(j, "host.json");
-  validate_run_document(j, back, "host.json");
+  validate_run_document(back, "host.json");
   ASSERT_EQ(back.results.size(), d.results.size());
   EXPECT_EQ(back.results[0].src, back.results[0].dst);
   const auto* m = find_method(back.methods, "h2d-all");
@@ -164,7 +164,7 @@ TEST(HostResults, OneRankResultsValidateOnlyForHostMethods) {
   EXPECT_TRUE(m->all_gpus_at_once);
   j["results"][0]["method"] = "ce-write";
   try {
-    validate_run_document(j, run_document_from_json(j, "bad.json"), "bad.json");
+    validate_run_document(run_document_from_json(j, "bad.json"), "bad.json");
     FAIL() << "a copy between a rank and itself is not a result";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("results[0].dst"), std::string::npos) << e.what();

@@ -17,14 +17,13 @@ namespace {
 constexpr std::uint64_t G = 1ull << 30;
 
 nlohmann::json host_example() {
-  return load_json_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json",
-                        64 << 20, 64);
+  return load_json_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
 }
 
 // The error the file gives, or "" when it is accepted.
 std::string refusal(const nlohmann::json& j) {
   try {
-    validate_run_document(j, run_document_from_json(j, "edited.json"), "edited.json");
+    validate_run_document(run_document_from_json(j, "edited.json"), "edited.json");
   } catch (const InputError& e) {
     return e.what();
   }

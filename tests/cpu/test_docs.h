@@ -25,6 +25,14 @@ inline Stats flat(double v, double spread = 0.01) {
   return Stats{v * (1 - spread), v, v * (1 + spread), v, 5};
 }
 
+// The bandwidths that `bytes` in `time_us` make, as a run computes them: the fastest sample gives
+// the highest bandwidth.
+inline Stats bandwidth_of(double bytes, const Stats& time_us) {
+  const auto gbps = [&](double us) { return bytes / us / 1e3; };
+  return Stats{gbps(time_us.max), gbps(time_us.median), gbps(time_us.min), gbps(time_us.median),
+               time_us.count};
+}
+
 inline Result bw_result(const std::string& method, int src, int dst, std::uint64_t bytes,
                         double gbps, double spread = 0.01) {
   Result r;
@@ -37,7 +45,9 @@ inline Result bw_result(const std::string& method, int src, int dst, std::uint64
   r.samples = 5;
   r.algbw_gbps = flat(gbps, spread);
   r.busbw_gbps = flat(gbps, spread);
-  r.time_us = flat(static_cast<double>(bytes) / (gbps * 1e3), spread);
+  const double b = static_cast<double>(bytes);
+  r.time_us = Stats{b / (gbps * (1 + spread) * 1e3), b / (gbps * 1e3),
+                    b / (gbps * (1 - spread) * 1e3), b / (gbps * 1e3), 5};
   r.checked = true;
   r.checked_elements = bytes / 4;
   return r;
@@ -46,6 +56,7 @@ inline Result bw_result(const std::string& method, int src, int dst, std::uint64
 inline Result latency_result(const std::string& method, int src, int dst, double us) {
   Result r = bw_result(method, src, dst, 8, 8 / (us * 1e3));
   r.time_us = flat(us);
+  r.algbw_gbps = r.busbw_gbps = bandwidth_of(8, *r.time_us);
   return r;
 }
 

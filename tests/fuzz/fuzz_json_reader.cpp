@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const InputError&) {
     }
     const RunDocument d = run_document_from_json(j, "fuzz.json");
-    validate_run_document(j, d, "fuzz.json");  // as load_run_file does
+    validate_run_document(d, "fuzz.json");  // as load_run_file does
     ReportInput in;
     in.path = "fuzz.json";
     in.doc = &d;
