@@ -12,7 +12,8 @@ _peerbench_flags() {  # command -> its flags
         "-n --iters -s --samples -c --check -G --cudagraph --timeout --latency-bytes" \
         "--latency-iters -m --methods --list-methods --pairs --schedule --inplace -d --datatype" \
         "-o --op -r --root --staged-chunk --staged-slots -J --json --expect --dry-run --np" \
-        "-q --quiet -v --verbose --allow-gpu-sharing -h --help --version"
+        "-q --quiet -v --verbose --allow-gpu-sharing -h --help --version -I --per_iter_timing" \
+        "--fail-on --confirm --require-idle --wait-idle --allow-busy"
       ;;
     topo) echo "--json -q --quiet -h --help" ;;
     report) echo "--format -o --output --fail-on --expect --plots -h --help" ;;
@@ -46,7 +47,12 @@ _peerbench_value() {
     fleet:--format) words="text markdown html csv junit openmetrics" ;;
     compare:--match) words="pci uuid index" ;;
     compare:--fail-on) words="regressions any none" ;;
-    report:--fail-on) words="all none incomplete" ;;
+    report:--fail-on | run:--fail-on)
+      words="all none incomplete contended throttled noisy host-staged nccl-shm nccl-net"
+      words+=" nccl-net-socket below-link high-latency p2p-slower-than-staged asymmetric"
+      words+=" data-errors off-nvlink link-errors pcie-downtrained nvlink-degraded fabric-unhealthy"
+      ;;
+    run:-I | run:--per_iter_timing) words="0 1" ;;
     *:--plots)
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return 0
