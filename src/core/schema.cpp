@@ -465,8 +465,8 @@ json to_json(const Result& r) {
       {"link_counters", counters},
       {"datatype", str_or_null(r.datatype)},
       {"op", str_or_null(r.op)},
-      {"root", rank_or_null(r.root)},
-      {"sample_time_us", r.sample_time_us}};
+      {"root", rank_or_null(r.root)}};
+  if (!r.sample_time_us.empty()) j["sample_time_us"] = r.sample_time_us;
   add_result_activity(r, j);
   return j;
 }

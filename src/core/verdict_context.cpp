@@ -20,6 +20,13 @@ void index_topology(Ctx& c) {
         if (!g.pci_bus_id.empty()) c.gpus_by_bus[{h.host, g.pci_bus_id}] = &g;
       }
       for (const auto& p : h.pairs) c.gpu_pairs[{h.host, p.gpu_a, p.gpu_b}] = &p;
+      for (const auto& g : h.gpus) {
+        auto& m = c.model_links[{h.host, g.name}];
+        m.most_up = std::max(m.most_up, g.nvlinks_up);
+        for (const auto& l : g.nvlinks) {
+          if (l.active && l.speed_gbps) m.fastest_gbps = std::max(m.fastest_gbps, *l.speed_gbps);
+        }
+      }
     }
   }
   for (const auto& h : c.d.link_health) c.health[{h.host, h.gpu_index}] = &h;

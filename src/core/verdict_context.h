@@ -39,6 +39,12 @@ struct Ctx {
   // A rank's GPU by PCI bus id: with per-task binding every rank's GPU is index 0 in its view.
   std::map<std::pair<std::string, std::string>, const GpuTopology*> gpus_by_bus;
   std::map<std::pair<std::string, int>, const GpuLinkHealth*> health;
+  // Per host and GPU model: the most NVLinks up and the fastest active link among those GPUs.
+  struct ModelLinks {
+    int most_up = 0;
+    double fastest_gbps = 0;
+  };
+  std::map<std::pair<std::string, std::string>, ModelLinks> model_links;
   // Confirmation repeats of each case, in attempt order.
   std::map<CaseKey, std::vector<const Result*>> confirmations;
   int confirm_requested = 0;  // the run's --confirm (0: off, or a file from before schema 3)

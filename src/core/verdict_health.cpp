@@ -81,16 +81,6 @@ void counter_and_pcie_flags(const Ctx& c, PairVerdict& v) {
   }
 }
 
-// The GPU's peers: the other GPUs of the same model on its host.
-std::vector<const GpuTopology*> peers_of(const Ctx& c, const std::string& host,
-                                         const GpuTopology& g) {
-  std::vector<const GpuTopology*> out;
-  for (const auto& [key, other] : c.gpus) {
-    if (key.first == host && other != &g && other->name == g.name) out.push_back(other);
-  }
-  return out;
-}
-
 std::string link_list(const std::vector<int>& links) {
   std::string s;
   for (int l : links) s += (s.empty() ? "" : ", ") + std::to_string(l);
@@ -99,15 +89,12 @@ std::string link_list(const std::vector<int>& links) {
 
 // nvlink-degraded: fewer links up than the GPU's peers, or a link slower than theirs.
 void nvlink_degraded_flag(const Ctx& c, PairVerdict& v, const CardId& card, const GpuTopology& g) {
-  const auto peers = peers_of(c, card.host, g);
-  int peers_up = 0;
-  double peers_speed = 0;
-  for (const auto* p : peers) {
-    peers_up = std::max(peers_up, p->nvlinks_up);
-    for (const auto& l : p->nvlinks) {
-      if (l.active && l.speed_gbps) peers_speed = std::max(peers_speed, *l.speed_gbps);
-    }
-  }
+  // The GPUs of the same model on its host (itself included: a GPU short of links has peers
+  // with more, and the fastest link is a peer's when this one's is slower).
+  const auto it = c.model_links.find({card.host, g.name});
+  if (it == c.model_links.end()) return;
+  const int peers_up = it->second.most_up;
+  const double peers_speed = it->second.fastest_gbps;
   std::vector<int> down, slow;
   for (const auto& l : g.nvlinks) {
     if (!l.active) down.push_back(l.link);
