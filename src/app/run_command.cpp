@@ -14,9 +14,11 @@
 #include "app/commands.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "core/input_file.h"
 #include "core/launcher.h"
 #include "core/plan.h"
 #include "core/sizes.h"
+#include "core/text.h"
 #include "core/verdict.h"
 #include "gpu/check.h"
 #include "gpu/job.h"
@@ -43,8 +45,13 @@ std::string find_on_path(const std::string& name) {
 
 // -J, checked before any GPU is touched and in dry runs too, so a bad path is reported as such
 // (--expect is checked, with its methods, before anything starts). Returns the reason or "".
-std::string check_run_inputs(const std::string& json_path) {
+std::string check_run_inputs(const std::string& json_path, const std::string& expect_path) {
   if (!json_path.empty()) {
+    try {
+      refuse_output_over_inputs(json_path, "-J/--json", {expect_path});
+    } catch (const UsageError& e) {
+      return e.what();
+    }
     const std::string why = check_writable(json_path, true);
     if (!why.empty()) return "-J/--json: cannot write results to " + json_path + ": " + why;
   }
@@ -66,7 +73,7 @@ std::string too_few_ranks(int np) {
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
 // counting them.
 int dry_run_local(const RunOptions& o) {
-  const std::string why = check_run_inputs(o.json_path);
+  const std::string why = check_run_inputs(o.json_path, o.expect_path);
   if (!why.empty()) throw UsageError(why);
   int np = o.np;
   if (np == 0) {
@@ -96,8 +103,8 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
         "is mpirun Open MPI? Start peerbench with your launcher instead");
   }
   // Inputs first: a bad -J or --expect is the user's to fix whether or not a GPU is here.
-  const std::string why =
-      check_run_inputs(o.json_path.empty() ? gpu::default_json_path(host_name()) : o.json_path);
+  const std::string why = check_run_inputs(
+      o.json_path.empty() ? gpu::default_json_path(host_name()) : o.json_path, o.expect_path);
   if (!why.empty()) throw UsageError(why);
   int gpus = 0;
   try {
@@ -203,7 +210,7 @@ void settle_results_path(RunOptions& o, gpu::RankContext& rk) {
   std::string why;
   if (rk.rank == 0) {
     if (o.json_path.empty() && !o.dry_run) o.json_path = gpu::default_json_path(rk.host);
-    why = check_run_inputs(o.json_path);
+    why = check_run_inputs(o.json_path, o.expect_path);
   }
   o.json_path = gpu::bcast_string(rk.world, o.json_path, 0);
   why = gpu::bcast_string(rk.world, why, 0);
@@ -279,14 +286,17 @@ int run_command(const CommandLine& cl, int argc, char** argv, const LaunchInfo& 
       code = measure(cl, o, rk, capture, launch);
     }
   } catch (const UsageError& e) {
-    if (root) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    if (root)
+      std::fprintf(stderr, "peerbench: error: %s\n", sanitize_for_terminal(e.what()).c_str());
     code = kExitUsage;
   } catch (const gpu::LaunchError& e) {
-    if (root) std::fprintf(stderr, "peerbench: error: %s\n", e.what());
+    if (root)
+      std::fprintf(stderr, "peerbench: error: %s\n", sanitize_for_terminal(e.what()).c_str());
     code = kExitUsage;
   } catch (const std::exception& e) {
     // One rank alone hit something unexpected: the others may wait in a collective forever.
-    std::fprintf(stderr, "peerbench: error: %s: %s\n", rk.where().c_str(), e.what());
+    std::fprintf(stderr, "peerbench: error: %s: %s\n", rk.where().c_str(),
+                 sanitize_for_terminal(e.what()).c_str());
     std::fflush(stderr);
     capture.remove_files();
     MPI_Abort(MPI_COMM_WORLD, kExitFlagged);

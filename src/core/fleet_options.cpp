@@ -24,11 +24,21 @@ bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* 
   if (r.count("help")) return false;
   if (!r.count("paths")) throw UsageError("fleet: give results files or folders");
   out.paths = r["paths"].as<std::vector<std::string>>();
-  if (r.count("hosts")) out.hosts_file = r["hosts"].as<std::string>();
-  if (r.count("expect")) out.expect_path = r["expect"].as<std::string>();
+  // An empty value would silently mean "not given": refuse it, naming the flag.
+  const auto path = [&](const char* key, const char* flag) {
+    const auto v = r[key].as<std::string>();
+    if (v.empty()) throw UsageError(std::string(flag) + ": empty path; give a file name");
+    return v;
+  };
+  if (r.count("hosts")) out.hosts_file = path("hosts", "--hosts");
+  if (r.count("expect")) out.expect_path = path("expect", "--expect");
   out.format = parse_fleet_format(r["format"].as<std::string>());
-  if (r.count("output")) out.output_path = r["output"].as<std::string>();
-  if (r.count("plots")) out.plots_dir = r["plots"].as<std::string>();
+  if (r.count("output")) out.output_path = path("output", "-o/--output");
+  if (r.count("plots")) out.plots_dir = path("plots", "--plots");
+  for (std::size_t i = 0; i < out.paths.size(); ++i) {
+    if (out.paths[i].empty())
+      throw UsageError("fleet: path " + std::to_string(i + 1) + " is empty; give a file or folder");
+  }
   return true;
 }
 

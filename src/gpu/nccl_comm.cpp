@@ -1,4 +1,7 @@
 #include "gpu/nccl_comm.h"
+
+#include "core/errors.h"
+#include "core/input_file.h"
 #include "core/text.h"
 
 #include <dirent.h>
@@ -198,22 +201,21 @@ NcclLogParse NcclLogCapture::read(std::uint64_t from) const {
     }
     return parse_nccl_log(text);
   }
-  std::ifstream in(path_);
-  if (!in) return {};
-  in.seekg(static_cast<std::streamoff>(from));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_nccl_log(ss.str());
+  // The user's own file: read like every other input (a regular file, bounded, never a FIFO).
+  try {
+    return parse_nccl_log(read_input_file_from(path_, InputKind::kNcclLog, from));
+  } catch (const InputError&) {
+    return {};
+  }
 }
 
 namespace {
 
 // Polls a non-blocking communicator until its last call has finished (ncclSuccess). NCCL
 // forbids the next call on a communicator before that ("Attempt to use communicator before the
-// previous operation returned ncclSuccess").
-// Busy-polls (yielding the core) while NCCL finishes a call: an enqueue takes microseconds, and a
-// sleep per call made every operation of a long queue cost tens of microseconds (issue 17).
-// Only a wait past 100 ms (communicator init, finalize) sleeps between polls.
+// previous operation returned ncclSuccess"). It busy-polls, yielding the core: an enqueue takes
+// microseconds, and a sleep per call made every operation of a long queue cost tens of
+// microseconds (issue 17). Only a wait past 100 ms (init, finalize) sleeps between polls.
 void poll_until_done(ncclComm_t comm, double timeout_s, const std::string& what) {
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::duration<double>(timeout_s);
