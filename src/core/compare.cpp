@@ -204,7 +204,10 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
   const bool separated = sb.max < sa.min || sb.min > sa.max;
   const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
-  if (!beyond) {
+  if (contended(*ra) || contended(*rb) || throttled(*ra) || throttled(*rb)) {
+    // Another job on a GPU or held clocks in either run: no regression is called on that figure.
+    row.change = contended(*ra) || contended(*rb) ? "contended" : "throttled";
+  } else if (!beyond) {
     row.change = "same";
   } else if (!separated) {
     row.change = "within-noise";

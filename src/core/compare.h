@@ -20,8 +20,10 @@ struct CompareRow {
   bool lower_is_better = false;
   Stats a;  // the compared metric: algbw_gbps, or time_us for latency methods
   Stats b;
-  double ratio = 0;    // B / A
-  std::string change;  // regression, improvement, same, within-noise
+  double ratio = 0;  // B / A
+  // regression, improvement, same, within-noise; contended or throttled when either run's figure
+  // had another job on a GPU or held clocks (never called a regression)
+  std::string change;
 };
 
 struct Comparison {

@@ -277,7 +277,7 @@ void set_state(FleetNode& n) {
   n.worst_ratio = 1;
   bool incomplete = !n.problems.empty();
   for (const auto& p : n.pairs) {
-    incomplete = incomplete || p.state == "incomplete";
+    incomplete = incomplete || p.unsettled();
     for (const auto& pos : p.positions) {
       const double goodness = pos.lower_is_better ? 1 / std::max(pos.ratio, 1e-9) : pos.ratio;
       n.worst_ratio = std::min(n.worst_ratio, goodness);

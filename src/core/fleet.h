@@ -49,9 +49,17 @@ struct FleetPair {
   std::string dst_pci;   // "all"; "host/pci" when the peer is on another host
   bool one_gpu = false;  // a host<->GPU method: one rank and its host (not two ranks on one GPU)
   std::string gpu_model;
-  std::string link;         // group label: "NV18", "PCIe Gen5 x16 PIX", "NET", "all 8 GPUs"
-  std::string state;        // pass, flagged, incomplete, or not-counted (not applicable, same GPU)
+  std::string link;  // group label: "NV18", "PCIe Gen5 x16 PIX", "NET", "all 8 GPUs"
+  // pass, flagged, incomplete, contended, throttled, noisy (not a pass: the node is not judged
+  // healthy), or not-counted (not applicable, same GPU, not judged)
+  std::string state;
+  std::string note;         // why, for a state that is not a pass: the methods' reasons
   std::vector<Flag> flags;  // the run's own flags, then fleet-outlier
+  // A state that keeps the node from passing, without a flag of its own.
+  bool unsettled() const {
+    return state == "incomplete" || state == "contended" || state == "throttled" ||
+           state == "noisy";
+  }
   std::vector<Measurement> measurements;  // every size measured ok
   std::vector<FleetPosition> positions;
   std::string name() const {

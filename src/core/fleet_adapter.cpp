@@ -18,7 +18,19 @@ namespace {
 std::string fleet_state(const PairVerdict& v) {
   if (v.verdict == "pass" || v.verdict == "flagged") return v.verdict;
   if (v.verdict == "not-measured" || v.verdict == "incomplete") return "incomplete";
+  // Another job on a GPU, held clocks, spread samples: not a pass, and never the link's fault.
+  if (v.verdict == "contended" || v.verdict == "throttled" || v.verdict == "noisy")
+    return v.verdict;
   return "not-counted";  // not-applicable, not-a-link (one GPU shared by two ranks), not-judged
+}
+
+// The methods' reasons behind a state that is not a pass ("sm-read: 174.8 GB/s ... ran beside").
+std::string state_note(const PairVerdict& v) {
+  std::vector<std::string> parts;
+  for (const auto& m : v.methods) {
+    if (m.state == v.verdict && !m.reason.empty()) parts.push_back(m.method + ": " + m.reason);
+  }
+  return join(parts, "; ");
 }
 
 std::string pci_of(const RunDocument& d, int rank) {
@@ -75,7 +87,9 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
   for (const auto& name : idx.methods_of(src, dst)) {
     const auto* m = find_method(d.methods, name);
     for (const Result* r : idx.of(name, src, dst)) {
-      if (!has_figure(*r)) continue;
+      // A figure measured beside another job or under held clocks says nothing of the link: it
+      // is kept out of the fleet's medians and never an outlier.
+      if (!has_figure(*r) || contended(*r) || throttled(*r)) continue;
       out.push_back(
           {r->method, r->bytes, headline_value(m, *r), m && m->metric == Metric::kLatency});
     }
@@ -96,6 +110,7 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVer
   p.gpu_model = model_of(d, v);
   p.link = link_group(d, v);
   p.state = fleet_state(v);
+  if (p.unsettled()) p.note = state_note(v);
   p.flags = v.flags;
   p.measurements = measurements_of(d, idx, v.src, v.dst);
   return p;

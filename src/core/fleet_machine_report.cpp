@@ -39,9 +39,10 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
     }
     out.push_back(c);
   }
-  if (p.state == "incomplete" && p.flags.empty())
-    out.push_back(
-        {"pair " + p.name() + " [" + p.link + "]", "incomplete", "not measured", "", true});
+  if (p.unsettled() && p.flags.empty()) {
+    out.push_back({"pair " + p.name() + " [" + p.link + "]", p.state,
+                   p.note.empty() ? "not measured" : p.note, "", true});
+  }
   return out;
 }
 

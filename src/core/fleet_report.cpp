@@ -112,8 +112,11 @@ std::vector<std::string> findings_of(const FleetNode& n) {
       out.push_back(head + ": " + p.name() + " [" + p.link + "] " + f.code +
                     (f.method.empty() ? "" : " " + f.method) + ": " + f.message);
     }
-    if (p.state == "incomplete" && p.flags.empty())
-      out.push_back(head + ": " + p.name() + " [" + p.link + "] not measured");
+    if (p.unsettled() && p.flags.empty()) {
+      out.push_back(head + ": " + p.name() + " [" + p.link + "] " +
+                    (p.state == "incomplete" ? "not measured" : p.state) +
+                    (p.note.empty() ? "" : ": " + p.note));
+    }
   }
   return out;
 }

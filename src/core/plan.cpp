@@ -89,8 +89,8 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
   });
   if (rooted && o.root >= world_size) {
     throw UsageError("-r/--root " + std::to_string(o.root) + ": the job has " +
-                     std::to_string(world_size) + " rank" + (world_size == 1 ? "" : "s") +
-                     " (0-" + std::to_string(world_size - 1) + ")");
+                     std::to_string(world_size) + " rank" + (world_size == 1 ? "" : "s") + " (0-" +
+                     std::to_string(world_size - 1) + ")");
   }
   PlanInput in;
   in.world_size = world_size;

@@ -2,6 +2,7 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -252,11 +253,19 @@ std::string serial_text(const CardId& c) {
   return c.serial.empty() ? "not recorded" : c.serial;
 }
 
+std::string upper(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
 // CSS class of a verdict state: only pass is green; nothing unmeasured looks like it.
 std::string state_class(const std::string& state) {
   if (state == verdict_state::kPass) return "pass";
   if (state == verdict_state::kFlagged) return "flagged";
-  if (state == verdict_state::kIncomplete) return "incomplete";
+  // Not a pass, and not the link's fault: amber, as incomplete.
+  if (state == verdict_state::kIncomplete || state == verdict_state::kContended ||
+      state == verdict_state::kThrottled || state == verdict_state::kNoisy)
+    return "incomplete";
   return "neutral";
 }
 
@@ -398,9 +407,11 @@ class TextReporter : public DocumentReporter {
     for (const auto& v : in.verdicts) {
       o << "  " << std::left << std::setw(8) << pair_name(v.src, v.dst) << std::setw(link_w)
         << v.link
-        << (v.verdict == verdict_state::kFlagged      ? "FLAGGED"
-            : v.verdict == verdict_state::kIncomplete ? "INCOMPLETE"
-                                                      : v.verdict)
+        << (v.verdict == verdict_state::kPass || v.verdict == verdict_state::kNotJudged ||
+                    v.verdict == verdict_state::kNotApplicable ||
+                    v.verdict == verdict_state::kNotALink
+                ? v.verdict
+                : upper(v.verdict))
         << (v.observed.empty() ? "" : "  [" + v.observed + "]") << "\n";
       for (const auto& f : v.flags) {
         o << "      " << f.code << ": " << f.message << "\n";
@@ -414,7 +425,8 @@ class TextReporter : public DocumentReporter {
     const auto c = count_verdicts(in.verdicts);
     o << "\nVerdict: " << verdict_headline(c) << "\n";
     o << "Summary: " << c.verdicts << " verdicts, " << c.pass << " pass, " << c.flagged
-      << " flagged, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "
+      << " flagged, " << c.contended << " contended, " << c.throttled << " throttled, " << c.noisy
+      << " noisy, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "
       << c.not_applicable << " not applicable, " << c.not_a_link << " not a link; " << c.flags
       << " flags, " << c.incomplete_methods << " requested measurements missing\n";
   }

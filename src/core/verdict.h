@@ -61,7 +61,7 @@ struct Expectations {
   // noisy: samples' coefficient of variation above this. 1 GiB copies on 2 x H200 spread under
   // 1 %; 8-byte NCCL operations under 4 %.
   double noisy_cv = 0.1;
-  double asymmetry_tolerance = 0.15;        // |a->b - b->a| / max
+  double asymmetry_tolerance = 0.15;  // |a->b - b->a| / max
   // Bandwidth is judged only at sizes that fill a link. On 2 x H200 (tests/fixtures/runs/h200x2
   // default.json) copies reach 96-98% of their 1 GiB figure at 64 MiB but NCCL only 76-91%
   // (sendrecv-bidir 76%, all-reduce 82%); at 256 MiB copies are within 1%, NCCL at 85-97%.

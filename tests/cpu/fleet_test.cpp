@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
+#include "core/compare.h"
 #include "core/errors.h"
 #include "core/fleet.h"
 #include "core/fleet_report.h"
@@ -354,6 +355,71 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
     for (const auto& c2 : row.cells) cells += c2.present;
   }
   EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), cells + 1);
+}
+
+}  // namespace
+}  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// Issue 17: a node whose case ran beside another job is not passed, says why, and its figure is
+// kept out of the fleet's medians: it is never a fleet-outlier.
+TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 6; ++i) {
+    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    for (auto& r : d.results) r.interference.emplace();
+    if (i == 4) {
+      slow(d, "ce-write", 0.45);  // what another job on the GPU did to it
+      GpuInterference g;
+      g.rank = 0;
+      g.host = "node4";
+      g.gpu_index = 0;
+      g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
+      for (auto& r : d.results) {
+        if (r.method == "ce-write" && r.src == 0) r.interference->push_back(g);
+      }
+    }
+    write_run(dir, "node" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& busy = node(r, "node4");
+  EXPECT_EQ(busy.state, NodeState::kIncomplete);
+  EXPECT_FALSE(has_flag(busy, "fleet-outlier", "ce-write")) << "a contended figure is no outlier";
+  EXPECT_FALSE(has_flag(busy, "below-link", "ce-write"));
+  bool said = false;
+  for (const auto& p : busy.pairs) {
+    said = said || (p.state == "contended" && p.note.find("pid 4242") != std::string::npos);
+  }
+  EXPECT_TRUE(said) << "the pair is contended, naming the process";
+  EXPECT_EQ(node(r, "node1").state, NodeState::kPass);
+  EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
+}
+
+TEST(CompareContention, AContendedFigureIsNeverARegression) {
+  RunDocument a = real_run();
+  RunDocument b = real_run();
+  for (auto* d : {&a, &b}) {
+    for (auto& r : d->results) r.interference.emplace();
+  }
+  slow(b, "ce-write", 0.45);
+  GpuInterference g;
+  g.rank = 0;
+  g.processes.push_back({4242, "copyloop", std::nullopt, std::nullopt});
+  for (auto& r : b.results) {
+    if (r.method == "ce-write" && r.src == 0) r.interference->push_back(g);
+  }
+  CompareOptions o;
+  const Comparison c = compare_runs(a, "a.json", b, "b.json", o);
+  int contended_rows = 0;
+  for (const auto& row : c.rows) {
+    if (row.method != "ce-write" || row.pair != "0->1") continue;
+    EXPECT_EQ(row.change, "contended") << row.bytes;
+    ++contended_rows;
+  }
+  EXPECT_GT(contended_rows, 0);
+  EXPECT_EQ(c.regressions, 0);
 }
 
 }  // namespace
