@@ -86,7 +86,8 @@ std::uint64_t size_value(const JsonIn& in) {
 void check_keys(const JsonIn& in) {
   static const std::vector<std::string> known{
       "fraction_of_link", "allreduce_fraction_of_link", "scatter_gather_fraction_of_link",
-      "asymmetry_tolerance", "noisy_cv", "judge_min_bytes", "small_message_max_bytes",
+      "asymmetry_tolerance", "noisy_cv", "expected_fraction", "judge_min_bytes",
+      "small_message_max_bytes",
       "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us", "small_message_us",
       // read by `fleet`; one file serves run, report, fleet
       "fleet_outlier_tolerance", "comment"};
@@ -112,6 +113,7 @@ Expectations expectations_from_json(const json& j, const std::string& file,
     e.scatter_gather_fraction_of_link = *v;
   if (auto v = in.opt_number("asymmetry_tolerance", 0, 1)) e.asymmetry_tolerance = *v;
   if (auto v = in.opt_number("noisy_cv", 0, 10)) e.noisy_cv = *v;
+  if (auto v = in.opt_number("expected_fraction", 0, 1)) e.expected_fraction = *v;
   if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
   if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
   if (auto v = in.opt("small_message_max_bytes")) e.small_message_max_bytes = size_value(*v);
@@ -133,6 +135,7 @@ json to_json(const Expectations& e) {
             {"scatter_gather_fraction_of_link", e.scatter_gather_fraction_of_link},
             {"asymmetry_tolerance", e.asymmetry_tolerance},
             {"noisy_cv", e.noisy_cv},
+            {"expected_fraction", e.expected_fraction},
             {"judge_min_bytes", e.judge_min_bytes},
             {"small_message_max_bytes", e.small_message_max_bytes},
             {"off_nvlink_fraction", e.off_nvlink_fraction},

@@ -253,6 +253,33 @@ std::string serial_text(const CardId& c) {
   return c.serial.empty() ? "not recorded" : c.serial;
 }
 
+// Per pair and method: the figure beside its known-good one (data/known_good), and its source;
+// or, once per pair, why there is none.
+struct KnownGoodRow {
+  std::string pair, link, method, measured, expected, ratio, basis;
+};
+
+std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs) {
+  std::vector<KnownGoodRow> out;
+  for (const auto& v : vs) {
+    std::set<std::string> unknown_said;
+    for (const auto& m : v.methods) {
+      const std::string pair = pair_name(v.src, v.dst);
+      if (!m.expected) {
+        if (!m.expected_basis.empty() && unknown_said.insert(m.expected_basis).second)
+          out.push_back({pair, v.link, m.method, "", "", "", m.expected_basis});
+        continue;
+      }
+      const bool us = m.unit == "us";
+      out.push_back({pair, v.link, m.method,
+                     m.value ? format_fixed(*m.value, us ? 2 : 1) + " " + m.unit : "",
+                     format_fixed(*m.expected, us ? 2 : 1),
+                     m.expected_ratio ? format_fixed(*m.expected_ratio, 2) : "", m.expected_basis});
+    }
+  }
+  return out;
+}
+
 std::string upper(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return s;
@@ -292,6 +319,7 @@ class TextReporter : public DocumentReporter {
       all_ranks_lines(o, d);
       cards(o, in.verdicts);
       not_measured(o, d);
+      known_good(o, in.verdicts);
       verdicts(o, in);
       if (!d.errors.empty()) {
         o << "Errors recorded by the run:\n";
@@ -401,6 +429,20 @@ class TextReporter : public DocumentReporter {
     }
   }
 
+  static void known_good(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    const auto rows = known_good_rows(vs);
+    if (rows.empty()) return;
+    o << "\nAgainst known-good figures (measured / known-good; under 1 is worse, latency too):\n";
+    for (const auto& r : rows) {
+      o << "  " << std::left << std::setw(8) << r.pair << std::setw(20) << r.method;
+      if (r.expected.empty()) {
+        o << r.basis << "\n";
+        continue;
+      }
+      o << r.measured << " = " << r.ratio << " of " << r.basis << "\n";
+    }
+  }
+
   static void verdicts(std::ostringstream& o, const ReportInput& in) {
     o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
     const int link_w = verdict_link_width(in.verdicts);
@@ -471,6 +513,7 @@ class MarkdownReporter : public DocumentReporter {
         }
         o << "\n";
       }
+      known_good(o, in.verdicts);
       verdicts(o, in.verdicts);
       o << "\n";
     }
@@ -575,6 +618,20 @@ class MarkdownReporter : public DocumentReporter {
     o << "\n";
   }
 
+  static void known_good(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    const auto rows = known_good_rows(vs);
+    if (rows.empty()) return;
+    o << "## Against known-good figures\n\nMeasured / known-good (under 1 is worse, latency "
+         "too).\n\n| pair | method | measured | known-good | ratio | source |\n"
+         "|---|---|---:|---:|---:|---|\n";
+    for (const auto& r : rows) {
+      o << "| " << md_escape(r.pair) << " | " << md_escape(r.method) << " | "
+        << md_escape(r.measured) << " | " << md_escape(r.expected) << " | " << md_escape(r.ratio)
+        << " | " << md_escape(r.basis) << " |\n";
+    }
+    o << "\n";
+  }
+
   static void verdicts(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
     o << "## Verdicts\n\n| pair | link | GPUs | verdict | observed |\n|---|---|---|---|---|\n";
     for (const auto& v : vs) {
@@ -643,6 +700,7 @@ class HtmlReporter : public DocumentReporter {
         }
         o << "</table>\n";
       }
+      known_good(o, in.verdicts);
       verdicts(o, in.verdicts);
     }
     if (!plots.empty()) {
@@ -765,6 +823,21 @@ class HtmlReporter : public DocumentReporter {
     o << "</table>\n";
   }
 
+  static void known_good(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+    const auto rows = known_good_rows(vs);
+    if (rows.empty()) return;
+    o << "<h2>Against known-good figures</h2><p>Measured / known-good (under 1 is worse, latency "
+         "too).</p><table><tr><th>pair</th><th>method</th><th>measured</th><th>known-good</th>"
+         "<th>ratio</th><th>source</th></tr>\n";
+    for (const auto& r : rows) {
+      o << "<tr><td>" << html_escape(r.pair) << "</td><td>" << html_escape(r.method)
+        << "</td><td class=\"n\">" << html_escape(r.measured) << "</td><td class=\"n\">"
+        << html_escape(r.expected) << "</td><td class=\"n\">" << html_escape(r.ratio) << "</td><td>"
+        << html_escape(r.basis) << "</td></tr>\n";
+    }
+    o << "</table>\n";
+  }
+
   static void verdicts(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
     o << "<h2>Verdicts</h2><table><tr><th>pair</th><th>link</th><th>GPUs</th><th>verdict</th>"
          "<th>observed</th><th>flags and missing measurements</th></tr>\n";
@@ -801,7 +874,7 @@ class CsvReporter : public DocumentReporter {
     o << "run,method,src,dst,src_host,dst_host,bytes,status,time_us_min,time_us_median,time_us_max,"
          "algbw_gbps_min,algbw_gbps_median,algbw_gbps_max,busbw_gbps_median,wrong,round,concurrent_"
          "pairs,reason,src_gpu,src_pci_bus_id,src_uuid,src_serial,dst_gpu,dst_pci_bus_id,dst_uuid,"
-         "dst_serial,verdict\n";
+         "dst_serial,verdict,known_good,known_good_ratio,known_good_source\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       const auto states = method_states(in.verdicts);
@@ -815,24 +888,33 @@ class CsvReporter : public DocumentReporter {
           << "," << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << ","
           << r.round << "," << r.concurrent_pairs << "," << csv_field(r.reason) << ","
           << card_fields(card(cards, r.src)) << "," << card_fields(card(cards, r.dst)) << ","
-          << csv_field(state_of(states, r)) << "\n";
+          << csv_field(state_of(states, r)) << "," << known_good_fields(states, r) << "\n";
       }
     }
     return o.str();
   }
 
  private:
-  using States = std::map<std::tuple<std::string, int, int>, std::string>;
+  using States = std::map<std::tuple<std::string, int, int>, const MethodVerdict*>;
   static States method_states(const std::vector<PairVerdict>& vs) {
     States out;
     for (const auto& v : vs) {
-      for (const auto& m : v.methods) out[{m.method, v.src, v.dst}] = m.state;
+      for (const auto& m : v.methods) out[{m.method, v.src, v.dst}] = &m;
     }
     return out;
   }
   static std::string state_of(const States& s, const Result& r) {
     const auto it = s.find({r.method, r.src, r.dst});
-    return it == s.end() ? "" : it->second;
+    return it == s.end() ? "" : it->second->state;
+  }
+  // The known-good figure, its ratio and source, on the row of the size the verdict judged.
+  static std::string known_good_fields(const States& s, const Result& r) {
+    const auto it = s.find({r.method, r.src, r.dst});
+    if (it == s.end() || !it->second->expected || it->second->bytes != r.bytes) return ",,";
+    const MethodVerdict& m = *it->second;
+    return format_fixed(*m.expected, 3) + "," +
+           (m.expected_ratio ? format_fixed(*m.expected_ratio, 4) : "") + "," +
+           csv_field(m.expected_basis);
   }
   static std::string rank_text(int r) { return r >= 0 ? std::to_string(r) : ""; }
   static std::string num(const std::optional<Stats>& s, int which) {

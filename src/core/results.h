@@ -270,6 +270,11 @@ struct MethodVerdict {
   std::optional<double> bar;    // the threshold it was judged against
   std::string bar_basis;        // where the threshold came from
   nlohmann::json evidence;      // contended, throttled, noisy, a repeat's pass: the attempts
+  // Against the known-good figure for this GPU model, link, rank count and size
+  // (data/known_good): the figure, measured / figure, and where it comes from; or why none.
+  std::optional<double> expected;
+  std::optional<double> expected_ratio;
+  std::string expected_basis;
 };
 
 struct PairVerdict {

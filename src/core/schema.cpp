@@ -310,7 +310,10 @@ json method_verdict_json(const MethodVerdict& m) {
               {"bytes", m.bytes},
               {"bar", opt_json(m.bar)},
               {"bar_basis", str_or_null(m.bar_basis)},
-              {"evidence", m.evidence}};
+              {"evidence", m.evidence},
+              {"expected", opt_json(m.expected)},
+              {"expected_ratio", opt_json(m.expected_ratio)},
+              {"expected_basis", str_or_null(m.expected_basis)}};
 }
 
 MethodVerdict method_verdict_from(const JsonIn& in) {
@@ -324,6 +327,9 @@ MethodVerdict method_verdict_from(const JsonIn& in) {
   m.bar = in.opt_number("bar", -1e300, 1e300);
   m.bar_basis = in.opt_str("bar_basis").value_or("");
   if (in.has("evidence")) m.evidence = in.at("evidence").raw();
+  m.expected = in.opt_number("expected", 0, 1e9);
+  m.expected_ratio = in.opt_number("expected_ratio", 0, 1e9);
+  m.expected_basis = in.opt_str("expected_basis").value_or("");
   return m;
 }
 

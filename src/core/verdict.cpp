@@ -418,7 +418,8 @@ std::vector<std::string> known_flag_codes() {
           "link-errors",
           "pcie-downtrained",
           "nvlink-degraded",
-          "fabric-unhealthy"};
+          "fabric-unhealthy",
+          "below-expected"};
 }
 
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {

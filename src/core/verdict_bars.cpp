@@ -87,7 +87,44 @@ void default_bandwidth_bar(const Ctx& c, const MethodInfo& m, const Link& link, 
                  format_size_compact(rule.ramp_bytes) + "))";
 }
 
+// The known-good bar: expected_fraction of the figure a healthy card of this model delivers over
+// this link at this size. It applies where NCCL used the transport the link promises (an NCCL
+// case on SHM is flagged nccl-shm already; its ratio is still reported).
+bool known_good_bar(const Ctx& c, const MethodInfo& m, const Link& link, const std::string& kind,
+                    const KnownGoodLookup& known, MethodVerdict& mv) {
+  if (!known.found() || c.e.expected_fraction <= 0 || kind != link.kind) return false;
+  if (m.metric == Metric::kLatency || known.figure->unit == "us") return false;
+  mv.bar = c.e.expected_fraction * known.figure->value;
+  mv.bar_basis = format_fixed(c.e.expected_fraction * 100, 0) + "% of the known-good " +
+                 known.figure->describe();
+  return true;
+}
+
 }  // namespace
+
+KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                               const Result& r, const Link& link) {
+  KnownGoodLookup none;
+  if (!c.known) return none;
+  std::string model;
+  for (const auto& card : v.cards) {
+    const auto* info = c.idx.rank(card.rank);
+    const std::string name = info ? info->gpu.name : "";
+    if (!model.empty() && name != model) {
+      none.why_unknown = "the GPUs are of different models";
+      return none;
+    }
+    model = name;
+  }
+  KnownGoodQuery q;
+  q.gpu_name = model;
+  q.link = link.cls.label;
+  q.ranks = static_cast<int>(c.d.system.ranks.size());
+  q.method = m.name;
+  q.bytes = r.bytes;
+  q.nvls = c.nvls;
+  return c.known->lookup(q);
+}
 
 std::string bar_kind_for(const Ctx& c, const MethodInfo& m, const Link& link, int src, int dst) {
   if (link.cls.kind == LinkKind::kCrossHost) return "net";
@@ -120,11 +157,19 @@ std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const 
 std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                         const Result& r, const Link& link, const std::string& kind,
                                         MethodVerdict& mv) {
+  bool expected = false;
   if (auto b = site_bar(c.e.min_gbps, m.name, kind)) {
     mv.bar = *b;
     mv.bar_basis = "min_gbps from " + c.e.source;
+  } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {
+    expected = true;
   } else {
     default_bandwidth_bar(c, m, link, r.bytes, mv);
+    if (mv.bar && c.known) {
+      const auto k = known_good_for(c, v, m, r, link);
+      if (!k.found())
+        mv.bar_basis += "; link-rate rule: no known-good figure (" + k.why_unknown + ")";
+    }
   }
   const double value = headline_value(&m, r);
   if (!mv.bar || value >= *mv.bar) return std::nullopt;
@@ -134,14 +179,20 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
              {"bytes", r.bytes},
              {"link", v.link}};
   if (link.expected) ev["link_raw_gbps"] = link.expected->raw_gbps;
+  if (expected) ev["expected_fraction"] = c.e.expected_fraction;
   // Per GPU, only the every-GPU-at-once methods ran beside others.
   const bool at_once = v.src != v.dst || m.all_gpus_at_once;
   if (!v.concurrent_pairs.empty() && at_once) ev["ran_at_once_with"] = v.concurrent_pairs;
+  const std::string head = m.name + " reached " + format_fixed(value, 1) + " GB/s at " +
+                           format_size(r.bytes) + where_text(c, v);
+  if (expected) {
+    return make_flag(
+        "below-expected", m.name,
+        head + ", under its " + format_fixed(*mv.bar, 1) + " GB/s bar: " + mv.bar_basis, ev);
+  }
   return make_flag("below-link", m.name,
-                   m.name + " reached " + format_fixed(value, 1) + " GB/s at " +
-                       format_size(r.bytes) + where_text(c, v) + ", under the " +
-                       format_fixed(*mv.bar, 1) + " GB/s that " + v.link_description +
-                       " should carry",
+                   head + ", under the " + format_fixed(*mv.bar, 1) + " GB/s that " +
+                       v.link_description + " should carry",
                    ev);
 }
 

@@ -86,6 +86,10 @@ void index_document(Ctx& c) {
   index_topology(c);
   read_request(c);
   index_confirmations(c);
+  static const KnownGoodTable table = builtin_known_good_table();  // parsed once per process
+  c.known = &table;
+  const auto it = c.d.environment.find("NCCL_NVLS_ENABLE");
+  if (it != c.d.environment.end()) c.nvls = it->second != "0";
 }
 
 std::string bar_kind_of(const LinkClass& cls) {

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/known_good.h"
 #include "core/options.h"
 #include "core/result_index.h"
 #include "core/verdict.h"
@@ -48,6 +49,8 @@ struct Ctx {
   // Confirmation repeats of each case, in attempt order.
   std::map<CaseKey, std::vector<const Result*>> confirmations;
   int confirm_requested = 0;  // the run's --confirm (0: off, or a file from before schema 3)
+  const KnownGoodTable* known = nullptr;    // the built-in known-good figures
+  std::optional<bool> nvls;                 // NCCL_NVLS_ENABLE of the run, where recorded
   std::set<CaseKey>* to_confirm = nullptr;  // set by cases_to_confirm(): undecided cases
 
   Ctx(const RunDocument& doc, const Expectations& ex) : d(doc), e(ex), idx(doc) {}
@@ -86,6 +89,9 @@ void p2p_vs_staged_flags(const Ctx& c, PairVerdict& v);
 void health_flags(const Ctx& c, PairVerdict& v);
 
 // verdict_bars.cpp: the bar a figure is held to, and the flag it earns under it.
+// The known-good figure of `r` for the pair's GPU model and `link` (data/known_good), or why none.
+KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                               const Result& r, const Link& link);
 std::string bar_kind_for(const Ctx& c, const MethodInfo& m, const Link& link, int src, int dst);
 // The flag `r` earns (high-latency), or nullopt; fills mv.bar and mv.bar_basis either way.
 std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,

@@ -224,6 +224,21 @@ void judge_asymmetry(const Ctx& c, PairVerdict& v, const MethodInfo& m,
   apply(c, v, m, outs, decide(c, outs), mv);
 }
 
+// The measured figure beside the known-good one (a ratio under 1 is worse, for latency too).
+void record_known_good(const Ctx& c, const PairVerdict& v, const MethodInfo& m, const Result& r,
+                       const Link& link, MethodVerdict& mv) {
+  const KnownGoodLookup k = known_good_for(c, v, m, r, link);
+  if (!k.found()) {
+    mv.expected_basis = k.why_unknown;
+    return;
+  }
+  mv.expected = k.figure->value;
+  const bool us = m.metric == Metric::kLatency || k.figure->unit == "us";
+  const double value = us ? (r.time_us ? r.time_us->median : 0) : headline_value(&m, r);
+  if (value > 0) mv.expected_ratio = us ? k.figure->value / value : value / k.figure->value;
+  mv.expected_basis = k.figure->describe();
+}
+
 }  // namespace
 
 int state_rank(const std::string& s) {
@@ -249,6 +264,7 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
                     : "both ranks drive one GPU: the figure is not a link's";
     return;
   }
+  record_known_good(c, v, m, r, link, mv);
   if (r.enqueue && r.enqueue->launch_bound) {
     mv.state = vs::kNotJudged;
     mv.reason = "launch-bound: " + r.enqueue->note;

@@ -495,3 +495,88 @@ TEST(KnownGood, H200CollectivesAgreeWithNcclTests) {
 
 }  // namespace
 }  // namespace peerbench
+
+// Issue 18 through the verdicts and every report format: each pair and method beside its
+// known-good figure, with the source; the H200 examples at 0.98-1.02 of their rows, a run with
+// NCCL's P2P off near 0.1, and an unknown model falling back to the link-rate rule, saying so.
+#include "core/report.h"
+#include "core/schema.h"
+#include "core/verdict.h"
+#include "test_docs.h"
+
+namespace peerbench {
+namespace {
+
+std::vector<PairVerdict> example_verdicts(const std::string& name) {
+  return compute_verdicts(
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name), {});
+}
+
+TEST(KnownGoodVerdicts, TheH200ExamplesSitAtTheirOwnRows) {
+  int compared = 0;
+  for (const char* name : {"h200x2-default.json", "h200x2-collectives.json",
+                           "h200x2-nccl-large.json", "h200x2-host.json"}) {
+    for (const auto& v : example_verdicts(name)) {
+      for (const auto& m : v.methods) {
+        if (!m.expected_ratio || m.unit == "us") continue;
+        ++compared;
+        EXPECT_GE(*m.expected_ratio, 0.98) << name << " " << m.method << " " << m.expected_basis;
+        EXPECT_LE(*m.expected_ratio, 1.02) << name << " " << m.method << " " << m.expected_basis;
+        EXPECT_NE(m.expected_basis.find("source: peerbench-h200x2"), std::string::npos);
+      }
+    }
+  }
+  EXPECT_GT(compared, 40);
+}
+
+TEST(KnownGoodVerdicts, NcclWithoutP2pIsNearATenthOfKnownGood) {
+  int nccl = 0;
+  for (const auto& v : example_verdicts("h200x2-nccl-shm.json")) {
+    for (const auto& m : v.methods) {
+      if (m.method.rfind("nccl-", 0) != 0 || !m.expected_ratio) continue;
+      ++nccl;
+      EXPECT_LT(*m.expected_ratio, 0.2) << m.method;
+      EXPECT_GT(*m.expected_ratio, 0.05) << m.method;
+    }
+  }
+  EXPECT_GE(nccl, 8);
+}
+
+TEST(KnownGoodVerdicts, AnUnknownModelFallsBackToTheLinkRateRuleAndSaysSo) {
+  auto d = test::clean_h200_pair();
+  for (auto& r : d.system.ranks) r.gpu.name = "NVIDIA H100 PCIe";
+  for (auto& g : d.topology->hosts[0].gpus) g.name = "NVIDIA H100 PCIe";
+  for (const auto& v : compute_verdicts(d, {})) {
+    for (const auto& m : v.methods) {
+      EXPECT_FALSE(m.expected) << m.method;
+      EXPECT_NE(m.expected_basis.find("H100 PCIe"), std::string::npos) << m.expected_basis;
+      if (m.bar && m.unit != "us") {
+        EXPECT_NE(m.bar_basis.find("link-rate rule: no known-good figure"), std::string::npos)
+            << m.bar_basis;
+      }
+    }
+  }
+}
+
+TEST(KnownGoodVerdicts, EveryReportFormatShowsTheRatioAndTheSource) {
+  const auto d =
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-default.json");
+  ReportInput in;
+  in.path = "h200x2-default.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  for (auto f :
+       {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
+    const std::string out = make_reporter(f)->render({in}, {});
+    EXPECT_NE(out.find("396.9"), std::string::npos) << to_string(f);
+    EXPECT_NE(out.find("source: peerbench-h200x2"), std::string::npos) << to_string(f);
+    if (f != ReportFormat::kCsv) {
+      EXPECT_NE(out.find("known-good"), std::string::npos) << to_string(f);
+    } else {
+      EXPECT_NE(out.find("known_good_ratio"), std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace peerbench

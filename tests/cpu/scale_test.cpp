@@ -49,10 +49,9 @@ std::string big_run(int gpus, int sizes) {
 
 // Read, judge and render in `formats`: what `report` does with a file (one format a call).
 // CPU seconds.
-double report_seconds(const std::string& text,
-                      std::vector<ReportFormat> formats = {ReportFormat::kText,
-                                                           ReportFormat::kMarkdown,
-                                                           ReportFormat::kHtml, ReportFormat::kCsv}) {
+double report_seconds(const std::string& text, std::vector<ReportFormat> formats = {
+                                                   ReportFormat::kText, ReportFormat::kMarkdown,
+                                                   ReportFormat::kHtml, ReportFormat::kCsv}) {
   const std::clock_t t0 = std::clock();
   const RunDocument d = run_document_from_json(parse_json_text(text, "big.json"), "big.json");
   ReportInput in;
@@ -92,8 +91,8 @@ TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
 #ifdef PEERBENCH_SLOW_BUILD
   GTEST_SKIP() << "sanitizer build: " << t << " s (the bound is for plain builds)";
 #else
-  EXPECT_LT(t, 3.0 * pace) << text.size() / 1e6 << " MB file; this machine parses JSON at "
-                           << pace << "x the reference time";
+  EXPECT_LT(t, 3.0 * pace) << text.size() / 1e6 << " MB file; this machine parses JSON at " << pace
+                           << "x the reference time";
 #endif
 }
 

@@ -142,7 +142,8 @@ TEST(Confirmation, AFlagStandsOnlyWhenTheRepeatFailsToo) {
   d.confirmations.push_back(reverse);
   const auto vs = compute_verdicts(d, {});
   const auto& v = verdict(vs, 0, 1);
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"below-link", "asymmetric"}));
+  // H200 over NV18: the bar is 90 % of the known-good figure (below-expected).
+  ASSERT_EQ(codes(v), (std::vector<std::string>{"below-expected", "asymmetric"}));
   const auto& ev = v.flags[0].evidence;
   EXPECT_EQ(ev["confirmed"], true);
   ASSERT_EQ(ev["attempts"].size(), 2u) << "both measurements are the evidence";
@@ -225,7 +226,7 @@ TEST(Confirmation, OldFilesWithoutRepeatsFlagAsBefore) {
   r.algbw_gbps = r.busbw_gbps = test::flat(52);
   const auto vs_v = compute_verdicts(d, {});
   const auto& v = verdict(vs_v, 0, 1);
-  ASSERT_EQ(codes(v).front(), "below-link");
+  ASSERT_EQ(codes(v).front(), "below-expected");
   EXPECT_EQ(v.flags[0].evidence["confirmed"], false);
   EXPECT_NE(v.flags[0].evidence["confirmation"].get<std::string>().find("no repeats"),
             std::string::npos);
@@ -267,10 +268,11 @@ TEST(LaunchBound, AHostBoundFigureIsNotJudgedAgainstTheLink) {
   for (const auto& c : codes(v)) EXPECT_NE(c, "below-link");
 }
 
-// Issue 17.7: every built-in bar at least 10 % under what a healthy 2 x H200 pair measures from
-// 256 MiB to 4 GiB. Figures: nccl-tests on that machine (shared/REFERENCE.md, busbw GB/s);
-// 512 MiB where REFERENCE.md has it (all-reduce 316, send/recv 355), else the geometric mean of
-// the neighbours.
+// Issue 17.7: the link-rate rule's bars (what judges a model with no known-good figure) sit at
+// least 10 % under what a healthy 2 x H200 pair measures from 256 MiB to 4 GiB. Figures:
+// nccl-tests on that machine (shared/REFERENCE.md, busbw GB/s); 512 MiB where REFERENCE.md has
+// it (all-reduce 316, send/recv 355), else the geometric mean of the neighbours. (H200 itself is
+// judged by its known-good curve, 90 % of it: RealH200RunsClearEveryBarByTenPercent.)
 TEST(Bars, EveryBuiltInBarSitsTenPercentUnderAHealthyPair) {
   struct Row {
     const char* method;
@@ -302,7 +304,9 @@ TEST(Bars, EveryBuiltInBarSitsTenPercentUnderAHealthyPair) {
       if (std::string(row.method) == "nccl-sendrecv-ring") {
         d.results.back().src = d.results.back().dst = -1;
       }
-      const auto vs = compute_verdicts(d, {});
+      Expectations link_rule;
+      link_rule.expected_fraction = 0;
+      const auto vs = compute_verdicts(d, link_rule);
       const auto& v = all || std::string(row.method) == "nccl-sendrecv-ring" ? verdict(vs, -1, -1)
                                                                              : verdict(vs, 0, 1);
       const auto& m = method(v, row.method);
@@ -315,8 +319,11 @@ TEST(Bars, EveryBuiltInBarSitsTenPercentUnderAHealthyPair) {
   }
 }
 
-// The same rule against this repository's own 2 x H200 runs: every figure measured at 256 MiB or
-// more clears its bar by at least 10 %.
+// This repository's own 2 x H200 runs against the bars that judge them: H200 over NV18 and PCIe
+// Gen5 has known-good curves (the medians of these runs), and the bar is 90 % of them (issue 18's
+// default), so a healthy run clears it by 10 % give or take the runs' own spread (within 2 %):
+// never by less than 8 %. The link-rate rule's bars (models without a curve) clear by 10 % and
+// more; EveryBuiltInBarSitsTenPercentUnderAHealthyPair holds them to it.
 TEST(Bars, RealH200RunsClearEveryBarByTenPercent) {
   namespace fs = std::filesystem;
   int judged = 0;
@@ -331,7 +338,9 @@ TEST(Bars, RealH200RunsClearEveryBarByTenPercent) {
       for (const auto& m : v.methods) {
         if (!m.bar || !m.value || m.unit == "us" || m.bytes < (256ull << 20)) continue;
         ++judged;
-        EXPECT_LE(*m.bar, 0.9 * *m.value) << name << " " << m.method << " at " << m.bytes;
+        const bool known = m.bar_basis.find("known-good") != std::string::npos;
+        EXPECT_LE(*m.bar, (known ? 0.92 : 0.9) * *m.value)
+            << name << " " << m.method << " at " << m.bytes << ": " << m.bar_basis;
       }
     }
   }

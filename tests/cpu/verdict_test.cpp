@@ -91,14 +91,16 @@ TEST(Verdicts, PcieLikeNumbersOnNvlinkAreBelowLink) {
   for (auto& r : d.results) {
     if (r.method == "ce-write" && r.src == 0) r.algbw_gbps = test::flat(52);
   }
-  const auto vs = compute_verdicts(d, {});
+  Expectations link_rule;  // the link-rate rule alone (H200 has known-good figures too)
+  link_rule.expected_fraction = 0;
+  const auto vs = compute_verdicts(d, link_rule);
   const auto& v = verdict(vs, 0, 1);
   ASSERT_EQ(codes(v), (std::vector<std::string>{"below-link", "asymmetric"}));
   EXPECT_DOUBLE_EQ(v.flags[0].evidence["measured_gbps"].get<double>(), 52.0);
   EXPECT_NEAR(v.flags[0].evidence["link_raw_gbps"].get<double>(), 478.125, 1e-9);
   // Copies' bar: 60 % of the raw link, scaled by size / (size + 4 MiB) (1 GiB: 0.996).
-  EXPECT_NEAR(v.flags[0].evidence["threshold_gbps"].get<double>(),
-              0.6 * 478.125 * 1024.0 / 1028.0, 1e-9);
+  EXPECT_NEAR(v.flags[0].evidence["threshold_gbps"].get<double>(), 0.6 * 478.125 * 1024.0 / 1028.0,
+              1e-9);
   EXPECT_TRUE(verdict(vs, 1, 0).flags.empty()) << "the fast direction is not the asymmetric one";
 }
 
