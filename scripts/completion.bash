@@ -13,7 +13,8 @@ _peerbench_flags() {  # command -> its flags
         "--latency-iters -m --methods --list-methods --pairs --schedule --inplace -d --datatype" \
         "-o --op -r --root --staged-chunk --staged-slots -J --json --expect --dry-run --np" \
         "-q --quiet -v --verbose --allow-gpu-sharing -h --help --version -I --per_iter_timing" \
-        "--fail-on --confirm --require-idle --wait-idle --allow-busy"
+        "--fail-on --confirm --require-idle --wait-idle --allow-busy -a --average" \
+        "-C --report_cputime -z --blocking -R --local_register -t --nthreads -g --ngpus -T"
       ;;
     topo) echo "--json -q --quiet -h --help" ;;
     report) echo "--format -o --output --fail-on --expect --plots -h --help" ;;
@@ -52,7 +53,9 @@ _peerbench_value() {
       words+=" nccl-net-socket below-link high-latency p2p-slower-than-staged asymmetric"
       words+=" data-errors off-nvlink link-errors pcie-downtrained nvlink-degraded fabric-unhealthy"
       ;;
-    run:-I | run:--per_iter_timing) words="0 1" ;;
+    run:-I | run:--per_iter_timing | run:-C | run:--report_cputime) words="0 1" ;;
+    run:-a | run:--average) words="0 1 2 3" ;;
+    run:-z | run:--blocking | run:-R | run:--local_register) words="0 1 2" ;;
     *:--plots)
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return 0

@@ -142,7 +142,8 @@ void add_run_options(cxxopts::Options& o) {
       "n,iters", "iterations per timed sample", cxxopts::value<std::string>()->default_value("20"))(
       "s,samples", "timed samples per size (min/median/max over them)",
       cxxopts::value<std::string>()->default_value("5"))(
-      "c,check", "check the data after every size: 1 or 0",
+      "c,check",
+      "check the data after every sample: 1 or 0 (nccl-tests' -c N repeats the check N times)",
       cxxopts::value<std::string>()->default_value("1"))(
       "G,cudagraph", "capture the iterations in a CUDA graph and time N replays (0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
@@ -150,13 +151,15 @@ void add_run_options(cxxopts::Options& o) {
       "1: one more sample with an event after each iteration, for per-iteration p50/p95/p99 "
       "(nccl-tests' -I; its events never time the headline); 0: off",
       cxxopts::value<std::string>()->default_value("1"))(
-      "timeout", "seconds one sample may take before the watchdog stops the run",
+      "T,timeout", "seconds one sample may take before the watchdog stops the run",
       cxxopts::value<std::string>()->default_value("60"))(
       "latency-bytes", "transfer size of ce-latency and sm-latency",
       cxxopts::value<std::string>()->default_value("8"))(
       "latency-iters", "transfers per latency sample",
       cxxopts::value<std::string>()->default_value("200"));
-  o.add_options("selection")("m,methods", "methods or groups, comma-separated (see --list-methods)",
+  o.add_options("selection")("m,methods",
+                             "methods or groups, comma-separated (see --list-methods; nccl-tests' "
+                             "-m is agg_iters, which peerbench does not have)",
                              cxxopts::value<std::string>()->default_value("all"))(
       "list-methods", "list the methods and groups, then exit")(
       "pairs", "all | intra-host | inter-host | list like 0-1,2>3 (a-b: both directions)",
@@ -184,6 +187,25 @@ void add_run_options(cxxopts::Options& o) {
                                                                           "print every sample")(
       "allow-gpu-sharing", "let ranks share a GPU (testing the tool on one GPU; measures no link)")(
       "h,help", "this help")("version", "print the version");
+  o.add_options("nccl-tests")(
+      "a,average",
+      "the time of an operation over the ranks: 0 rank 0, 1 average (nccl-tests' default), 2 "
+      "minimum, 3 maximum (peerbench's default: the slowest rank)",
+      cxxopts::value<std::string>()->default_value("3"))(
+      "C,report_cputime", "1: also report the host's CPU time to enqueue one operation",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "z,blocking",
+      "0: back to back behind the start gate; 1: the host waits for each operation and all "
+      "ranks meet after it; 2: waits, no meeting (nccl-tests' -z); blocking figures are not judged",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "R,local_register",
+      "NCCL buffer registration: 0 none, 1 ncclCommRegister, 2 symmetric windows "
+      "(ncclCommWindowRegister, NCCL 2.27+), as nccl-tests' -R",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "t,nthreads", "refused: peerbench runs one rank per GPU (nccl-tests' threads per process)",
+      cxxopts::value<std::string>())(
+      "g,ngpus", "refused: peerbench runs one rank per GPU (nccl-tests' GPUs per thread)",
+      cxxopts::value<std::string>());
   o.add_options("verdicts")(
       "fail-on",
       "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
@@ -212,6 +234,21 @@ void check_fail_on(const std::string& fail_on) {
                        "'; use all, none or: " + join(codes));
     }
   }
+}
+
+void parse_nccl_tests_options(const cxxopts::ParseResult& r, RunOptions& o) {
+  for (const char* k : {"nthreads", "ngpus"}) {
+    if (r.count(k)) {
+      throw UsageError(std::string(k[0] == 'n' && k[1] == 't' ? "-t/--nthreads" : "-g/--ngpus") +
+                       ": peerbench runs one rank per GPU; start one rank per GPU with mpirun -np "
+                       "N (or without a launcher: every local GPU)");
+    }
+  }
+  o.average = static_cast<int>(parse_integer(get(r, "average"), "-a/--average", 0, 3));
+  o.report_cputime = parse_integer(get(r, "report_cputime"), "-C/--report_cputime", 0, 1) == 1;
+  o.blocking = static_cast<int>(parse_integer(get(r, "blocking"), "-z/--blocking", 0, 2));
+  o.register_buffers =
+      static_cast<int>(parse_integer(get(r, "local_register"), "-R/--local_register", 0, 2));
 }
 
 void parse_verdict_options(const cxxopts::ParseResult& r, RunOptions& o) {
@@ -243,7 +280,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   o.cudagraph_replays =
       static_cast<int>(parse_integer(get(r, "cudagraph"), "-G/--cudagraph", 0, 100000));
   o.per_iteration = parse_integer(get(r, "per_iter_timing"), "-I/--per_iter_timing", 0, 1) == 1;
-  o.timeout_s = parse_number_in(get(r, "timeout"), "--timeout", kMinTimeoutS, kMaxTimeoutS);
+  o.timeout_s = parse_number_in(get(r, "timeout"), "-T/--timeout", kMinTimeoutS, kMaxTimeoutS);
   o.latency_bytes = parse_size(get(r, "latency-bytes"), "--latency-bytes");
   if (o.latency_bytes > (1ull << 20)) {
     throw UsageError("--latency-bytes: at most 1M; latency is about small transfers");
@@ -284,6 +321,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   if (r.count("quiet")) o.verbosity = 0;
   if (r.count("verbose")) o.verbosity = 2;
   o.allow_gpu_sharing = r.count("allow-gpu-sharing") > 0;
+  parse_nccl_tests_options(r, o);
   parse_verdict_options(r, o);
   if (r.count("inject-fault")) {
     o.fault = parse_fault(get(r, "inject-fault"));
@@ -349,7 +387,7 @@ void parse_run_command(cxxopts::Options& o, const Args& args,
                        const std::vector<MethodInfo>& catalog, CommandLine& cl) {
   add_run_options(o);
   auto r = o.parse(static_cast<int>(args.size()), args.data());
-  cl.help_text = o.help({"sizes", "timing", "selection", "output", "verdicts"});
+  cl.help_text = o.help({"sizes", "timing", "selection", "nccl-tests", "output", "verdicts"});
   if (r.count("help")) {
     cl.command = Command::kHelp;
     return;
@@ -585,6 +623,10 @@ nlohmann::json run_options_to_json(const RunOptions& o) {
   j["require_idle"] = o.idle_required();
   j["wait_idle_s"] = o.wait_idle_s;
   j["fail_on"] = o.fail_on;
+  j["average"] = o.average;
+  j["report_cputime"] = o.report_cputime;
+  j["blocking"] = o.blocking;
+  j["local_register"] = o.register_buffers;
   j["fault_injection"] = o.fault.kind.empty() ? nlohmann::json()
                                               : nlohmann::json{{"kind", o.fault.kind},
                                                                {"method", o.fault.method},

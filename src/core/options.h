@@ -55,6 +55,11 @@ struct RunOptions {
   bool check = true;
   int cudagraph_replays = 0;  // -G N: 0 = no graph
   bool per_iteration = true;  // -I: one more sample timing every iteration (nccl-tests' -I)
+  // nccl-tests' language (issue 18).
+  int average = 3;              // -a: time over ranks: 0 rank 0, 1 average, 2 min, 3 max (slowest)
+  bool report_cputime = false;  // -C: the host's CPU time per operation beside the GPU's
+  int blocking = 0;             // -z: 1 wait for each operation and meet, 2 wait only
+  int register_buffers = 0;     // -R: 0 none, 1 ncclCommRegister, 2 symmetric windows
   std::vector<std::string> methods;
   std::string methods_spec = "all";
   std::string json_path;  // empty: results/peerbench-<host>-<time>.json

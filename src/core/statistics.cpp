@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace peerbench {
 
@@ -40,6 +41,22 @@ IterationStats iteration_stats(std::vector<double> us) {
   for (double x : us) var += (x - s.mean_us) * (x - s.mean_us);
   s.cv = s.mean_us > 0 ? std::sqrt(var / static_cast<double>(n)) / s.mean_us : 0;
   return s;
+}
+
+double over_ranks(const std::vector<double>& times, int rule) {
+  if (times.empty()) throw std::invalid_argument("over_ranks: no times");
+  switch (rule) {
+    case 0:
+      return times.front();
+    case 1:
+      return std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
+    case 2:
+      return *std::min_element(times.begin(), times.end());
+    case 3:
+      return *std::max_element(times.begin(), times.end());
+    default:
+      throw std::invalid_argument("over_ranks: rule " + std::to_string(rule) + " is not 0-3");
+  }
 }
 
 double relative_spread(const Stats& s) {

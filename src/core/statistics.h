@@ -28,6 +28,12 @@ IterationStats iteration_stats(std::vector<double> us);
 // values.
 Stats summarize(std::vector<double> samples);
 
+// The time of an operation over the ranks that worked on it, in rank order, by nccl-tests' -a:
+// 0 the first rank's (rank 0 where it worked), 1 the average, 2 the minimum, 3 the maximum (the
+// slowest rank: peerbench's default). Throws std::invalid_argument on an empty input or an
+// unknown rule.
+double over_ranks(const std::vector<double>& times, int rule);
+
 // Relative spread (max - min) / median; 0 when the median is 0.
 double relative_spread(const Stats& s);
 

@@ -79,6 +79,10 @@ StepContext Engine::make_context(const Method& m, const PairState* mine, std::si
   c.dst = mine && !mine->all_ranks ? mine->pair.dst : -1;
   c.bytes = bytes;
   c.local = {res_.src.get(), res_.dst.get(), res_.signal.get()};
+  if (res_.nccl_buffers && m.info().uses_nccl) {
+    c.local.src = res_.nccl_buffers->src();
+    c.local.dst = res_.nccl_buffers->dst();
+  }
   c.copy_launch = res_.copy_launch;
   c.nccl = res_.nccl.get();
   c.nccl_reason = res_.nccl_reason;

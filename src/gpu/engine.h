@@ -20,6 +20,7 @@
 #include "gpu/gpu_monitor.h"
 #include "gpu/host_staging.h"
 #include "gpu/method.h"
+#include "gpu/nccl_buffers.h"
 #include "gpu/nccl_comm.h"
 #include "gpu/numa_host_buffer.h"
 #include "gpu/nvml.h"
@@ -66,6 +67,9 @@ struct EngineResources {
   std::map<int, PeerAccess> access;     // peers on this host with another GPU
   std::unique_ptr<NcclComm> nccl;
   std::string nccl_reason;
+  // -R 1/2: NCCL's own registered buffers for the NCCL methods; destroyed before `nccl` (members
+  // go in reverse order).
+  std::unique_ptr<NcclBuffers> nccl_buffers;
   std::unique_ptr<HostStaging> staging;
   std::string staging_reason;
   NumaHostBuffer host;  // host<->GPU methods: pinned on the GPU's NUMA node

@@ -146,11 +146,14 @@ void Job::check_memory() {
   for (int q = 0; q < rank_.size; ++q) {
     if (q == rank_.rank || rank_.same_gpu(q)) ++sharing;
   }
-  const std::size_t need = 2 * buffer_bytes_ * static_cast<std::size_t>(sharing) + (64u << 20);
+  // Two buffers of the largest size per rank, two more for NCCL's own with -R.
+  const std::size_t per_rank = (opts_.register_buffers > 0 && want_nccl() ? 4 : 2) * buffer_bytes_;
+  const std::size_t need = per_rank * static_cast<std::size_t>(sharing) + (64u << 20);
   if (need > free_b) {
     e = "-e/--maxbytes " + format_size(opts_.sweep.max_bytes) + " needs " + format_size(need) +
         " of free memory on GPU " + std::to_string(rank_.device) + " of host " +
-        rank_.physical_host + " (two buffers of the largest size per rank), which has " +
+        rank_.physical_host + " (" + (per_rank > 2 * buffer_bytes_ ? "four" : "two") +
+        " buffers of the largest size per rank), which has " +
         format_size(free_b / (1 << 20) * (1 << 20)) + " free; use a smaller -e";
   }
   fail_all(e);
@@ -348,7 +351,21 @@ void Job::create_nccl() {
     if (!res_->nccl_reason.empty() && res_->nccl) res_->nccl->abort();
     if (!res_->nccl_reason.empty()) res_->nccl.reset();
   }
+  if (res_->nccl && opts_.register_buffers > 0) register_nccl_buffers();
   capture_.detach();  // NCCL has its log open by now: leave nothing on disk
+}
+
+// -R: NCCL's own buffers, registered (collective for symmetric windows). A failure on any rank
+// stops the job before measuring: the registration asked for cannot be honoured.
+void Job::register_nccl_buffers() {
+  std::string e;
+  try {
+    res_->nccl_buffers =
+        std::make_unique<NcclBuffers>(*res_->nccl, buffer_bytes_, opts_.register_buffers);
+  } catch (const std::exception& x) {
+    e = rank_.where() + ": -R " + std::to_string(opts_.register_buffers) + ": " + x.what();
+  }
+  fail_all(e);
 }
 
 // ---- Steps.
@@ -367,6 +384,7 @@ void Job::print_header() {
   }
   if (!res_->staging_reason.empty()) *o << "# " << res_->staging_reason << "\n";
   if (!res_->nccl_reason.empty()) *o << "# " << res_->nccl_reason << "\n";
+  if (res_->nccl_buffers) *o << "# NCCL methods use " << res_->nccl_buffers->describe() << "\n";
 }
 
 void Job::run_steps() {

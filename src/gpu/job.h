@@ -73,6 +73,7 @@ class Job {
   // Resources.
   void create_resources();
   void create_nccl();
+  void register_nccl_buffers();
   void create_host_buffer();
   // Who else is on the GPUs (job_contention.cpp).
   void snapshot_host_processes();

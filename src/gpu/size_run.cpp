@@ -9,6 +9,7 @@
 #include "core/bandwidth.h"
 #include "core/schema_activity.h"
 #include "core/sizes.h"
+#include "core/statistics.h"
 #include "gpu/check.h"
 #include "gpu/methods/nccl_collective.h"
 #include "gpu/watchdog.h"
@@ -170,7 +171,7 @@ void SizeRun::capture_graph() {
 // per-iteration distribution (nccl-tests' -I). Events between small operations add about a
 // microsecond to each on Hopper, so that sample gives the percentiles and never the headline.
 void SizeRun::timed_samples() {
-  const int extra = o_.per_iteration && m_.use_start_gate() ? 1 : 0;
+  const int extra = o_.per_iteration && m_.use_start_gate() && o_.blocking == 0 ? 1 : 0;
   for (int s = 0; s < o_.samples + extra; ++s) {
     per_unit_ = s == o_.samples;
     prepare_sample(s);
@@ -302,7 +303,47 @@ double SizeRun::wait_batch(int count) {
   return ms;
 }
 
+// -z 1 / -z 2 (nccl-tests' blocking modes): the host waits for each operation (and with 1, every
+// rank meets after it). The figure includes those waits: not a link figure, never judged.
+void SizeRun::run_blocking() {
+  const auto st = res_.stream.get();
+  const int total = use_graph_ ? replays_ : iters_;
+  auto guarded = [&](auto&& f) {
+    try {
+      if (worker() && rep_.ok()) f();
+    } catch (const std::exception& e) {
+      record_failure(e);
+    }
+  };
+  guarded([&] { PB_CUDA(cudaEventRecord(res_.marks[0].get(), st)); });
+  barrier(res_.rank->world);
+  for (int u = 0; u < total; ++u) {
+    guarded([&] {
+      if (use_graph_) {
+        graph_.launch(st);
+      } else {
+        m_.enqueue(ctx_);
+      }
+      PB_CUDA(cudaEventRecord(res_.done.get(), st));
+      wait_with_watchdog(res_.done.get(), info_.uses_nccl ? res_.nccl.get() : nullptr, o_.timeout_s,
+                         label());
+    });
+    if (o_.blocking == 1) barrier(res_.rank->world);
+  }
+  guarded([&] {
+    PB_CUDA(cudaEventRecord(res_.marks[1].get(), st));
+    PB_CUDA(cudaEventSynchronize(res_.marks[1].get()));
+    float ms = 0;
+    PB_CUDA(cudaEventElapsedTime(&ms, res_.marks[0].get(), res_.marks[1].get()));
+    rep_.elapsed_ms = ms;
+  });
+}
+
 void SizeRun::run_batches() {
+  if (o_.blocking > 0) {
+    run_blocking();
+    return;
+  }
   const int total = use_graph_ ? replays_ : iters_;
   const int per_batch = units_per_batch();
   double elapsed_ms = 0;
@@ -388,9 +429,10 @@ void SizeRun::record_sample(const std::vector<RankReport>& all) {
   for (std::size_t i = 0; i < pairs_.size(); ++i) {
     const auto& p = pairs_[i];
     if (p.failed) continue;
-    double slowest = 0;
-    for (int q : p.workers) slowest = std::max(slowest, all[q].elapsed_ms);
-    tally_[i].times.push_back(slowest * 1e-3 / per);
+    // The time over the working ranks, by -a (default: the slowest rank's).
+    std::vector<double> worker_ms;
+    for (int q : p.workers) worker_ms.push_back(all[q].elapsed_ms);
+    tally_[i].times.push_back(over_ranks(worker_ms, o_.average) * 1e-3 / per);
     std::vector<double> dirs;
     for (const auto& f : p.flows) dirs.push_back(all[f.issuer].elapsed_ms * 1e-3 / per);
     tally_[i].dir_times.push_back(dirs);

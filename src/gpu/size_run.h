@@ -36,6 +36,7 @@ class SizeRun {
   void timed_samples();
   void prepare_sample(int sample);
   void run_batches();
+  void run_blocking();
   void check_sample(int sample);
   void record_sample(const std::vector<RankReport>& all);
   void record_units();

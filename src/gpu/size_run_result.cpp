@@ -34,6 +34,12 @@ EnqueueInfo SizeRun::enqueue_info(const Tally& t) const {
   const int per_batch = units_per_batch();
   const int total = use_graph_ ? replays_ : iters_;
   e.batches = (total + per_batch - 1) / per_batch;
+  if (o_.blocking > 0) {
+    e.launch_bound = true;
+    e.note = "blocking mode (-z " + std::to_string(o_.blocking) +
+             "): the host waited for every operation, so the figure holds its waits";
+    return e;
+  }
   if (!m_.use_start_gate() && !t.times.empty()) {
     std::vector<double> device_us;
     for (double s : t.times) device_us.push_back(s * 1e6 * transfers_ * (use_graph_ ? iters_ : 1));

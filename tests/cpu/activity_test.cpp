@@ -124,3 +124,21 @@ TEST(IterationStats, PercentilesAsNcclTestsTakesThem) {
 
 }  // namespace
 }  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// nccl-tests' -a: rank 0, average, minimum, maximum of the ranks' times (peerbench: the maximum).
+TEST(OverRanks, NcclTestsAverageRules) {
+  const std::vector<double> t{5.0, 7.0, 6.0};  // rank 0, 1, 2
+  EXPECT_DOUBLE_EQ(over_ranks(t, 0), 5.0);
+  EXPECT_DOUBLE_EQ(over_ranks(t, 1), 6.0);
+  EXPECT_DOUBLE_EQ(over_ranks(t, 2), 5.0);
+  EXPECT_DOUBLE_EQ(over_ranks(t, 3), 7.0);
+  EXPECT_DOUBLE_EQ(over_ranks({4.2}, 1), 4.2);
+  EXPECT_THROW(over_ranks({}, 3), std::invalid_argument);
+  EXPECT_THROW(over_ranks(t, 4), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -237,3 +237,38 @@ TEST(Options, TimeoutIsBoundedAndTheErrorSaysTheBounds) {
 
 }  // namespace
 }  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// Issue 18: nccl-tests' language where it means something, refused with one line where it
+// does not (peerbench runs one rank per GPU).
+TEST(NcclTestsLanguage, FlagsParseAndRecord) {
+  const auto cl = parse({"run", "-a", "1", "-C", "1", "-z", "2", "-R", "2", "-T", "7"});
+  EXPECT_EQ(cl.run.average, 1);
+  EXPECT_TRUE(cl.run.report_cputime);
+  EXPECT_EQ(cl.run.blocking, 2);
+  EXPECT_EQ(cl.run.register_buffers, 2);
+  EXPECT_DOUBLE_EQ(cl.run.timeout_s, 7);
+  const auto j = run_options_to_json(cl.run);
+  EXPECT_EQ(j["average"], 1);
+  EXPECT_EQ(j["local_register"], 2);
+  EXPECT_EQ(j["blocking"], 2);
+  const auto d = parse({"run"}).run;
+  EXPECT_EQ(d.average, 3) << "peerbench's default: the slowest rank";
+  EXPECT_EQ(d.register_buffers, 0);
+}
+
+TEST(NcclTestsLanguage, ThreadsAndGpusPerProcessAreRefused) {
+  for (const char* f : {"-t", "--nthreads", "-g", "--ngpus"}) {
+    const std::string e = usage_error({"run", f, "2"});
+    EXPECT_NE(e.find("one rank per GPU"), std::string::npos) << f << ": " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos);
+  }
+  EXPECT_NE(usage_error({"run", "-a", "4"}).find("-a/--average"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "-R", "3"}).find("-R/--local_register"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "-z", "-1"}).find("-z/--blocking"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peerbench
