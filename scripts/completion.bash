@@ -19,7 +19,7 @@ _peerbench_flags() {  # command -> its flags
     topo) echo "--json -q --quiet -h --help" ;;
     report) echo "--format -o --output --fail-on --expect --plots -h --help" ;;
     compare) echo "--threshold --format -o --output --match --fail-on --plots -h --help" ;;
-    fleet) echo "--hosts --expect --format -o --output --plots -h --help" ;;
+    fleet) echo "--hosts --expect --format -o --output --plots --write-baseline -h --help" ;;
   esac
 }
 
@@ -60,7 +60,7 @@ _peerbench_value() {
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return 0
       ;;
-    *:-J | *:--json | *:--expect | *:-o | *:--output | fleet:--hosts)
+    *:-J | *:--json | *:--expect | *:-o | *:--output | fleet:--hosts | fleet:--write-baseline)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return 0
       ;;

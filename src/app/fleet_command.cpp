@@ -1,16 +1,46 @@
 // `peerbench fleet` and `peerbench compare` of more than two runs: read many results files,
 // render one verdict or one history through the core's reporters.
+#include <cstdio>
+#include <ctime>
 #include "app/commands.h"
 #include "app/output.h"
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "core/fleet_baseline.h"
 #include "core/fleet_report.h"
 #include "core/history.h"
+#include "core/input_file.h"
 #include "core/schema.h"
+#include "core/text.h"
 #include "gpu/method.h"
 
 namespace peerbench::app {
 
+namespace {
+
+std::string utc_now_text() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
 int fleet_command(const FleetOptions& o) {
   const FleetReport r = build_fleet(o, gpu::method_catalog());
+  if (!o.write_baseline.empty()) {
+    refuse_output_over_inputs(o.write_baseline, "--write-baseline", r.inputs);
+    const std::string why = check_writable(o.write_baseline, true);
+    if (!why.empty()) throw UsageError("--write-baseline: " + o.write_baseline + ": " + why);
+    write_file_atomically(o.write_baseline,
+                          make_baseline(r, r.outlier_tolerance, utc_now_text()).dump(2) + "\n");
+    std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s\n",
+                 sanitize_for_terminal(o.write_baseline).c_str());
+  }
   const bool html = o.format == FleetFormat::kHtml;
   const auto plots = html || o.format == FleetFormat::kMarkdown ? find_plots(o.plots_dir, html)
                                                                 : std::vector<PlotFile>{};

@@ -87,8 +87,8 @@ void check_keys(const JsonIn& in) {
   static const std::vector<std::string> known{
       "fraction_of_link", "allreduce_fraction_of_link", "scatter_gather_fraction_of_link",
       "asymmetry_tolerance", "noisy_cv", "expected_fraction", "judge_min_bytes",
-      "small_message_max_bytes",
-      "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us", "small_message_us",
+      "small_message_max_bytes", "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us",
+      "small_message_us", "baseline",
       // read by `fleet`; one file serves run, report, fleet
       "fleet_outlier_tolerance", "comment"};
   for (const auto& [k, v] : in.raw().items()) {
@@ -114,6 +114,7 @@ Expectations expectations_from_json(const json& j, const std::string& file,
   if (auto v = in.opt_number("asymmetry_tolerance", 0, 1)) e.asymmetry_tolerance = *v;
   if (auto v = in.opt_number("noisy_cv", 0, 10)) e.noisy_cv = *v;
   if (auto v = in.opt_number("expected_fraction", 0, 1)) e.expected_fraction = *v;
+  if (auto b = in.opt("baseline")) e.baseline = baseline_entries_from(*b);
   if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
   if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
   if (auto v = in.opt("small_message_max_bytes")) e.small_message_max_bytes = size_value(*v);
@@ -149,6 +150,11 @@ json to_json(const Expectations& e) {
   };
   if (!e.min_gbps.empty()) j["min_gbps"] = per_method(e.min_gbps);
   if (!e.max_latency_us.empty()) j["max_latency_us"] = per_method(e.max_latency_us);
+  if (!e.baseline.empty()) {
+    json entries = json::array();
+    for (const auto& b : e.baseline) entries.push_back(to_json(b));
+    j["baseline"] = {{"entries", entries}};
+  }
   return j;
 }
 

@@ -144,13 +144,6 @@ void add_expected_hosts(std::vector<FleetNode>& nodes, const std::vector<std::st
   }
 }
 
-double quantile(const std::vector<double>& sorted, double q) {
-  const double at = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const auto hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 struct Member {
   FleetNode* node;
   FleetPair* pair;
@@ -345,6 +338,13 @@ std::vector<std::string> load_host_list(const std::string& path) {
                      "the --hosts file names no host (empty, or only comments)");
   }
   return hosts;
+}
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const auto hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
 FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::string>& hosts,

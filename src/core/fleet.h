@@ -17,6 +17,7 @@ enum class FleetFormat { kText, kMarkdown, kHtml, kCsv, kJunit, kOpenMetrics };
 
 struct FleetOptions {
   std::vector<std::string> paths;  // results files or folders (searched for *.json)
+  std::string write_baseline;      // --write-baseline FILE: the healthy medians as an expect file
   std::string hosts_file;          // expected nodes, one name per line
   std::string expect_path;         // verdict thresholds plus fleet_outlier_tolerance
   FleetFormat format = FleetFormat::kText;
@@ -49,7 +50,9 @@ struct FleetPair {
   std::string dst_pci;   // "all"; "host/pci" when the peer is on another host
   bool one_gpu = false;  // a host<->GPU method: one rank and its host (not two ranks on one GPU)
   std::string gpu_model;
-  std::string link;  // group label: "NV18", "PCIe Gen5 x16 PIX", "NET", "all 8 GPUs"
+  std::string link;        // group label: "NV18", "PCIe Gen5 x16 PIX", "NET", "all 8 GPUs"
+  std::string link_label;  // the verdict's own label ("NV18", "PIX", "PCIe Gen5 x16", "all")
+  int ranks = 0;           // ranks of the run it came from
   // pass, flagged, incomplete, contended, throttled, noisy (not a pass: the node is not judged
   // healthy), or not-counted (not applicable, same GPU, not judged)
   std::string state;
@@ -121,6 +124,8 @@ struct FleetReport {
 
 // 13000 -> "13.0"; "" for 0 (unknown).
 std::string format_cuda_version(int v);
+// The interpolated q-quantile of sorted values (q in [0, 1]).
+double quantile(const std::vector<double>& sorted, double q);
 
 // A fleet needs at least this many pairs in a group before it calls one an outlier.
 inline constexpr int kFleetMinGroupPairs = 3;

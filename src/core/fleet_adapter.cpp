@@ -109,6 +109,8 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVer
   }
   p.gpu_model = model_of(d, v);
   p.link = link_group(d, v);
+  p.link_label = v.link;
+  p.ranks = static_cast<int>(d.system.ranks.size());
   p.state = fleet_state(v);
   if (p.unsettled()) p.note = state_note(v);
   p.flags = v.flags;
@@ -116,18 +118,15 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVer
   return p;
 }
 
+// Spelled as the verdicts spell them (run_versions), so a site baseline matches by version.
 NodeVersions versions_of(const RunDocument& d, const std::string& host) {
-  NodeVersions v;
-  v.driver = d.system.driver_version;
+  const RunVersions r = run_versions(d);
+  NodeVersions v{r.driver, r.cuda, r.nccl};
   if (d.topology) {
     for (const auto& h : d.topology->hosts) {
       if (h.host == host && !h.driver_version.empty()) v.driver = h.driver_version;
     }
   }
-  const std::string drv = format_cuda_version(d.system.cuda_driver_version);
-  const std::string rt = format_cuda_version(d.system.cuda_runtime_version);
-  v.cuda = drv == rt || rt.empty() ? drv : drv + " (runtime " + rt + ")";
-  v.nccl = d.system.nccl_version;
   return v;
 }
 

@@ -16,6 +16,9 @@ bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* 
                                      cxxopts::value<std::string>()->default_value("text"))(
       "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
       "plots", "folder of plots from scripts/plot_fleet.py fleet to embed or link",
+      cxxopts::value<std::string>())(
+      "write-baseline",
+      "also write the healthy nodes' medians as an --expect file (a site baseline) to FILE",
       cxxopts::value<std::string>())("h,help", "this help");
   o.parse_positional({"paths"});
   o.positional_help("PATH [PATH ...]");
@@ -35,6 +38,7 @@ bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* 
   out.format = parse_fleet_format(r["format"].as<std::string>());
   if (r.count("output")) out.output_path = path("output", "-o/--output");
   if (r.count("plots")) out.plots_dir = path("plots", "--plots");
+  if (r.count("write-baseline")) out.write_baseline = path("write-baseline", "--write-baseline");
   for (std::size_t i = 0; i < out.paths.size(); ++i) {
     if (out.paths[i].empty())
       throw UsageError("fleet: path " + std::to_string(i + 1) + " is empty; give a file or folder");

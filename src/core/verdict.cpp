@@ -419,7 +419,8 @@ std::vector<std::string> known_flag_codes() {
           "pcie-downtrained",
           "nvlink-degraded",
           "fabric-unhealthy",
-          "below-expected"};
+          "below-expected",
+          "off-baseline"};
 }
 
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {

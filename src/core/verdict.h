@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "core/baseline.h"
 #include "core/results.h"
 
 namespace peerbench {
@@ -65,6 +66,8 @@ struct Expectations {
   // link and size (data/known_good), where the table has one; 0 turns it off (then the
   // link-rate rule applies).
   double expected_fraction = 0.9;
+  // A site's healthy fleet medians (`fleet --write-baseline`): off-baseline under their bars.
+  std::vector<BaselineEntry> baseline;
   double asymmetry_tolerance = 0.15;  // |a->b - b->a| / max
   // Bandwidth is judged only at sizes that fill a link. On 2 x H200 (tests/fixtures/runs/h200x2
   // default.json) copies reach 96-98% of their 1 GiB figure at 64 MiB but NCCL only 76-91%

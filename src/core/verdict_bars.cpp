@@ -102,19 +102,73 @@ bool known_good_bar(const Ctx& c, const MethodInfo& m, const Link& link, const s
 
 }  // namespace
 
-KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
-                               const Result& r, const Link& link) {
-  KnownGoodLookup none;
-  if (!c.known) return none;
+namespace {
+
+// The model of the verdict's GPUs, or "" when they differ.
+std::string model_of(const Ctx& c, const PairVerdict& v) {
   std::string model;
   for (const auto& card : v.cards) {
     const auto* info = c.idx.rank(card.rank);
     const std::string name = info ? info->gpu.name : "";
-    if (!model.empty() && name != model) {
-      none.why_unknown = "the GPUs are of different models";
-      return none;
-    }
+    if (!model.empty() && name != model) return "";
     model = name;
+  }
+  return model;
+}
+
+// The off-baseline flag of a figure worse than the site's bar; fills mv.bar either way.
+std::optional<Flag> baseline_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                                       const Result& r, const BaselineEntry& b, double value,
+                                       MethodVerdict& mv) {
+  const std::string unit = b.lower_is_better ? " us" : " GB/s";
+  const int decimals = b.lower_is_better ? 2 : 1;
+  mv.bar = b.bar;
+  mv.bar_basis = "site baseline from " + c.e.source + ": median " +
+                 format_fixed(b.median, decimals) + unit + " of " + std::to_string(b.pairs) +
+                 " pairs on " + std::to_string(b.nodes) + " nodes (" + b.model + ", " + b.group +
+                 ")";
+  const bool worse = b.lower_is_better ? value > b.bar : value < b.bar;
+  if (!worse) return std::nullopt;
+  return make_flag("off-baseline", m.name,
+                   m.name + (b.lower_is_better ? " took " : " reached ") +
+                       format_fixed(value, decimals) + unit + " at " + format_size(r.bytes) +
+                       where_text(c, v) + ", worse than the site's " +
+                       format_fixed(b.bar, decimals) + unit + " bar: " + mv.bar_basis,
+                   {{"measured", value},
+                    {"bar", b.bar},
+                    {"baseline_median", b.median},
+                    {"baseline_p25", b.p25},
+                    {"baseline_p75", b.p75},
+                    {"baseline_pairs", b.pairs},
+                    {"baseline_nodes", b.nodes},
+                    {"unit", b.lower_is_better ? "us" : "GB/s"},
+                    {"bytes", r.bytes},
+                    {"source", c.e.source}});
+}
+
+}  // namespace
+
+const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                                  const Result& r) {
+  if (c.e.baseline.empty()) return nullptr;
+  BaselineQuery q;
+  q.model = model_of(c, v);
+  q.link = v.link;
+  q.method = m.name;
+  q.bytes = r.bytes;
+  q.ranks = static_cast<int>(c.d.system.ranks.size());
+  q.versions = c.versions;
+  return find_baseline(c.e.baseline, q);
+}
+
+KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                               const Result& r, const Link& link) {
+  KnownGoodLookup none;
+  if (!c.known) return none;
+  const std::string model = model_of(c, v);
+  if (model.empty()) {
+    none.why_unknown = "the GPUs are of different models";
+    return none;
   }
   KnownGoodQuery q;
   q.gpu_name = model;
@@ -140,8 +194,11 @@ std::string bar_kind_for(const Ctx& c, const MethodInfo& m, const Link& link, in
 std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                       const Result& r, const std::string& kind, bool small_message,
                                       MethodVerdict& mv) {
-  latency_bar(c, m, kind, small_message, mv);
   const double value = r.time_us ? r.time_us->median : 0;
+  const BaselineEntry* b = baseline_for(c, v, m, r);
+  if (b && b->lower_is_better && !site_bar(c.e.max_latency_us, m.name, kind))
+    return baseline_shortfall(c, v, m, r, *b, value, mv);
+  latency_bar(c, m, kind, small_message, mv);
   if (!mv.bar || value <= *mv.bar) return std::nullopt;
   return make_flag("high-latency", m.name,
                    m.name + " took " + format_fixed(value, 2) + " us per operation at " +
@@ -158,9 +215,12 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
                                         const Result& r, const Link& link, const std::string& kind,
                                         MethodVerdict& mv) {
   bool expected = false;
+  const BaselineEntry* base = baseline_for(c, v, m, r);
   if (auto b = site_bar(c.e.min_gbps, m.name, kind)) {
     mv.bar = *b;
     mv.bar_basis = "min_gbps from " + c.e.source;
+  } else if (base && !base->lower_is_better) {
+    return baseline_shortfall(c, v, m, r, *base, headline_value(&m, r), mv);
   } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {
     expected = true;
   } else {

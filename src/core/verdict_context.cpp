@@ -90,6 +90,7 @@ void index_document(Ctx& c) {
   c.known = &table;
   const auto it = c.d.environment.find("NCCL_NVLS_ENABLE");
   if (it != c.d.environment.end()) c.nvls = it->second != "0";
+  c.versions = run_versions(c.d);
 }
 
 std::string bar_kind_of(const LinkClass& cls) {

@@ -51,6 +51,7 @@ struct Ctx {
   int confirm_requested = 0;  // the run's --confirm (0: off, or a file from before schema 3)
   const KnownGoodTable* known = nullptr;    // the built-in known-good figures
   std::optional<bool> nvls;                 // NCCL_NVLS_ENABLE of the run, where recorded
+  RunVersions versions;                     // to match a site baseline's version-specific entries
   std::set<CaseKey>* to_confirm = nullptr;  // set by cases_to_confirm(): undecided cases
 
   Ctx(const RunDocument& doc, const Expectations& ex) : d(doc), e(ex), idx(doc) {}
@@ -89,6 +90,9 @@ void p2p_vs_staged_flags(const Ctx& c, PairVerdict& v);
 void health_flags(const Ctx& c, PairVerdict& v);
 
 // verdict_bars.cpp: the bar a figure is held to, and the flag it earns under it.
+// The site baseline entry of `r` (Expectations::baseline), or nullptr.
+const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                                  const Result& r);
 // The known-good figure of `r` for the pair's GPU model and `link` (data/known_good), or why none.
 KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                const Result& r, const Link& link);

@@ -424,3 +424,84 @@ TEST(CompareContention, AContendedFigureIsNeverARegression) {
 
 }  // namespace
 }  // namespace peerbench
+
+#include "core/fleet_baseline.h"
+#include "core/verdict.h"
+
+namespace peerbench {
+namespace {
+
+// Issue 18: `fleet --write-baseline` over a fleet, then the same file as --expect. The healthy
+// nodes pass; a node whose NCCL fell back to shared memory (the real run of
+// results/examples/h200x2-nccl-shm.json), one measured beside another job, and one slowed a
+// little less than the outlier tolerance but under the site's bar do not.
+TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
+  DerivedFleet f;  // 10 nodes: node3 slowed (outlier), node5 cut short, node8 unreadable
+  const FleetReport first = build_fleet(f.options, test::catalog());
+  const nlohmann::json file = make_baseline(first, 0.05, "2026-11-30T18:00:00Z");
+  const auto& b = file["baseline"];
+  EXPECT_EQ(b["from"]["nodes"].size(), 7u) << "only the nodes that passed";
+  EXPECT_EQ(b["per_version"], false);
+  bool ce_write = false;
+  for (const auto& e : b["entries"]) {
+    if (e["method"] != "ce-write" || e["link"] != "NV18") continue;
+    ce_write = true;
+    EXPECT_EQ(e["model"], "NVIDIA H200");
+    EXPECT_EQ(e["nodes"], 7) << "node3's outlier figure is not in the median";
+    EXPECT_NEAR(e["bar"].get<double>(), 0.95 * e["median"].get<double>(), 1e-9);
+  }
+  EXPECT_TRUE(ce_write);
+  const std::string path = f.dir + "/baseline.json";
+  write_text(path, file.dump(2));
+  const Expectations e = load_expectations(path, test::catalog());
+  EXPECT_FALSE(e.baseline.empty());
+
+  const std::string later = temp_dir();
+  for (int i = 0; i < 3; ++i) {
+    RunDocument d = as_node(real_run(), "new" + std::to_string(i));
+    if (i == 1) slow(d, "ce-read", 0.93);  // inside the 10 % fleet tolerance, under the 5 % bar
+    write_run(later, "new" + std::to_string(i), d);
+  }
+  RunDocument shm = as_node(
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-nccl-shm.json"),
+      "p2p-off");
+  write_run(later, "p2p-off", shm);
+  RunDocument busy = as_node(real_run(), "busy");
+  for (auto& r : busy.results) {
+    r.interference.emplace();
+    if (r.method == "sm-write") r.interference->push_back({0, "busy", 0, "", {{77, "train.py"}}});
+  }
+  write_run(later, "busy", busy);
+
+  FleetOptions o;
+  o.paths = {later};
+  o.expect_path = path;
+  const FleetReport r = build_fleet(o, test::catalog());
+  EXPECT_EQ(node(r, "new0").state, NodeState::kPass);
+  EXPECT_EQ(node(r, "new2").state, NodeState::kPass);
+  EXPECT_EQ(node(r, "new1").state, NodeState::kFlagged);
+  EXPECT_TRUE(has_flag(node(r, "new1"), "off-baseline", "ce-read"));
+  EXPECT_EQ(node(r, "p2p-off").state, NodeState::kFlagged);
+  EXPECT_NE(node(r, "busy").state, NodeState::kPass);
+  // A run judged by report with the file: the same verdict.
+  const auto vs = compute_verdicts(as_node(real_run(), "x"), e);
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
+}
+
+TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 6; ++i) {
+    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    if (i >= 3) d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
+    write_run(dir, "n" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  const auto file = make_baseline(r, 0.1, "now");
+  EXPECT_EQ(file["baseline"]["per_version"], true);
+  std::set<std::string> drivers;
+  for (const auto& e : file["baseline"]["entries"]) drivers.insert(e["driver"].get<std::string>());
+  EXPECT_EQ(drivers, (std::set<std::string>{"580.159.04", "580.200.01"}));
+}
+
+}  // namespace
+}  // namespace peerbench

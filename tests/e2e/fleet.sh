@@ -153,4 +153,20 @@ if $py -c 'import matplotlib' 2> /dev/null; then
   $py "$src/scripts/plot_fleet.py" history "$work/history.csv" --out "$work/hplots" > /dev/null &&
     [ -s "$work/hplots/history_ce-write.png" ] && ok "history plots" || bad "history plots"
 fi
+# Issue 18: a site baseline written from the fleet, then the fleet judged by it: the healthy
+# nodes pass, the slowed one does not, and the file says where it came from.
+"$bin" fleet "$work/runs" --write-baseline "$work/site-baseline.json" -o "$work/fleet-b.txt" 2> "$work/wb.err"
+grep -q 'site baseline of the healthy nodes written' "$work/wb.err" && [ -s "$work/site-baseline.json" ] &&
+  ok "--write-baseline writes the file and says so" || bad "--write-baseline: $(cat "$work/wb.err")"
+$py - "$work/site-baseline.json" << 'EOF' && ok "the baseline names its nodes, dates and versions" || bad "baseline contents"
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+assert b["entries"] and b["from"]["nodes"] and b["from"]["first_run"] and b["from"]["drivers"], b["from"]
+assert all(e["bar"] < e["median"] for e in b["entries"] if e["unit"] == "GB/s")
+EOF
+"$bin" fleet "$work/runs" --expect "$work/site-baseline.json" > "$work/fleet-by-b.txt" 2>&1
+grep -q "node0001 *pass" "$work/fleet-by-b.txt" && grep -q "node0003 *flagged" "$work/fleet-by-b.txt" &&
+  ok "judged by its own baseline: healthy nodes pass, the slowed node does not" ||
+  bad "fleet --expect baseline: $(head -20 "$work/fleet-by-b.txt")"
+expect_rc 2 "--write-baseline over an input is refused" "$bin" fleet "$work/runs" --write-baseline "$work/runs/node0001.json"
 exit $fail
