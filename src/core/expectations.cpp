@@ -114,6 +114,7 @@ Expectations expectations_from_json(const json& j, const std::string& file,
   if (auto v = in.opt_number("asymmetry_tolerance", 0, 1)) e.asymmetry_tolerance = *v;
   if (auto v = in.opt_number("noisy_cv", 0, 10)) e.noisy_cv = *v;
   if (auto v = in.opt_number("expected_fraction", 0, 1)) e.expected_fraction = *v;
+  if (auto v = in.opt_number("drift_tolerance", 0, 1)) e.drift_tolerance = *v;
   if (auto b = in.opt("baseline")) e.baseline = baseline_entries_from(*b);
   if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
   if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
@@ -137,6 +138,7 @@ json to_json(const Expectations& e) {
             {"asymmetry_tolerance", e.asymmetry_tolerance},
             {"noisy_cv", e.noisy_cv},
             {"expected_fraction", e.expected_fraction},
+            {"drift_tolerance", e.drift_tolerance},
             {"judge_min_bytes", e.judge_min_bytes},
             {"small_message_max_bytes", e.small_message_max_bytes},
             {"off_nvlink_fraction", e.off_nvlink_fraction},

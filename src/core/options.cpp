@@ -114,9 +114,9 @@ std::string non_empty_path(const std::string& path, const std::string& flag) {
 FaultInjection parse_fault(const std::string& text) {
   FaultInjection f;
   const auto parts = split(text, ':');
-  if (parts.size() < 2 || parts.size() > 3) {
+  if (parts.size() < 2 || parts.size() > 4) {
     throw UsageError("--inject-fault: '" + text +
-                     "'; use KIND:METHOD[:RANK] with KIND one of "
+                     "'; use KIND:METHOD[:RANK[:CYCLE]] with KIND one of "
                      "corrupt, hang, die");
   }
   f.kind = parts[0];
@@ -124,8 +124,10 @@ FaultInjection parse_fault(const std::string& text) {
     throw UsageError("--inject-fault: unknown kind '" + f.kind + "'; use corrupt, hang or die");
   }
   f.method = parts[1];
-  if (parts.size() == 3)
+  if (parts.size() >= 3)
     f.rank = static_cast<int>(parse_integer(parts[2], "--inject-fault rank", 0, 1 << 20));
+  if (parts.size() == 4)
+    f.cycle = static_cast<int>(parse_integer(parts[3], "--inject-fault cycle", 1, 1 << 20));
   return f;
 }
 
@@ -202,6 +204,12 @@ void add_run_options(cxxopts::Options& o) {
       "NCCL buffer registration: 0 none, 1 ncclCommRegister, 2 symmetric windows "
       "(ncclCommWindowRegister, NCCL 2.27+), as nccl-tests' -R",
       cxxopts::value<std::string>()->default_value("0"))(
+      "N,run_cycles",
+      "burn-in: repeat the whole suite N times (0 with no --duration: until stopped, SIGINT "
+      "ends it cleanly)",
+      cxxopts::value<std::string>()->default_value("1"))(
+      "duration", "burn-in: repeat the suite for this long (90s, 10m, 2h; 0: no limit)",
+      cxxopts::value<std::string>())(
       "t,nthreads", "refused: peerbench runs one rank per GPU (nccl-tests' threads per process)",
       cxxopts::value<std::string>())(
       "g,ngpus", "refused: peerbench runs one rank per GPU (nccl-tests' GPUs per thread)",
@@ -219,7 +227,7 @@ void add_run_options(cxxopts::Options& o) {
       "wait-idle", "wait up to SECONDS for the job's GPUs to be idle before starting",
       cxxopts::value<std::string>())(
       "allow-busy", "with --expect (which requires idle GPUs): start on busy GPUs anyway");
-  o.add_options("testing")("inject-fault", "KIND:METHOD[:RANK] (testing)",
+  o.add_options("testing")("inject-fault", "KIND:METHOD[:RANK[:CYCLE]] (testing)",
                            cxxopts::value<std::string>());
 }
 
@@ -236,6 +244,40 @@ void check_fail_on(const std::string& fail_on) {
   }
 }
 
+// "90", "90s", "10m", "2h", "1d": seconds, from 0 to a week.
+double parse_duration(const std::string& text, const std::string& flag) {
+  const std::string allowed = "; use seconds, or a number with s, m, h or d (10m, 2h)";
+  if (text.empty()) throw UsageError(flag + ": empty" + allowed);
+  double unit = 1;
+  std::string number = text;
+  switch (text.back()) {
+    case 's':
+      number.pop_back();
+      break;
+    case 'm':
+      unit = 60;
+      number.pop_back();
+      break;
+    case 'h':
+      unit = 3600;
+      number.pop_back();
+      break;
+    case 'd':
+      unit = 86400;
+      number.pop_back();
+      break;
+    default:
+      break;
+  }
+  double v = 0;
+  try {
+    v = parse_number_in(number, flag, 0, 7 * 86400 / unit);
+  } catch (const UsageError&) {
+    throw UsageError(flag + ": '" + text + "' is not a duration up to a week" + allowed);
+  }
+  return v * unit;
+}
+
 void parse_nccl_tests_options(const cxxopts::ParseResult& r, RunOptions& o) {
   for (const char* k : {"nthreads", "ngpus"}) {
     if (r.count(k)) {
@@ -249,6 +291,8 @@ void parse_nccl_tests_options(const cxxopts::ParseResult& r, RunOptions& o) {
   o.blocking = static_cast<int>(parse_integer(get(r, "blocking"), "-z/--blocking", 0, 2));
   o.register_buffers =
       static_cast<int>(parse_integer(get(r, "local_register"), "-R/--local_register", 0, 2));
+  o.cycles = static_cast<int>(parse_integer(get(r, "run_cycles"), "-N/--run_cycles", 0, 1 << 20));
+  if (r.count("duration")) o.duration_s = parse_duration(get(r, "duration"), "--duration");
 }
 
 void parse_verdict_options(const cxxopts::ParseResult& r, RunOptions& o) {
@@ -627,6 +671,8 @@ nlohmann::json run_options_to_json(const RunOptions& o) {
   j["report_cputime"] = o.report_cputime;
   j["blocking"] = o.blocking;
   j["local_register"] = o.register_buffers;
+  j["run_cycles"] = o.cycles;
+  j["duration_s"] = o.duration_s;
   j["fault_injection"] = o.fault.kind.empty() ? nlohmann::json()
                                               : nlohmann::json{{"kind", o.fault.kind},
                                                                {"method", o.fault.method},

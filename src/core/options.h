@@ -37,6 +37,7 @@ struct FaultInjection {
   std::string kind;    // "corrupt", "hang", "die", "" = none
   std::string method;  // method to fault
   int rank = 1;        // rank that misbehaves
+  int cycle = 0;       // burn-in cycle it happens in (1-based); 0: every cycle
 };
 
 // Bounds of --timeout in seconds: below 0.1 s no sample of real GPU work fits; above a day the
@@ -60,6 +61,11 @@ struct RunOptions {
   bool report_cputime = false;  // -C: the host's CPU time per operation beside the GPU's
   int blocking = 0;             // -z: 1 wait for each operation and meet, 2 wait only
   int register_buffers = 0;     // -R: 0 none, 1 ncclCommRegister, 2 symmetric windows
+  // Burn-in: repeat the suite -N times (nccl-tests' run_cycles; 0 with no --duration: until
+  // stopped) and/or for --duration seconds; one cycle by default.
+  int cycles = 1;
+  double duration_s = 0;
+  bool burn_in() const { return cycles != 1 || duration_s > 0; }
   std::vector<std::string> methods;
   std::string methods_spec = "all";
   std::string json_path;  // empty: results/peerbench-<host>-<time>.json

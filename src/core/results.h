@@ -206,6 +206,36 @@ struct GpuActivityLog {
   std::string note;  // what NVML could not tell (per-process utilization, names of other pids)
 };
 
+// One case across the cycles of a burn-in (-N, --duration): its headline figure each cycle (null
+// where it failed or ran beside another process), and the cycles with data errors or failures.
+struct BurnInSeries {
+  std::string method;
+  int src = -1, dst = -1;
+  std::uint64_t bytes = 0;
+  std::string datatype, op;
+  std::vector<std::optional<double>> values;  // index: cycle - 1
+  std::vector<int> error_cycles;              // data errors (wrong elements)
+  std::vector<int> failed_cycles;             // not ok: error, timeout, not run
+  std::vector<int> contended_cycles;          // beside another process or under held clocks
+};
+
+struct BurnInCycle {
+  int cycle = 0;
+  double started_s = 0, elapsed_s = 0;  // since the run started
+  std::uint64_t wrong = 0;              // wrong elements over the cycle's cases
+  int failed = 0;                       // cases not ok
+  std::vector<std::string> counters;    // error counters that grew: "link 3 replay +2 on ..."
+};
+
+struct BurnIn {
+  int cycles_requested = 1;  // -N (0: until stopped)
+  double duration_s = 0;     // --duration (0: none)
+  int cycles_done = 0;
+  std::string stopped_by;  // cycles, duration, SIGINT, error
+  std::vector<BurnInCycle> cycles;
+  std::vector<BurnInSeries> series;
+};
+
 // Peer-access facts for one ordered pair of ranks.
 struct PairFacts {
   int src = -1;
@@ -314,6 +344,7 @@ struct RunDocument {
   // of the run after an idle check (--confirm); `attempt` numbers the repeats.
   std::vector<Result> confirmations;
   std::vector<GpuActivityLog> gpu_activity;  // per GPU; empty when not watched (or schema < 3)
+  std::optional<BurnIn> burn_in;             // a burn-in's cycles; `results` hold the first cycle's
   std::vector<PairVerdict> verdicts;
   std::vector<GpuLinkHealth> link_health;  // per GPU; empty when not read (or schema 1)
   Timing timing;

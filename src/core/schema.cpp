@@ -686,6 +686,7 @@ json to_json(const RunDocument& d) {
   json activity = json::array();
   for (const auto& g : d.gpu_activity) activity.push_back(to_json(g));
   j["gpu_activity"] = activity;
+  j["burn_in"] = d.burn_in ? to_json(*d.burn_in) : json();
   json verdicts = json::array();
   for (const auto& v : d.verdicts) verdicts.push_back(to_json(v));
   j["verdicts"] = verdicts;
@@ -1045,6 +1046,7 @@ void read_run_document(const JsonIn& in, const std::string& file, RunDocument& d
   if (auto ga = in.opt("gpu_activity")) {
     for (const auto& g : ga->array(kMaxItems)) d.gpu_activity.push_back(gpu_activity_from(g));
   }
+  if (auto b = in.opt("burn_in")) d.burn_in = burn_in_from(*b);
   rethrow("verdicts");
   if (auto vs = in.opt("verdicts")) {
     for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));

@@ -195,6 +195,91 @@ GpuActivityLog gpu_activity_from(const JsonIn& in) {
   return g;
 }
 
+json to_json(const BurnIn& b) {
+  json cycles = json::array();
+  for (const auto& c : b.cycles) {
+    cycles.push_back({{"cycle", c.cycle},
+                      {"started_s", c.started_s},
+                      {"elapsed_s", c.elapsed_s},
+                      {"wrong", c.wrong},
+                      {"failed", c.failed},
+                      {"counters", c.counters}});
+  }
+  json series = json::array();
+  for (const auto& x : b.series) {
+    json values = json::array();
+    for (const auto& v : x.values) values.push_back(v ? json(*v) : json());
+    series.push_back({{"method", x.method},
+                      {"src", x.src < 0 ? json() : json(x.src)},
+                      {"dst", x.dst < 0 ? json() : json(x.dst)},
+                      {"bytes", x.bytes},
+                      {"datatype", x.datatype.empty() ? json() : json(x.datatype)},
+                      {"op", x.op.empty() ? json() : json(x.op)},
+                      {"values", values},
+                      {"error_cycles", x.error_cycles},
+                      {"failed_cycles", x.failed_cycles},
+                      {"contended_cycles", x.contended_cycles}});
+  }
+  return json{{"cycles_requested", b.cycles_requested},
+              {"duration_s", b.duration_s},
+              {"cycles_done", b.cycles_done},
+              {"stopped_by", b.stopped_by},
+              {"cycles", cycles},
+              {"series", series}};
+}
+
+namespace {
+
+std::vector<int> cycle_numbers(const JsonIn& in, const char* key, int most) {
+  std::vector<int> out;
+  if (auto a = in.opt(key)) {
+    for (const auto& c : a->array(1 << 20)) out.push_back(static_cast<int>(c.integer(1, most)));
+  }
+  return out;
+}
+
+}  // namespace
+
+BurnIn burn_in_from(const JsonIn& in) {
+  BurnIn b;
+  b.cycles_requested = static_cast<int>(in.at("cycles_requested").integer(0, 1 << 20));
+  b.duration_s = in.opt_number("duration_s", 0, 1e7).value_or(0);
+  b.cycles_done = static_cast<int>(in.at("cycles_done").integer(0, 1 << 20));
+  b.stopped_by = in.opt_str("stopped_by").value_or("");
+  for (const auto& c : in.at("cycles").array(1 << 20)) {
+    BurnInCycle x;
+    x.cycle = static_cast<int>(c.at("cycle").integer(1, 1 << 20));
+    x.started_s = c.at("started_s").number(0, 1e7);
+    x.elapsed_s = c.at("elapsed_s").number(0, 1e7);
+    x.wrong = static_cast<std::uint64_t>(c.opt_number("wrong", 0, 1e18).value_or(0));
+    x.failed = static_cast<int>(c.opt_integer("failed", 0, 1 << 30).value_or(0));
+    if (auto k = c.opt("counters")) x.counters = k->string_array(1 << 16);
+    b.cycles.push_back(std::move(x));
+  }
+  const int most = std::max(1, b.cycles_done);
+  for (const auto& x : in.at("series").array(1 << 20)) {
+    BurnInSeries s;
+    s.method = x.at("method").str(128);
+    s.src = static_cast<int>(x.opt_integer("src", 0, 1 << 20).value_or(-1));
+    s.dst = static_cast<int>(x.opt_integer("dst", 0, 1 << 20).value_or(-1));
+    s.bytes = static_cast<std::uint64_t>(x.at("bytes").number(0, 1e15));
+    s.datatype = x.opt_str("datatype").value_or("");
+    s.op = x.opt_str("op").value_or("");
+    for (const auto& v : x.at("values").array(1 << 20)) {
+      if (v.raw().is_null()) {
+        s.values.emplace_back();
+      } else {
+        s.values.emplace_back(v.number(0, 1e12));
+      }
+    }
+    s.error_cycles = cycle_numbers(x, "error_cycles", most);
+    s.failed_cycles = cycle_numbers(x, "failed_cycles", most);
+    s.contended_cycles = cycle_numbers(x, "contended_cycles", most);
+    b.series.push_back(std::move(s));
+  }
+  return b;
+}
+
 json to_json(const FabricInfo& f) {
   return json{{"state", f.state},
               {"status", f.status.empty() ? json() : json(f.status)},

@@ -28,6 +28,9 @@ IdleCheck idle_check_from(const JsonIn& in);
 nlohmann::json to_json(const GpuActivityLog& g);
 GpuActivityLog gpu_activity_from(const JsonIn& in);
 
+nlohmann::json to_json(const BurnIn& b);
+BurnIn burn_in_from(const JsonIn& in);
+
 nlohmann::json to_json(const FabricInfo& f);
 FabricInfo fabric_info_from(const JsonIn& in);
 

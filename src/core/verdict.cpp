@@ -216,6 +216,7 @@ std::optional<PairVerdict> pair_verdict(const Ctx& c, int src, int dst) {
   if (v.methods.empty() && v.flags.empty()) return std::nullopt;
   if (link.cls.kind != LinkKind::kSameGpu) p2p_vs_staged_flags(c, v);
   health_flags(c, v);
+  burn_in_flags(c, v);
   describe_observed(c, v);
   settle(v, link.cls.kind == LinkKind::kSameGpu);
   return v;
@@ -259,6 +260,7 @@ std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
   }
   if (v.methods.empty()) return std::nullopt;
   health_flags(c, v);
+  burn_in_flags(c, v);
   describe_observed(c, v);
   settle(v, false);
   return v;
@@ -312,6 +314,7 @@ std::optional<PairVerdict> all_ranks_verdict(const Ctx& c) {
     }
   }
   if (v.methods.empty()) return std::nullopt;
+  burn_in_flags(c, v);
   describe_observed(c, v);
   settle(v, link.cls.kind == LinkKind::kSameGpu);
   return v;
@@ -420,7 +423,10 @@ std::vector<std::string> known_flag_codes() {
           "nvlink-degraded",
           "fabric-unhealthy",
           "below-expected",
-          "off-baseline"};
+          "off-baseline",
+          "burn-in-errors",
+          "intermittent",
+          "drift"};
 }
 
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {

@@ -66,6 +66,8 @@ struct Expectations {
   // link and size (data/known_good), where the table has one; 0 turns it off (then the
   // link-rate rule applies).
   double expected_fraction = 0.9;
+  // drift: a burn-in's last quarter of cycles worse than its first by more than this.
+  double drift_tolerance = 0.05;
   // A site's healthy fleet medians (`fleet --write-baseline`): off-baseline under their bars.
   std::vector<BaselineEntry> baseline;
   double asymmetry_tolerance = 0.15;  // |a->b - b->a| / max

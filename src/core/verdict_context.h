@@ -89,6 +89,9 @@ void p2p_vs_staged_flags(const Ctx& c, PairVerdict& v);
 // verdict_health.cpp: the links' own state (error counters, PCIe training, NVLinks up, fabric).
 void health_flags(const Ctx& c, PairVerdict& v);
 
+// verdict_burn_in.cpp: a burn-in's data errors by cycle, intermittent failures, drift.
+void burn_in_flags(const Ctx& c, PairVerdict& v);
+
 // verdict_bars.cpp: the bar a figure is held to, and the flag it earns under it.
 // The site baseline entry of `r` (Expectations::baseline), or nullptr.
 const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
