@@ -2,7 +2,7 @@
 # On a GPU node: build, run the GPU tests and a short benchmark, and collect logs and JSON in one
 # folder (default: gpu-check-<host>-<time>/; a tarball of it is written beside its files).
 #
-#   scripts/gpu_check.sh [OUTDIR] [quick|full|issue17]
+#   scripts/gpu_check.sh [OUTDIR] [quick|full|issues]
 #
 # quick: default sweep on all local GPUs; full: also the NCCL transport cases (P2P disabled ->
 # SHM, P2P+SHM disabled -> NET), CUDA-graph small-message times, rounds vs serial, and the
@@ -14,7 +14,7 @@
 # 2 for bad arguments. PEERBENCH_REVISION and PEERBENCH_CHECK_BUDGET: see below.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-cli_usage="gpu_check.sh [OUTDIR] [quick|full|issue17]"
+cli_usage="gpu_check.sh [OUTDIR] [quick|full|issues]"
 # shellcheck source=cli.sh
 source "$here/scripts/cli.sh"
 case ${1:-} in -h | --help) cli_help_exit ;; esac
@@ -22,7 +22,7 @@ case ${1:-} in -h | --help) cli_help_exit ;; esac
 cd "$here" || cli_fail "cannot enter $here"
 out=${1:-gpu-check-$(hostname -s)-$(date -u +%Y%m%d-%H%M%S)}
 mode=${2:-quick}
-case $mode in quick | full | issue17) ;; *) cli_fail "mode $mode: quick, full or issue17" ;; esac
+case $mode in quick | full | issues) ;; *) cli_fail "mode $mode: quick, full or issues" ;; esac
 [[ ${PEERBENCH_CHECK_BUDGET:-0} =~ ^[0-9]+$ ]] ||
   cli_fail "PEERBENCH_CHECK_BUDGET=$PEERBENCH_CHECK_BUDGET: give whole seconds"
 for f in summary.log build.log ctest.log; do cli_check_file "$out/$f"; done
@@ -57,7 +57,7 @@ if [ "$ngpu" -lt 2 ]; then
 fi
 
 t0=$(date +%s)
-(cd build && ctest -L "${PEERBENCH_CTEST_LABEL:-.}" --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
+(cd build && ctest -L "${PEERBENCH_CTEST_LABEL:-.}" ${PEERBENCH_CTEST_EXCLUDE:+-E "$PEERBENCH_CTEST_EXCLUDE"} --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
 ctest_rc=$?
 say "# ctest (CPU and GPU): rc=$ctest_rc in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
 grep -E '^\[  (FAILED|SKIPPED) |\*\*\*(Failed|Skipped)|PEERBENCH_GPU_SKIP' "$out/ctest.log" | sort -u | tee -a "$log"
@@ -108,7 +108,7 @@ for key, by in sorted(rows.items(), key=str):
     print(line)
 PY
 }
-if [ "$mode" = full ] || [ "$mode" = issue17 ]; then
+if [ "$mode" = full ] || [ "$mode" = issues ]; then
   queues "$np" "${share[@]}" -m ce-write,sm-write$([ -z "${share[*]}" ] && echo ,nccl-allreduce,nccl-sendrecv)
   [ -n "${share[*]}" ] && queues 1 -m nccl-allreduce   # one GPU: NCCL's own enqueue path on one rank
   run odd-sizes "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write,sm-read$([ -z "${share[*]}" ] && echo ,nccl-allreduce,nccl-allgather) -b 3 -e 3000 -i 997 -w 1 -n 3 -s 2 -J "$out/odd-sizes.json"
@@ -125,7 +125,24 @@ print(f"# {sys.argv[1].split('/')[-1]}: {len(d['verdicts'])} verdicts, {len(bad)
 PY
   done
 fi
-[ "$mode" = issue17 ] && { say "# collected in $out"; exit $(( ctest_rc != 0 )); }
+if [ "$mode" = full ] || [ "$mode" = issues ]; then
+  # Issue 18: NCCL buffer registration (-R 0/1/2), the time over ranks (-a), blocking (-z), and
+  # the host's CPU time per operation, on the NCCL all-reduce of as many ranks as GPUs (one GPU:
+  # one rank, NCCL's local path).
+  nr=$([ -n "${share[*]}" ] && echo 1 || echo "$np")
+  for reg in 0 1 2; do
+    "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 8 -e 8 -n 200 -G 100 -R "$reg" -J "$out/reg$reg-graph.json" > "$out/reg$reg-graph.log" 2>&1
+    "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 64M -e 64M -R "$reg" -C 1 -J "$out/reg$reg-64m.json" > "$out/reg$reg-64m.log" 2>&1
+    say "# -R $reg: 8 B under -G $(python3 -c "import json;d=json.load(open('$out/reg$reg-graph.json'));r=[x for x in d['results'] if x['status']=='ok'];print(f"{r[0]['time_us']['median']:.2f} us" if r else 'no result: '+str([x['reason'] for x in d['results']]))" 2>&1 | tail -1), 64 MiB $(python3 -c "import json;d=json.load(open('$out/reg$reg-64m.json'));r=[x for x in d['results'] if x['status']=='ok'];print(f"{r[0]['busbw_gbps']['median']:.1f} busbw GB/s, host {r[0]['enqueue']['host_us_per_op']:.2f} us/op" if r else 'no result')" 2>&1 | tail -1)"
+  done
+  for a in 0 1 2 3; do
+    "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write -b 8 -e 8 -n 200 -a "$a" -J "$out/avg$a.json" > "$out/avg$a.log" 2>&1
+  done
+  say "# -a 0..3 (ce-write 8 B): $(for a in 0 1 2 3; do python3 -c "import json;d=json.load(open('$out/avg$a.json'));print(f"{d['results'][0]['time_us']['median']:.2f}", end=' ')"; done) us"
+  "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 8 -e 8 -n 200 -z 1 -J "$out/blocking.json" > "$out/blocking.log" 2>&1
+  say "# -z 1 (8-byte all-reduce, the host waits for each): $(python3 -c "import json;d=json.load(open('$out/blocking.json'));r=d['results'][0];print(f"{r['time_us']['median']:.2f} us, launch-bound {r['enqueue']['launch_bound']}")" 2>&1 | tail -1)"
+fi
+[ "$mode" = issues ] && { say "# collected in $out"; exit $(( ctest_rc != 0 )); }
 
 # The README's main job: no launcher, every local GPU, default suite.
 run default build/peerbench run "${share[@]}" --np "$np" -J "$out/default.json"

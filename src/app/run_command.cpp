@@ -26,6 +26,7 @@
 #include "gpu/mpi_context.h"
 #include "gpu/nccl_comm.h"
 #include "gpu/nvml.h"
+#include "gpu/stop_request.h"
 #include "gpu/topology_probe.h"
 
 namespace peerbench::app {
@@ -238,6 +239,7 @@ int measure(const CommandLine& cl, const RunOptions& o, gpu::RankContext& rk,
   io.err = &std::cerr;
   io.terminal = progress_may_redraw(::isatty(STDOUT_FILENO) == 1, launch,
                                     [](const char* n) { return std::getenv(n); });
+  gpu::install_stop_handlers();  // SIGINT/SIGTERM: finish the step, write the file, leave together
   gpu::Job job(rk, o, cl.argv, capture, nvml, io);
   const auto outcome = job.run();
   const int code = outcome.exit_code;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/link_counters.h"
 #include "core/text.h"
 #include "core/verdict_context.h"
 
@@ -11,34 +12,6 @@ namespace peerbench::verdict_detail {
 using nlohmann::json;
 
 namespace {
-
-// Counters that grew between the two readings, as "link 3 replay +2". The data CRC counter is
-// left out: on NVLink 4 (H100/H200) it rises with traffic on healthy links (62-232 a link in one
-// default run on 2 x H200 at full bandwidth, zero replays), counting what the link corrected.
-// Replays, recoveries and flit CRC errors mean retransmission or retraining. Both readings stay
-// in the results file either way.
-std::vector<std::string> grown_counters(const GpuLinkHealth& h) {
-  std::map<int, const NvLinkErrorCounts*> before;
-  for (const auto& b : h.nvlink_errors_before) before[b.link] = &b;
-  std::vector<std::string> out;
-  for (const auto& a : h.nvlink_errors_after) {
-    const auto it = before.find(a.link);
-    if (it == before.end()) continue;
-    const NvLinkErrorCounts& b = *it->second;
-    const std::pair<const char*,
-                    std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>>>
-        counters[] = {{"replay", {b.replay, a.replay}},
-                      {"recovery", {b.recovery, a.recovery}},
-                      {"crc_flit", {b.crc_flit, a.crc_flit}}};
-    for (const auto& [name, ba] : counters) {
-      if (ba.first && ba.second && *ba.second > *ba.first) {
-        out.push_back("link " + std::to_string(a.link) + " " + name + " +" +
-                      std::to_string(*ba.second - *ba.first));
-      }
-    }
-  }
-  return out;
-}
 
 void pcie_flag(PairVerdict& v, const GpuLinkHealth& h, const std::string& card) {
   std::optional<int> gen_bar = h.pcie_gen_max;
@@ -69,7 +42,7 @@ void counter_and_pcie_flags(const Ctx& c, PairVerdict& v) {
     const auto it = c.health.find({card.host, card.gpu_index});
     if (it == c.health.end()) continue;
     const GpuLinkHealth& h = *it->second;
-    const auto grown = grown_counters(h);
+    const auto grown = grown_counters(h.nvlink_errors_before, h.nvlink_errors_after);
     if (!grown.empty()) {
       std::string list;
       for (const auto& g : grown) list += (list.empty() ? "" : ", ") + g;

@@ -190,7 +190,8 @@ std::vector<Result> Engine::run_step(Method& m, const PlanStep& step,
                                      const std::optional<CaseVariant>& only) {
   const RankContext& rk = *res_.rank;
   const auto& fault = res_.opts->fault;
-  if (fault.kind == "die" && fault.method == m.info().name && fault.rank == rk.rank) {
+  if (fault.kind == "die" && fault.method == m.info().name && fault.rank == rk.rank &&
+      (fault.cycle == 0 || fault.cycle == res_.cycle)) {
     std::fprintf(stderr, "peerbench: fault injection: rank %d kills itself at %s\n", rk.rank,
                  m.info().name.c_str());
     std::fflush(stderr);

@@ -76,6 +76,7 @@ struct EngineResources {
   std::string host_reason;
   const Nvml* nvml = nullptr;
   GpuMonitor* monitor = nullptr;  // this rank's GPU: who else uses it (null: not watched)
+  int cycle = 1;                  // the burn-in cycle running (fault injection's CYCLE)
   std::vector<std::string> bus_id_of_rank;
   kernels::CopyLaunch copy_launch;
 

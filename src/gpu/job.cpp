@@ -400,20 +400,43 @@ void Job::run_steps() {
       doc.confirmations.push_back(r);
       doc.confirmations.back().attempt = attempt_;
     } else {
-      doc.results.push_back(r);
+      if (cycle_ == 1) doc.results.push_back(r);
+      record_cycle_result(r);
     }
     if (out()) live.result(doc, find_method(selected_, r.method), r);
   });
+  if (opts_.burn_in()) doc.burn_in = BurnIn{opts_.cycles, opts_.duration_s, 0, "", {}, {}};
+  for (cycle_ = 1;; ++cycle_) {
+    res_->cycle = cycle_;
+    begin_cycle();
+    const bool whole = run_cycle(engine, live);
+    end_cycle(whole);
+    if (!whole || !next_cycle()) break;
+  }
+  if (doc.burn_in && doc.burn_in->stopped_by.empty())
+    doc.burn_in->stopped_by = stopping_ ? "SIGINT" : fatal_.empty() ? "cycles" : "error";
+  if (fatal_.empty() && !stopping_) {
+    doc.in_progress = {{"method", "confirmation repeats"}};
+    if (root()) outcome_.json_written = file_->write(doc);
+    run_confirmations(engine);
+  }
+  doc.in_progress = nullptr;
+}
+
+// One pass over the plan. False when the run stops in it: a fatal error, or a stop request.
+bool Job::run_cycle(Engine& engine, LiveReporter& live) {
+  RunDocument& doc = outcome_.doc;
   double est_done = 0;
   for (std::size_t i = 0; i < plan_.steps.size(); ++i) {
+    if (stop_asked()) {
+      if (cycle_ == 1) record_not_run(i, "stopped by a signal (SIGINT or SIGTERM)");
+      return false;
+    }
     const auto& step = plan_.steps[i];
     json pairs = json::array();
     for (const auto& p : step.pairs) pairs.push_back({p.src, p.dst});
-    doc.in_progress = {{"method", step.method},
-                       {"round", step.round},
-                       {"pairs", pairs},
-                       {"sizes", step.sizes},
-                       {"all_ranks", step.all_ranks}};
+    doc.in_progress = {{"method", step.method}, {"round", step.round},         {"pairs", pairs},
+                       {"sizes", step.sizes},   {"all_ranks", step.all_ranks}, {"cycle", cycle_}};
     if (root()) outcome_.json_written = file_->write(doc);
     try {
       auto& method = **std::find_if(methods_.begin(), methods_.end(),
@@ -426,8 +449,10 @@ void Job::run_steps() {
     } catch (const FatalRunError& e) {
       fatal_ = e.what();
       outcome_.gpu_stuck = e.gpu_stuck();
-      record_not_run(i);
-      return;
+      if (cycle_ == 1) record_not_run(i, "run stopped: " + fatal_);
+      if (err()) *err() << "peerbench: error: " << fatal_ << "\n";
+      doc.errors.push_back(fatal_);
+      return false;
     }
     est_done += step.estimate_s;
     if (out()) {
@@ -436,19 +461,17 @@ void Job::run_steps() {
       const double left =
           est_done > 0 ? elapsed / est_done * std::max(0.0, plan_.estimate_s - est_done) : 0;
       live.progress(static_cast<int>(doc.results.size()), plan_.cases, elapsed, left,
-                    step.method + " round " + std::to_string(step.round) + " done", io_.terminal);
+                    step.method + " round " + std::to_string(step.round) + " done" +
+                        (opts_.burn_in() ? ", cycle " + std::to_string(cycle_) : ""),
+                    io_.terminal);
     }
   }
-  doc.in_progress = {{"method", "confirmation repeats"}};
-  if (root()) outcome_.json_written = file_->write(doc);
-  run_confirmations(engine);
-  doc.in_progress = nullptr;
+  return true;
 }
 
-void Job::record_not_run(std::size_t first_step) {
+void Job::record_not_run(std::size_t first_step, const std::string& why) {
   // Everything the plan still held is recorded as not run, with the reason.
   RunDocument& doc = outcome_.doc;
-  doc.errors.push_back(fatal_);
   std::set<std::tuple<std::string, int, int, std::uint64_t>> recorded;
   for (const auto& r : doc.results) recorded.insert({r.method, r.src, r.dst, r.bytes});
   for (std::size_t i = first_step; i < plan_.steps.size(); ++i) {
@@ -461,7 +484,7 @@ void Job::record_not_run(std::size_t first_step) {
       r.dst = d;
       r.bytes = b;
       r.status = ResultStatus::kNotRun;
-      r.reason = "run stopped: " + fatal_;
+      r.reason = why;
       r.round = step.round;
       doc.results.push_back(r);
     };
@@ -470,7 +493,6 @@ void Job::record_not_run(std::size_t first_step) {
       for (const auto& p : step.pairs) add(p.src, p.dst, b);
     }
   }
-  if (err()) *err() << "peerbench: error: " << fatal_ << "\n";
 }
 
 // ---- Finish.
@@ -530,7 +552,9 @@ void Job::finish() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
   doc.timing.elapsed_s = elapsed;
   doc.finished_at = utc_now_iso8601();
-  doc.status = fatal_.empty() ? "complete" : "failed";
+  // A stop request in the first pass leaves the plan unfinished; a burn-in stopped later has its
+  // first cycle whole and says why it stopped.
+  doc.status = !fatal_.empty() ? "failed" : stopping_ && cycle_ == 1 ? "incomplete" : "complete";
   if (root()) {
     doc.verdicts = compute_verdicts(doc, expectations_);
     outcome_.json_written = file_->write(doc);

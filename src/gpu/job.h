@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/options.h"
 #include "core/plan.h"
+#include "core/report.h"
 #include "core/results.h"
 #include "core/results_file.h"
 #include "core/verdict.h"
@@ -87,7 +88,14 @@ class Job {
   // Steps.
   void print_header();
   void run_steps();
-  void record_not_run(std::size_t first_step);
+  bool run_cycle(Engine& engine, LiveReporter& live);
+  void record_not_run(std::size_t first_step, const std::string& why);
+  // Burn-in cycles (job_burn_in.cpp).
+  void begin_cycle();
+  void record_cycle_result(const Result& r);
+  void end_cycle(bool whole);
+  bool next_cycle();
+  bool stop_asked();  // collective: any rank asked to stop
   // Finish.
   void record_nccl_transports();
   void record_link_health();
@@ -124,7 +132,12 @@ class Job {
   std::set<long long> host_processes_before_;  // on the host's GPUs before the job's contexts
   bool own_pids_visible_ = true;               // NVML's pids are this namespace's
   std::unique_ptr<GpuMonitor> monitor_;
-  int attempt_ = 0;  // > 0 while confirmation repeats run: results go to doc.confirmations
+  int attempt_ = 0;        // > 0 while confirmation repeats run: results go to doc.confirmations
+  int cycle_ = 1;          // burn-in cycle running (1-based)
+  bool stopping_ = false;  // a signal asked the job to stop
+  BurnInCycle this_cycle_;
+  std::vector<NvLinkErrorCounts> cycle_links_;  // this rank's GPU at the cycle's start
+  std::optional<int> cycle_replays_;
 };
 
 // Default results path: results/peerbench-HOST-YYYYMMDD-HHMMSS.json

@@ -65,6 +65,10 @@ class Nvml {
     std::optional<unsigned long long> replay, recovery, crc_flit, crc_data;
   };
   std::vector<LinkErrors> nvlink_errors(Device d) const;
+  // PCIe replays since boot (nvmlDeviceGetPcieReplayCounter).
+  std::optional<int> pcie_replays(Device d) const {
+    return unsigned_query("nvmlDeviceGetPcieReplayCounter", d);
+  }
 
   // ---- Who else uses the GPU (nvml_activity.cpp).
   // Every GPU NVML sees on this host (nvmlDeviceGetCount_v2, nvmlDeviceGetHandleByIndex_v2).

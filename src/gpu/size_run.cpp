@@ -26,8 +26,10 @@ std::uint32_t name_salt(const std::string& s) {
   return h;
 }
 
-bool fault_here(const FaultInjection& f, const char* kind, const std::string& method, int rank) {
-  return f.kind == kind && f.method == method && f.rank == rank;
+bool fault_here(const FaultInjection& f, const char* kind, const std::string& method, int rank,
+                int cycle) {
+  return f.kind == kind && f.method == method && f.rank == rank &&
+         (f.cycle == 0 || f.cycle == cycle);
 }
 
 }  // namespace
@@ -57,8 +59,8 @@ SizeRun::SizeRun(EngineResources& res, Method& m, const PlanStep& step, std::siz
   replays_ = use_graph_ ? o_.cudagraph_replays : 1;
   transfers_ = m_.transfers_per_iteration(o_);
   salt_ = name_salt(info_.name);
-  corrupt_here_ = fault_here(o_.fault, "corrupt", info_.name, me_);
-  hang_here_ = fault_here(o_.fault, "hang", info_.name, me_);
+  corrupt_here_ = fault_here(o_.fault, "corrupt", info_.name, me_, res_.cycle);
+  hang_here_ = fault_here(o_.fault, "hang", info_.name, me_, res_.cycle);
   count_link_ = counts_link_traffic(info_) && res_.nvml && res_.nvml->available() && mine_ &&
                 !mine_->all_ranks && me_ == mine_->pair.src;
 }

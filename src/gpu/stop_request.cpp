@@ -1,0 +1,32 @@
+#include "gpu/stop_request.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace peerbench::gpu {
+namespace {
+
+std::atomic<int> g_signals{0};  // a signal handler can only reach process-wide state
+
+extern "C" void on_stop_signal(int sig) {
+  if (g_signals.fetch_add(1) > 0) _exit(128 + sig);  // asked twice: leave now
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stop_requested() {
+  return g_signals.load() > 0;
+}
+
+}  // namespace peerbench::gpu

@@ -1,0 +1,12 @@
+#pragma once
+// SIGINT and SIGTERM ask the job to stop: the step in flight finishes, the file is written with
+// what was done (a burn-in's cycles too), and every rank leaves together. The only process-wide
+// state here is the signal's flag, which a handler can do nothing but set.
+namespace peerbench::gpu {
+
+// Installs the handlers (idempotent). A second signal while stopping ends the process at once.
+void install_stop_handlers();
+// This process was asked to stop.
+bool stop_requested();
+
+}  // namespace peerbench::gpu

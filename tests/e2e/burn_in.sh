@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 18's burn-in on a GPU node: -N cycles with a corrupted sample injected in cycle 3 (named
+# with its cycle), --duration (stops by time, the file written after every cycle), and SIGINT to a
+# rank (ends cleanly with the cycles done: a valid file that reports them). The host<->GPU methods
+# need one GPU. Exit 77 (ctest: skipped) without a usable GPU.
+set -u
+bin=$1
+source "$(dirname "$0")/common.sh"
+jq_() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+small=(-m h2d,d2h -b 64M -e 64M -w 1 -n 5 -s 2 -I 0 --confirm 0)
+
+# 1. Four cycles, corrupt data in cycle 3 only.
+"$bin" run --np 1 "${small[@]}" -N 4 --inject-fault corrupt:h2d:0:3 -J "$work/n4.json" > "$work/n4.log" 2>&1
+rc=$?
+grep -E '^# burn-in' "$work/n4.log"
+check "[ $rc = 1 ]" "-N 4 with a corrupted cycle exits 1 (got $rc)"
+check "[ \"\$(jq_ $work/n4.json \"d['burn_in']['cycles_done']\")\" = 4 ]" "-N 4: four cycles done"
+check "[ \"\$(jq_ $work/n4.json \"d['burn_in']['stopped_by']\")\" = cycles ]" "-N 4: stopped by its cycle count"
+check "[ \"\$(jq_ $work/n4.json \"[c['wrong'] > 0 for c in d['burn_in']['cycles']]\")\" = '[False, False, True, False]' ]" "-N 4: wrong elements in cycle 3 alone"
+"$bin" report "$work/n4.json" > "$work/n4.report" 2>&1
+check "grep -q 'burn-in-errors: h2d at 64 MiB .* delivered wrong elements in cycle 3 of 4' '$work/n4.report'" "report names the corrupted cycle"
+
+# 2. By time: cycles until --duration is over.
+"$bin" run --np 1 "${small[@]}" -N 0 --duration 6s -J "$work/dur.json" > "$work/dur.log" 2>&1
+rc=$?
+check "[ $rc = 0 ]" "--duration 6s exits 0 (got $rc)"
+check "[ \"\$(jq_ $work/dur.json \"d['burn_in']['stopped_by']\")\" = duration ]" "--duration: stopped by time"
+check "[ \"\$(jq_ $work/dur.json \"d['burn_in']['cycles_done'] >= 2\")\" = True ]" "--duration: several cycles"
+check "[ \"\$(jq_ $work/dur.json \"all(len(s['values']) == d['burn_in']['cycles_done'] for s in d['burn_in']['series'])\")\" = True ]" "--duration: every case has a figure per cycle"
+
+# 3. SIGINT to the rank: the cycle in flight finishes, the file reports the cycles done.
+mpirun --oversubscribe --bind-to none -np 1 "$bin" run "${small[@]}" -N 0 -J "$work/int.json" > "$work/int.log" 2>&1 &
+job=$!
+for _ in $(seq 100); do
+  [ -s "$work/int.json" ] && [ "$(jq_ "$work/int.json" "len((d.get('burn_in') or {}).get('cycles', []))" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
+  sleep 0.2
+done
+pkill -INT -x peerbench
+wait $job
+rc=$?
+check "[ $rc = 0 ]" "SIGINT: the job ends cleanly (exit $rc)"
+check "[ \"\$(jq_ $work/int.json \"d['burn_in']['stopped_by']\")\" = SIGINT ]" "SIGINT: the file says why it stopped"
+check "[ \"\$(jq_ $work/int.json \"d['status']\")\" = complete ]" "SIGINT: the first cycle is whole"
+"$bin" report "$work/int.json" > "$work/int.report" 2>&1
+check "[ $? = 0 ]" "SIGINT: the file reports ($(jq_ $work/int.json "d['burn_in']['cycles_done']") cycles done)"
+exit $fail
