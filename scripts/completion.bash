@@ -14,7 +14,8 @@ _peerbench_flags() {  # command -> its flags
         "-o --op -r --root --staged-chunk --staged-slots -J --json --expect --dry-run --np" \
         "-q --quiet -v --verbose --allow-gpu-sharing -h --help --version -I --per_iter_timing" \
         "--fail-on --confirm --require-idle --wait-idle --allow-busy -a --average" \
-        "-C --report_cputime -z --blocking -R --local_register -t --nthreads -g --ngpus -T"
+        "-C --report_cputime -z --blocking -R --local_register -t --nthreads -g --ngpus -T" \
+        "-N --run_cycles --duration"
       ;;
     topo) echo "--json -q --quiet -h --help" ;;
     report) echo "--format -o --output --fail-on --expect --plots -h --help" ;;
