@@ -133,14 +133,12 @@ if [ "$mode" = full ] || [ "$mode" = issues ]; then
   for reg in 0 1 2; do
     "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 8 -e 8 -n 200 -G 100 -R "$reg" -J "$out/reg$reg-graph.json" > "$out/reg$reg-graph.log" 2>&1
     "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 64M -e 64M -R "$reg" -C 1 -J "$out/reg$reg-64m.json" > "$out/reg$reg-64m.log" 2>&1
-    say "# -R $reg: 8 B under -G $(python3 -c "import json;d=json.load(open('$out/reg$reg-graph.json'));r=[x for x in d['results'] if x['status']=='ok'];print(f"{r[0]['time_us']['median']:.2f} us" if r else 'no result: '+str([x['reason'] for x in d['results']]))" 2>&1 | tail -1), 64 MiB $(python3 -c "import json;d=json.load(open('$out/reg$reg-64m.json'));r=[x for x in d['results'] if x['status']=='ok'];print(f"{r[0]['busbw_gbps']['median']:.1f} busbw GB/s, host {r[0]['enqueue']['host_us_per_op']:.2f} us/op" if r else 'no result')" 2>&1 | tail -1)"
   done
   for a in 0 1 2 3; do
     "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write -b 8 -e 8 -n 200 -a "$a" -J "$out/avg$a.json" > "$out/avg$a.log" 2>&1
   done
-  say "# -a 0..3 (ce-write 8 B): $(for a in 0 1 2 3; do python3 -c "import json;d=json.load(open('$out/avg$a.json'));print(f"{d['results'][0]['time_us']['median']:.2f}", end=' ')"; done) us"
   "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 8 -e 8 -n 200 -z 1 -J "$out/blocking.json" > "$out/blocking.log" 2>&1
-  say "# -z 1 (8-byte all-reduce, the host waits for each): $(python3 -c "import json;d=json.load(open('$out/blocking.json'));r=d['results'][0];print(f"{r['time_us']['median']:.2f} us, launch-bound {r['enqueue']['launch_bound']}")" 2>&1 | tail -1)"
+  python3 "$here/scripts/issue18_summary.py" "$out" | tee -a "$log"
 fi
 [ "$mode" = issues ] && { say "# collected in $out"; exit $(( ctest_rc != 0 )); }
 

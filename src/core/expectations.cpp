@@ -88,7 +88,7 @@ void check_keys(const JsonIn& in) {
       "fraction_of_link", "allreduce_fraction_of_link", "scatter_gather_fraction_of_link",
       "asymmetry_tolerance", "noisy_cv", "expected_fraction", "judge_min_bytes",
       "small_message_max_bytes", "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us",
-      "small_message_us", "baseline",
+      "small_message_us", "baseline", "drift_tolerance",
       // read by `fleet`; one file serves run, report, fleet
       "fleet_outlier_tolerance", "comment"};
   for (const auto& [k, v] : in.raw().items()) {

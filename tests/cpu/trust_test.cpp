@@ -496,3 +496,42 @@ TEST(SchemaThree, NewFieldsRoundTrip) {
 
 }  // namespace
 }  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// A run records the bars it judged by (config.expectations) and `report` reads them back: every
+// key to_json writes must be one the expect reader takes (the 2 x H200 call of this session found
+// report refusing its own runs over one key missing from the reader's list).
+TEST(RecordedBars, EveryBarARunRecordsReadsBack) {
+  Expectations e;
+  e.noisy_cv = 0.2;
+  e.drift_tolerance = 0.07;
+  e.expected_fraction = 0.8;
+  e.min_gbps["ce-write"]["nvlink"] = 380;
+  e.max_latency_us["ce-latency"]["*"] = 4;
+  BaselineEntry b;
+  b.model = "NVIDIA H200";
+  b.link = b.group = "NV18";
+  b.method = "ce-write";
+  b.bytes = G;
+  b.ranks = 2;
+  b.median = b.p25 = b.p75 = b.min = b.max = 396;
+  b.pairs = b.nodes = 3;
+  b.bar = 376;
+  e.baseline.push_back(b);
+  const auto j = to_json(e);
+  const Expectations back = expectations_from_json(j, "config.expectations", test::catalog());
+  // "comment" names where the bars came from, which for a read-back is the recording
+  auto again = to_json(back);
+  EXPECT_EQ(again["comment"], "config.expectations");
+  again["comment"] = j["comment"];
+  EXPECT_EQ(again.dump(), j.dump());
+  EXPECT_DOUBLE_EQ(back.drift_tolerance, 0.07);
+  EXPECT_EQ(back.baseline.size(), 1u);
+  const auto defaults = to_json(Expectations{});
+  EXPECT_NO_THROW(expectations_from_json(defaults, "config.expectations", test::catalog()));
+}
+
+}  // namespace
+}  // namespace peerbench
