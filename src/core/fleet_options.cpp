@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 #include "core/fleet_report.h"
+#include "core/sizes.h"
 
 namespace peerbench {
 
@@ -29,9 +30,7 @@ bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* 
   out.paths = r["paths"].as<std::vector<std::string>>();
   // An empty value would silently mean "not given": refuse it, naming the flag.
   const auto path = [&](const char* key, const char* flag) {
-    const auto v = r[key].as<std::string>();
-    if (v.empty()) throw UsageError(std::string(flag) + ": empty path; give a file name");
-    return v;
+    return non_empty_path(r[key].as<std::string>(), flag);
   };
   if (r.count("hosts")) out.hosts_file = path("hosts", "--hosts");
   if (r.count("expect")) out.expect_path = path("expect", "--expect");

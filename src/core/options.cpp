@@ -105,12 +105,6 @@ std::string get(const cxxopts::ParseResult& r, const std::string& key) {
   return r[key].as<std::string>();
 }
 
-// An empty path would silently mean "stdout" or "nothing": refuse it instead.
-std::string non_empty_path(const std::string& path, const std::string& flag) {
-  if (path.empty()) throw UsageError(flag + ": empty path; give a file name");
-  return path;
-}
-
 FaultInjection parse_fault(const std::string& text) {
   FaultInjection f;
   const auto parts = split(text, ':');
@@ -352,7 +346,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   }
   o.staged_slots = static_cast<int>(parse_integer(get(r, "staged-slots"), "--staged-slots", 2, 64));
   if (r.count("json")) {
-    o.json_path = get(r, "json");
+    o.json_path = non_empty_path(get(r, "json"), "-J/--json");
     o.json_path_given = true;
     if (o.json_path.empty()) throw UsageError("-J/--json: empty path");
   }
@@ -398,6 +392,24 @@ std::string clean_cxxopts_message(std::string m) {
     for (auto p = m.find(q); p != std::string::npos; p = m.find(q)) m.replace(p, 3, "'");
   }
   return m;
+}
+
+// cxxopts says "Argument 'yes' failed to parse" without the flag; a switch given a value
+// (--inplace=yes) is the case that reaches here, so name the word that carried the value.
+std::string flag_given_a_value(const std::vector<const char*>& args, const std::string& message) {
+  const auto open = message.find('\'');
+  const auto close = open == std::string::npos ? open : message.find('\'', open + 1);
+  if (close == std::string::npos) return message;
+  const std::string value = message.substr(open + 1, close - open - 1);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string word = args[i];
+    const auto eq = word.find('=');
+    if (word.size() > 1 && word[0] == '-' && eq != std::string::npos &&
+        word.substr(eq + 1) == value)
+      return sanitize_for_terminal(word.substr(0, eq)) + ": takes no value (got '" +
+             sanitize_for_terminal(value) + "'); give the switch alone to turn it on";
+  }
+  return message;
 }
 
 // The command named first, and where its options start; none named means run.
@@ -626,6 +638,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       default:
         break;
     }
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    throw UsageError(prog + ": " + flag_given_a_value(args, clean_cxxopts_message(e.what())));
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(prog + ": " + clean_cxxopts_message(e.what()));
   }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/text.h"
 
 namespace peerbench {
 namespace {
@@ -69,22 +70,59 @@ long long parse_integer(const std::string& text, const std::string& flag, long l
   return v;
 }
 
+namespace {
+
+// Plain decimal only: strtod also takes hex floats (0x1p-3), "inf", "nan" and leading spaces,
+// none of which a person means as a timeout or a percentage.
+bool is_decimal(const std::string& t) {
+  std::size_t i = 0, mantissa = 0;
+  if (i < t.size() && t[i] == '+') ++i;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++mantissa;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++mantissa;
+  }
+  if (mantissa == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    std::size_t exponent = 0;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++exponent;
+    if (exponent == 0) return false;
+  }
+  return i == t.size();
+}
+
+}  // namespace
+
 double parse_positive_number(const std::string& text, const std::string& flag) {
   char* end = nullptr;
   errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end == nullptr || *end != '\0' || errno != 0 || !std::isfinite(v) || v <= 0) {
-    throw UsageError(flag + ": '" + text + "' is not a positive number");
+  const double v = is_decimal(text) ? std::strtod(text.c_str(), &end) : 0;
+  if (!is_decimal(text) || end == nullptr || *end != '\0' || errno != 0 || !std::isfinite(v) ||
+      v <= 0) {
+    throw UsageError(flag + ": '" + text + "' is not a positive decimal number");
   }
   return v;
+}
+
+// An empty path would silently mean "stdout" or "nothing": refuse it instead.
+std::string non_empty_path(const std::string& path, const std::string& flag) {
+  if (path.empty()) throw UsageError(flag + ": empty path; give a file name");
+  // "-o=x" reaches us as "=x" (short options take the rest of the word): almost never meant.
+  if (path[0] == '=') {
+    throw UsageError(flag + ": '" + sanitize_for_terminal(path) +
+                     "' starts with '='; give the name after a space, or ./" +
+                     sanitize_for_terminal(path) + " for a file really named so");
+  }
+  return path;
 }
 
 double parse_number_in(const std::string& text, const std::string& flag, double min, double max) {
   const double v = parse_positive_number(text, flag);
   if (v < min || v > max) {
     std::ostringstream m;
-    m << flag << ": " << text << " is out of range; use a number of seconds from " << min << " to "
-      << max;
+    m << flag << ": " << text << " is out of range; use a number from " << min << " to " << max;
     throw UsageError(m.str());
   }
   return v;

@@ -16,6 +16,8 @@ long long parse_integer(const std::string& text, const std::string& flag, long l
                         long long max);
 
 // Parses a positive decimal number (seconds, fractions); throws UsageError naming `flag`.
+// A file name given to FLAG: empty, or '=x' from '-o=x', is refused naming the flag.
+std::string non_empty_path(const std::string& path, const std::string& flag);
 double parse_positive_number(const std::string& text, const std::string& flag);
 // Same, within [min, max]; the error names the flag and both bounds.
 double parse_number_in(const std::string& text, const std::string& flag, double min, double max);

@@ -224,6 +224,37 @@ TEST(Options, EmptyOutputPathsAreRefused) {
   EXPECT_NE(usage_error({"run", "-J", ""}).find("-J/--json"), std::string::npos);
 }
 
+// strtod would take these; a person never means them as a number of seconds or a percent.
+TEST(Options, NumbersArePlainDecimal) {
+  for (const char* bad : {"0x1p-3", "0X10", "inf", "nan", " 5", "5 ", "1e", ".", "+-1"}) {
+    EXPECT_NE(usage_error({"--timeout", bad}).find("--timeout"), std::string::npos) << bad;
+    EXPECT_NE(usage_error({"compare", "a.json", "b.json", "--threshold", bad}).find("--threshold"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_DOUBLE_EQ(parse({"--timeout", ".5"}).run.timeout_s, 0.5);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "5."}).run.timeout_s, 5);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "1e1"}).run.timeout_s, 10);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "+2"}).run.timeout_s, 2);
+}
+
+// "-o=x" gives the short option the value "=x": refused rather than writing a file "=x".
+TEST(Options, ShortOptionWithEqualsIsNamed) {
+  const std::string e = usage_error({"report", "r.json", "-o=out.txt"});
+  EXPECT_NE(e.find("-o/--output"), std::string::npos) << e;
+  EXPECT_NE(e.find("'=out.txt'"), std::string::npos) << e;
+  EXPECT_NE(usage_error({"-J=r.json"}).find("-J/--json"), std::string::npos);
+  EXPECT_NE(usage_error({"fleet", "r", "-o=x"}).find("-o/--output"), std::string::npos);
+  EXPECT_EQ(parse({"report", "r.json", "-o", "./=x"}).report.output_path, "./=x");
+}
+
+TEST(Options, SwitchGivenAValueIsNamed) {
+  const std::string e = usage_error({"--inplace=yes"});
+  EXPECT_NE(e.find("--inplace: takes no value (got 'yes')"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\a'), std::string::npos);
+  EXPECT_EQ(usage_error({"--allow-busy=\ax"}).find('\a'), std::string::npos);
+}
+
 TEST(Options, TimeoutIsBoundedAndTheErrorSaysTheBounds) {
   for (const char* bad : {"1e308", "1e-300", "0.01", "86401"}) {
     const std::string e = usage_error({"--timeout", bad});

@@ -523,6 +523,57 @@ def expect_cases():
 
 
 # ---------------------------------------------------------------------------------------------
+# Option values: numbers only in plain decimal and within their range, no empty values, a
+# switch given a value named, "-o=x" not taken as a file "=x". Every command alike.
+
+BAD_NUMBERS = ["0x1p-3", "0x10", "inf", "nan", "-1", "", " 5", "5 ", "1e400", "1,5", "five",
+               "+-1", "1e", ".", "\x1b[2J"]
+
+
+def option_cases():
+    dry = [BIN, "run", "--dry-run", "--np", "2"]
+    numeric = [(dry, "-T", "-T/--timeout"), (dry, "--timeout", "-T/--timeout"),
+               (dry, "--wait-idle", "--wait-idle"), (dry, "--duration", "--duration"),
+               (dry, "-n", "-n/--iters"), (dry, "-w", "-w/--warmup_iters"),
+               (dry, "-s", "-s/--samples"), (dry, "-G", "-G/--cudagraph"),
+               (dry, "-b", "-b/--minbytes"), (dry, "-e", "-e/--maxbytes"),
+               (dry, "-f", "-f/--stepfactor"), (dry, "--latency-bytes", "--latency-bytes"),
+               (dry, "--latency-iters", "--latency-iters"), (dry, "--confirm", "--confirm"),
+               (dry, "-r", "-r/--root"), (dry, "-N", "-N/--run_cycles"), (dry, "--np", "--np"),
+               (dry, "--staged-slots", "--staged-slots"), (dry, "-a", "-a/--average"),
+               (dry, "-z", "-z/--blocking"), (dry, "-R", "-R/--local_register"),
+               ([BIN, "compare", REAL, REAL2], "--threshold", "--threshold")]
+    for base, flag, named in numeric:
+        for v in BAD_NUMBERS:
+            case("options", f"{base[1]} {flag} {v!r}", base + [flag, v], "refused",
+                 [named.split("/")[-1]])
+    for base, flag, v in ((dry, "--timeout", "0.5"), (dry, "--timeout", "5."),
+                          (dry, "--timeout", "1e1"), (dry, "--duration", "1.5m"),
+                          (dry, "--wait-idle", "30"),
+                          ([BIN, "compare", REAL, REAL2], "--threshold", "2.5")):
+        case("options", f"{base[1]} {flag} {v} (plain decimal)", base + [flag, v], "ok")
+    paths = [(dry, "-J"), (dry, "--expect"), ([BIN, "report", REAL], "-o"),
+             ([BIN, "report", REAL], "--expect"), ([BIN, "report", REAL], "--plots"),
+             ([BIN, "compare", REAL, REAL2], "-o"), ([BIN, "fleet", REAL], "-o"),
+             ([BIN, "fleet", REAL], "--hosts"), ([BIN, "fleet", REAL], "--expect"),
+             ([BIN, "fleet", REAL], "--write-baseline"), ([BIN, "topo"], "--json")]
+    for base, flag in paths:
+        named = flag.lstrip("-")
+        case("options", f"{base[1]} {flag} ''", base + [flag, ""], "refused", [named])
+        if flag.startswith("--"):
+            case("options", f"{base[1]} {flag}=", base + [flag + "="], "refused", [named])
+        else:
+            case("options", f"{base[1]} {flag}=out", base + [flag + "=out"], "refused",
+                 [named, "="], check=lambda rc, o, e: "" if not os.path.exists(path("=out"))
+                 else "wrote a file named '=out'")
+    for base, switch in ((dry, "--inplace"), (dry, "--allow-busy"), (dry, "--require-idle"),
+                         (dry, "--allow-gpu-sharing"), (dry, "--dry-run")):
+        for v in ("yes", "\x07x"):
+            case("options", f"{base[1]} {switch}={v!r}", base + [f"{switch}={v}"], "refused",
+                 [switch])
+
+
+# ---------------------------------------------------------------------------------------------
 # --hosts: the real run is host "vm".
 
 def fleet_counts(want):
@@ -753,6 +804,7 @@ def main():
     fleet_folder_cases()
     mutation_cases()
     expect_cases()
+    option_cases()
     hosts_cases()
     output_cases()
     failures = {}
