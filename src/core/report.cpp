@@ -1085,8 +1085,9 @@ void LiveReporter::progress(int done, int total, double elapsed_s, double remain
                             const std::string& what, bool terminal) {
   if (verbosity_ <= 0) return;
   std::ostringstream line;
-  line << "# [" << done << "/" << total << "] " << format_fixed(elapsed_s, 0) << " s elapsed, ~"
-       << format_fixed(remaining_s, 0) << " s left: " << what;
+  line << "# [" << done << "/" << total << "] " << format_fixed(elapsed_s, 0) << " s elapsed, "
+       << (remaining_s < 0 ? "until stopped" : "~" + format_fixed(remaining_s, 0) + " s left")
+       << ": " << what;
   if (terminal) {
     // Redrawn in place under the result lines.
     out_ << "\r" << line.str() << "\033[K\r";

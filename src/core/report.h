@@ -44,6 +44,7 @@ class LiveReporter {
   explicit LiveReporter(std::ostream& out, int verbosity) : out_(out), verbosity_(verbosity) {}
   void header();
   void result(const RunDocument& d, const MethodInfo* m, const Result& r);
+  // remaining_s < 0: no end foreseen (a burn-in until stopped).
   void progress(int done, int total, double elapsed_s, double remaining_s, const std::string& what,
                 bool terminal);
 

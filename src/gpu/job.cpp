@@ -458,8 +458,7 @@ bool Job::run_cycle(Engine& engine, LiveReporter& live) {
     if (out()) {
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
-      const double left =
-          est_done > 0 ? elapsed / est_done * std::max(0.0, plan_.estimate_s - est_done) : 0;
+      const double left = time_left(elapsed, est_done);
       live.progress(static_cast<int>(doc.results.size()), plan_.cases, elapsed, left,
                     step.method + " round " + std::to_string(step.round) + " done" +
                         (opts_.burn_in() ? ", cycle " + std::to_string(cycle_) : ""),
@@ -497,6 +496,18 @@ void Job::record_not_run(std::size_t first_step, const std::string& why) {
 
 // ---- Finish.
 
+// Seconds left, from the pace so far: of the plan; of a burn-in, what --duration leaves or the
+// cycles still to run; -1 where a burn-in runs until stopped.
+double Job::time_left(double elapsed, double est_done) const {
+  const double frac = plan_.estimate_s > 0 ? std::min(1.0, est_done / plan_.estimate_s) : 1.0;
+  if (!opts_.burn_in())
+    return est_done > 0 ? elapsed / est_done * std::max(0.0, plan_.estimate_s - est_done) : 0;
+  if (opts_.duration_s > 0) return std::max(0.0, opts_.duration_s - elapsed);
+  if (opts_.cycles <= 0) return -1;
+  const double cycles_done = (cycle_ - 1) + frac;
+  return cycles_done > 0 ? elapsed / cycles_done * std::max(0.0, opts_.cycles - cycles_done) : 0;
+}
+
 void Job::record_link_health() {
   finish_link_health(nvml_, health_);
   if (!health_.pcie_gen_under_load) {
@@ -515,6 +526,7 @@ void Job::record_nccl_transports() {
   doc.nccl.mode = nccl ? capture_.mode() : "not-used";
   doc.nccl.note = nccl ? capture_.note() : "no NCCL method selected";
   doc.nccl.subsystems = capture_.subsystems();
+  doc.nccl.unknown_lines.clear();  // read again at the end of a burn-in's first cycle
   if (!nccl) return;
   // All NCCL work is done before its log is read.
   if (res_->nccl && fatal_.empty()) PB_CUDA(cudaDeviceSynchronize());

@@ -98,6 +98,7 @@ class Job {
   bool stop_asked();  // collective: any rank asked to stop
   // Finish.
   void record_nccl_transports();
+  double time_left(double elapsed, double est_done) const;
   void record_link_health();
   void finish();
   void print_summary(double elapsed);

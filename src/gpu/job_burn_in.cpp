@@ -83,6 +83,9 @@ void Job::end_cycle(bool whole) {
            << " wrong elements, " << this_cycle_.failed << " failed cases"
            << (this_cycle_.counters.empty() ? "" : ", " + join(this_cycle_.counters, "; ")) << "\n";
   }
+  // The file written after each cycle says how NCCL connected from the first cycle on (every
+  // rank reads its log together; finish() reads it again).
+  if (cycle_ == 1 && whole && fatal_.empty()) record_nccl_transports();
   if (root()) outcome_.json_written = file_->write(outcome_.doc);
 }
 

@@ -246,8 +246,11 @@ kernels::CollectiveData SizeRun::collective_data(const CollectiveLayout& l,
 int SizeRun::units_per_batch() const {
   const int total = use_graph_ ? replays_ : iters_;
   if (!m_.use_start_gate()) return total;
+  // A graph replay is counted as the launches it holds: on 2 x H200 a graph of 200 peer copies
+  // took queue entries per copy node, and 100 replays behind one gate opened it by its timeout.
+  const int per_iteration = std::max(1, m_.launches_per_iteration());
   const int entries =
-      (use_graph_ ? 1 : std::max(1, m_.launches_per_iteration())) + (timed_per_unit() ? 1 : 0);
+      (use_graph_ ? iters_ * per_iteration : per_iteration) + (timed_per_unit() ? 1 : 0);
   return std::max(1, std::min(total, kGateDepth / entries));
 }
 
