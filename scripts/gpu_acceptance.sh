@@ -165,15 +165,17 @@ done
 
 fi
 if want 6; then
-# 6. Beside nccl-tests: all-reduce and send/recv, -R 0/1/2, 8 B under -G and 64 MiB..4 GiB.
+# 6. Beside nccl-tests: all-reduce and send/recv (the ring), -R 0/1/2, 8 B under -G and 64 MiB..4 GiB.
 if [ -n "$nt" ] && [ -x "$nt/all_reduce_perf_mpi" ]; then
   for R in 0 1 2; do
     for c in all_reduce sendrecv; do
       "${mpi[@]}" "$nt/${c}_perf_mpi" -b 64M -e 4G -f 4 -R "$R" > "$out/nt-$c-R$R.txt" 2>&1
       "${mpi[@]}" "$nt/${c}_perf_mpi" -b 8 -e 8 -n 200 -G 100 -R "$R" > "$out/nt-$c-R$R-8.txt" 2>&1
     done
-    pbrun "pb-R$R" -m nccl-allreduce,nccl-sendrecv -b 64M -e 4G -f 4 -R "$R" -a 1 > /dev/null
-    pbrun "pb-R$R-8" -m nccl-allreduce,nccl-sendrecv -b 8 -e 8 -n 200 -G 100 -R "$R" -a 1 > /dev/null
+    # nccl-tests' sendrecv sends to the next rank and receives from the previous one: peerbench's
+    # nccl-sendrecv-ring, not the one-way nccl-sendrecv.
+    pbrun "pb-R$R" -m nccl-allreduce,nccl-sendrecv-ring -b 64M -e 4G -f 4 -R "$R" -a 1 > /dev/null
+    pbrun "pb-R$R-8" -m nccl-allreduce,nccl-sendrecv-ring -b 8 -e 8 -n 200 -G 100 -R "$R" -a 1 > /dev/null
   done
   py <<'PY' | tee -a "$log"
 import json, sys
@@ -187,7 +189,7 @@ def nt_rows(path):
     return rows
 worst = 0
 for R in (0, 1, 2):
-    for c, m in (("all_reduce", "nccl-allreduce"), ("sendrecv", "nccl-sendrecv")):
+    for c, m in (("all_reduce", "nccl-allreduce"), ("sendrecv", "nccl-sendrecv-ring")):
         for suffix, key in (("", "busbw"), ("-8", "time")):
             try:
                 n = nt_rows(f"{out}/nt-{c}-R{R}{suffix}.txt")
