@@ -43,6 +43,7 @@ command -v mpirun > /dev/null || missing+=(openmpi-bin)
 have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
 have_header cxxopts.hpp || missing+=(libcxxopts-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+have_cmake_pkg fmt || missing+=(libfmt-dev)
 have_cmake_pkg GTest || missing+=(libgtest-dev)
 # The man page is written from --help at build time by a Python script; the install test packs
 # the .deb (dpkg-shlibdeps) and opens the man page with man.
