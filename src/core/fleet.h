@@ -112,6 +112,14 @@ struct FleetReport {
   std::vector<FleetGroup> groups;
   std::vector<VersionSpread> versions;
   std::vector<std::string> notes;  // duplicates, nodes not in --hosts, skipped inputs
+  // Hosts found in more than one results file: each one's earlier runs, oldest first (only its
+  // latest run counts in the fleet).
+  struct EarlierRun {
+    std::string file;
+    int flags = 0;           // the run's own flags
+    bool unsettled = false;  // a problem reading it, or a pair not measured, contended, ...
+  };
+  std::map<std::string, std::vector<EarlierRun>> earlier_runs;
   double outlier_tolerance = 0.10;
   std::string expectations_source;
   bool hosts_given = false;

@@ -425,6 +425,7 @@ void Job::run_steps() {
   if (root()) outcome_.json_written = file_->write(doc);
   run_confirmations(engine);
   doc.in_progress = nullptr;
+  if (out() && opts_.verbosity > 0) live.footer(doc);
 }
 
 void Job::record_not_run(std::size_t first_step) {
