@@ -30,6 +30,9 @@ struct Measurement {
   std::uint64_t bytes = 0;
   double value = 0;
   bool lower_is_better = false;  // latency
+  // GPU time of the case's iterations, warm-up and timed (at the median time per operation):
+  // what a CI system shows as the test's time.
+  double seconds = 0;
 };
 
 // Where a pair sits in its fleet group for one method.
@@ -81,6 +84,7 @@ struct FleetNode {
   std::string host;
   std::string file;  // "" for a missing node
   std::string started_at;
+  double elapsed_s = 0;  // the run's wall time, where it recorded one
   NodeState state = NodeState::kPass;
   std::vector<std::string> problems;  // why incomplete, in words
   std::vector<FleetPair> pairs;

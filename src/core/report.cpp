@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "core/datatypes.h"
 #include "core/report_parts.h"
@@ -759,8 +760,9 @@ std::string html_escape(const std::string& s) {
 
 std::string csv_field(const std::string& s_in) {
   std::string s = s_in;
-  // A cell starting with = + - @ is a formula to spreadsheets; make it text.
-  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s = "'" + s;
+  // A cell starting with = + - @, a tab or a carriage return is a formula to spreadsheets (the
+  // last two: after the spreadsheet strips them); make it text.
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos) s = "'" + s;
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {

@@ -60,8 +60,12 @@ void html_table(std::ostringstream& o, const Table& t) {
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     o << (marked[r] ? "<tr class=\"marked\">" : "<tr>");
     for (std::size_t c = 0; c < t.rows[r].size(); ++c) {
-      o << (numeric_column(t, c) ? "<td class=\"n\">" : "<td>") << html_escape(t.rows[r][c])
-        << "</td>";
+      // Short cells ("0->1", a PCI pair) stay on one line; long ones (findings) wrap.
+      const bool short_cell = t.rows[r][c].size() <= 48;
+      o << (numeric_column(t, c) ? "<td class=\"n\">"
+            : short_cell         ? "<td class=\"s\">"
+                                 : "<td>")
+        << html_escape(t.rows[r][c]) << "</td>";
     }
     o << "</tr>\n";
   }
@@ -75,7 +79,8 @@ const char* kHtmlHead =
 const char* kHtmlStyle =
     "</title><style>body{font-family:sans-serif;margin:2em;color:#222}"
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:3px 7px}"
-    "th{background:#eee}td.n{text-align:right;font-family:monospace}tr.marked{background:#fdd}"
+    "th{background:#eee}td.n{text-align:right;font-family:monospace;white-space:nowrap}"
+    "td.s{white-space:nowrap}tr.marked{background:#fdd}"
     ".flagged{color:#b00;font-weight:bold}.pass{color:#070;font-weight:bold}img{max-width:100%}";
 
 }  // namespace

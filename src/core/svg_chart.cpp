@@ -53,6 +53,14 @@ std::string x_text(const LineChart& c, double x) {
   return i < c.categories.size() ? c.categories[i] : num(x, 0);
 }
 
+// The axis's label of x: a category's short tick where it has one.
+std::string tick_text(const LineChart& c, double x) {
+  const auto i = static_cast<std::size_t>(x);
+  if (!on_size_axis(c) && i < c.category_ticks.size() && !c.category_ticks[i].empty())
+    return c.category_ticks[i];
+  return x_text(c, x);
+}
+
 std::set<double> distinct_x(const LineChart& c) {
   std::set<double> xs;
   for (const auto& s : c.series) {
@@ -114,7 +122,7 @@ std::string line_axes(const LineChart& c, const Frame& f, const std::set<double>
                      num(f.top), num(f.bottom));
     if (px - last_label < 36) continue;  // a label per tick where they fit, never overlapping
     last_label = px;
-    o += text(px, f.bottom + 16, shorten(x_text(c, x), 14), "middle", "tick");
+    o += text(px, f.bottom + 16, shorten(tick_text(c, x), 14), "middle", "tick");
   }
   o += fmt::format(
       "<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>"

@@ -28,6 +28,7 @@ struct LineChart {
   std::string y_label;  // with its unit: "bandwidth (GB/s, median)"
   // Empty: x is a size in bytes, on a log-2 axis. Else x is an index into these labels.
   std::vector<std::string> categories;
+  std::vector<std::string> category_ticks;  // shorter labels for the axis ("" or none: as above)
   std::vector<Series> series;
   int decimals = 1;
   std::optional<double> reference;  // a horizontal line (1.0 on a ratio chart)

@@ -74,7 +74,8 @@ std::string text(double x, double y, const std::string& content, const std::stri
 
 std::string svg_open(int width, int height, const std::string& title, const std::string& desc) {
   return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
+      // Inline in HTML, the parser puts it in the SVG namespace: no xmlns (and no URL) needed.
+      "<svg class=\"chart\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\"><title>{2}</title><desc>{3}</desc>"
       "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\"/>",
       width, height, esc(title), esc(desc));
