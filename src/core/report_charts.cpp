@@ -91,22 +91,29 @@ std::map<std::pair<int, int>, std::vector<svg::Point>> points_by_pair(const RunD
   return out;
 }
 
-// Past kMaxPairLines pairs: the median, slowest and fastest pair at each size.
+// Past kMaxPairLines pairs: the median, slowest and fastest pair at each size; the slowest
+// named where one pair is the slowest at every size.
 std::vector<svg::Series> summary_series(
     const std::map<std::pair<int, int>, std::vector<svg::Point>>& pairs, bool lower_is_better) {
-  std::map<double, std::vector<double>> by_size;
+  std::map<double, std::vector<std::pair<double, std::pair<int, int>>>> by_size;
   for (const auto& [pair, pts] : pairs) {
-    for (const auto& p : pts) by_size[p.x].push_back(p.y);
+    for (const auto& p : pts) by_size[p.x].push_back({p.y, pair});
   }
   svg::Series median{"median of " + std::to_string(pairs.size()) + " pairs", {}};
-  svg::Series slow{"slowest pair at each size", {}};
+  svg::Series slow{"", {}};
   svg::Series fast{"fastest pair at each size", {}};
+  std::set<std::pair<int, int>> slowest;
   for (auto& [x, ys] : by_size) {
     std::sort(ys.begin(), ys.end());
-    median.points.push_back({x, ys[ys.size() / 2]});
-    slow.points.push_back({x, lower_is_better ? ys.back() : ys.front()});
-    fast.points.push_back({x, lower_is_better ? ys.front() : ys.back()});
+    const auto& worst = lower_is_better ? ys.back() : ys.front();
+    median.points.push_back({x, ys[ys.size() / 2].first});
+    slow.points.push_back({x, worst.first});
+    fast.points.push_back({x, (lower_is_better ? ys.front() : ys.back()).first});
+    slowest.insert(worst.second);
   }
+  slow.name = slowest.size() == 1
+                  ? "slowest pair: " + pair_name(slowest.begin()->first, slowest.begin()->second)
+                  : "slowest pair at each size";
   return {median, slow, fast};
 }
 

@@ -31,6 +31,15 @@ std::size_t display_width(std::string_view s) {
   return s.size() + w - padded;
 }
 
+const std::vector<std::string>& shown_cells(const std::vector<std::string>& row,
+                                            std::vector<std::string>& scratch) {
+  if (std::all_of(row.begin(), row.end(), [](const std::string& c) { return plain_ascii(c); }))
+    return row;
+  scratch.clear();
+  for (const auto& c : row) scratch.push_back(plain_ascii(c) ? c : sanitize_for_terminal(c));
+  return scratch;
+}
+
 std::string format_columns(const std::vector<std::string>& cells,
                            const std::vector<std::size_t>& widths,
                            const std::vector<Align>& align) {

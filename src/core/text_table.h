@@ -19,6 +19,11 @@ inline constexpr std::size_t kColumnGap = 2;
 // Width of `s` as {fmt} pads it: UTF-8 code points, East Asian wide characters as 2.
 std::size_t display_width(std::string_view s);
 
+// The cells as a terminal shows them: each one that is not plain printable ASCII made safe
+// (sanitize_for_terminal); `row` itself when all are (the common case, without a copy).
+const std::vector<std::string>& shown_cells(const std::vector<std::string>& row,
+                                            std::vector<std::string>& scratch);
+
 // One line of cells in columns of the given widths (a cell wider than its column pushes the rest
 // right, still kColumnGap apart). The last column is not padded when left-aligned. No newline.
 std::string format_columns(const std::vector<std::string>& cells,

@@ -12,6 +12,7 @@
 #include "core/schema.h"
 #include "core/svg_chart.h"
 #include "core/verdict.h"
+#include "test_docs.h"
 
 namespace peerbench {
 namespace {
@@ -107,6 +108,25 @@ TEST(Charts, BandwidthAgainstSizeOnALog2Axis) {
   for (std::size_t i = 2; i < xs.size(); ++i) EXPECT_NEAR(xs[i] - xs[i - 1], xs[1] - xs[0], 0.2);
   // The table beside it: every size, both pairs.
   EXPECT_NE(svg.find("<th>size</th><th>0-&gt;1</th><th>1-&gt;0</th>"), std::string::npos);
+}
+
+TEST(Charts, PastEightPairsTheMedianSlowestAndFastestWithTheSlowestNamed) {
+  test::NodeSpec spec;
+  spec.gpus = 8;
+  RunDocument d = test::make_doc(spec);
+  for (int a = 0; a < 8; ++a) {
+    for (int b = 0; b < 8; ++b) {
+      for (std::uint64_t size = 1 << 20; size <= (1u << 30) && a != b; size *= 4)
+        d.results.push_back(test::bw_result("ce-write", a, b, size, a == 2 && b == 5 ? 300 : 395));
+    }
+  }
+  const auto charts = size_charts(d, MethodScope::kPair);
+  ASSERT_EQ(charts.size(), 1u);
+  ASSERT_EQ(charts[0].series.size(), 3u);
+  EXPECT_EQ(charts[0].series[0].name, "median of 56 pairs");
+  EXPECT_EQ(charts[0].series[1].name, "slowest pair: 2->5");
+  EXPECT_EQ(charts[0].series[1].points.back().y, 300);
+  EXPECT_EQ(charts[0].series[2].points.back().y, 395);
 }
 
 TEST(Charts, EveryCollectiveOnOneChart) {
