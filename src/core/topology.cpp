@@ -191,20 +191,23 @@ std::string format_topology_matrix(const HostTopology& h) {
   minimum.push_back(8);
   out << matrix.render("", "", minimum);
   out << "\nP2P status (NVML read/write/atomics; CUDA can-access-peer, perf rank):\n";
+  TextTable status;
   for (const auto& p : h.pairs) {
     auto get = [&](const char* k) {
       auto it = p.nvml_p2p.find(k);
       return it == p.nvml_p2p.end() ? std::string("?") : it->second;
     };
-    out << "  GPU" << p.gpu_a << " -> GPU" << p.gpu_b << "  " << std::setw(6)
-        << classify_link(p).label << " read " << get("read") << ", write " << get("write")
-        << ", atomics " << get("atomics") << "; CUDA "
-        << (p.cuda_can_access_peer ? (*p.cuda_can_access_peer ? "can peer" : "CANNOT peer")
-                                   : "unknown")
-        << (p.cuda_perf_rank ? ", perf rank " + std::to_string(*p.cuda_perf_rank) : "")
-        << (p.cuda_native_atomics ? (*p.cuda_native_atomics ? ", native atomics" : "") : "")
-        << "\n";
+    status.add_row(
+        {"GPU" + std::to_string(p.gpu_a) + " -> GPU" + std::to_string(p.gpu_b),
+         classify_link(p).label,
+         "read " + get("read") + ", write " + get("write") + ", atomics " + get("atomics") +
+             "; CUDA " +
+             (p.cuda_can_access_peer ? (*p.cuda_can_access_peer ? "can peer" : "CANNOT peer")
+                                     : "unknown") +
+             (p.cuda_perf_rank ? ", perf rank " + std::to_string(*p.cuda_perf_rank) : "") +
+             (p.cuda_native_atomics && *p.cuda_native_atomics ? ", native atomics" : "")});
   }
+  out << status.render();
   out << "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several switches,\n"
          "PHB = through the CPU host bridge, NODE = across host bridges in a NUMA node,\n"
          "SYS = across CPU sockets (SMP interconnect), ? = unknown (no NVML)\n";
