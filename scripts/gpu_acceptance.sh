@@ -24,11 +24,17 @@ say() { echo "$*" | tee -a "$log"; }
 check() { if eval "$1"; then say "ok: $2"; else say "FAILED: $2"; fails=$((fails + 1)); fi; }
 pbrun() { # name, then run arguments: runs on two ranks, keeps the log, echoes the exit code
   local name=$1; shift
-  timeout "${PB_RUN_LIMIT:-150}" "${mpi[@]}" "$pb" run "$@" -J "$out/$name.json" > "$out/$name.log" 2>&1
+  timeout "${PEERBENCH_RUN_LIMIT:-150}" "${mpi[@]}" "$pb" run "$@" -J "$out/$name.json" > "$out/$name.log" 2>&1
   echo $?
 }
 report_rc() { "$pb" report "$1" > /dev/null 2>&1; echo $?; }
 py() { python3 - "$out" "$@"; }
+pysay() { # py, its lines into the log too; returns py's exit code
+  py "$@" > "$out/py.out"
+  local r=$?
+  tee -a "$log" < "$out/py.out"
+  return $r
+}
 # PHASES: the numbered parts below to run (default all), e.g. PHASES="4 5 6 7".
 want() { [[ " ${PHASES:-1 2 3 4 5 6 7} " == *" $1 "* ]]; }
 
@@ -39,7 +45,7 @@ for e in 256M 512M 1G 4G; do
   rc=$(pbrun "bars-$e" -b "$e" -e "$e" -w 3 -n 10 -s 5)
   say "# bars $e: run rc=$rc, report rc=$(report_rc "$out/bars-$e.json")"
 done
-py <<'PY' | tee -a "$log"
+pysay <<'PY'
 import json, sys
 out = sys.argv[1]
 print("# size   method          pair  GB/s     bar      bar/figure  flags")
@@ -58,7 +64,7 @@ for e in ("256M", "512M", "1G", "4G"):
 print(f"# highest bar/figure: {worst:.3f} (must be <= 0.90)")
 sys.exit(0 if worst <= 0.90 else 1)
 PY
-check "[ ${PIPESTATUS[0]} = 0 ]" "every built-in bar at least 10 % below the pair's figure at 256M..4G"
+check "[ $? = 0 ]" "every built-in bar at least 10 % below the pair's figure at 256M..4G"
 for e in 256M 512M 1G 4G; do
   check "! grep -qE 'below-link|below-expected|asymmetric|high-latency' '$out/bars-$e.log'" "healthy pair at $e: no performance flag"
 done
@@ -75,7 +81,7 @@ rc=$(pbrun busy "${pair[@]}")
 check "[ $rc = 1 ] && [ $(report_rc "$out/busy.json") = 1 ]" "busy GPU 1: run and report exit 1 (run $rc)"
 check "grep -q 'pid $lp (gpu_busy_loop' '$out/busy.log'" "busy GPU 1: the verdict names pid $lp and the process"
 check "! grep -qE 'below-link|asymmetric|high-latency|below-expected' '$out/busy.log'" "busy GPU 1: no below-link, asymmetric or high-latency"
-py busy <<'PY' | tee -a "$log"
+pysay busy <<'PY'
 import json, sys
 d = json.load(open(f"{sys.argv[1]}/{sys.argv[2]}.json"))
 for v in d["verdicts"]:
@@ -122,7 +128,7 @@ for n in 250 1000 4000; do pbrun "q$n" -m nccl-allreduce,nccl-sendrecv,ce-write 
 # -G apart for copies and NCCL: a case that goes wrong under graphs leaves the other's figure.
 pbrun qG -m nccl-allreduce,nccl-sendrecv -b 8 -e 8 -n 200 -G 100 -s 5 > /dev/null
 pbrun qGce -m ce-write -b 8 -e 8 -n 200 -G 100 -s 5 > /dev/null
-py <<'PY' | tee -a "$log"
+pysay <<'PY'
 import json, sys
 out = sys.argv[1]
 t = {}
@@ -152,7 +158,7 @@ for k, by in sorted(t.items(), key=str):
           f", -G {g:.2f} us; spread {spread:.3f}x, worst vs -G {worst:.3f}x; -n 4000 p50 {pi['p50_us']:.2f} p95 {pi['p95_us']:.2f} p99 {pi['p99_us']:.2f} cv {pi['cv']:.3f} {'ok' if ok else 'OUT'}")
 sys.exit(bad)
 PY
-check "[ ${PIPESTATUS[0]} = 0 ]" "8 B at -n 250/1000/4000 within 1.25x of each other and of -G"
+check "[ $? = 0 ]" "8 B at -n 250/1000/4000 within 1.25x of each other and of -G"
 
 fi
 if want 5; then
@@ -177,7 +183,7 @@ if [ -n "$nt" ] && [ -x "$nt/all_reduce_perf_mpi" ]; then
     pbrun "pb-R$R" -m nccl-allreduce,nccl-sendrecv-ring -b 64M -e 4G -f 4 -R "$R" -a 1 > /dev/null
     pbrun "pb-R$R-8" -m nccl-allreduce,nccl-sendrecv-ring -b 8 -e 8 -n 200 -G 100 -R "$R" -a 1 > /dev/null
   done
-  py <<'PY' | tee -a "$log"
+  pysay <<'PY'
 import json, sys
 out = sys.argv[1]
 def nt_rows(path):
@@ -207,7 +213,7 @@ for R in (0, 1, 2):
 print(f"# largest difference from nccl-tests: {worst * 100:.1f} %")
 sys.exit(0 if worst <= 0.02 else 1)
 PY
-  check "[ ${PIPESTATUS[0]} = 0 ]" "peerbench -a 1 within 2 % of nccl-tests at -R 0/1/2"
+  check "[ $? = 0 ]" "peerbench -a 1 within 2 % of nccl-tests at -R 0/1/2"
 else
   say "# nccl-tests side by side left out: no nccl-tests binaries given"
 fi

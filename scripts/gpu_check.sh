@@ -191,6 +191,13 @@ if [ "$mode" = full ]; then
   fi
   run two-hosts env $(nccl_log two-hosts) "${mpirun_[@]}" -np 1 -x PEERBENCH_HOST_ID=hostA -x NCCL_HOSTID=hostA build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json" : \
       -np 1 -x PEERBENCH_HOST_ID=hostB -x NCCL_HOSTID=hostB build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/two-hosts.json"
+  # Issues 17 and 18 on a real pair: contention, sabotage, queues, odd sizes, bars at 256M..4G,
+  # nccl-tests side by side (PEERBENCH_NCCL_TESTS: its binaries), fleet baselines.
+  if [ "$ngpu" -ge 2 ]; then
+    bash "$here/scripts/gpu_acceptance.sh" "$out/acceptance" "${PEERBENCH_NCCL_TESTS:-}" > /dev/null 2>&1
+    say "# acceptance (scripts/gpu_acceptance.sh): rc=$?"
+    grep -E '^(FAILED|# (queue|largest|highest|fleet))' "$out/acceptance/acceptance.log" | tee -a "$log"
+  fi
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   # The sanitizer runs are the slowest part: run them while a lease's 10-minute call has room.
   elapsed=$(( $(date +%s) - started ))

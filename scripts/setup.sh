@@ -43,6 +43,7 @@ command -v mpirun > /dev/null || missing+=(openmpi-bin)
 have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
 have_header cxxopts.hpp || missing+=(libcxxopts-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+have_cmake_pkg fmt || missing+=(libfmt-dev)
 have_cmake_pkg GTest || missing+=(libgtest-dev)
 # The man page is written from --help at build time by a Python script; the install test packs
 # the .deb (dpkg-shlibdeps) and opens the man page with man.
@@ -53,8 +54,14 @@ command -v man > /dev/null || missing+=(man-db)
 optional=()
 python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
   optional+=(python3-matplotlib)
-# The fleet test parses peerbench's OpenMetrics output with the Prometheus client's own parser.
+# The format tests read peerbench's outputs with the real parsers: the Prometheus client's
+# OpenMetrics parser, xmllint against the JUnit schema, html5lib; and the screenshot test draws
+# the HTML pages in headless Chromium (about 80 MB to download, 20 s to install on the build
+# machine). Each test skips, naming the package, where its tool is missing.
 /usr/bin/python3 -c 'import prometheus_client' 2> /dev/null || optional+=(python3-prometheus-client)
+/usr/bin/python3 -c 'import html5lib' 2> /dev/null || optional+=(python3-html5lib)
+command -v xmllint > /dev/null || optional+=(libxml2-utils)
+command -v chromium > /dev/null || optional+=(chromium)
 if [ $fuzz = 1 ]; then
   command -v clang++ > /dev/null || missing+=(clang)
   compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" > /dev/null || missing+=(libclang-rt-dev)
@@ -92,12 +99,13 @@ else
   echo "setup: build and test dependencies present"
 fi
 if [ ${#optional[@]} -gt 0 ]; then
-  echo "setup: installing ${optional[*]} for plots and the fleet test (optional; this can take" \
-    "a minute or two)"
+  echo "setup: installing ${optional[*]} for plots and the format and screenshot tests" \
+    "(optional; this can take a minute or two)"
   if apt_install "${optional[@]}"; then
     echo "setup: installed ${optional[*]}"
   else
-    echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" >&2
+    echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" \
+      "and the tests that need them skip" >&2
   fi
 else
   echo "setup: matplotlib present (plots)"

@@ -42,8 +42,9 @@ int fleet_command(const FleetOptions& o) {
                  sanitize_for_terminal(o.write_baseline).c_str());
   }
   const bool html = o.format == FleetFormat::kHtml;
-  const auto plots = html || o.format == FleetFormat::kMarkdown ? find_plots(o.plots_dir, html)
-                                                                : std::vector<PlotFile>{};
+  const auto plots = html || o.format == FleetFormat::kMarkdown
+                         ? find_plots(o.plots_dir, html, o.output_path)
+                         : std::vector<PlotFile>{};
   emit(make_fleet_reporter(o.format)->render(r, plots), o.output_path, r.inputs, plots);
   return fleet_exit_code(r);
 }
@@ -53,7 +54,7 @@ int history_command(const CompareOptions& o) {
   runs.reserve(o.runs.size());
   for (const auto& path : o.runs) runs.push_back(load_run_file(path));
   const History h = build_history(runs, o.runs, o);
-  const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml);
+  const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml, o.output_path);
   emit(render_history(h, o, plots), o.output_path, o.runs, plots);
   return h.exit_code;
 }

@@ -2,22 +2,23 @@
 #include <nccl.h>
 
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
 
 #include "app/commands.h"
 #include "core/build_info.h"
+#include "core/text_table.h"
 
 namespace peerbench::app {
 
 int list_methods_command(const std::vector<MethodInfo>& catalog) {
-  std::cout << "Methods (run order):\n";
-  for (const auto& m : catalog) {
-    std::cout << "  " << std::left << std::setw(21) << m.name << m.summary << "\n";
-  }
-  std::cout << "\nGroups for --methods:\n";
-  for (const auto& g : method_groups())
-    std::cout << "  " << std::left << std::setw(21) << g.name << g.summary << "\n";
+  // Both lists in one set of columns (core/text_table.h): no name runs into its summary.
+  TextTable methods, groups;
+  for (const auto& m : catalog) methods.add_row({m.name, m.summary});
+  for (const auto& g : method_groups()) groups.add_row({g.name, g.summary});
+  std::vector<std::size_t> widths = methods.widths(groups.widths({19}));
+  std::cout << "Methods (run order):\n"
+            << methods.render("  ", "  ", widths) << "\nGroups for --methods:\n"
+            << groups.render("  ", "  ", widths);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/input_file.h"
+#include "core/relative_link.h"
 
 namespace peerbench::app {
 namespace {
@@ -41,7 +42,7 @@ std::string base64(const std::string& in) {
 }  // namespace
 
 // Plots made by scripts/plot.py: PNG files, embedded (HTML) or linked (Markdown).
-std::vector<PlotFile> find_plots(const std::string& dir, bool embed) {
+std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::string& output) {
   std::vector<PlotFile> plots;
   if (dir.empty()) return plots;
   DIR* d = ::opendir(dir.c_str());
@@ -62,7 +63,8 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed) {
     p.name = n;
     p.caption = n.substr(0, n.size() - 4);
     std::replace(p.caption.begin(), p.caption.end(), '_', ' ');
-    p.path = dir + "/" + n;
+    p.path = (dir.back() == '/' ? dir : dir + "/") + n;
+    p.link = relative_link(p.path, output);
     if (embed) {
       // Each image within its own limit, and all of them within one page's (core/input_file.h).
       const std::string bytes = read_input_file(p.path, InputKind::kPlot);

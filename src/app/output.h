@@ -10,11 +10,12 @@
 namespace peerbench::app {
 
 // PNG files in `dir` (from scripts/plot.py or scripts/plot_fleet.py), read and base64-encoded
-// when `embed` (HTML), else linked by path (Markdown). "" gives none. An unreadable folder, an
-// image that is not a regular file or is over its limit (core/input_file.h), or images over
-// kMaxEmbeddedPlotBytes together are an InputError.
+// when `embed` (HTML), else linked (Markdown) by a path relative to the folder of `output` (the
+// document's file; "" for standard output: the working directory). "" gives none. An
+// unreadable folder, an image that is not a regular file or is over its limit
+// (core/input_file.h), or images over kMaxEmbeddedPlotBytes together are an InputError.
 inline constexpr std::uint64_t kMaxEmbeddedPlotBytes = 64ull << 20;
-std::vector<PlotFile> find_plots(const std::string& dir, bool embed);
+std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::string& output);
 
 // To stdout when `path` is "", else to the file, atomically; refused (UsageError) when `path` is
 // one of the files read: `inputs` or the `plots`.

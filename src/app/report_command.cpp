@@ -61,7 +61,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     failing += count_failing(in.verdicts, o.fail_on);
     inputs.push_back(std::move(in));
   }
-  const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml);
+  const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml, o.output_path);
   emit(make_reporter(o.format)->render(inputs, plots), o.output_path,
        with_expect(o.inputs, o.expect_path), plots);
   // 0 only when everything requested was measured and passed (flags and incomplete

@@ -2,13 +2,13 @@
 #include "core/text.h"
 
 #include <algorithm>
-#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "core/errors.h"
 #include "core/report.h"
+#include "core/sections.h"
 #include "core/sizes.h"
 
 namespace peerbench {
@@ -196,8 +196,21 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   row.gpu_pair = gpu_pair_text(key, ra);
   row.bytes = key.bytes;
   row.lower_is_better = m && m->metric == Metric::kLatency;
-  row.a = row.lower_is_better ? *ra->time_us : *ra->algbw_gbps;
-  row.b = row.lower_is_better ? *rb->time_us : *rb->algbw_gbps;
+  // The figure `report` shows: busbw for NCCL methods (where both runs recorded it), the time
+  // for latency methods, algbw otherwise.
+  if (row.lower_is_better) {
+    row.metric = "time_us";
+    row.a = *ra->time_us;
+    row.b = *rb->time_us;
+  } else if (m && m->uses_nccl && ra->busbw_gbps && rb->busbw_gbps) {
+    row.metric = "busbw_gbps";
+    row.a = *ra->busbw_gbps;
+    row.b = *rb->busbw_gbps;
+  } else {
+    row.metric = "algbw_gbps";
+    row.a = *ra->algbw_gbps;
+    row.b = *rb->algbw_gbps;
+  }
   const Stats& sa = row.a;
   const Stats& sb = row.b;
   row.ratio = sa.median > 0 ? sb.median / sa.median : 0;
@@ -223,70 +236,118 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
 
 }  // namespace
 
-std::string render_comparison(const Comparison& c, const std::string& a_name,
-                              const std::string& b_name, const CompareOptions& o) {
+namespace {
+
+// "busbw GB/s", "algbw GB/s", "time us": what a row compares, as its figures' heading says.
+std::string metric_label(const std::string& metric) {
+  if (metric == "busbw_gbps") return "busbw GB/s";
+  if (metric == "time_us") return "time us";
+  return "algbw GB/s";
+}
+
+std::string comparison_csv(const Comparison& c) {
   std::ostringstream out;
-  if (o.format == ReportFormat::kCsv) {
-    out << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
-           "change\n";
-    for (const auto& r : c.rows) {
-      out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
-          << r.bytes << "," << (r.lower_is_better ? "time_us" : "algbw_gbps") << ","
-          << format_fixed(r.a.median, 3) << "," << format_fixed(r.a.min, 3) << ","
-          << format_fixed(r.a.max, 3) << "," << format_fixed(r.b.median, 3) << ","
-          << format_fixed(r.b.min, 3) << "," << format_fixed(r.b.max, 3) << ","
-          << format_fixed(r.ratio, 4) << "," << r.change << "\n";
-    }
-    return out.str();
-  }
-  const bool md = o.format == ReportFormat::kMarkdown;
-  out << (md ? "# peerbench compare\n\n" : "peerbench compare\n");
-  out << (md ? "- A (baseline): `" : "  A (baseline):  ") << a_name << (md ? "`\n" : "\n");
-  out << (md ? "- B (candidate): `" : "  B (candidate): ") << b_name << (md ? "`\n" : "\n");
-  out << (md ? "\n## What differs\n\n" : "\nWhat differs:\n");
-  if (c.differences.empty()) out << (md ? "- nothing recorded\n" : "  nothing recorded\n");
-  for (const auto& d : c.differences) out << (md ? "- " : "  ") << d << "\n";
-  out << (md ? "\n## Results (B/A; bandwidth: higher is better, latency: lower is better)\n\n"
-             : "\nResults (B/A; median; bandwidth GB/s higher is better, latency us lower is "
-               "better):\n");
-  if (md) {
-    out << "| method | pair | size | A median [min-max] | B median [min-max] | B/A | change |\n"
-           "|---|---|---:|---:|---:|---:|---|\n";
-  } else {
-    out << "  " << std::left << std::setw(20) << "method" << std::setw(8) << "pair" << std::right
-        << std::setw(7) << "size" << std::setw(26) << "A median [min-max]" << std::setw(26)
-        << "B median [min-max]" << std::setw(8) << "B/A"
-        << "  change\n";
-  }
+  out << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
+         "change\n";
   for (const auto& r : c.rows) {
-    const std::string av = format_fixed(r.a.median, 2) + " [" + format_fixed(r.a.min, 1) + "-" +
-                           format_fixed(r.a.max, 1) + "]";
-    const std::string bv = format_fixed(r.b.median, 2) + " [" + format_fixed(r.b.min, 1) + "-" +
-                           format_fixed(r.b.max, 1) + "]";
-    const std::string change = r.change == "regression" ? "REGRESSION" : r.change;
-    if (md) {
-      out << "| " << r.method << " | " << r.pair << " | " << format_size_compact(r.bytes) << " | "
-          << av << " | " << bv << " | " << format_fixed(r.ratio, 3) << " | "
-          << (r.change == "regression" ? "**regression**" : r.change) << " |\n";
-    } else {
-      out << "  " << std::left << std::setw(20) << r.method << std::setw(8) << r.pair << std::right
-          << std::setw(7) << format_size_compact(r.bytes) << std::setw(26) << av << std::setw(26)
-          << bv << std::setw(8) << format_fixed(r.ratio, 3) << "  " << change << "\n";
-    }
+    out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
+        << r.bytes << "," << r.metric << "," << format_fixed(r.a.median, 3) << ","
+        << format_fixed(r.a.min, 3) << "," << format_fixed(r.a.max, 3) << ","
+        << format_fixed(r.b.median, 3) << "," << format_fixed(r.b.min, 3) << ","
+        << format_fixed(r.b.max, 3) << "," << format_fixed(r.ratio, 4) << "," << r.change << "\n";
   }
+  return out.str();
+}
+
+std::string median_range(const Stats& s) {
+  return format_fixed(s.median, 2) + " [" + format_fixed(s.min, 1) + "-" + format_fixed(s.max, 1) +
+         "]";
+}
+
+Section results_section(const Comparison& c) {
+  Section s;
+  s.title = "Results (B/A of the median; bandwidth: higher is better, latency: lower is better)";
+  s.table.head = {"method", "pair",  "size", "metric", "A median [min-max]", "B median [min-max]",
+                  "B/A",    "change"};
+  s.table.numeric = {false, false, true, false, true, true, true, false};
+  for (const auto& r : c.rows) {
+    if (r.change == "regression") s.table.marked.push_back(static_cast<int>(s.table.rows.size()));
+    s.table.rows.push_back({r.method, r.pair, format_size_compact(r.bytes), metric_label(r.metric),
+                            median_range(r.a), median_range(r.b), format_fixed(r.ratio, 3),
+                            r.change == "regression" ? "REGRESSION" : r.change});
+  }
+  return s;
+}
+
+// B/A against size, a line per bandwidth method (its worst pair at each size).
+svg::LineChart change_chart(const Comparison& c) {
+  svg::LineChart chart;
+  // Bandwidth methods only: latency's few bytes would squeeze every other size into a corner
+  // of the axis (its rows are in the table).
+  chart.title = "B/A per bandwidth method against size (its worst pair at each size)";
+  chart.x_label = "transfer size (bytes, log-2 scale)";
+  chart.y_label = "B / A (under 1: B is slower)";
+  chart.decimals = 3;
+  chart.reference = 1.0;
+  chart.reference_label = "no change";
+  std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_method;
+  for (const auto& r : c.rows) {
+    if (r.ratio > 0 && !r.lower_is_better) by_method[r.method][r.bytes].push_back(r.ratio);
+  }
+  for (auto& [method, sizes] : by_method) {
+    svg::Series s{method, {}};
+    for (auto& [bytes, ratios] : sizes) {
+      // The worst pair: a regression on one pair of many must not vanish in a median.
+      s.points.push_back(
+          {static_cast<double>(bytes), *std::min_element(ratios.begin(), ratios.end())});
+    }
+    chart.series.push_back(std::move(s));
+  }
+  return chart;
+}
+
+SectionDocument comparison_document(const Comparison& c, const std::string& a_name,
+                                    const std::string& b_name, const CompareOptions& o) {
+  SectionDocument d;
+  d.title = "peerbench compare";
+  d.verdict = std::to_string(c.regressions) + " regressions, " + std::to_string(c.improvements) +
+              " improvements beyond " + format_fixed(100 * o.threshold, 1) +
+              "% with non-overlapping sample ranges, " + std::to_string(c.rows.size()) +
+              " compared";
+  d.failed = comparison_exit_code(c, o) != kExitOk;
+  d.sections.push_back({"Runs", {"A (baseline): " + a_name, "B (candidate): " + b_name}, {}, {}});
+  d.sections.push_back(
+      {"What differs",
+       c.differences.empty() ? std::vector<std::string>{"nothing recorded"} : c.differences,
+       {},
+       {}});
+  d.sections.push_back(results_section(c));
+  if (o.format == ReportFormat::kHtml) d.sections.back().charts.push_back(change_chart(c));
   auto list = [&](const char* title, const std::vector<std::string>& v) {
-    if (v.empty()) return;
-    out << (md ? "\n## " : "\n") << title << (md ? "\n\n" : ":\n");
-    for (const auto& s : v) out << (md ? "- " : "  ") << s << "\n";
+    if (!v.empty()) d.sections.push_back({title, v, {}, {}});
   };
   list("Only in A (measured in A, not in B)", c.only_in_a);
   list("Only in B (measured in B, not in A)", c.only_in_b);
   list("Measured in neither", c.in_neither);
-  out << (md ? "\n**" : "\n") << c.regressions << " regressions, " << c.improvements
-      << " improvements beyond " << format_fixed(100 * o.threshold, 1)
-      << "% with non-overlapping sample ranges, " << c.rows.size() << " compared"
-      << (md ? "**\n" : "\n");
-  return out.str();
+  d.no_plots_note = "";
+  return d;
+}
+
+}  // namespace
+
+std::string render_comparison(const Comparison& c, const std::string& a_name,
+                              const std::string& b_name, const CompareOptions& o) {
+  switch (o.format) {
+    case ReportFormat::kCsv:
+      return comparison_csv(c);
+    case ReportFormat::kMarkdown:
+      return render_sections_markdown(comparison_document(c, a_name, b_name, o));
+    case ReportFormat::kHtml:
+      return render_sections_html(comparison_document(c, a_name, b_name, o));
+    case ReportFormat::kText:
+      break;
+  }
+  return render_sections_text(comparison_document(c, a_name, b_name, o));
 }
 
 int comparison_exit_code(const Comparison& c, const CompareOptions& o) {

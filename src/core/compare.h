@@ -18,7 +18,10 @@ struct CompareRow {
   std::string gpu_pair;  // GPU identity used for matching
   std::uint64_t bytes = 0;
   bool lower_is_better = false;
-  Stats a;  // the compared metric: algbw_gbps, or time_us for latency methods
+  // The compared figure, as `report` shows it: busbw_gbps (NCCL methods), algbw_gbps (other
+  // bandwidth methods) or time_us (latency methods).
+  std::string metric;
+  Stats a;
   Stats b;
   double ratio = 0;  // B / A
   // regression, improvement, same, within-noise; contended or throttled when either run's figure

@@ -73,7 +73,7 @@ void add_folder(const std::string& dir, int depth, std::set<std::pair<dev_t, ino
   ::closedir(d);
   std::sort(names.begin(), names.end());
   for (const auto& n : names) {
-    const std::string path = dir + "/" + n;
+    const std::string path = (dir.back() == '/' ? dir : dir + "/") + n;  // "a/" + n, not "a//"
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
       // A results file that cannot be looked at (a dangling link, no permission) is listed.
@@ -107,8 +107,9 @@ FleetNode unreadable_node(const std::string& file, const std::string& reason) {
 }
 
 // One node per host: the later run counts; the others are named in the notes.
-std::vector<FleetNode> resolve_duplicates(std::vector<FleetNode> nodes,
-                                          std::vector<std::string>& notes) {
+std::vector<FleetNode> resolve_duplicates(
+    std::vector<FleetNode> nodes, std::vector<std::string>& notes,
+    std::map<std::string, std::vector<FleetReport::EarlierRun>>& earlier) {
   std::stable_sort(nodes.begin(), nodes.end(), [](const FleetNode& a, const FleetNode& b) {
     return std::tie(a.host, a.started_at) < std::tie(b.host, b.started_at);
   });
@@ -117,6 +118,11 @@ std::vector<FleetNode> resolve_duplicates(std::vector<FleetNode> nodes,
     if (!out.empty() && out.back().host == n.host) {
       notes.push_back(n.host + ": results in " + out.back().file + " and " + n.file +
                       "; the later run (" + n.file + ") counts");
+      const FleetNode& e = out.back();
+      earlier[n.host].push_back(
+          {e.file, e.flag_count(),
+           !e.problems.empty() || std::any_of(e.pairs.begin(), e.pairs.end(),
+                                              [](const FleetPair& p) { return p.unsettled(); })});
       out.back() = std::move(n);
     } else {
       out.push_back(std::move(n));
@@ -352,7 +358,7 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   FleetReport r;
   r.outlier_tolerance = tolerance;
   r.hosts_given = hosts_given;
-  r.nodes = resolve_duplicates(std::move(nodes), r.notes);
+  r.nodes = resolve_duplicates(std::move(nodes), r.notes, r.earlier_runs);
   if (hosts_given) add_expected_hosts(r.nodes, hosts, r.notes);
   r.groups = place_in_fleet(r.nodes, tolerance);
   r.versions = version_spreads(r.nodes);

@@ -31,6 +31,9 @@ struct Measurement {
   std::uint64_t bytes = 0;
   double value = 0;
   bool lower_is_better = false;  // latency
+  // GPU time of the case's iterations, warm-up and timed (at the median time per operation):
+  // what a CI system shows as the test's time.
+  double seconds = 0;
 };
 
 // Where a pair sits in its fleet group for one method.
@@ -84,6 +87,7 @@ struct FleetNode {
   std::string host;
   std::string file;  // "" for a missing node
   std::string started_at;
+  double elapsed_s = 0;  // the run's wall time, where it recorded one
   NodeState state = NodeState::kPass;
   std::vector<std::string> problems;  // why incomplete, in words
   std::vector<FleetPair> pairs;
@@ -115,6 +119,14 @@ struct FleetReport {
   std::vector<FleetGroup> groups;
   std::vector<VersionSpread> versions;
   std::vector<std::string> notes;  // duplicates, nodes not in --hosts, skipped inputs
+  // Hosts found in more than one results file: each one's earlier runs, oldest first (only its
+  // latest run counts in the fleet).
+  struct EarlierRun {
+    std::string file;
+    int flags = 0;           // the run's own flags
+    bool unsettled = false;  // a problem reading it, or a pair not measured, contended, ...
+  };
+  std::map<std::string, std::vector<EarlierRun>> earlier_runs;
   double outlier_tolerance = 0.10;
   std::string expectations_source;
   bool hosts_given = false;

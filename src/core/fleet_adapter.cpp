@@ -90,8 +90,9 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
       // A figure measured beside another job or under held clocks says nothing of the link: it
       // is kept out of the fleet's medians and never an outlier.
       if (!has_figure(*r) || contended(*r) || throttled(*r)) continue;
-      out.push_back(
-          {r->method, r->bytes, headline_value(m, *r), m && m->metric == Metric::kLatency});
+      const double ops = r->warmup_iters + static_cast<double>(r->iters) * r->samples;
+      out.push_back({r->method, r->bytes, headline_value(m, *r), m && m->metric == Metric::kLatency,
+                     r->time_us ? r->time_us->median * ops * 1e-6 : 0});
     }
   }
   return out;
@@ -169,6 +170,7 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
     n.host = host;
     n.file = file;
     n.started_at = d.started_at;
+    n.elapsed_s = d.timing.elapsed_s.value_or(0);
     n.versions = versions_of(d, host);
     n.problems = run_problems(d);
     nodes.push_back(std::move(n));

@@ -1,5 +1,7 @@
 // The fleet's machine-read formats: JUnit XML for CI systems, OpenMetrics text for Prometheus
 // (node_exporter's textfile collector).
+#include <cctype>
+#include <ctime>
 #include <set>
 #include <sstream>
 
@@ -22,6 +24,7 @@ struct JunitCase {
   std::string name;
   std::string failure_type, failure_message, failure_body;
   bool error = false;  // not measured, rather than measured and failed
+  double seconds = 0;  // the GPU time its measurements took
 };
 
 std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
@@ -30,7 +33,11 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
   for (const auto& f : p.flags) methods.insert(f.method);  // "" = about the pair
   std::vector<JunitCase> out;
   for (const auto& m : methods) {
-    JunitCase c{(m.empty() ? "pair" : m) + " " + p.name() + " [" + p.link + "]", "", "", "", false};
+    JunitCase c{
+        (m.empty() ? "pair" : m) + " " + p.name() + " [" + p.link + "]", "", "", "", false, 0};
+    for (const auto& x : p.measurements) {
+      if (x.method == m) c.seconds += x.seconds;
+    }
     for (const auto& f : p.flags) {
       if (f.method != m) continue;
       c.failure_type += (c.failure_type.empty() ? "" : ",") + f.code;
@@ -41,14 +48,14 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
   }
   if (p.unsettled() && p.flags.empty()) {
     out.push_back({"pair " + p.name() + " [" + p.link + "]", p.state,
-                   p.note.empty() ? "not measured" : p.note, "", true});
+                   p.note.empty() ? "not measured" : p.note, "", true, 0});
   }
   return out;
 }
 
 std::vector<JunitCase> cases_of_node(const FleetNode& n) {
   std::vector<JunitCase> out;
-  JunitCase results{"results", "", "", "", true};
+  JunitCase results{"results", "", "", "", true, 0};
   for (const auto& p : n.problems) {
     results.failure_type =
         to_string(n.state == NodeState::kMissing ? n.state : NodeState::kIncomplete);
@@ -61,9 +68,13 @@ std::vector<JunitCase> cases_of_node(const FleetNode& n) {
   return out;
 }
 
+std::string seconds_text(double s) {
+  return format_fixed(s, 6);
+}
+
 void write_case(std::ostringstream& o, const std::string& host, const JunitCase& c) {
   o << "    <testcase classname=\"peerbench.fleet." << xml_escape(host) << "\" name=\""
-    << xml_escape(c.name) << "\"";
+    << xml_escape(c.name) << "\" time=\"" << seconds_text(c.seconds) << "\"";
   if (c.failure_message.empty()) {
     o << "/>\n";
     return;
@@ -73,36 +84,73 @@ void write_case(std::ostringstream& o, const std::string& host, const JunitCase&
     << "</" << (c.error ? "error" : "failure") << ">\n    </testcase>\n";
 }
 
+// "2026-11-29T21:59:10": the run's start in UTC, as the Ant schema's timestamp (no zone, no
+// fraction); `fallback` (the time of this report) for a node without a run, or a start that is
+// not such a time.
+std::string junit_timestamp(const std::string& started_at, const std::string& fallback) {
+  static const char kShape[] = "dddd-dd-ddTdd:dd:dd";
+  if (started_at.size() < 19) return fallback;
+  for (std::size_t i = 0; i < 19; ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(started_at[i])) != 0;
+    if (kShape[i] == 'd' ? !digit : started_at[i] != kShape[i]) return fallback;
+  }
+  std::size_t z = 19;  // past a fraction of a second, the zone must be UTC
+  if (z < started_at.size() && started_at[z] == '.') {
+    while (++z < started_at.size() && std::isdigit(static_cast<unsigned char>(started_at[z]))) {
+    }
+  }
+  const std::string zone = started_at.substr(z);
+  const bool utc = zone.empty() || zone == "Z" || zone == "+00:00";
+  return utc ? started_at.substr(0, 19) : fallback;
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return buf;
+}
+
+// One node's test suite, with the attributes the Ant/Jenkins schema requires of a suite inside
+// <testsuites> (package, id, timestamp, hostname, time) and its system-out and system-err.
+void write_suite(std::ostringstream& o, const FleetNode& n, int id, const std::string& now) {
+  const auto cases = cases_of_node(n);
+  int failures = 0, errors = 0;
+  double case_seconds = 0;
+  for (const auto& c : cases) {
+    case_seconds += c.seconds;
+    if (!c.failure_message.empty()) (c.error ? errors : failures)++;
+  }
+  const std::string host = n.host.empty() ? "unnamed" : n.host;
+  o << "  <testsuite name=\"" << xml_escape(host) << "\" package=\"peerbench.fleet\" id=\"" << id
+    << "\" timestamp=\"" << junit_timestamp(n.started_at, now) << "\" hostname=\""
+    << xml_escape(host) << "\" tests=\"" << cases.size() << "\" failures=\"" << failures
+    << "\" errors=\"" << errors << "\" skipped=\"0\" time=\""
+    << seconds_text(n.elapsed_s > 0 ? n.elapsed_s : case_seconds) << "\">\n"
+    << "    <properties><property name=\"state\" value=\"" << to_string(n.state)
+    << "\"/><property name=\"file\" value=\"" << xml_escape(n.file)
+    << "\"/><property name=\"started_at\" value=\"" << xml_escape(n.started_at)
+    << "\"/><property name=\"driver\" value=\"" << xml_escape(n.versions.driver)
+    << "\"/><property name=\"cuda\" value=\"" << xml_escape(n.versions.cuda)
+    << "\"/><property name=\"nccl\" value=\"" << xml_escape(n.versions.nccl)
+    << "\"/></properties>\n";
+  for (const auto& c : cases) write_case(o, host, c);
+  o << "    <system-out/>\n    <system-err/>\n  </testsuite>\n";
+}
+
+// JUnit XML as the Ant/Jenkins schema has it (tests/fixtures/junit-ant.xsd): <testsuites> with
+// no attributes of its own, a suite per node.
 class FleetJunitReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
-    std::ostringstream body;
-    int tests = 0, failures = 0, errors = 0;
-    for (const auto& n : r.nodes) {
-      const auto cases = cases_of_node(n);
-      int f = 0, e = 0;
-      for (const auto& c : cases) {
-        if (c.failure_message.empty()) continue;
-        (c.error ? e : f)++;
-      }
-      body << "  <testsuite name=\"" << xml_escape(n.host) << "\" tests=\"" << cases.size()
-           << "\" failures=\"" << f << "\" errors=\"" << e << "\" skipped=\"0\">\n"
-           << "    <properties><property name=\"state\" value=\"" << to_string(n.state)
-           << "\"/><property name=\"file\" value=\"" << xml_escape(n.file)
-           << "\"/><property name=\"driver\" value=\"" << xml_escape(n.versions.driver)
-           << "\"/><property name=\"cuda\" value=\"" << xml_escape(n.versions.cuda)
-           << "\"/><property name=\"nccl\" value=\"" << xml_escape(n.versions.nccl)
-           << "\"/></properties>\n";
-      for (const auto& c : cases) write_case(body, n.host, c);
-      body << "  </testsuite>\n";
-      tests += static_cast<int>(cases.size());
-      failures += f;
-      errors += e;
-    }
     std::ostringstream o;
-    o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"peerbench fleet\" tests=\""
-      << tests << "\" failures=\"" << failures << "\" errors=\"" << errors << "\">\n"
-      << body.str() << "</testsuites>\n";
+    const std::string now = now_utc();
+    o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
+    int id = 0;
+    for (const auto& n : r.nodes) write_suite(o, n, id++, now);
+    o << "</testsuites>\n";
     return o.str();
   }
 };
@@ -129,19 +177,32 @@ std::string labels(const std::vector<std::pair<std::string, std::string>>& kv) {
   return s + "}";
 }
 
-void family(std::ostringstream& o, const std::string& name, const std::string& help) {
-  o << "# TYPE " << name << " gauge\n# HELP " << name << " " << help << "\n";
+// A metric family's metadata: its type, its unit where it has one (the name ends in it, as
+// OpenMetrics requires), and its help.
+void family(std::ostringstream& o, const std::string& name, const std::string& unit,
+            const std::string& help) {
+  o << "# TYPE " << name << " gauge\n";
+  if (!unit.empty()) o << "# UNIT " << name << " " << unit << "\n";
+  o << "# HELP " << name << " " << help << "\n";
 }
 
-void pair_metrics(std::ostringstream& o, const FleetReport& r, bool latency, bool ratio) {
+// A figure in base units: bytes per second (from GB/s, 1e9 bytes/s) or seconds (from us).
+std::string base_units(double v, bool latency) {
+  return latency ? format_fixed(v * 1e-6, 9) : format_fixed(v * 1e9, 0);
+}
+
+enum class PairFigure { kBandwidth, kLatency, kRatio };
+
+void pair_metrics(std::ostringstream& o, const FleetReport& r, PairFigure what) {
+  static const char* const kNames[] = {"peerbench_link_bandwidth_bytes_per_second",
+                                       "peerbench_link_latency_seconds",
+                                       "peerbench_link_fleet_ratio"};
+  const std::string name = kNames[static_cast<int>(what)];
   for (const auto& n : r.nodes) {
     for (const auto& p : n.pairs) {
       for (const auto& pos : p.positions) {
-        if (!ratio && pos.lower_is_better != latency) continue;
-        const std::string name = ratio     ? "peerbench_link_fleet_ratio"
-                                 : latency ? "peerbench_link_latency_seconds"
-                                           : "peerbench_link_bandwidth_gbps";
-        const double v = ratio ? pos.ratio : latency ? pos.value * 1e-6 : pos.value;
+        if (what != PairFigure::kRatio && pos.lower_is_better != (what == PairFigure::kLatency))
+          continue;
         o << name
           << labels({{"host", n.host},
                      {"src_pci", p.src_pci},
@@ -149,14 +210,35 @@ void pair_metrics(std::ostringstream& o, const FleetReport& r, bool latency, boo
                      {"method", pos.method},
                      {"bytes", std::to_string(pos.bytes)},
                      {"link", p.link}})
-          << " " << format_fixed(v, latency ? 9 : 4) << "\n";
+          << " "
+          << (what == PairFigure::kRatio ? format_fixed(pos.ratio, 4)
+                                         : base_units(pos.value, pos.lower_is_better))
+          << "\n";
       }
     }
   }
 }
 
+// The fleet medians, one family per unit.
+void median_metrics(std::ostringstream& o, const FleetReport& r, bool latency) {
+  const std::string name = latency ? "peerbench_fleet_median_latency_seconds"
+                                   : "peerbench_fleet_median_bandwidth_bytes_per_second";
+  family(o, name, latency ? "seconds" : "bytes_per_second",
+         latency ? "fleet median of a group's latency (one small transfer)"
+                 : "fleet median of a group's bandwidth (busbw for NCCL methods)");
+  for (const auto& g : r.groups) {
+    if (g.lower_is_better != latency) continue;
+    o << name
+      << labels({{"method", g.method},
+                 {"gpu", g.gpu_model},
+                 {"link", g.link},
+                 {"bytes", std::to_string(g.bytes)}})
+      << " " << base_units(g.median, latency) << "\n";
+  }
+}
+
 void node_metrics(std::ostringstream& o, const FleetReport& r) {
-  family(o, "peerbench_node_verdict", "1 for the node's fleet verdict, 0 for the others");
+  family(o, "peerbench_node_verdict", "", "1 for the node's fleet verdict, 0 for the others");
   for (const auto& n : r.nodes) {
     for (auto s :
          {NodeState::kPass, NodeState::kFlagged, NodeState::kIncomplete, NodeState::kMissing}) {
@@ -164,10 +246,10 @@ void node_metrics(std::ostringstream& o, const FleetReport& r) {
         << (n.state == s ? 1 : 0) << "\n";
     }
   }
-  family(o, "peerbench_node_flags", "flags raised on the node's pairs, fleet-outlier included");
+  family(o, "peerbench_node_flags", "", "flags raised on the node's pairs, fleet-outlier included");
   for (const auto& n : r.nodes)
     o << "peerbench_node_flags" << labels({{"host", n.host}}) << " " << n.flag_count() << "\n";
-  family(o, "peerbench_fleet_nodes", "nodes of the fleet by verdict");
+  family(o, "peerbench_fleet_nodes", "", "nodes of the fleet by verdict");
   for (auto s :
        {NodeState::kPass, NodeState::kFlagged, NodeState::kIncomplete, NodeState::kMissing}) {
     o << "peerbench_fleet_nodes" << labels({{"verdict", to_string(s)}}) << " " << r.count(s)
@@ -175,27 +257,22 @@ void node_metrics(std::ostringstream& o, const FleetReport& r) {
   }
 }
 
+// OpenMetrics text in base units (bytes per second, seconds), each family with its # UNIT and
+// # HELP, ending in # EOF; parsed back by prometheus_client's OpenMetrics parser in the tests.
 class FleetOpenMetricsReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
     std::ostringstream o;
-    family(o, "peerbench_link_bandwidth_gbps",
-           "median bandwidth of a pair at the fleet's judged size, GB/s (1e9 bytes/s)");
-    pair_metrics(o, r, false, false);
-    family(o, "peerbench_link_latency_seconds", "median time of one small transfer");
-    pair_metrics(o, r, true, false);
-    family(o, "peerbench_link_fleet_ratio",
+    family(o, "peerbench_link_bandwidth_bytes_per_second", "bytes_per_second",
+           "median bandwidth of a pair at the fleet's judged size (busbw for NCCL methods)");
+    pair_metrics(o, r, PairFigure::kBandwidth);
+    family(o, "peerbench_link_latency_seconds", "seconds", "median time of one small transfer");
+    pair_metrics(o, r, PairFigure::kLatency);
+    family(o, "peerbench_link_fleet_ratio", "",
            "the pair's figure divided by its group's fleet median");
-    pair_metrics(o, r, false, true);
-    family(o, "peerbench_fleet_median", "fleet median of a group (GB/s, or seconds for latency)");
-    for (const auto& g : r.groups) {
-      o << "peerbench_fleet_median"
-        << labels({{"method", g.method},
-                   {"gpu", g.gpu_model},
-                   {"link", g.link},
-                   {"bytes", std::to_string(g.bytes)}})
-        << " " << format_fixed(g.lower_is_better ? g.median * 1e-6 : g.median, 9) << "\n";
-    }
+    pair_metrics(o, r, PairFigure::kRatio);
+    median_metrics(o, r, false);
+    median_metrics(o, r, true);
     node_metrics(o, r);
     o << "# EOF\n";
     return o.str();

@@ -20,13 +20,68 @@ std::string unit_of(bool lower_is_better) {
   return lower_is_better ? "us" : "GB/s";
 }
 
+// "; 6 earlier runs of 1 host not counted (...)": said in the verdict itself, since a folder of
+// one host's history otherwise reads as a fleet that passed.
+std::string earlier_runs_clause(const FleetReport& r) {
+  if (r.earlier_runs.empty()) return "";
+  std::size_t runs = 0, failing = 0;
+  for (const auto& [host, earlier] : r.earlier_runs) {
+    runs += earlier.size();
+    for (const auto& e : earlier) failing += e.flags > 0 || e.unsettled;
+  }
+  const std::size_t hosts = r.earlier_runs.size();
+  return "; " + std::to_string(runs) + " earlier run" + (runs == 1 ? "" : "s") + " of " +
+         std::to_string(hosts) + " host" + (hosts == 1 ? "" : "s") + " not counted" +
+         (failing ? " (" + std::to_string(failing) + " of them flagged or incomplete)" : "") +
+         ": a fleet counts each host's latest run (a host's history: peerbench compare A.json "
+         "B.json C.json ...)";
+}
+
 std::string verdict_line(const FleetReport& r) {
   const int n = static_cast<int>(r.nodes.size());
-  if (fleet_exit_code(r) == kExitOk) return "PASS: all " + std::to_string(n) + " nodes pass";
+  if (fleet_exit_code(r) == kExitOk)
+    return "PASS: all " + std::to_string(n) + " nodes pass" + earlier_runs_clause(r);
   return "FAIL: " + std::to_string(r.count(NodeState::kFlagged)) + " flagged, " +
          std::to_string(r.count(NodeState::kIncomplete)) + " incomplete, " +
          std::to_string(r.count(NodeState::kMissing)) + " missing, " +
-         std::to_string(r.count(NodeState::kPass)) + " pass, of " + std::to_string(n) + " nodes";
+         std::to_string(r.count(NodeState::kPass)) + " pass, of " + std::to_string(n) + " nodes" +
+         earlier_runs_clause(r);
+}
+
+// A file name as a shell word: quoted where it holds anything but plain path characters.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && s.find_first_not_of(
+                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+                                       "qrstuvwxyz0123456789_./-+=:,@") == std::string::npos;
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Per host read more than once: which run counted, which did not, and the command that lays
+// them side by side.
+Section earlier_runs_section(const FleetReport& r) {
+  Section s{"Several runs of one host (only the latest counts)", {}, {}, {}};
+  for (const auto& [host, earlier] : r.earlier_runs) {
+    std::string counted;
+    for (const auto& n : r.nodes) {
+      if (n.host == host) counted = n.file;
+    }
+    std::string command = "peerbench compare";
+    std::vector<std::string> files;
+    for (const auto& e : earlier) {
+      command += " " + shell_word(e.file);
+      files.push_back(e.file + (e.flags       ? " (" + std::to_string(e.flags) + " flags)"
+                                : e.unsettled ? " (incomplete)"
+                                              : ""));
+    }
+    command += " " + shell_word(counted);
+    s.lines.push_back(host + ": " + std::to_string(earlier.size() + 1) +
+                      " runs; counted: " + counted + " (the latest); not counted: " + join(files));
+    s.lines.push_back(host + "'s history, oldest first: " + command);
+  }
+  return s;
 }
 
 // "580.159.04: 30 nodes; 570.86.10: 2 nodes (node005, node006)", naming the nodes of the rarer
@@ -48,7 +103,7 @@ std::string version_line(const VersionSpread& v) {
 }
 
 Section versions_section(const FleetReport& r) {
-  Section s{"Versions", {}, {}};
+  Section s{"Versions", {}, {}, {}};
   for (const auto& v : r.versions) {
     if (!v.nodes_by_value.empty()) s.lines.push_back(version_line(v));
   }
@@ -57,7 +112,7 @@ Section versions_section(const FleetReport& r) {
 }
 
 Section groups_section(const FleetReport& r) {
-  Section s{"Fleet position (median at the judged size, per GPU model and link)", {}, {}};
+  Section s{"Fleet position (median at the judged size, per GPU model and link)", {}, {}, {}};
   s.table.head = {"method", "GPU",    "link",    "size",    "pairs",
                   "nodes",  "median", "p25-p75", "min-max", "unit"};
   s.table.numeric = {false, false, false, true, true, true, true, true, true, false};
@@ -88,7 +143,7 @@ std::string flag_summary(const FleetNode& n) {
 }
 
 Section nodes_section(const FleetReport& r) {
-  Section s{"Nodes, worst first", {}, {}};
+  Section s{"Nodes, worst first", {}, {}, {}};
   s.table.head = {"node", "state", "worst ratio", "file", "flags and problems"};
   s.table.numeric = {false, false, true, false, false};
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
@@ -121,19 +176,25 @@ std::vector<std::string> findings_of(const FleetNode& n) {
   return out;
 }
 
-SectionDocument fleet_document(const FleetReport& r, const std::vector<PlotFile>& plots) {
+// `charts`: draw the fleet's chart (HTML only).
+SectionDocument fleet_document(const FleetReport& r, const std::vector<PlotFile>& plots,
+                               bool charts) {
   SectionDocument d;
   d.title = "peerbench fleet";
   d.verdict = verdict_line(r);
   d.failed = fleet_exit_code(r) != kExitOk;
-  d.sections = {versions_section(r), groups_section(r), nodes_section(r)};
-  Section findings{"Findings", {}, {}};
+  if (!r.earlier_runs.empty()) d.sections.push_back(earlier_runs_section(r));
+  d.sections.push_back(versions_section(r));
+  d.sections.push_back(groups_section(r));
+  if (charts && !r.groups.empty()) d.sections.back().charts.push_back(fleet_spread_chart(r));
+  d.sections.push_back(nodes_section(r));
+  Section findings{"Findings", {}, {}, {}};
   for (const auto& n : r.nodes) {
     for (auto& l : findings_of(n)) findings.lines.push_back(std::move(l));
   }
   if (findings.lines.empty()) findings.lines.push_back("none");
   d.sections.push_back(findings);
-  if (!r.notes.empty()) d.sections.push_back({"Notes", r.notes, {}});
+  if (!r.notes.empty()) d.sections.push_back({"Notes", r.notes, {}, {}});
   d.plots = plots;
   d.no_plots_note =
       "No distribution plots: write the fleet as CSV, draw them with scripts/plot_fleet.py "
@@ -145,21 +206,21 @@ SectionDocument fleet_document(const FleetReport& r, const std::vector<PlotFile>
 class FleetTextReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
-    return render_sections_text(fleet_document(r, {}));
+    return render_sections_text(fleet_document(r, {}, false));
   }
 };
 
 class FleetMarkdownReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>& plots) const override {
-    return render_sections_markdown(fleet_document(r, plots));
+    return render_sections_markdown(fleet_document(r, plots, false));
   }
 };
 
 class FleetHtmlReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>& plots) const override {
-    return render_sections_html(fleet_document(r, plots));
+    return render_sections_html(fleet_document(r, plots, true));
   }
 };
 

@@ -12,6 +12,7 @@
 
 #include "core/fleet.h"
 #include "core/report.h"
+#include "core/svg_chart.h"
 
 namespace peerbench {
 
@@ -22,6 +23,10 @@ class FleetReporter {
 };
 
 std::unique_ptr<FleetReporter> make_fleet_reporter(FleetFormat f);
+
+// The HTML report's chart: per group (method, GPU model, link, size), each pair against the
+// fleet median, the quartiles and range, the outlier line, the outliers marked and named.
+svg::StripChart fleet_spread_chart(const FleetReport& r);
 
 // text | markdown (md) | html | csv | junit | openmetrics; throws UsageError naming --format.
 FleetFormat parse_fleet_format(const std::string& v);

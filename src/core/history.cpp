@@ -52,7 +52,7 @@ void add_comparison(History& h, std::map<RowKey, HistoryRow>& rows, std::size_t 
   for (const auto& cr : c.rows) {
     auto& row = rows[{cr.method, cr.gpu_pair, cr.bytes}];
     if (row.cells.empty()) {
-      row = {cr.method, cr.pair, cr.gpu_pair, cr.bytes, cr.lower_is_better, {}};
+      row = {cr.method, cr.pair, cr.gpu_pair, cr.bytes, cr.lower_is_better, cr.metric, {}};
       row.cells.resize(runs);
       row.cells[0] = {true, cr.a, 1.0, ""};
     }
@@ -117,8 +117,9 @@ Section method_section(const History& h, const std::string& method) {
   t.numeric[0] = t.numeric[1] = false;
   for (const auto& row : h.rows) {
     if (row.method != method) continue;
-    s.title = method +
-              (row.lower_is_better ? " (time us, lower is better)" : " (GB/s, higher is better)");
+    s.title = method + (row.lower_is_better          ? " (time us, lower is better)"
+                        : row.metric == "busbw_gbps" ? " (busbw GB/s, higher is better)"
+                                                     : " (algbw GB/s, higher is better)");
     std::vector<std::string> cells{row.pair, row.gpu_pair, format_size_compact(row.bytes)};
     bool regression = false;
     for (std::size_t k = 0; k < row.cells.size(); ++k) {
@@ -129,6 +130,39 @@ Section method_section(const History& h, const std::string& method) {
     t.rows.push_back(std::move(cells));
   }
   return s;
+}
+
+// Each method against run 1 at its largest size: its worst pair's change, run by run (latency
+// turned over, so under 1 is worse everywhere).
+svg::LineChart history_chart(const History& h) {
+  svg::LineChart c;
+  c.title = "Each method against run 1, at its largest size (its worst pair)";
+  c.x_label = "run (the table beside it names each run's versions)";
+  c.y_label = "figure / run 1's (latency: run 1's / figure)";
+  c.decimals = 3;
+  c.reference = 1.0;
+  c.reference_label = "run 1";
+  for (std::size_t k = 0; k < h.files.size(); ++k) {
+    c.categories.push_back(h.columns[k]);
+    c.category_ticks.push_back("run " + std::to_string(k + 1));
+  }
+  std::map<std::string, std::uint64_t> largest;
+  for (const auto& r : h.rows) largest[r.method] = std::max(largest[r.method], r.bytes);
+  for (const auto& [method, bytes] : largest) {
+    svg::Series s{method + " @ " + format_size_compact(bytes), {}};
+    for (std::size_t k = 0; k < h.files.size(); ++k) {
+      std::vector<double> ratios;
+      for (const auto& r : h.rows) {
+        if (r.method != method || r.bytes != bytes || !r.cells[k].present) continue;
+        const double ratio = r.cells[k].ratio;
+        if (ratio > 0) ratios.push_back(r.lower_is_better ? 1 / ratio : ratio);
+      }
+      if (ratios.empty()) continue;
+      s.points.push_back({static_cast<double>(k), *std::min_element(ratios.begin(), ratios.end())});
+    }
+    c.series.push_back(std::move(s));
+  }
+  return c;
 }
 
 SectionDocument history_document(const History& h, const CompareOptions& o,
@@ -144,18 +178,21 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
               " improvements beyond " + format_fixed(100 * o.threshold, 1) +
               "% with non-overlapping sample ranges (cells: median [min-max], change to run 1)";
   d.failed = h.exit_code != 0;
-  d.sections.push_back({"Runs", h.headings, {}});
+  d.sections.push_back({"Runs", h.headings, {}, {}});
   d.sections.push_back(
       {"What differs from run 1",
        h.differences.empty() ? std::vector<std::string>{"nothing recorded"} : h.differences,
+       {},
        {}});
+  if (o.format == ReportFormat::kHtml && !h.rows.empty())
+    d.sections.push_back({"Against run 1", {}, {}, {history_chart(h)}});
   std::vector<std::string> methods;
   for (const auto& r : h.rows) {
     if (std::find(methods.begin(), methods.end(), r.method) == methods.end())
       methods.push_back(r.method);
   }
   for (const auto& m : methods) d.sections.push_back(method_section(h, m));
-  if (!h.only_some.empty()) d.sections.push_back({"Not in every run", h.only_some, {}});
+  if (!h.only_some.empty()) d.sections.push_back({"Not in every run", h.only_some, {}, {}});
   d.plots = plots;
   d.no_plots_note =
       "No plots: write this comparison as CSV, draw them with scripts/plot_fleet.py history "
@@ -171,10 +208,10 @@ std::string history_csv(const History& h) {
       const auto& c = r.cells[k];
       if (!c.present) continue;
       o << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
-        << r.bytes << "," << (r.lower_is_better ? "time_us" : "algbw_gbps") << "," << k + 1 << ","
-        << csv_field(h.headings[k]) << "," << format_fixed(c.stats.median, 3) << ","
-        << format_fixed(c.stats.min, 3) << "," << format_fixed(c.stats.max, 3) << ","
-        << format_fixed(c.ratio, 4) << "," << (k == 0 ? "baseline" : c.change) << "\n";
+        << r.bytes << "," << r.metric << "," << k + 1 << "," << csv_field(h.headings[k]) << ","
+        << format_fixed(c.stats.median, 3) << "," << format_fixed(c.stats.min, 3) << ","
+        << format_fixed(c.stats.max, 3) << "," << format_fixed(c.ratio, 4) << ","
+        << (k == 0 ? "baseline" : c.change) << "\n";
     }
   }
   return o.str();

@@ -22,6 +22,7 @@ struct HistoryRow {
   std::string method, pair, gpu_pair;
   std::uint64_t bytes = 0;
   bool lower_is_better = false;
+  std::string metric;              // busbw_gbps, algbw_gbps or time_us (CompareRow::metric)
   std::vector<HistoryCell> cells;  // one per run; cells[0] is the baseline
 };
 

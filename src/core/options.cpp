@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iomanip>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -12,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/fleet_options.h"
+#include "core/text_table.h"
 
 namespace peerbench {
 
@@ -56,17 +56,16 @@ const CommandHelp kCommandHelp[] = {
 };
 
 std::string top_level_help() {
-  std::ostringstream o;
-  auto line = [&](const std::string& usage, const std::string& summary) {
-    o << "  peerbench " << std::left << std::setw(24) << usage << summary << "\n";
-  };
-  o << kTagline << "\n\nUsage: peerbench [COMMAND] [options]\n\nCommands:\n";
-  for (const auto& c : kCommandHelp) line(c.usage, c.summary);
-  o << "\n";
-  line("COMMAND --help", "the options of one command");
-  line("--list-methods", "what run can measure, and the method groups");
-  o << "  peerbench --version\n";
-  return o.str();
+  // Two tables in one set of columns, so no usage runs into its summary however long it is.
+  TextTable commands, more;
+  for (const auto& c : kCommandHelp)
+    commands.add_row({std::string("peerbench ") + c.usage, c.summary});
+  more.add_row({"peerbench COMMAND --help", "the options of one command"});
+  more.add_row({"peerbench --list-methods", "what run can measure, and the method groups"});
+  more.add_row({"peerbench --version"});
+  const auto widths = commands.widths(more.widths());
+  return std::string(kTagline) + "\n\nUsage: peerbench [COMMAND] [options]\n\nCommands:\n" +
+         commands.render("  ", "  ", widths) + "\n" + more.render("  ", "  ", widths);
 }
 
 // "peerbench report: verdicts and tables ...", the first line of a command's own --help.
@@ -509,7 +508,8 @@ void add_compare_options(cxxopts::Options& o) {
                   cxxopts::value<std::vector<std::string>>())(
       "threshold", "relative change to flag, in percent",
       cxxopts::value<std::string>()->default_value("5"))(
-      "format", "text | markdown | csv", cxxopts::value<std::string>()->default_value("text"))(
+      "format", "text | markdown | html | csv",
+      cxxopts::value<std::string>()->default_value("text"))(
       "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
       "match", "match GPUs by host and: pci | uuid | index",
       cxxopts::value<std::string>()->default_value("pci"))(
@@ -541,7 +541,7 @@ void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& c
   if (r.count("plots")) cl.compare.plots_dir = get(r, "plots");
   cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
   if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
-  cl.compare.format = parse_format(get(r, "format"), "--format", inputs.size() > 2);
+  cl.compare.format = parse_format(get(r, "format"), "--format", true);
   if (r.count("output")) cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
   cl.compare.match = get(r, "match");
   if (cl.compare.match != "index" && cl.compare.match != "pci" && cl.compare.match != "uuid") {

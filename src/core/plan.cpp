@@ -9,6 +9,8 @@
 
 #include "core/errors.h"
 #include "core/sizes.h"
+#include "core/text.h"
+#include "core/text_table.h"
 
 namespace peerbench {
 
@@ -323,17 +325,16 @@ class PlanPrinter {
 
   PlanPrinter(std::ostream& out, const PlanInput& in, const Plan& totals, bool verbose)
       : out_(out), in_(in), verbose_(verbose) {
-    for (const auto& m : in.methods) {
-      method_w_ = std::max(method_w_, static_cast<int>(m.name.size()) + 2);
-    }
+    for (const auto& m : in.methods) widths_[0] = std::max(widths_[0], display_width(m.name));
     const std::int64_t n = std::max(2, in.world_size);
-    round_w_ = std::max(round_w_, static_cast<int>(std::to_string(n * (n - 1)).size()) + 2);
+    widths_[1] = std::max(widths_[1], std::to_string(n * (n - 1)).size());
     out_ << "# Plan: " << in.world_size << " ranks, schedule " << to_string(in.schedule)
          << ", pairs " << in.pairs.text << ", " << totals.cases << " cases in " << totals.step_count
          << " steps\n";
-    out_ << "# " << std::left << std::setw(method_w_ - 2) << "method" << std::setw(round_w_)
-         << "round" << std::setw(kSizesW) << "sizes" << std::setw(kEstimateW) << "estimate"
-         << "pairs (running at once)\n";
+    out_ << "# "
+         << format_columns({"method", "round", "sizes", "estimate", "pairs (running at once)"},
+                           widths_, kAlign)
+         << "\n";
   }
 
   void row(const PlanStep& s) {
@@ -372,8 +373,10 @@ class PlanPrinter {
   }
 
  private:
-  static constexpr int kSizesW = 22;
-  static constexpr int kEstimateW = 14;
+  // Rows are printed as the plan is walked (a plan of 1024 ranks has very many): fixed columns,
+  // the method's as wide as the longest name, always two spaces apart (core/text_table.h).
+  inline static const std::vector<Align> kAlign = {Align::kLeft, Align::kLeft, Align::kLeft,
+                                                   Align::kRight, Align::kLeft};
 
   static std::string sizes_text(const std::vector<std::uint64_t>& sizes) {
     if (sizes.size() == 1) return format_size_compact(sizes.front());
@@ -383,10 +386,10 @@ class PlanPrinter {
 
   void line(const std::string& method, const std::string& round, const std::string& sizes,
             double estimate_s, const std::string& pairs) {
-    std::ostringstream est;
-    est << std::fixed << std::setprecision(2) << estimate_s << " s";
-    out_ << "  " << std::left << std::setw(method_w_ - 2) << method << std::setw(round_w_) << round
-         << std::setw(kSizesW) << sizes << std::setw(kEstimateW) << est.str() << pairs << "\n";
+    out_ << "  "
+         << format_columns({method, round, sizes, format_fixed(estimate_s, 2) + " s", pairs},
+                           widths_, kAlign)
+         << "\n";
   }
 
   void flush_hidden(const std::string& next_method) {
@@ -405,8 +408,7 @@ class PlanPrinter {
   std::ostream& out_;
   const PlanInput& in_;
   bool verbose_;
-  int method_w_ = 20;
-  int round_w_ = 7;
+  std::vector<std::size_t> widths_ = {6, 5, 14, 9, 0};  // method, round, sizes, estimate, pairs
   std::string method_;
   int shown_ = 0;
   std::int64_t hidden_steps_ = 0;

@@ -3,18 +3,21 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
+#include "core/datatypes.h"
+#include "core/report_parts.h"
 #include "core/result_index.h"
 #include "core/run_progress.h"
 #include "core/sizes.h"
+#include "core/text_table.h"
 #include "core/verdict.h"
 
 namespace peerbench {
-namespace {
+namespace report_parts {
 
 // The type/op variants of an all-ranks method, in the order the run measured them.
 std::vector<std::string> variants_of(const RunDocument& d, const std::string& method) {
@@ -95,16 +98,6 @@ std::string unit_at(const RunDocument& d, const MethodInfo* m) {
 
 // Host<->GPU methods per GPU at the largest size, and for the every-GPU-at-once methods the
 // host's total (the sum of the GPUs' medians: they ran in the same timed window).
-struct HostTable {
-  std::vector<const MethodInfo*> methods;
-  std::vector<std::string> units;
-  struct Row {
-    std::string rank, gpu, link;  // "rank 2", "node1 GPU 0", "PCIe Gen5 x16"
-    std::vector<std::string> cells;
-  };
-  std::vector<Row> rows;
-  std::vector<std::string> totals;  // "h2d-all on vm: 110.6 GB/s from 2 GPUs at once @ 1G ..."
-};
 
 // The host's total of an every-GPU-at-once method, per host: the sum of the ranks' medians at the
 // largest size (they ran in one timed window); a GPU two ranks share carried both and is one GPU.
@@ -199,11 +192,6 @@ std::string system_line(const RunDocument& d) {
 
 // Results that were not measured, grouped by method, status and reason: nothing asked for is
 // dropped without saying why.
-struct Unmeasured {
-  std::string method, status, reason;
-  std::vector<std::string> pairs;
-  int cases = 0;
-};
 std::vector<Unmeasured> unmeasured(const RunDocument& d) {
   std::vector<Unmeasured> out;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> group;
@@ -223,9 +211,6 @@ std::vector<Unmeasured> unmeasured(const RunDocument& d) {
 
 // Requested methods that are not measured, per verdict: the incomplete, not-judged,
 // not-applicable and not-a-link ones, each with its reason.
-struct MethodNote {
-  std::string pair, method, state, reason;
-};
 std::vector<MethodNote> method_notes(const PairVerdict& v) {
   std::vector<MethodNote> out;
   for (const auto& m : v.methods) {
@@ -255,9 +240,6 @@ std::string serial_text(const CardId& c) {
 
 // Per pair and method: the figure beside its known-good one (data/known_good), and its source;
 // or, once per pair, why there is none.
-struct KnownGoodRow {
-  std::string pair, link, method, measured, expected, ratio, basis;
-};
 
 std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs) {
   std::vector<KnownGoodRow> out;
@@ -285,6 +267,14 @@ std::string upper(std::string s) {
   return s;
 }
 
+// A verdict as the text report shows it: upper case where it is not a pass and not neutral.
+std::string verdict_word(const std::string& state) {
+  if (state == verdict_state::kPass || state == verdict_state::kNotJudged ||
+      state == verdict_state::kNotApplicable || state == verdict_state::kNotALink)
+    return state;
+  return upper(state);
+}
+
 // CSS class of a verdict state: only pass is green; nothing unmeasured looks like it.
 std::string state_class(const std::string& state) {
   if (state == verdict_state::kPass) return "pass";
@@ -295,6 +285,11 @@ std::string state_class(const std::string& state) {
     return "incomplete";
   return "neutral";
 }
+
+}  // namespace report_parts
+
+namespace {
+using namespace report_parts;
 
 // ---------------------------------------------------------------------------------------------
 class TextReporter : public DocumentReporter {
@@ -337,57 +332,48 @@ class TextReporter : public DocumentReporter {
     if (pm.empty()) return;
     const auto links = links_of(in.verdicts);
     o << "Pairs at the largest size (median; '!' = data errors):\n";
-    o << "  " << std::left << std::setw(8) << "pair" << std::setw(7) << "link";
-    std::vector<std::string> units;  // once per method: each scans the results
-    std::vector<int> widths;
+    std::vector<Align> align{Align::kLeft, Align::kLeft};
+    align.insert(align.end(), pm.size(), Align::kRight);
+    TextTable t(align);
+    std::vector<std::string> names{"pair", "link"};
+    std::vector<std::string> units{"", ""};
     for (const auto* m : pm) {
-      units.push_back(unit_at(d, m));
-      widths.push_back(static_cast<int>(
-          std::max({std::size_t{10}, m->name.size() + 2, units.back().size() + 2})));
+      names.push_back(m->name);
+      units.push_back(unit_at(d, m));  // once per method: each scans the results
     }
-    for (std::size_t i = 0; i < pm.size(); ++i)
-      o << std::right << std::setw(widths[i]) << pm[i]->name;
-    o << "  NCCL transport\n";
-    o << "  " << std::left << std::setw(15) << "";
-    for (std::size_t i = 0; i < pm.size(); ++i) o << std::right << std::setw(widths[i]) << units[i];
-    o << "\n";
-    for (const auto& [s, t] : idx.pairs()) {
-      o << "  " << std::left << std::setw(8) << pair_name(s, t) << std::setw(7)
-        << link_label(links, s, t);
-      for (std::size_t i = 0; i < pm.size(); ++i) {
-        o << std::right << std::setw(widths[i]) << cell(idx, pm[i], s, t);
-      }
-      o << "  " << transport_of(idx, s, t) << "\n";
+    names.push_back("NCCL transport");
+    t.add_row(std::move(names));
+    t.add_row(std::move(units));
+    for (const auto& [s, t_] : idx.pairs()) {
+      std::vector<std::string> row{pair_name(s, t_), link_label(links, s, t_)};
+      for (const auto* m : pm) row.push_back(cell(idx, m, s, t_));
+      row.push_back(transport_of(idx, s, t_));
+      t.add_row(std::move(row));
     }
-    o << "\n";
+    o << t.render() << "\n";
   }
 
   static void host_lines(std::ostringstream& o, const HostTable& t) {
     if (t.methods.empty()) return;
     o << "Host <-> GPU at the largest size (copy engine, pinned host memory on the GPU's NUMA "
          "node; median):\n";
-    std::size_t gpu_w = 5;
-    for (const auto& r : t.rows) gpu_w = std::max(gpu_w, r.gpu.size() + 2);
-    const int lead = 9 + static_cast<int>(gpu_w) + 15;
-    o << "  " << std::left << std::setw(9) << "rank" << std::setw(static_cast<int>(gpu_w)) << "gpu"
-      << std::setw(15) << "link";
-    std::vector<int> widths;
+    std::vector<Align> align{Align::kLeft, Align::kLeft, Align::kLeft};
+    align.insert(align.end(), t.methods.size(), Align::kRight);
+    TextTable table(align);
+    std::vector<std::string> names{"rank", "gpu", "link"};
+    std::vector<std::string> units{"", "", ""};
     for (std::size_t i = 0; i < t.methods.size(); ++i) {
-      widths.push_back(static_cast<int>(
-          std::max({std::size_t{10}, t.methods[i]->name.size() + 2, t.units[i].size() + 2})));
-      o << std::right << std::setw(widths[i]) << t.methods[i]->name;
+      names.push_back(t.methods[i]->name);
+      units.push_back(t.units[i]);
     }
-    o << "\n  " << std::left << std::setw(lead) << "";
-    for (std::size_t i = 0; i < t.methods.size(); ++i)
-      o << std::right << std::setw(widths[i]) << t.units[i];
-    o << "\n";
+    table.add_row(std::move(names));
+    table.add_row(std::move(units));
     for (const auto& r : t.rows) {
-      o << "  " << std::left << std::setw(9) << r.rank << std::setw(static_cast<int>(gpu_w))
-        << r.gpu << std::setw(15) << r.link;
-      for (std::size_t i = 0; i < r.cells.size(); ++i)
-        o << std::right << std::setw(widths[i]) << r.cells[i];
-      o << "\n";
+      std::vector<std::string> row{r.rank, r.gpu, r.link};
+      row.insert(row.end(), r.cells.begin(), r.cells.end());
+      table.add_row(std::move(row));
     }
+    o << table.render();
     for (const auto& s : t.totals) o << "  " << s << "\n";
     o << "\n";
   }
@@ -411,11 +397,13 @@ class TextReporter : public DocumentReporter {
     const auto cs = cards_in(vs);
     if (cs.empty()) return;
     o << "\nGPUs (the cards behind the verdicts):\n";
+    TextTable t;
     for (const auto& c : cs) {
-      o << "  rank " << std::left << std::setw(4) << c.rank << " host " << c.host << ", GPU "
-        << c.gpu_index << ", PCI " << c.pci_bus_id << ", UUID " << c.uuid << ", serial "
-        << serial_text(c) << "\n";
+      t.add_row({"rank " + std::to_string(c.rank),
+                 "host " + c.host + ", GPU " + std::to_string(c.gpu_index) + ", PCI " +
+                     c.pci_bus_id + ", UUID " + c.uuid + ", serial " + serial_text(c)});
     }
+    o << t.render();
   }
 
   static void not_measured(std::ostringstream& o, const RunDocument& d) {
@@ -433,28 +421,29 @@ class TextReporter : public DocumentReporter {
     const auto rows = known_good_rows(vs);
     if (rows.empty()) return;
     o << "\nAgainst known-good figures (measured / known-good; under 1 is worse, latency too):\n";
+    TextTable t({Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft});
     for (const auto& r : rows) {
-      o << "  " << std::left << std::setw(8) << r.pair << std::setw(20) << r.method;
       if (r.expected.empty()) {
-        o << r.basis << "\n";
-        continue;
+        t.add_row({r.pair, r.method, "", r.basis});
+      } else {
+        t.add_row({r.pair, r.method, r.measured, "= " + r.ratio + " of " + r.basis});
       }
-      o << r.measured << " = " << r.ratio << " of " << r.basis << "\n";
     }
+    o << t.render();
   }
 
   static void verdicts(std::ostringstream& o, const ReportInput& in) {
     o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
-    const int link_w = verdict_link_width(in.verdicts);
+    // The pair, link and verdict line up over all verdicts; each verdict's details follow it.
+    TextTable heads;
+    for (const auto& v : in.verdicts)
+      heads.add_row({pair_name(v.src, v.dst), v.link, verdict_word(v.verdict)});
+    const auto widths = heads.widths();
     for (const auto& v : in.verdicts) {
-      o << "  " << std::left << std::setw(8) << pair_name(v.src, v.dst) << std::setw(link_w)
-        << v.link
-        << (v.verdict == verdict_state::kPass || v.verdict == verdict_state::kNotJudged ||
-                    v.verdict == verdict_state::kNotApplicable ||
-                    v.verdict == verdict_state::kNotALink
-                ? v.verdict
-                : upper(v.verdict))
-        << (v.observed.empty() ? "" : "  [" + v.observed + "]") << "\n";
+      TextTable line;
+      line.add_row({pair_name(v.src, v.dst), v.link, verdict_word(v.verdict),
+                    v.observed.empty() ? "" : "[" + v.observed + "]"});
+      o << line.render("  ", "  ", widths);
       for (const auto& f : v.flags) {
         o << "      " << f.code << ": " << f.message << "\n";
         o << "        evidence: " << f.evidence.dump() << "\n";
@@ -519,7 +508,7 @@ class MarkdownReporter : public DocumentReporter {
     }
     if (!plots.empty()) {
       o << "## Plots\n\n";
-      for (const auto& p : plots) o << "![" << md_escape(p.caption) << "](" << p.path << ")\n\n";
+      for (const auto& p : plots) o << "![" << md_escape(p.caption) << "](" << p.link << ")\n\n";
     }
     return sanitize_lines_for_terminal(o.str());  // often printed to a terminal too
   }
@@ -665,207 +654,6 @@ class MarkdownReporter : public DocumentReporter {
   }
 };
 // ---------------------------------------------------------------------------------------------
-class HtmlReporter : public DocumentReporter {
- public:
-  std::string render(const std::vector<ReportInput>& runs,
-                     const std::vector<PlotFile>& plots) const override {
-    std::ostringstream o;
-    o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src "
-         "data:; style-src 'unsafe-inline'\">"
-         "<title>peerbench report</title><style>"
-         "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:"
-         "1em 0}"
-         "td,th{border:1px solid #bbb;padding:4px "
-         "8px}th{background:#eee}td.n{text-align:right;font-family:monospace}"
-         ".flagged{color:#b00;font-weight:bold}.incomplete{color:#b60;font-weight:bold}"
-         ".pass{color:#070}.neutral{color:#555}code{font-size:90%}"
-         "</style></head><body>\n";
-    for (const auto& in : runs) {
-      const auto& d = *in.doc;
-      const ResultIndex idx(d);
-      header(o, in);
-      matrix(o, in, idx);
-      host_section(o, host_table(d, idx, links_of(in.verdicts)));
-      all_ranks_tables(o, d);
-      cards(o, in.verdicts);
-      if (const auto um = unmeasured(d); !um.empty()) {
-        o << "<h2>Not "
-             "measured</h2><table><tr><th>method</th><th>pairs</th><th>cases</th><th>status</"
-             "th><th>reason</th></tr>\n";
-        for (const auto& u : um) {
-          o << "<tr><td>" << html_escape(u.method) << "</td><td>" << html_escape(join(u.pairs))
-            << "</td><td class=\"n\">" << u.cases << "</td><td class=\"incomplete\">"
-            << html_escape(u.status) << "</td><td>" << html_escape(u.reason) << "</td></tr>\n";
-        }
-        o << "</table>\n";
-      }
-      known_good(o, in.verdicts);
-      verdicts(o, in.verdicts);
-    }
-    if (!plots.empty()) {
-      o << "<h2>Plots</h2>\n";
-      for (const auto& p : plots) {
-        // Only images we embed ourselves (data: URIs) — nothing taken from input is linked.
-        if (p.data_uri.empty()) continue;
-        o << "<figure><img alt=\"" << html_escape(p.caption) << "\" src=\"" << p.data_uri
-          << "\" style=\"max-width:100%\"><figcaption>" << html_escape(p.caption)
-          << "</figcaption></figure>\n";
-      }
-    }
-    o << "</body></html>\n";
-    return o.str();
-  }
-
- private:
-  static void header(std::ostringstream& o, const ReportInput& in) {
-    const auto& d = *in.doc;
-    const auto c = count_verdicts(in.verdicts);
-    o << "<h1>peerbench report</h1>\n<table>";
-    auto row = [&](const std::string& k, const std::string& v) {
-      o << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>";
-    };
-    row("results", in.path);
-    row("system", system_line(d));
-    std::string hosts;
-    for (const auto& h : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
-    row("hosts", hosts);
-    row("status", d.status);
-    row("started", d.started_at);
-    row("peerbench", d.tool.version + " (" + d.tool.git_revision + ")");
-    row("NCCL capture", d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note));
-    row("thresholds", in.expectations_source);
-    const std::string cls = c.flagged                            ? "flagged"
-                            : c.incomplete                       ? "incomplete"
-                            : c.pass == c.verdicts && c.verdicts ? "pass"
-                                                                 : "neutral";
-    o << "</table>\n<p class=\"" << cls << "\">Verdict: " << html_escape(verdict_headline(c))
-      << "</p>\n";
-  }
-
-  static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
-    const auto& d = *in.doc;
-    const auto pm = methods_in(d, MethodScope::kPair);
-    if (pm.empty()) return;
-    const auto links = links_of(in.verdicts);
-    o << "<h2>Pairs at the largest size</h2><table><tr><th>pair</th><th>link</th>";
-    for (const auto* m : pm) {
-      o << "<th>" << html_escape(m->name) << "<br>" << html_escape(unit_at(d, m)) << "</th>";
-    }
-    o << "<th>NCCL transport</th></tr>\n";
-    for (const auto& [s, t] : idx.pairs()) {
-      o << "<tr><td>" << html_escape(pair_name(s, t)) << "</td><td>"
-        << html_escape(link_label(links, s, t)) << "</td>";
-      for (const auto* m : pm)
-        o << "<td class=\"n\">" << html_escape(cell(idx, m, s, t)) << "</td>";
-      o << "<td>" << html_escape(transport_of(idx, s, t)) << "</td></tr>\n";
-    }
-    o << "</table>\n";
-  }
-
-  static void host_section(std::ostringstream& o, const HostTable& t) {
-    if (t.methods.empty()) return;
-    o << "<h2>Host &lt;-&gt; GPU at the largest size</h2><p>Copy engine, pinned host memory on "
-         "the GPU's NUMA node; median; <code>-all</code> methods ran on every GPU at once.</p>"
-         "<table><tr><th>rank</th><th>GPU</th><th>link</th>";
-    for (std::size_t i = 0; i < t.methods.size(); ++i) {
-      o << "<th>" << html_escape(t.methods[i]->name) << "<br>" << html_escape(t.units[i])
-        << "</th>";
-    }
-    o << "</tr>\n";
-    for (const auto& r : t.rows) {
-      o << "<tr><td>" << html_escape(r.rank) << "</td><td>" << html_escape(r.gpu) << "</td><td>"
-        << html_escape(r.link) << "</td>";
-      for (const auto& c : r.cells) o << "<td class=\"n\">" << html_escape(c) << "</td>";
-      o << "</tr>\n";
-    }
-    o << "</table>\n";
-    for (const auto& s : t.totals) o << "<p>" << html_escape(s) << "</p>\n";
-  }
-
-  static void all_ranks_tables(std::ostringstream& o, const RunDocument& d) {
-    for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
-      for (const auto& v : variants_of(d, m->name)) {
-        o << "<h2>" << html_escape(m->name + variant_suffix(v))
-          << " over all ranks</h2><table><tr><th>size</th><th>busbw GB/s</th>"
-             "<th>min</th><th>max</th><th>time us</th><th>status</th></tr>\n";
-        for (const auto& r : d.results) {
-          if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
-          o << "<tr><td class=\"n\">" << html_escape(format_size_compact(r.bytes)) << "</td>";
-          if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "<td class=\"n\">" << format_fixed(r.busbw_gbps->median, 1)
-              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->min, 1)
-              << "</td><td class=\"n\">" << format_fixed(r.busbw_gbps->max, 1)
-              << "</td><td class=\"n\">" << format_fixed(r.time_us->median, 1)
-              << "</td><td>ok</td>";
-          } else {
-            o << "<td></td><td></td><td></td><td></td><td class=\"incomplete\">"
-              << html_escape(to_string(r.status) + " " + r.reason) << "</td>";
-          }
-          o << "</tr>\n";
-        }
-        o << "</table>\n";
-      }
-    }
-  }
-
-  static void cards(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
-    const auto cs = cards_in(vs);
-    if (cs.empty()) return;
-    o << "<h2>GPUs</h2><table><tr><th>rank</th><th>host</th><th>GPU</th><th>PCI bus "
-         "id</th><th>UUID</th><th>serial</th></tr>\n";
-    for (const auto& c : cs) {
-      o << "<tr><td class=\"n\">" << c.rank << "</td><td>" << html_escape(c.host)
-        << "</td><td class=\"n\">" << c.gpu_index << "</td><td>" << html_escape(c.pci_bus_id)
-        << "</td><td>" << html_escape(c.uuid) << "</td><td>" << html_escape(serial_text(c))
-        << "</td></tr>\n";
-    }
-    o << "</table>\n";
-  }
-
-  static void known_good(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
-    const auto rows = known_good_rows(vs);
-    if (rows.empty()) return;
-    o << "<h2>Against known-good figures</h2><p>Measured / known-good (under 1 is worse, latency "
-         "too).</p><table><tr><th>pair</th><th>method</th><th>measured</th><th>known-good</th>"
-         "<th>ratio</th><th>source</th></tr>\n";
-    for (const auto& r : rows) {
-      o << "<tr><td>" << html_escape(r.pair) << "</td><td>" << html_escape(r.method)
-        << "</td><td class=\"n\">" << html_escape(r.measured) << "</td><td class=\"n\">"
-        << html_escape(r.expected) << "</td><td class=\"n\">" << html_escape(r.ratio) << "</td><td>"
-        << html_escape(r.basis) << "</td></tr>\n";
-    }
-    o << "</table>\n";
-  }
-
-  static void verdicts(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
-    o << "<h2>Verdicts</h2><table><tr><th>pair</th><th>link</th><th>GPUs</th><th>verdict</th>"
-         "<th>observed</th><th>flags and missing measurements</th></tr>\n";
-    for (const auto& v : vs) {
-      std::string gpus;
-      if (v.src >= 0) {
-        for (const auto& c : v.cards) gpus += (gpus.empty() ? "" : " -> ") + card_label(c);
-      }
-      o << "<tr><td>" << html_escape(pair_name(v.src, v.dst)) << "</td><td>"
-        << html_escape(v.link_description) << "</td><td>" << html_escape(gpus)
-        << "</td><td class=\"" << state_class(v.verdict) << "\">" << html_escape(v.verdict)
-        << "</td><td>" << html_escape(v.observed) << "</td><td>";
-      for (const auto& f : v.flags) {
-        o << "<b>" << html_escape(f.code) << "</b>: " << html_escape(f.message) << "<br><code>"
-          << html_escape(f.evidence.dump()) << "</code><br>";
-      }
-      for (const auto& n : method_notes(v)) {
-        o << "<span class=\"" << state_class(n.state) << "\">" << html_escape(n.state)
-          << "</span>: " << html_escape(n.method)
-          << (n.reason.empty() ? "" : ": " + html_escape(n.reason)) << "<br>";
-      }
-      o << "</td></tr>\n";
-    }
-    o << "</table>\n";
-  }
-};
-
-// ---------------------------------------------------------------------------------------------
 class CsvReporter : public DocumentReporter {
  public:
   std::string render(const std::vector<ReportInput>& runs,
@@ -972,8 +760,9 @@ std::string html_escape(const std::string& s) {
 
 std::string csv_field(const std::string& s_in) {
   std::string s = s_in;
-  // A cell starting with = + - @ is a formula to spreadsheets; make it text.
-  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s = "'" + s;
+  // A cell starting with = + - @, a tab or a carriage return is a formula to spreadsheets (the
+  // last two: after the spreadsheet strips them); make it text.
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos) s = "'" + s;
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
@@ -995,6 +784,8 @@ std::string pair_name(int src, int dst) {
   return std::to_string(src) + "->" + std::to_string(dst);
 }
 
+std::unique_ptr<DocumentReporter> make_html_reporter();  // report_html.cpp
+
 std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {
   switch (f) {
     case ReportFormat::kText:
@@ -1002,24 +793,102 @@ std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {
     case ReportFormat::kMarkdown:
       return std::make_unique<MarkdownReporter>();
     case ReportFormat::kHtml:
-      return std::make_unique<HtmlReporter>();
+      return make_html_reporter();
     case ReportFormat::kCsv:
       return std::make_unique<CsvReporter>();
   }
   return std::make_unique<TextReporter>();
 }
 
-void LiveReporter::header() {
+namespace {
+
+// The live table's columns: nccl-tests' (size, count, type, redop, root, time, algbw, busbw,
+// #wrong) with peerbench's method, pair, round and spread. Fixed widths, since lines appear as
+// cases complete; a longer value pushes its line right, never into the next column.
+const std::vector<std::size_t> kLiveWidths = {20, 7, 12, 12, 8, 6, 4, 5, 10, 9, 9, 8, 6, 0};
+const std::vector<Align> kLiveAlign = {Align::kLeft,  Align::kLeft,  Align::kRight, Align::kRight,
+                                       Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                                       Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                                       Align::kRight, Align::kLeft};
+
+// count, type, redop, root as nccl-tests prints them (redop "none", root -1 where they do not
+// apply to a collective); "-" for methods that have no element type.
+std::vector<std::string> nccl_columns(const Result& r) {
+  if (r.datatype.empty()) return {"-", "-", "-", "-"};
+  std::string count = "-";
+  try {
+    count = std::to_string(r.bytes / type_size(data_type_from_name(r.datatype)));
+  } catch (const std::invalid_argument&) {
+    // A type this build does not know (a newer file): its count is not computed.
+  }
+  return {count, r.datatype, r.op.empty() ? "none" : r.op, std::to_string(r.root)};
+}
+
+std::string round_text(const Result& r) {
+  return std::to_string(r.round) +
+         (r.concurrent_pairs > 1 ? "x" + std::to_string(r.concurrent_pairs) : "");
+}
+
+// What follows "ok" on a result's line: data errors, interference, per-iteration detail.
+std::string live_notes(const Result& r, int verbosity) {
+  std::ostringstream out;
+  if (r.wrong > 0) out << " DATA ERRORS";
+  if (r.gate_timeouts > 0) out << " (start gate timed out " << r.gate_timeouts << "x)";
+  if (contended(r) || throttled(r)) {
+    out << (contended(r) ? " CONTENDED:" : " THROTTLED:");
+    for (const auto& g : *r.interference) {
+      for (const auto& p : g.processes)
+        out << " pid " << p.pid << (p.name.empty() ? "" : " " + sanitize_for_terminal(p.name));
+      if (g.busy_while_idle) out << " GPU busy " << g.util_gpu_pct.value_or(0) << " %";
+      for (const auto& t : g.throttle_reasons) out << " " << t;
+      out << " on rank " << g.rank;
+    }
+  }
+  if (r.enqueue && r.enqueue->launch_bound) out << " launch-bound (not judged)";
+  if (verbosity >= 2 && r.per_iteration) {
+    out << " per-iteration(us): p50 " << format_fixed(r.per_iteration->p50_us, 2) << " p99 "
+        << format_fixed(r.per_iteration->p99_us, 2) << " cv "
+        << format_fixed(r.per_iteration->cv, 3);
+  }
+  if (verbosity >= 2 && !r.sample_time_us.empty()) {
+    out << " samples(us):";
+    for (double t : r.sample_time_us) out << " " << format_fixed(t, 2);
+  }
+  if (!r.directions.empty() && verbosity >= 1) {
+    out << " [";
+    for (std::size_t i = 0; i < r.directions.size(); ++i) {
+      out << (i ? ", " : "") << r.directions[i].src << "->" << r.directions[i].dst << " "
+          << format_fixed(r.directions[i].algbw_gbps.median, 1);
+    }
+    out << "]";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string LiveReporter::rank_time_words(int average) {
+  switch (average) {
+    case 0: return "rank 0's, median of the samples (nccl-tests' -a 0)";
+    case 1: return "the average of the ranks', median of the samples (nccl-tests' -a 1)";
+    case 2: return "the fastest rank's, median of the samples (nccl-tests' -a 2)";
+    default: return kSlowestRankTime;
+  }
+}
+
+void LiveReporter::header(const std::string& rank_time) {
   if (verbosity_ <= 0) return;
-  out_ << "#\n# " << std::left << std::setw(20) << "method" << std::setw(8) << "pair" << std::right
-       << std::setw(10) << "size" << std::setw(10) << "round" << std::setw(12) << "time(us)"
-       << std::setw(12) << "algbw" << std::setw(12) << "busbw" << std::setw(12) << "min-max%"
-       << std::setw(10) << "#wrong"
-       << "  status\n";
-  out_ << "# " << std::left << std::setw(20) << "" << std::setw(8) << "" << std::right
-       << std::setw(10) << "(B)" << std::setw(10) << "" << std::setw(12) << "median"
-       << std::setw(12) << "(GB/s)" << std::setw(12) << "(GB/s)" << std::setw(12) << ""
-       << std::setw(10) << ""
+  out_ << "#\n# time: " << rank_time
+       << "; nccl-tests defaults to the average of the ranks' times (its -a 1)\n";
+  out_ << "# "
+       << format_columns({"method", "pair", "size", "count", "type", "redop", "root", "round",
+                          "time(us)", "algbw", "busbw", "min-max%", "#wrong", "status"},
+                         kLiveWidths, kLiveAlign)
+       << "\n";
+  out_ << "# "
+       << format_columns({"", "", "(B)", "(elements)", "", "", "", "", "median", "(GB/s)", "(GB/s)",
+                          "", "", ""},
+                         kLiveWidths, kLiveAlign)
        << "\n";
   out_.flush();
 }
@@ -1027,58 +896,55 @@ void LiveReporter::header() {
 void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Result& r) {
   (void)d;
   if (verbosity_ <= 0) return;
-  out_ << "  " << std::left << std::setw(20) << r.method << std::setw(8) << pair_name(r.src, r.dst)
-       << std::right << std::setw(10) << r.bytes << std::setw(10)
-       << (std::to_string(r.round) +
-           (r.concurrent_pairs > 1 ? "x" + std::to_string(r.concurrent_pairs) : ""));
+  std::vector<std::string> cells{r.method, pair_name(r.src, r.dst), std::to_string(r.bytes)};
+  for (auto& c : nccl_columns(r)) cells.push_back(std::move(c));
+  cells.push_back(round_text(r));
   if (r.status == ResultStatus::kOk && r.time_us && r.algbw_gbps) {
     const bool latency = m && m->metric == Metric::kLatency;
-    out_ << std::setw(12) << format_fixed(r.time_us->median, 2) << std::setw(12)
-         << (latency ? "-" : format_fixed(r.algbw_gbps->median, 2)) << std::setw(12)
-         << (latency ? "-"
-                     : format_fixed(r.busbw_gbps ? r.busbw_gbps->median : r.algbw_gbps->median, 2));
-    const auto& s = latency ? *r.time_us : *r.algbw_gbps;
-    out_ << std::setw(12) << format_fixed(100.0 * relative_spread(s), 1) << std::setw(10)
-         << (r.checked ? std::to_string(r.wrong) : "N/A") << "  ok";
-    if (r.wrong > 0) out_ << " DATA ERRORS";
-    if (r.gate_timeouts > 0) out_ << " (start gate timed out " << r.gate_timeouts << "x)";
-    if (contended(r) || throttled(r)) {
-      out_ << (contended(r) ? " CONTENDED:" : " THROTTLED:");
-      for (const auto& g : *r.interference) {
-        for (const auto& p : g.processes)
-          out_ << " pid " << p.pid << (p.name.empty() ? "" : " " + sanitize_for_terminal(p.name));
-        if (g.busy_while_idle) out_ << " GPU busy " << g.util_gpu_pct.value_or(0) << " %";
-        for (const auto& t : g.throttle_reasons) out_ << " " << t;
-        out_ << " on rank " << g.rank;
-      }
-    }
-    if (r.enqueue && r.enqueue->launch_bound) out_ << " launch-bound (not judged)";
-    if (verbosity_ >= 2 && r.per_iteration) {
-      out_ << " per-iteration(us): p50 " << format_fixed(r.per_iteration->p50_us, 2) << " p99 "
-           << format_fixed(r.per_iteration->p99_us, 2) << " cv "
-           << format_fixed(r.per_iteration->cv, 3);
-    }
-    if (verbosity_ >= 2 && !r.sample_time_us.empty()) {
-      out_ << " samples(us):";
-      for (double t : r.sample_time_us) out_ << " " << format_fixed(t, 2);
-    }
-    if (!r.directions.empty() && verbosity_ >= 1) {
-      out_ << " [";
-      for (std::size_t i = 0; i < r.directions.size(); ++i) {
-        out_ << (i ? ", " : "") << r.directions[i].src << "->" << r.directions[i].dst << " "
-             << format_fixed(r.directions[i].algbw_gbps.median, 1);
-      }
-      out_ << "]";
-    }
+    const auto& spread = latency ? *r.time_us : *r.algbw_gbps;
+    cells.push_back(format_fixed(r.time_us->median, 2));
+    cells.push_back(latency ? "-" : format_fixed(r.algbw_gbps->median, 2));
+    cells.push_back(
+        latency ? "-"
+                : format_fixed(r.busbw_gbps ? r.busbw_gbps->median : r.algbw_gbps->median, 2));
+    cells.push_back(format_fixed(100.0 * relative_spread(spread), 1));
+    cells.push_back(r.checked ? std::to_string(r.wrong) : "N/A");
+    cells.push_back("ok" + live_notes(r, verbosity_));
   } else {
-    out_ << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12) << "-" << std::setw(12)
-         << "-" << std::setw(10) << "-"
-         << "  " << to_string(r.status);
-    if (!r.reason.empty()) out_ << ": " << r.reason;
+    for (int i = 0; i < 5; ++i) cells.push_back("-");
+    cells.push_back(to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason));
   }
-  out_ << "\n";
+  out_ << "  " << format_columns(cells, kLiveWidths, kLiveAlign) << "\n";
   out_.flush();
   ++lines_;
+}
+
+void LiveReporter::footer(const RunDocument& d) {
+  if (verbosity_ <= 0) return;
+  // nccl-tests' footer: the values out of bounds (here: wrong elements of every checked case),
+  // then the average bus bandwidth over the sizes, here per method and variant, since one run
+  // holds many.
+  std::uint64_t wrong = 0;
+  std::vector<std::pair<std::string, std::pair<double, int>>> sums;  // in run order
+  for (const auto& r : d.results) {
+    wrong += r.wrong;
+    const auto* m = find_method(d.methods, r.method);
+    if (r.status != ResultStatus::kOk || !r.algbw_gbps || (m && m->metric == Metric::kLatency))
+      continue;
+    const std::string label = r.method + variant_suffix(variant_label(r));
+    auto it =
+        std::find_if(sums.begin(), sums.end(), [&](const auto& s) { return s.first == label; });
+    if (it == sums.end()) it = sums.insert(sums.end(), {label, {0.0, 0}});
+    it->second.first += r.busbw_gbps ? r.busbw_gbps->median : r.algbw_gbps->median;
+    ++it->second.second;
+  }
+  out_ << "# Out of bounds values : " << wrong << (wrong ? " FAILED" : " OK") << "\n";
+  for (const auto& [label, sum] : sums) {
+    out_ << "# Avg bus bandwidth    : " << format_fixed(sum.first / sum.second, 4) << "  (" << label
+         << ", GB/s, " << sum.second << " size" << (sum.second == 1 ? "" : "s") << ")\n";
+  }
+  out_ << "#\n";
+  out_.flush();
 }
 
 void LiveReporter::progress(int done, int total, double elapsed_s, double remaining_s,

@@ -26,7 +26,8 @@ struct PlotFile {
   std::string name;  // file name in the plots folder
   std::string caption;
   std::string data_uri;  // for HTML embedding ("" to link by path)
-  std::string path;      // as the Markdown links it
+  std::string path;      // where it is read from
+  std::string link;      // as the Markdown links it: relative to the .md file's folder
 };
 
 class DocumentReporter {
@@ -42,8 +43,16 @@ std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f);
 class LiveReporter {
  public:
   explicit LiveReporter(std::ostream& out, int verbosity) : out_(out), verbosity_(verbosity) {}
-  void header();
+  // `rank_time`: whose time the table shows, said above the columns beside nccl-tests' default.
+  void header(const std::string& rank_time = kSlowestRankTime);
   void result(const RunDocument& d, const MethodInfo* m, const Result& r);
+  // nccl-tests' footer: "# Out of bounds values : N OK" and "# Avg bus bandwidth    : X" (one
+  // line per method and variant measured, averaged over its sizes).
+  void footer(const RunDocument& d);
+  static constexpr const char* kSlowestRankTime =
+      "the slowest rank's, median of the samples (nccl-tests' -a 3)";
+  // The header's words for -a (0 rank 0, 1 average, 2 min, 3 max).
+  static std::string rank_time_words(int average);
   // remaining_s < 0: no end foreseen (a burn-in until stopped).
   void progress(int done, int total, double elapsed_s, double remaining_s, const std::string& what,
                 bool terminal);

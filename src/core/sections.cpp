@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/text_table.h"
+
 namespace peerbench {
 namespace {
 
@@ -21,26 +23,28 @@ bool numeric_column(const Table& t, std::size_t c) {
   return c < t.numeric.size() && t.numeric[c];
 }
 
+// Through core/text_table's columns, without copying the rows (a fleet of a million missing
+// nodes has a million of them).
 void text_table(std::ostringstream& o, const Table& t) {
-  std::vector<std::size_t> width(t.head.size(), 0);
-  for (std::size_t c = 0; c < t.head.size(); ++c) width[c] = t.head[c].size();
-  for (const auto& row : t.rows) {
-    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
-      width[c] = std::max(width[c], row[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& cells, bool mark) {
-    o << (mark ? "* " : "  ");
-    for (std::size_t c = 0; c < width.size(); ++c) {
-      const std::string cell = c < cells.size() ? cells[c] : "";
-      const bool last = c + 1 == width.size();
-      const std::string pad(width[c] - std::min(width[c], cell.size()), ' ');
-      o << (numeric_column(t, c) ? pad + cell : last ? cell : cell + pad) << (last ? "" : "  ");
-    }
-    o << "\n";
+  std::vector<Align> align;
+  for (std::size_t c = 0; c < t.head.size(); ++c)
+    align.push_back(numeric_column(t, c) ? Align::kRight : Align::kLeft);
+  std::vector<std::size_t> widths(t.head.size(), 0);
+  std::vector<std::string> scratch;
+  auto measure = [&](const std::vector<std::string>& row) {
+    const auto& cells = shown_cells(row, scratch);
+    if (cells.size() > widths.size()) widths.resize(cells.size(), 0);
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      widths[c] = std::max(widths[c], display_width(cells[c]));
   };
-  line(t.head, false);
+  measure(t.head);
+  for (const auto& row : t.rows) measure(row);
   const auto marked = marked_rows(t);
-  for (std::size_t r = 0; r < t.rows.size(); ++r) line(t.rows[r], marked[r]);
+  o << "  " << format_columns(shown_cells(t.head, scratch), widths, align) << "\n";
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    o << (marked[r] ? "* " : "  ") << format_columns(shown_cells(t.rows[r], scratch), widths, align)
+      << "\n";
+  }
 }
 
 void markdown_table(std::ostringstream& o, const Table& t) {
@@ -69,8 +73,12 @@ void html_table(std::ostringstream& o, const Table& t) {
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     o << (marked[r] ? "<tr class=\"marked\">" : "<tr>");
     for (std::size_t c = 0; c < t.rows[r].size(); ++c) {
-      o << (numeric_column(t, c) ? "<td class=\"n\">" : "<td>") << html_escape(t.rows[r][c])
-        << "</td>";
+      // Short cells ("0->1", a PCI pair) stay on one line; long ones (findings) wrap.
+      const bool short_cell = t.rows[r][c].size() <= 48;
+      o << (numeric_column(t, c) ? "<td class=\"n\">"
+            : short_cell         ? "<td class=\"s\">"
+                                 : "<td>")
+        << html_escape(t.rows[r][c]) << "</td>";
     }
     o << "</tr>\n";
   }
@@ -84,9 +92,9 @@ const char* kHtmlHead =
 const char* kHtmlStyle =
     "</title><style>body{font-family:sans-serif;margin:2em;color:#222}"
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:3px 7px}"
-    "th{background:#eee}td.n{text-align:right;font-family:monospace}tr.marked{background:#fdd}"
-    ".flagged{color:#b00;font-weight:bold}.pass{color:#070;font-weight:bold}img{max-width:100%}"
-    "</style></head><body>\n";
+    "th{background:#eee}td.n{text-align:right;font-family:monospace;white-space:nowrap}"
+    "td.s{white-space:nowrap}tr.marked{background:#fdd}"
+    ".flagged{color:#b00;font-weight:bold}.pass{color:#070;font-weight:bold}img{max-width:100%}";
 
 }  // namespace
 
@@ -126,15 +134,16 @@ std::string render_sections_markdown(const SectionDocument& d) {
     if (!s.lines.empty() && !s.table.head.empty()) o << "\n";
     if (!s.table.head.empty()) markdown_table(o, s.table);
   }
-  o << "\n## Plots\n\n";
-  for (const auto& p : d.plots) o << "![" << p.caption << "](" << p.path << ")\n\n";
-  if (d.plots.empty()) o << d.no_plots_note << "\n";
+  if (!d.plots.empty() || !d.no_plots_note.empty()) o << "\n## Plots\n\n";
+  for (const auto& p : d.plots) o << "![" << p.caption << "](" << p.link << ")\n\n";
+  if (d.plots.empty() && !d.no_plots_note.empty()) o << d.no_plots_note << "\n";
   return o.str();
 }
 
 std::string render_sections_html(const SectionDocument& d) {
   std::ostringstream o;
-  o << kHtmlHead << html_escape(d.title) << kHtmlStyle;
+  o << kHtmlHead << html_escape(d.title) << kHtmlStyle << svg::kChartCss
+    << "</style></head><body>\n";
   o << "<h1>" << html_escape(d.title) << "</h1>\n";
   if (!d.verdict.empty()) {
     o << "<p class=\"" << (d.failed ? "flagged" : "pass") << "\">" << html_escape(d.verdict)
@@ -147,15 +156,16 @@ std::string render_sections_html(const SectionDocument& d) {
       for (const auto& l : s.lines) o << "<li>" << html_escape(l) << "</li>";
       o << "</ul>\n";
     }
+    for (const auto& c : s.charts) o << svg::render(c);
     if (!s.table.head.empty()) html_table(o, s.table);
   }
-  o << "<h2>Plots</h2>\n";
+  // The charts above are the page's own; PNG plots given with --plots are added after them.
+  if (!d.plots.empty()) o << "<h2>Plots</h2>\n";
   for (const auto& p : d.plots) {
     if (p.data_uri.empty()) continue;
     o << "<figure><img src=\"" << html_escape(p.data_uri) << "\" alt=\"" << html_escape(p.caption)
       << "\"><figcaption>" << html_escape(p.caption) << "</figcaption></figure>\n";
   }
-  if (d.plots.empty()) o << "<p>" << html_escape(d.no_plots_note) << "</p>\n";
   o << "</body></html>\n";
   return o.str();
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/report.h"
+#include "core/svg_chart.h"
 
 namespace peerbench {
 
@@ -20,6 +21,7 @@ struct Section {
   std::string title;
   std::vector<std::string> lines;
   Table table;
+  std::vector<svg::Chart> charts;  // drawn in HTML only, before the table
 };
 
 struct SectionDocument {

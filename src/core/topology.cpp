@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/text_table.h"
+
 namespace peerbench {
 
 std::string to_string(LinkKind k) {
@@ -166,45 +168,46 @@ std::string format_topology_matrix(const HostTopology& h) {
   out << "Host " << h.host << " (NVML: " << h.nvml;
   if (!h.driver_version.empty()) out << ", driver " << h.driver_version;
   out << ")\n";
-  out << std::left << std::setw(8) << "";
-  for (std::size_t j = 0; j < n; ++j)
-    out << std::setw(8) << ("GPU" + std::to_string(h.gpus[j].index));
-  out << std::setw(10) << "NVLinks"
-      << "PCIe (cur/max)\n";
+  // nvidia-smi topo -m's look: columns 8 wide, wider where a label needs it (text_table.h).
+  TextTable matrix;
+  std::vector<std::string> head{""};
+  for (std::size_t j = 0; j < n; ++j) head.push_back("GPU" + std::to_string(h.gpus[j].index));
+  head.insert(head.end(), {"NVLinks", "PCIe (cur/max)"});
+  matrix.add_row(head);
+  auto opt = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); };
   for (std::size_t i = 0; i < n; ++i) {
     const auto& gi = h.gpus[i];
-    out << std::setw(8) << ("GPU" + std::to_string(gi.index));
+    std::vector<std::string> row{"GPU" + std::to_string(gi.index)};
     for (std::size_t j = 0; j < n; ++j) {
-      if (i == j) {
-        out << std::setw(8) << "X";
-        continue;
-      }
-      const auto* p = pair(gi.index, h.gpus[j].index);
-      out << std::setw(8) << (p ? classify_link(*p).label : "?");
+      const auto* p = i == j ? nullptr : pair(gi.index, h.gpus[j].index);
+      row.push_back(i == j ? "X" : p ? classify_link(*p).label : "?");
     }
-    std::ostringstream pcie;
-    auto opt = [](const std::optional<int>& v) {
-      return v ? std::to_string(*v) : std::string("?");
-    };
-    pcie << "Gen" << opt(gi.pcie_gen_current) << "x" << opt(gi.pcie_width_current) << " / Gen"
-         << opt(gi.pcie_gen_max) << "x" << opt(gi.pcie_width_max);
-    out << std::setw(10) << gi.nvlinks_up << pcie.str() << "\n";
+    row.push_back(std::to_string(gi.nvlinks_up));
+    row.push_back("Gen" + opt(gi.pcie_gen_current) + "x" + opt(gi.pcie_width_current) + " / Gen" +
+                  opt(gi.pcie_gen_max) + "x" + opt(gi.pcie_width_max));
+    matrix.add_row(std::move(row));
   }
+  std::vector<std::size_t> minimum(n + 1, 6);
+  minimum.push_back(8);
+  out << matrix.render("", "", minimum);
   out << "\nP2P status (NVML read/write/atomics; CUDA can-access-peer, perf rank):\n";
+  TextTable status;
   for (const auto& p : h.pairs) {
     auto get = [&](const char* k) {
       auto it = p.nvml_p2p.find(k);
       return it == p.nvml_p2p.end() ? std::string("?") : it->second;
     };
-    out << "  GPU" << p.gpu_a << " -> GPU" << p.gpu_b << "  " << std::setw(6)
-        << classify_link(p).label << " read " << get("read") << ", write " << get("write")
-        << ", atomics " << get("atomics") << "; CUDA "
-        << (p.cuda_can_access_peer ? (*p.cuda_can_access_peer ? "can peer" : "CANNOT peer")
-                                   : "unknown")
-        << (p.cuda_perf_rank ? ", perf rank " + std::to_string(*p.cuda_perf_rank) : "")
-        << (p.cuda_native_atomics ? (*p.cuda_native_atomics ? ", native atomics" : "") : "")
-        << "\n";
+    status.add_row(
+        {"GPU" + std::to_string(p.gpu_a) + " -> GPU" + std::to_string(p.gpu_b),
+         classify_link(p).label,
+         "read " + get("read") + ", write " + get("write") + ", atomics " + get("atomics") +
+             "; CUDA " +
+             (p.cuda_can_access_peer ? (*p.cuda_can_access_peer ? "can peer" : "CANNOT peer")
+                                     : "unknown") +
+             (p.cuda_perf_rank ? ", perf rank " + std::to_string(*p.cuda_perf_rank) : "") +
+             (p.cuda_native_atomics && *p.cuda_native_atomics ? ", native atomics" : "")});
   }
+  out << status.render();
   out << "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several switches,\n"
          "PHB = through the CPU host bridge, NODE = across host bridges in a NUMA node,\n"
          "SYS = across CPU sockets (SMP interconnect), ? = unknown (no NVML)\n";

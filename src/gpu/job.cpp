@@ -394,7 +394,7 @@ void Job::run_steps() {
   if (root()) outcome_.json_written = file_->write(doc);
   LiveReporter live(out() ? *out() : std::cout, out() ? opts_.verbosity : 0);
   print_header();
-  if (out() && opts_.verbosity > 0) live.header();
+  if (out() && opts_.verbosity > 0) live.header(LiveReporter::rank_time_words(opts_.average));
   Engine engine(*res_, [&](const Result& r) {
     if (attempt_ > 0) {
       doc.confirmations.push_back(r);
@@ -421,6 +421,7 @@ void Job::run_steps() {
     run_confirmations(engine);
   }
   doc.in_progress = nullptr;
+  if (out() && opts_.verbosity > 0) live.footer(doc);
 }
 
 // One pass over the plan. False when the run stops in it: a fatal error, or a stop request.

@@ -291,7 +291,9 @@ TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
   const auto html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
-  EXPECT_NE(html.find("No distribution plots"), std::string::npos);
+  // The fleet's chart is drawn in the page (no PNG plots needed), the host name escaped in it.
+  EXPECT_NE(html.find("<svg class=\"chart\""), std::string::npos);
+  EXPECT_NE(html.find("Every pair against its group&#39;s fleet median"), std::string::npos);
   const auto om = make_fleet_reporter(FleetFormat::kOpenMetrics)->render(r, {});
   EXPECT_EQ(om.substr(om.size() - 6), "# EOF\n");
 }
@@ -316,9 +318,9 @@ TEST(FleetOptions, CommandLine) {
   EXPECT_THROW(parse({"fleet"}), UsageError);
   EXPECT_THROW(parse({"fleet", "a", "--format", "xml"}), UsageError);
   EXPECT_THROW(parse({"fleet", "a", "--hosts"}), UsageError);
-  // compare: two files as before (no HTML), more than two a history (HTML too).
+  // compare: two files as before, more than two a history; both render HTML.
   EXPECT_EQ(parse({"compare", "a", "b"}).compare.runs.size(), 2u);
-  EXPECT_THROW(parse({"compare", "a", "b", "--format", "html"}), UsageError);
+  EXPECT_EQ(parse({"compare", "a", "b", "--format", "html"}).compare.format, ReportFormat::kHtml);
   const auto h = parse({"compare", "a", "b", "c", "--format", "html", "--plots", "p"});
   EXPECT_EQ(h.compare.runs, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(h.compare.plots_dir, "p");

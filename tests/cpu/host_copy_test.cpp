@@ -199,7 +199,7 @@ TEST(HostReport, PerGpuTableWithTheHostTotalInEveryFormat) {
       << text;
   EXPECT_EQ(text.find("Pairs at the largest size"), std::string::npos)
       << "no pair of GPUs was measured";
-  EXPECT_NE(text.find("rank 1   node0 GPU 1  PCIe Gen5 x16"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1  node0 GPU 1  PCIe Gen5 x16"), std::string::npos) << text;
   const auto md = make_reporter(ReportFormat::kMarkdown)->render({in}, {});
   EXPECT_NE(md.find("## Host <-> GPU at the largest size"), std::string::npos);
   EXPECT_NE(md.find("| rank 0 | node0 GPU 0 | PCIe Gen5 x16 | 55.5 | 55.3 | 55.0 |"),

@@ -38,7 +38,8 @@ TEST(Report, TextShowsMatrixVerdictsAndFlags) {
 TEST(Report, MarkdownHasTablesAndPlots) {
   const auto d = test::clean_h200_pair();
   const auto md = make_reporter(ReportFormat::kMarkdown)
-                      ->render({input_for(d)}, {{"bw.png", "bandwidth", "", "plots/bw.png"}});
+                      ->render({input_for(d)},
+                               {{"bw.png", "bandwidth", "", "out/plots/bw.png", "plots/bw.png"}});
   EXPECT_NE(md.find("| pair | link |"), std::string::npos);
   EXPECT_NE(md.find("**Verdict: all 3 pass**"), std::string::npos);
   EXPECT_NE(md.find("![bandwidth](plots/bw.png)"), std::string::npos);

@@ -46,7 +46,8 @@ def check(cond, what):
 root = ET.parse(f"{work}/fleet.xml").getroot()
 suites = {s.get("name"): s for s in root.findall("testsuite")}
 check(len(suites) == 34, f"34 suites, got {len(suites)}")
-check(int(root.get("tests")) == sum(int(s.get("tests")) for s in suites.values()), "total tests")
+check(sum(int(s.get("tests")) for s in suites.values()) == len(root.findall("testsuite/testcase")),
+      "suite totals")
 for node, method in layout["slow"].items():
     fails = [f for c in suites[node].findall("testcase") for f in c.findall("failure")]
     check(any("fleet-outlier" in f.get("type") and method in f.get("message") for f in fails),
@@ -58,8 +59,9 @@ check(suites["node0001"].get("failures") == "0" and suites["node0001"].get("erro
       "node0001 passes")
 
 fams = {f.name: f for f in text_string_to_metric_families(open(f"{work}/fleet.prom").read())}
-for name in ("peerbench_link_bandwidth_gbps", "peerbench_link_fleet_ratio",
-             "peerbench_node_verdict", "peerbench_fleet_nodes", "peerbench_fleet_median"):
+for name in ("peerbench_link_bandwidth_bytes_per_second", "peerbench_link_fleet_ratio",
+             "peerbench_node_verdict", "peerbench_fleet_nodes",
+             "peerbench_fleet_median_bandwidth_bytes_per_second"):
     check(name in fams, f"metric family {name}")
 verdict = {(s.labels["host"], s.labels["verdict"]): s.value for s in fams["peerbench_node_verdict"].samples}
 check(verdict[("node0003", "flagged")] == 1 and verdict[("node0001", "pass")] == 1, "verdict gauges")
@@ -69,7 +71,7 @@ ratio = [s for s in fams["peerbench_link_fleet_ratio"].samples
          if s.labels["host"] == "node0003" and s.labels["method"] == "ce-write"
          and s.labels["src_pci"] == "0000:1B:00.0"]
 check(ratio and ratio[0].value < 0.9 and ratio[0].labels["bytes"] == str(1 << 30), "node0003 ratio")
-bw = fams["peerbench_link_bandwidth_gbps"].samples
+bw = fams["peerbench_link_bandwidth_bytes_per_second"].samples
 check(all(set(s.labels) >= {"host", "src_pci", "dst_pci", "method", "bytes"} for s in bw), "labels")
 
 rows = list(csv.DictReader(open(f"{work}/fleet.csv")))

@@ -2,8 +2,8 @@
 # scripts/plot.py on the committed runs, and the HTML report embedding its PNGs. Fails when the
 # example runs (results/examples/*.json) are missing; skipped (77) where matplotlib is missing.
 set -u
-bin=$1
-src=$2
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
 shopt -s nullglob
 examples=("$src"/results/examples/*.json)
 if [ ${#examples[@]} = 0 ]; then
@@ -34,7 +34,18 @@ for run in "${runs[@]}"; do
   "$bin" report "$run" --format html --plots "$out" -o "$work/$name.html" > /dev/null 2>&1
   [ $? != 2 ] && grep -q 'src="data:image/png;base64,' "$work/$name.html" && ok=1 || ok=0
   [ $ok = 1 ] && echo "ok: $name: HTML report embeds the plots" || { echo "FAIL: $name: HTML without plots"; fail=1; }
-  "$bin" report "$run" --format markdown --plots "$out" -o "$work/$name.md" > /dev/null 2>&1
-  grep -q '!\[.*\](.*\.png)' "$work/$name.md" && echo "ok: $name: Markdown links the plots" || { echo "FAIL: markdown"; fail=1; }
+  # The Markdown goes to another folder than the plots: its links must resolve from its own
+  # folder, wherever peerbench ran.
+  mkdir -p "$work/md"
+  (cd "$work" && "$bin" report "$run" --format markdown --plots "$name" -o "md/$name.md" > /dev/null 2>&1)
+  links=$(sed -n 's/^!\[.*\](\(.*\.png\))$/\1/p' "$work/md/$name.md")
+  resolved=0
+  for l in $links; do
+    case $l in ../$name/*) ;; *) echo "FAIL: $name: link $l is not relative to the .md's folder"; fail=1 ;; esac
+    [ -f "$work/md/$l" ] && resolved=$((resolved + 1))
+  done
+  [ -n "$links" ] && [ "$resolved" = "$(echo "$links" | wc -w)" ] &&
+    echo "ok: $name: Markdown links the $resolved plots, relative to its own folder" ||
+    { echo "FAIL: $name: Markdown links resolve from its folder: $resolved of $(echo "$links" | wc -w)"; fail=1; }
 done
 exit $fail

@@ -1,0 +1,105 @@
+#pragma once
+// Charts drawn as SVG inside an HTML page, so a report is one file that needs no Python, no
+// script and nothing from outside it. Each chart renders as a <figure>: a title, the SVG (its
+// own <title> and <desc> for screen readers, axis labels with units) and beside it a text table
+// of the same figures, for screen readers and for copying. Every string is HTML-escaped.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace peerbench::svg {
+
+// ---- Lines: a figure against size (log-2 axis) or against a run number (categories).
+struct Point {
+  double x = 0;  // bytes on a size axis; the category's index otherwise
+  double y = 0;
+};
+
+struct Series {
+  std::string name;
+  std::vector<Point> points;
+};
+
+struct LineChart {
+  std::string title;
+  std::string x_label;  // with its unit: "transfer size (bytes, log-2 scale)"
+  std::string y_label;  // with its unit: "bandwidth (GB/s, median)"
+  // Empty: x is a size in bytes, on a log-2 axis. Else x is an index into these labels.
+  std::vector<std::string> categories;
+  std::vector<std::string> category_ticks;  // shorter labels for the axis ("" or none: as above)
+  std::vector<Series> series;
+  int decimals = 1;
+  std::optional<double> reference;  // a horizontal line (1.0 on a ratio chart)
+  std::string reference_label;
+};
+
+// ---- A heat map: one cell per row and column, coloured by how a figure compares with what it
+// should be, so healthy cells look alike whatever their raw figures.
+enum class Basis {
+  kNone,      // nothing to compare with: grey
+  kExpected,  // `goodness` is the figure / its known-good figure (under 1 is worse)
+  kBar,       // `goodness` is the figure / its verdict bar (under 1 fails the bar)
+};
+
+struct HeatCell {
+  std::string text;  // the figure as the table shows it, or a status ("n/a", "timeout")
+  Basis basis = Basis::kNone;
+  double goodness = 0;
+  bool flagged = false;  // outlined
+  std::string detail;    // the tooltip and the table's second line: "1.00 of 396.9 (source)"
+};
+
+struct HeatMap {
+  std::string title;
+  std::string row_heading;     // "pair"
+  std::string column_heading;  // "method"
+  std::vector<std::string> rows;
+  std::vector<std::string> row_notes;  // per row, shown after its label: "NV18"
+  std::vector<bool> row_flagged;       // per row: flagged as a whole (its label marked)
+  std::vector<std::string> columns;
+  std::vector<std::string> column_units;     // per column: "GB/s @ 1G"
+  std::vector<std::vector<HeatCell>> cells;  // [row][column]
+  std::string note;                          // under the chart
+  // Columns of the text table only, after the cells' (the NCCL transport of each pair).
+  std::vector<std::string> table_extra_head;
+  std::vector<std::vector<std::string>> table_extra;  // [row][extra column]
+};
+
+// ---- A strip per group: where each member sits against the group's median, outliers named.
+struct StripPoint {
+  double goodness = 1;  // the member's figure against the median, under 1 worse
+  std::string name;     // "node0003 0000:1B:00.0->0000:43:00.0"
+  std::string detail;   // "316.2 GB/s, 0.80 of the median"
+  bool outlier = false;
+};
+
+struct StripRow {
+  std::string label;                          // "ce-write NV18 @ 1G"
+  std::vector<std::string> table_cells;       // the text table's columns after the label
+  double p25 = 1, p75 = 1, min = 1, max = 1;  // against the median
+  std::vector<StripPoint> points;
+};
+
+struct StripChart {
+  std::string title;
+  std::string x_label;
+  std::vector<std::string> table_head;  // the text table's headings after the label's
+  std::vector<StripRow> rows;
+  std::optional<double> threshold;  // the outlier line (0.9 for a 10 % tolerance)
+  std::string threshold_label;
+};
+
+using Chart = std::variant<LineChart, HeatMap, StripChart>;
+
+// The <figure> of a chart: title, SVG and its text table.
+std::string render(const Chart& c);
+std::string render_line_chart(const LineChart& c);
+std::string render_heat_map(const HeatMap& h);
+std::string render_strip_chart(const StripChart& s);
+
+// Style rules the figures need, for the page's <style>.
+extern const char* const kChartCss;
+
+}  // namespace peerbench::svg
