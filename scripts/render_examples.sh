@@ -58,5 +58,5 @@ n=$((n + 2))
 # Absolute paths differ between checkouts; JUnit stamps a file it could not read with the time
 # of the rendering.
 sed -i -e "s|$here/||g" "$out"/*
-sed -i -E 's/timestamp="[0-9T:-]+" hostname="expect-/timestamp="(now)" hostname="expect-/' "$out"/*.junit
+sed -i -E 's/timestamp="[0-9T:-]+"( hostname="[^"]*" tests="1" failures="0" errors="1")/timestamp="(now)"\1/' "$out"/*.junit
 echo "rendered $n outputs into $out"
