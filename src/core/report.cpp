@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "core/escaped.h"
+
 namespace peerbench {
 
 std::unique_ptr<DocumentReporter> make_text_reporter();      // report_text.cpp
@@ -25,45 +27,13 @@ std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {
   return make_text_reporter();
 }
 
+// One definition of each rule: core/escaped.h's.
 std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return out::Html::escape(s);
 }
 
-std::string csv_field(const std::string& s_in) {
-  std::string s = s_in;
-  // A cell starting with = + - @, a tab or a carriage return is a formula to spreadsheets (the
-  // last two: after the spreadsheet strips them); make it text.
-  if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos) s = "'" + s;
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
+std::string csv_field(const std::string& s) {
+  return out::Csv::escape(s);
 }
 
 }  // namespace peerbench

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/datatypes.h"
+#include "core/escaped.h"
 #include "core/report.h"
 #include "core/report_parts.h"
 #include "core/result_index.h"
@@ -18,12 +19,14 @@
 namespace peerbench {
 namespace {
 using namespace report_parts;
+using S = out::Safe<out::Csv>;
+S esc(std::string_view s) { return out::esc<out::Csv>(s); }
 
 class CsvReporter : public DocumentReporter {
  public:
   std::string render(const std::vector<ReportInput>& runs,
                      const std::vector<PlotFile>&) const override {
-    std::ostringstream o;
+    out::Writer<out::Csv> o;
     o << "run,method,src,dst,src_host,dst_host,bytes,status,time_us_min,time_us_median,time_us_max,"
          "algbw_gbps_min,algbw_gbps_median,algbw_gbps_max,busbw_gbps_median,wrong,round,concurrent_"
          "pairs,reason,src_gpu,src_pci_bus_id,src_uuid,src_serial,dst_gpu,dst_pci_bus_id,dst_uuid,"
@@ -33,15 +36,15 @@ class CsvReporter : public DocumentReporter {
       const auto states = method_states(in.verdicts);
       const auto cards = all_cards(d, in.verdicts);
       for (const auto& r : d.results) {
-        o << csv_field(in.path) << "," << csv_field(r.method) << "," << rank_text(r.src) << ","
-          << rank_text(r.dst) << "," << csv_field(card(cards, r.src).host) << ","
-          << csv_field(card(cards, r.dst).host) << "," << r.bytes << ","
-          << csv_field(to_string(r.status)) << "," << num(r.time_us, 0) << "," << num(r.time_us, 1)
-          << "," << num(r.time_us, 2) << "," << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1)
-          << "," << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << ","
-          << r.round << "," << r.concurrent_pairs << "," << csv_field(r.reason) << ","
+        o << esc(in.path) << "," << esc(r.method) << "," << rank_text(r.src) << ","
+          << rank_text(r.dst) << "," << esc(card(cards, r.src).host) << ","
+          << esc(card(cards, r.dst).host) << "," << r.bytes << "," << esc(to_string(r.status))
+          << "," << num(r.time_us, 0) << "," << num(r.time_us, 1) << "," << num(r.time_us, 2)
+          << "," << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1) << ","
+          << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << ","
+          << r.round << "," << r.concurrent_pairs << "," << esc(r.reason) << ","
           << card_fields(card(cards, r.src)) << "," << card_fields(card(cards, r.dst)) << ","
-          << csv_field(state_of(states, r)) << "," << known_good_fields(states, r) << "\n";
+          << esc(state_of(states, r)) << "," << known_good_fields(states, r) << "\n";
       }
     }
     return o.str();
@@ -61,18 +64,18 @@ class CsvReporter : public DocumentReporter {
     return it == s.end() ? "" : it->second->state;
   }
   // The known-good figure, its ratio and source, on the row of the size the verdict judged.
-  static std::string known_good_fields(const States& s, const Result& r) {
+  static S known_good_fields(const States& s, const Result& r) {
     const auto it = s.find({r.method, r.src, r.dst});
     if (it == s.end() || !it->second->expected || it->second->bytes != r.bytes) return ",,";
     const MethodVerdict& m = *it->second;
-    return format_fixed(*m.expected, 3) + "," +
-           (m.expected_ratio ? format_fixed(*m.expected_ratio, 4) : "") + "," +
-           csv_field(m.expected_basis);
+    return out::fixed<out::Csv>(*m.expected, 3) + "," +
+           (m.expected_ratio ? out::fixed<out::Csv>(*m.expected_ratio, 4) : S()) + "," +
+           esc(m.expected_basis);
   }
-  static std::string rank_text(int r) { return r >= 0 ? std::to_string(r) : ""; }
-  static std::string num(const std::optional<Stats>& s, int which) {
-    if (!s) return "";
-    return format_fixed(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
+  static S rank_text(int r) { return r >= 0 ? out::integer<out::Csv>(r) : S(); }
+  static S num(const std::optional<Stats>& s, int which) {
+    if (!s) return S();
+    return out::fixed<out::Csv>(which == 0 ? s->min : which == 1 ? s->median : s->max, 3);
   }
   // Cards of every rank, looked up per row (copying them per row made CSV slow at 100k rows).
   static std::map<int, CardId> all_cards(const RunDocument& d, const std::vector<PairVerdict>& vs) {
@@ -88,9 +91,9 @@ class CsvReporter : public DocumentReporter {
     const auto it = cards.find(rank);
     return it != cards.end() ? it->second : kNone;
   }
-  static std::string card_fields(const CardId& c) {
-    return (c.gpu_index >= 0 ? std::to_string(c.gpu_index) : "") + "," + csv_field(c.pci_bus_id) +
-           "," + csv_field(c.uuid) + "," + csv_field(c.serial);
+  static S card_fields(const CardId& c) {
+    return (c.gpu_index >= 0 ? out::integer<out::Csv>(c.gpu_index) : S()) + "," +
+           esc(c.pci_bus_id) + "," + esc(c.uuid) + "," + esc(c.serial);
   }
 };
 
