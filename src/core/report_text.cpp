@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/datatypes.h"
+#include "core/escaped.h"
 #include "core/report.h"
 #include "core/report_parts.h"
 #include "core/result_index.h"
@@ -18,24 +19,29 @@
 namespace peerbench {
 namespace {
 using namespace report_parts;
+using W = out::Writer<out::Term>;
+using S = out::Safe<out::Term>;
+S e(std::string_view s) { return out::esc<out::Term>(s); }
+// A TextTable shows its cells escaped for the terminal (core/text_table.h): it is the layer.
+S shown(const TextTable& t) { return S::rendered_by_renderer(t.render()); }
 
 class TextReporter : public DocumentReporter {
  public:
   std::string render(const std::vector<ReportInput>& runs,
                      const std::vector<PlotFile>&) const override {
-    std::ostringstream o;
+    W o;
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       const ResultIndex idx(d);
-      o << "peerbench report: " << in.path << "\n";
-      o << "  run: " << system_line(d) << "\n";
-      o << "  status " << d.status << ", started " << d.started_at << ", peerbench "
-        << d.tool.version << " (" << d.tool.git_revision << ")\n";
+      o << "peerbench report: " << e(in.path) << "\n";
+      o << "  run: " << e(system_line(d)) << "\n";
+      o << "  status " << e(d.status) << ", started " << e(d.started_at) << ", peerbench "
+        << e(d.tool.version) << " (" << e(d.tool.git_revision) << ")\n";
       if (d.status != "complete" && d.in_progress.is_object()) {
-        o << "  cut short while running: " << describe_in_progress(d.in_progress) << "\n";
+        o << "  cut short while running: " << e(describe_in_progress(d.in_progress)) << "\n";
       }
-      o << "  NCCL transport capture: " << d.nccl.mode
-        << (d.nccl.note.empty() ? "" : " (" + d.nccl.note + ")") << "\n\n";
+      o << "  NCCL transport capture: " << e(d.nccl.mode)
+        << (d.nccl.note.empty() ? S() : " (" + e(d.nccl.note) + ")") << "\n\n";
       matrix(o, in, idx);
       host_lines(o, host_table(d, idx, links_of(in.verdicts)));
       all_ranks_lines(o, d);
@@ -45,15 +51,15 @@ class TextReporter : public DocumentReporter {
       verdicts(o, in);
       if (!d.errors.empty()) {
         o << "Errors recorded by the run:\n";
-        for (const auto& e : d.errors) o << "  " << e << "\n";
+        for (const auto& err : d.errors) o << "  " << e(err) << "\n";
       }
       if (runs.size() > 1) o << "\n";
     }
-    return sanitize_lines_for_terminal(o.str());  // strings from the file reach a terminal
+    return o.str();
   }
 
  private:
-  static void matrix(std::ostringstream& o, const ReportInput& in, const ResultIndex& idx) {
+  static void matrix(W& o, const ReportInput& in, const ResultIndex& idx) {
     const auto& d = *in.doc;
     const auto pm = methods_in(d, MethodScope::kPair);
     if (pm.empty()) return;
@@ -77,10 +83,10 @@ class TextReporter : public DocumentReporter {
       row.push_back(transport_of(idx, s, t_));
       t.add_row(std::move(row));
     }
-    o << t.render() << "\n";
+    o << shown(t) << "\n";
   }
 
-  static void host_lines(std::ostringstream& o, const HostTable& t) {
+  static void host_lines(W& o, const HostTable& t) {
     if (t.methods.empty()) return;
     o << "Host <-> GPU at the largest size (copy engine, pinned host memory on the GPU's NUMA "
          "node; median):\n";
@@ -100,27 +106,27 @@ class TextReporter : public DocumentReporter {
       row.insert(row.end(), r.cells.begin(), r.cells.end());
       table.add_row(std::move(row));
     }
-    o << table.render();
-    for (const auto& s : t.totals) o << "  " << s << "\n";
+    o << shown(table);
+    for (const auto& s : t.totals) o << "  " << e(s) << "\n";
     o << "\n";
   }
 
-  static void all_ranks_lines(std::ostringstream& o, const RunDocument& d) {
+  static void all_ranks_lines(W& o, const RunDocument& d) {
     for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
       for (const auto& v : variants_of(d, m->name)) {
-        o << m->name << variant_suffix(v) << " over all ranks (" << unit(m) << ", median):";
+        o << e(m->name + variant_suffix(v)) << " over all ranks (" << e(unit(m)) << ", median):";
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
-          o << "  " << format_size_compact(r.bytes) << " "
-            << (r.status == ResultStatus::kOk ? format_fixed(headline_value(m, r), 1)
-                                              : to_string(r.status));
+          o << "  " << e(format_size_compact(r.bytes)) << " "
+            << (r.status == ResultStatus::kOk ? out::fixed<out::Term>(headline_value(m, r), 1)
+                                              : e(to_string(r.status)));
         }
         o << "\n";
       }
     }
   }
 
-  static void cards(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+  static void cards(W& o, const std::vector<PairVerdict>& vs) {
     const auto cs = cards_in(vs);
     if (cs.empty()) return;
     o << "\nGPUs (the cards behind the verdicts):\n";
@@ -130,21 +136,21 @@ class TextReporter : public DocumentReporter {
                  "host " + c.host + ", GPU " + std::to_string(c.gpu_index) + ", PCI " +
                      c.pci_bus_id + ", UUID " + c.uuid + ", serial " + serial_text(c)});
     }
-    o << t.render();
+    o << shown(t);
   }
 
-  static void not_measured(std::ostringstream& o, const RunDocument& d) {
+  static void not_measured(W& o, const RunDocument& d) {
     const auto um = unmeasured(d);
     if (um.empty()) return;
     o << "\nNot measured:\n";
     for (const auto& u : um) {
-      o << "  " << u.method << " " << join(u.pairs) << " (" << u.cases << " case"
-        << (u.cases == 1 ? "" : "s") << "): " << u.status
-        << (u.reason.empty() ? "" : ": " + u.reason) << "\n";
+      o << "  " << e(u.method) << " " << e(join(u.pairs)) << " (" << u.cases << " case"
+        << (u.cases == 1 ? S() : S("s")) << "): " << e(u.status)
+        << (u.reason.empty() ? S() : ": " + e(u.reason)) << "\n";
     }
   }
 
-  static void known_good(std::ostringstream& o, const std::vector<PairVerdict>& vs) {
+  static void known_good(W& o, const std::vector<PairVerdict>& vs) {
     const auto rows = known_good_rows(vs);
     if (rows.empty()) return;
     o << "\nAgainst known-good figures (measured / known-good; under 1 is worse, latency too):\n";
@@ -156,11 +162,11 @@ class TextReporter : public DocumentReporter {
         t.add_row({r.pair, r.method, r.measured, "= " + r.ratio + " of " + r.basis});
       }
     }
-    o << t.render();
+    o << shown(t);
   }
 
-  static void verdicts(std::ostringstream& o, const ReportInput& in) {
-    o << "\nVerdicts (thresholds: " << in.expectations_source << "):\n";
+  static void verdicts(W& o, const ReportInput& in) {
+    o << "\nVerdicts (thresholds: " << e(in.expectations_source) << "):\n";
     // The pair, link and verdict line up over all verdicts; each verdict's details follow it.
     TextTable heads;
     for (const auto& v : in.verdicts)
@@ -170,18 +176,18 @@ class TextReporter : public DocumentReporter {
       TextTable line;
       line.add_row({pair_name(v.src, v.dst), v.link, verdict_word(v.verdict),
                     v.observed.empty() ? "" : "[" + v.observed + "]"});
-      o << line.render("  ", "  ", widths);
+      o << S::rendered_by_renderer(line.render("  ", "  ", widths));
       for (const auto& f : v.flags) {
-        o << "      " << f.code << ": " << f.message << "\n";
-        o << "        evidence: " << f.evidence.dump() << "\n";
+        o << "      " << e(f.code) << ": " << e(f.message) << "\n";
+        o << "        evidence: " << e(f.evidence.dump()) << "\n";
       }
       for (const auto& n : method_notes(v)) {
-        o << "      " << n.state << ": " << n.method << (n.reason.empty() ? "" : ": " + n.reason)
-          << "\n";
+        o << "      " << e(n.state) << ": " << e(n.method)
+          << (n.reason.empty() ? S() : ": " + e(n.reason)) << "\n";
       }
     }
     const auto c = count_verdicts(in.verdicts);
-    o << "\nVerdict: " << verdict_headline(c) << "\n";
+    o << "\nVerdict: " << e(verdict_headline(c)) << "\n";
     o << "Summary: " << c.verdicts << " verdicts, " << c.pass << " pass, " << c.flagged
       << " flagged, " << c.contended << " contended, " << c.throttled << " throttled, " << c.noisy
       << " noisy, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "
