@@ -48,9 +48,9 @@ class Safe {
   Safe(const char (&literal)[N]) : s_(literal) {}  // NOLINT: implicit on purpose
   // Anything else is escaped by the format's rules.
   static Safe escaped(std::string_view untrusted) { return Safe(F::escape(untrusted), 0); }
-  // Text a renderer of this format produced from Safe pieces (a table, a chart): the renderer is
-  // the escaping layer for its cells. Callers are the renderers alone.
-  static Safe rendered_by_renderer(std::string already_safe) {
+  // Text the code built from literals and numbers alone ("0->1"), or that a renderer of this
+  // format produced with its cells escaped (a text table, a chart). Never file text.
+  static Safe from_code(std::string already_safe) {
     return Safe(std::move(already_safe), 0);
   }
   Safe& operator+=(const Safe& o) {
@@ -75,11 +75,11 @@ Safe<F> esc(std::string_view untrusted) {
 std::string fixed_text(double v, int decimals);  // format_fixed
 template <class F>
 Safe<F> fixed(double v, int decimals) {
-  return Safe<F>::rendered_by_renderer(fixed_text(v, decimals));
+  return Safe<F>::from_code(fixed_text(v, decimals));
 }
 template <class F>
 Safe<F> integer(long long v) {
-  return Safe<F>::rendered_by_renderer(std::to_string(v));
+  return Safe<F>::from_code(std::to_string(v));
 }
 
 // Where one report of format F is written. Numbers print as std::ostream prints them.

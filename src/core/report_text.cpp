@@ -23,7 +23,7 @@ using W = out::Writer<out::Term>;
 using S = out::Safe<out::Term>;
 S e(std::string_view s) { return out::esc<out::Term>(s); }
 // A TextTable shows its cells escaped for the terminal (core/text_table.h): it is the layer.
-S shown(const TextTable& t) { return S::rendered_by_renderer(t.render()); }
+S shown(const TextTable& t) { return S::from_code(t.render()); }
 
 class TextReporter : public DocumentReporter {
  public:
@@ -176,7 +176,7 @@ class TextReporter : public DocumentReporter {
       TextTable line;
       line.add_row({pair_name(v.src, v.dst), v.link, verdict_word(v.verdict),
                     v.observed.empty() ? "" : "[" + v.observed + "]"});
-      o << S::rendered_by_renderer(line.render("  ", "  ", widths));
+      o << S::from_code(line.render("  ", "  ", widths));
       for (const auto& f : v.flags) {
         o << "      " << e(f.code) << ": " << e(f.message) << "\n";
         o << "        evidence: " << e(f.evidence.dump()) << "\n";
