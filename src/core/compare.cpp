@@ -1,4 +1,5 @@
 #include "core/compare.h"
+#include "core/escaped.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -245,18 +246,24 @@ std::string metric_label(const std::string& metric) {
   return "algbw GB/s";
 }
 
+using CsvS = out::Safe<out::Csv>;
+CsvS cf(std::string_view s) {
+  return out::esc<out::Csv>(s);
+}
+
 std::string comparison_csv(const Comparison& c) {
-  std::ostringstream out;
-  out << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
-         "change\n";
+  out::Writer<out::Csv> w;
+  w << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
+       "change\n";
   for (const auto& r : c.rows) {
-    out << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
-        << r.bytes << "," << r.metric << "," << format_fixed(r.a.median, 3) << ","
-        << format_fixed(r.a.min, 3) << "," << format_fixed(r.a.max, 3) << ","
-        << format_fixed(r.b.median, 3) << "," << format_fixed(r.b.min, 3) << ","
-        << format_fixed(r.b.max, 3) << "," << format_fixed(r.ratio, 4) << "," << r.change << "\n";
+    w << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
+      << cf(r.metric) << "," << out::fixed<out::Csv>(r.a.median, 3) << ","
+      << out::fixed<out::Csv>(r.a.min, 3) << "," << out::fixed<out::Csv>(r.a.max, 3) << ","
+      << out::fixed<out::Csv>(r.b.median, 3) << "," << out::fixed<out::Csv>(r.b.min, 3) << ","
+      << out::fixed<out::Csv>(r.b.max, 3) << "," << out::fixed<out::Csv>(r.ratio, 4) << ","
+      << cf(r.change) << "\n";
   }
-  return out.str();
+  return w.str();
 }
 
 std::string median_range(const Stats& s) {

@@ -1,5 +1,6 @@
 #include "core/escaped.h"
 
+#include <cctype>
 #include <sstream>
 
 #include "core/text.h"
@@ -33,6 +34,22 @@ std::string Markdown::escape(std::string_view s) {
     out += c;
   }
   return out;
+}
+
+Safe<Markdown> markdown_link(std::string_view path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || std::string_view("-._~/").find(c) != std::string_view::npos) {
+      out += c;
+    } else {
+      out += '%';
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  return Safe<Markdown>::from_code(out);
 }
 
 std::string Html::escape(std::string_view s) {

@@ -50,9 +50,7 @@ class Safe {
   static Safe escaped(std::string_view untrusted) { return Safe(F::escape(untrusted), 0); }
   // Text the code built from literals and numbers alone ("0->1"), or that a renderer of this
   // format produced with its cells escaped (a text table, a chart). Never file text.
-  static Safe from_code(std::string already_safe) {
-    return Safe(std::move(already_safe), 0);
-  }
+  static Safe from_code(std::string already_safe) { return Safe(std::move(already_safe), 0); }
   Safe& operator+=(const Safe& o) {
     s_ += o.s_;
     return *this;
@@ -70,6 +68,10 @@ template <class F>
 Safe<F> esc(std::string_view untrusted) {
   return Safe<F>::escaped(untrusted);
 }
+
+// A link destination in Markdown (a relative path): every byte but letters, digits and -._~/
+// percent-encoded, so no path can end the link or start markup.
+Safe<Markdown> markdown_link(std::string_view path);
 
 // Numbers are safe in every format.
 std::string fixed_text(double v, int decimals);  // format_fixed

@@ -5,20 +5,20 @@
 #include <set>
 #include <sstream>
 
+#include "core/escaped.h"
 #include "core/fleet_report.h"
 #include "core/text.h"
 
 namespace peerbench {
 namespace {
 
-// XML 1.0 has no way to carry most control characters, even escaped: drop them.
-std::string xml_escape(const std::string& s) {
-  std::string clean;
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') clean += c;
-  }
-  return html_escape(clean);
+using XmlW = out::Writer<out::Xml>;
+using XmlS = out::Safe<out::Xml>;
+XmlS x(std::string_view s) {
+  return out::esc<out::Xml>(s);
 }
+using OmW = out::Writer<out::OmLabel>;
+using OmS = out::Safe<out::OmLabel>;
 
 struct JunitCase {
   std::string name;
@@ -68,20 +68,21 @@ std::vector<JunitCase> cases_of_node(const FleetNode& n) {
   return out;
 }
 
-std::string seconds_text(double s) {
-  return format_fixed(s, 6);
+XmlS seconds_text(double s) {
+  return out::fixed<out::Xml>(s, 6);
 }
 
-void write_case(std::ostringstream& o, const std::string& host, const JunitCase& c) {
-  o << "    <testcase classname=\"peerbench.fleet." << xml_escape(host) << "\" name=\""
-    << xml_escape(c.name) << "\" time=\"" << seconds_text(c.seconds) << "\"";
+void write_case(XmlW& o, const std::string& host, const JunitCase& c) {
+  o << "    <testcase classname=\"peerbench.fleet." << x(host) << "\" name=\"" << x(c.name)
+    << "\" time=\"" << seconds_text(c.seconds) << "\"";
   if (c.failure_message.empty()) {
     o << "/>\n";
     return;
   }
-  o << ">\n      <" << (c.error ? "error" : "failure") << " type=\"" << xml_escape(c.failure_type)
-    << "\" message=\"" << xml_escape(c.failure_message) << "\">" << xml_escape(c.failure_body)
-    << "</" << (c.error ? "error" : "failure") << ">\n    </testcase>\n";
+  const XmlS element = c.error ? XmlS("error") : "failure";
+  o << ">\n      <" << element << " type=\"" << x(c.failure_type) << "\" message=\""
+    << x(c.failure_message) << "\">" << x(c.failure_body) << "</" << element
+    << ">\n    </testcase>\n";
 }
 
 // "2026-11-29T21:59:10": the run's start in UTC, as the Ant schema's timestamp (no zone, no
@@ -115,7 +116,7 @@ std::string now_utc() {
 
 // One node's test suite, with the attributes the Ant/Jenkins schema requires of a suite inside
 // <testsuites> (package, id, timestamp, hostname, time) and its system-out and system-err.
-void write_suite(std::ostringstream& o, const FleetNode& n, int id, const std::string& now) {
+void write_suite(XmlW& o, const FleetNode& n, int id, const std::string& now) {
   const auto cases = cases_of_node(n);
   int failures = 0, errors = 0;
   double case_seconds = 0;
@@ -124,18 +125,17 @@ void write_suite(std::ostringstream& o, const FleetNode& n, int id, const std::s
     if (!c.failure_message.empty()) (c.error ? errors : failures)++;
   }
   const std::string host = n.host.empty() ? "unnamed" : n.host;
-  o << "  <testsuite name=\"" << xml_escape(host) << "\" package=\"peerbench.fleet\" id=\"" << id
-    << "\" timestamp=\"" << junit_timestamp(n.started_at, now) << "\" hostname=\""
-    << xml_escape(host) << "\" tests=\"" << cases.size() << "\" failures=\"" << failures
-    << "\" errors=\"" << errors << "\" skipped=\"0\" time=\""
-    << seconds_text(n.elapsed_s > 0 ? n.elapsed_s : case_seconds) << "\">\n"
-    << "    <properties><property name=\"state\" value=\"" << to_string(n.state)
-    << "\"/><property name=\"file\" value=\"" << xml_escape(n.file)
-    << "\"/><property name=\"started_at\" value=\"" << xml_escape(n.started_at)
-    << "\"/><property name=\"driver\" value=\"" << xml_escape(n.versions.driver)
-    << "\"/><property name=\"cuda\" value=\"" << xml_escape(n.versions.cuda)
-    << "\"/><property name=\"nccl\" value=\"" << xml_escape(n.versions.nccl)
-    << "\"/></properties>\n";
+  o << "  <testsuite name=\"" << x(host) << "\" package=\"peerbench.fleet\" id=\"" << id
+    << "\" timestamp=\"" << x(junit_timestamp(n.started_at, now)) << "\" hostname=\"" << x(host)
+    << "\" tests=\"" << cases.size() << "\" failures=\"" << failures << "\" errors=\"" << errors
+    << "\" skipped=\"0\" time=\"" << seconds_text(n.elapsed_s > 0 ? n.elapsed_s : case_seconds)
+    << "\">\n"
+    << "    <properties><property name=\"state\" value=\"" << x(to_string(n.state))
+    << "\"/><property name=\"file\" value=\"" << x(n.file)
+    << "\"/><property name=\"started_at\" value=\"" << x(n.started_at)
+    << "\"/><property name=\"driver\" value=\"" << x(n.versions.driver)
+    << "\"/><property name=\"cuda\" value=\"" << x(n.versions.cuda)
+    << "\"/><property name=\"nccl\" value=\"" << x(n.versions.nccl) << "\"/></properties>\n";
   for (const auto& c : cases) write_case(o, host, c);
   o << "    <system-out/>\n    <system-err/>\n  </testsuite>\n";
 }
@@ -145,7 +145,7 @@ void write_suite(std::ostringstream& o, const FleetNode& n, int id, const std::s
 class FleetJunitReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
-    std::ostringstream o;
+    XmlW o;
     const std::string now = now_utc();
     o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
     int id = 0;
@@ -155,49 +155,37 @@ class FleetJunitReporter : public FleetReporter {
   }
 };
 
-std::string label_value(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
+// A label set: names from the code, values escaped by OpenMetrics' rules.
+OmS labels(const std::vector<std::pair<const char*, std::string>>& kv) {
+  OmS s = "{";
+  bool first = true;
+  for (const auto& [k, v] : kv) {
+    s += (first ? OmS() : ",") + OmS::from_code(k) + "=\"" + out::esc<out::OmLabel>(v) + "\"";
+    first = false;
   }
-  return out;
-}
-
-std::string labels(const std::vector<std::pair<std::string, std::string>>& kv) {
-  std::string s = "{";
-  for (const auto& [k, v] : kv) s += (s.size() > 1 ? "," : "") + k + "=\"" + label_value(v) + "\"";
   return s + "}";
 }
 
 // A metric family's metadata: its type, its unit where it has one (the name ends in it, as
 // OpenMetrics requires), and its help.
-void family(std::ostringstream& o, const std::string& name, const std::string& unit,
-            const std::string& help) {
+void family(OmW& o, const OmS& name, const OmS& unit, const OmS& help) {
   o << "# TYPE " << name << " gauge\n";
   if (!unit.empty()) o << "# UNIT " << name << " " << unit << "\n";
   o << "# HELP " << name << " " << help << "\n";
 }
 
 // A figure in base units: bytes per second (from GB/s, 1e9 bytes/s) or seconds (from us).
-std::string base_units(double v, bool latency) {
-  return latency ? format_fixed(v * 1e-6, 9) : format_fixed(v * 1e9, 0);
+OmS base_units(double v, bool latency) {
+  return latency ? out::fixed<out::OmLabel>(v * 1e-6, 9) : out::fixed<out::OmLabel>(v * 1e9, 0);
 }
 
 enum class PairFigure { kBandwidth, kLatency, kRatio };
 
-void pair_metrics(std::ostringstream& o, const FleetReport& r, PairFigure what) {
+void pair_metrics(OmW& o, const FleetReport& r, PairFigure what) {
   static const char* const kNames[] = {"peerbench_link_bandwidth_bytes_per_second",
                                        "peerbench_link_latency_seconds",
                                        "peerbench_link_fleet_ratio"};
-  const std::string name = kNames[static_cast<int>(what)];
+  const OmS name = OmS::from_code(kNames[static_cast<int>(what)]);
   for (const auto& n : r.nodes) {
     for (const auto& p : n.pairs) {
       for (const auto& pos : p.positions) {
@@ -211,7 +199,7 @@ void pair_metrics(std::ostringstream& o, const FleetReport& r, PairFigure what) 
                      {"bytes", std::to_string(pos.bytes)},
                      {"link", p.link}})
           << " "
-          << (what == PairFigure::kRatio ? format_fixed(pos.ratio, 4)
+          << (what == PairFigure::kRatio ? out::fixed<out::OmLabel>(pos.ratio, 4)
                                          : base_units(pos.value, pos.lower_is_better))
           << "\n";
       }
@@ -220,11 +208,11 @@ void pair_metrics(std::ostringstream& o, const FleetReport& r, PairFigure what) 
 }
 
 // The fleet medians, one family per unit.
-void median_metrics(std::ostringstream& o, const FleetReport& r, bool latency) {
-  const std::string name = latency ? "peerbench_fleet_median_latency_seconds"
-                                   : "peerbench_fleet_median_bandwidth_bytes_per_second";
-  family(o, name, latency ? "seconds" : "bytes_per_second",
-         latency ? "fleet median of a group's latency (one small transfer)"
+void median_metrics(OmW& o, const FleetReport& r, bool latency) {
+  const OmS name = latency ? OmS("peerbench_fleet_median_latency_seconds")
+                           : "peerbench_fleet_median_bandwidth_bytes_per_second";
+  family(o, name, latency ? OmS("seconds") : "bytes_per_second",
+         latency ? OmS("fleet median of a group's latency (one small transfer)")
                  : "fleet median of a group's bandwidth (busbw for NCCL methods)");
   for (const auto& g : r.groups) {
     if (g.lower_is_better != latency) continue;
@@ -237,7 +225,7 @@ void median_metrics(std::ostringstream& o, const FleetReport& r, bool latency) {
   }
 }
 
-void node_metrics(std::ostringstream& o, const FleetReport& r) {
+void node_metrics(OmW& o, const FleetReport& r) {
   family(o, "peerbench_node_verdict", "", "1 for the node's fleet verdict, 0 for the others");
   for (const auto& n : r.nodes) {
     for (auto s :
@@ -262,7 +250,7 @@ void node_metrics(std::ostringstream& o, const FleetReport& r) {
 class FleetOpenMetricsReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
-    std::ostringstream o;
+    OmW o;
     family(o, "peerbench_link_bandwidth_bytes_per_second", "bytes_per_second",
            "median bandwidth of a pair at the fleet's judged size (busbw for NCCL methods)");
     pair_metrics(o, r, PairFigure::kBandwidth);

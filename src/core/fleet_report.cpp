@@ -1,4 +1,5 @@
 #include "core/fleet_report.h"
+#include "core/escaped.h"
 
 #include <algorithm>
 #include <set>
@@ -232,29 +233,33 @@ std::string flags_for(const FleetPair& p, const std::string& method) {
   return s;
 }
 
+using CsvS = out::Safe<out::Csv>;
+CsvS cf(std::string_view s) {
+  return out::esc<out::Csv>(s);
+}
+
 class FleetCsvReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
-    std::ostringstream o;
+    out::Writer<out::Csv> o;
     o << "node,state,file,src_pci,dst_pci,gpu_model,link,method,bytes,value,unit,fleet_median,"
          "ratio,outlier,flags\n";
     for (const auto& n : r.nodes) {
-      const std::string head =
-          csv_field(n.host) + "," + to_string(n.state) + "," + csv_field(n.file) + ",";
+      const CsvS head = cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",";
       bool any = false;
       for (const auto& p : n.pairs) {
         for (const auto& pos : p.positions) {
           any = true;
-          o << head << csv_field(p.src_pci) << "," << csv_field(p.dst_pci) << ","
-            << csv_field(p.gpu_model) << "," << csv_field(p.link) << "," << csv_field(pos.method)
-            << "," << pos.bytes << "," << format_fixed(pos.value, 3) << ","
-            << unit_of(pos.lower_is_better) << "," << format_fixed(pos.fleet_median, 3) << ","
-            << format_fixed(pos.ratio, 4) << "," << (pos.outlier ? 1 : 0) << ","
-            << csv_field(flags_for(p, pos.method)) << "\n";
+          o << head << cf(p.src_pci) << "," << cf(p.dst_pci) << "," << cf(p.gpu_model) << ","
+            << cf(p.link) << "," << cf(pos.method) << "," << pos.bytes << ","
+            << out::fixed<out::Csv>(pos.value, 3) << "," << cf(unit_of(pos.lower_is_better)) << ","
+            << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
+            << out::fixed<out::Csv>(pos.ratio, 4) << "," << (pos.outlier ? 1 : 0) << ","
+            << cf(flags_for(p, pos.method)) << "\n";
         }
       }
       // Every node appears, measured or not, with why not.
-      if (!any) o << head << ",,,,,,,,,,," << csv_field(flag_summary(n)) << "\n";
+      if (!any) o << head << ",,,,,,,,,,," << cf(flag_summary(n)) << "\n";
     }
     return o.str();
   }

@@ -1,4 +1,5 @@
 #include "core/history.h"
+#include "core/escaped.h"
 
 #include <algorithm>
 #include <map>
@@ -200,18 +201,23 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
   return d;
 }
 
+using CsvS = out::Safe<out::Csv>;
+CsvS cf(std::string_view s) {
+  return out::esc<out::Csv>(s);
+}
+
 std::string history_csv(const History& h) {
-  std::ostringstream o;
+  out::Writer<out::Csv> o;
   o << "method,pair,gpu_pair,bytes,metric,run,file,median,min,max,ratio_to_first,change\n";
   for (const auto& r : h.rows) {
     for (std::size_t k = 0; k < r.cells.size(); ++k) {
       const auto& c = r.cells[k];
       if (!c.present) continue;
-      o << csv_field(r.method) << "," << csv_field(r.pair) << "," << csv_field(r.gpu_pair) << ","
-        << r.bytes << "," << r.metric << "," << k + 1 << "," << csv_field(h.headings[k]) << ","
-        << format_fixed(c.stats.median, 3) << "," << format_fixed(c.stats.min, 3) << ","
-        << format_fixed(c.stats.max, 3) << "," << format_fixed(c.ratio, 4) << ","
-        << (k == 0 ? "baseline" : c.change) << "\n";
+      o << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
+        << cf(r.metric) << "," << k + 1 << "," << cf(h.headings[k]) << ","
+        << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
+        << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
+        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << "\n";
     }
   }
   return o.str();

@@ -20,7 +20,9 @@ namespace peerbench {
 namespace {
 using namespace report_parts;
 using S = out::Safe<out::Csv>;
-S esc(std::string_view s) { return out::esc<out::Csv>(s); }
+S esc(std::string_view s) {
+  return out::esc<out::Csv>(s);
+}
 
 class CsvReporter : public DocumentReporter {
  public:
@@ -39,12 +41,12 @@ class CsvReporter : public DocumentReporter {
         o << esc(in.path) << "," << esc(r.method) << "," << rank_text(r.src) << ","
           << rank_text(r.dst) << "," << esc(card(cards, r.src).host) << ","
           << esc(card(cards, r.dst).host) << "," << r.bytes << "," << esc(to_string(r.status))
-          << "," << num(r.time_us, 0) << "," << num(r.time_us, 1) << "," << num(r.time_us, 2)
-          << "," << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1) << ","
-          << num(r.algbw_gbps, 2) << "," << num(r.busbw_gbps, 1) << "," << r.wrong << ","
-          << r.round << "," << r.concurrent_pairs << "," << esc(r.reason) << ","
-          << card_fields(card(cards, r.src)) << "," << card_fields(card(cards, r.dst)) << ","
-          << esc(state_of(states, r)) << "," << known_good_fields(states, r) << "\n";
+          << "," << num(r.time_us, 0) << "," << num(r.time_us, 1) << "," << num(r.time_us, 2) << ","
+          << num(r.algbw_gbps, 0) << "," << num(r.algbw_gbps, 1) << "," << num(r.algbw_gbps, 2)
+          << "," << num(r.busbw_gbps, 1) << "," << r.wrong << "," << r.round << ","
+          << r.concurrent_pairs << "," << esc(r.reason) << "," << card_fields(card(cards, r.src))
+          << "," << card_fields(card(cards, r.dst)) << "," << esc(state_of(states, r)) << ","
+          << known_good_fields(states, r) << "\n";
       }
     }
     return o.str();

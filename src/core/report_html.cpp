@@ -18,10 +18,16 @@ namespace {
 using namespace report_parts;
 using W = out::Writer<out::Html>;
 using S = out::Safe<out::Html>;
-S e(std::string_view s) { return out::esc<out::Html>(s); }
-S fixed(double v, int decimals) { return out::fixed<out::Html>(v, decimals); }
+S e(std::string_view s) {
+  return out::esc<out::Html>(s);
+}
+S fixed(double v, int decimals) {
+  return out::fixed<out::Html>(v, decimals);
+}
 // svg::render escapes every label it draws (core/svg_parts): the chart is already HTML.
-S chart(const svg::Chart& c) { return S::from_code(svg::render(c)); }
+S chart(const svg::Chart& c) {
+  return S::from_code(svg::render(c));
+}
 
 class HtmlReporter : public DocumentReporter {
  public:
@@ -58,8 +64,8 @@ class HtmlReporter : public DocumentReporter {
              "th><th>reason</th></tr>\n";
         for (const auto& u : um) {
           o << "<tr><td>" << e(u.method) << "</td><td>" << e(join(u.pairs))
-            << "</td><td class=\"n\">" << u.cases << "</td><td class=\"incomplete\">"
-            << e(u.status) << "</td><td>" << e(u.reason) << "</td></tr>\n";
+            << "</td><td class=\"n\">" << u.cases << "</td><td class=\"incomplete\">" << e(u.status)
+            << "</td><td>" << e(u.reason) << "</td></tr>\n";
         }
         o << "</table>\n";
       }
@@ -127,13 +133,12 @@ class HtmlReporter : public DocumentReporter {
          "the GPU's NUMA node; median; <code>-all</code> methods ran on every GPU at once.</p>"
          "<table><tr><th>rank</th><th>GPU</th><th>link</th>";
     for (std::size_t i = 0; i < t.methods.size(); ++i) {
-      o << "<th>" << e(t.methods[i]->name) << "<br>" << e(t.units[i])
-        << "</th>";
+      o << "<th>" << e(t.methods[i]->name) << "<br>" << e(t.units[i]) << "</th>";
     }
     o << "</tr>\n";
     for (const auto& r : t.rows) {
-      o << "<tr><td>" << e(r.rank) << "</td><td>" << e(r.gpu) << "</td><td>"
-        << e(r.link) << "</td>";
+      o << "<tr><td>" << e(r.rank) << "</td><td>" << e(r.gpu) << "</td><td>" << e(r.link)
+        << "</td>";
       for (const auto& c : r.cells) o << "<td class=\"n\">" << e(c) << "</td>";
       o << "</tr>\n";
     }
@@ -151,11 +156,10 @@ class HtmlReporter : public DocumentReporter {
           if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
           o << "<tr><td class=\"n\">" << e(format_size_compact(r.bytes)) << "</td>";
           if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
-            o << "<td class=\"n\">" << fixed(r.busbw_gbps->median, 1)
-              << "</td><td class=\"n\">" << fixed(r.busbw_gbps->min, 1)
-              << "</td><td class=\"n\">" << fixed(r.busbw_gbps->max, 1)
-              << "</td><td class=\"n\">" << fixed(r.time_us->median, 1)
-              << "</td><td>ok</td>";
+            o << "<td class=\"n\">" << fixed(r.busbw_gbps->median, 1) << "</td><td class=\"n\">"
+              << fixed(r.busbw_gbps->min, 1) << "</td><td class=\"n\">"
+              << fixed(r.busbw_gbps->max, 1) << "</td><td class=\"n\">"
+              << fixed(r.time_us->median, 1) << "</td><td>ok</td>";
           } else {
             o << "<td></td><td></td><td></td><td></td><td class=\"incomplete\">"
               << e(to_string(r.status) + " " + r.reason) << "</td>";
@@ -173,10 +177,9 @@ class HtmlReporter : public DocumentReporter {
     o << "<h2>GPUs</h2><table><tr><th>rank</th><th>host</th><th>GPU</th><th>PCI bus "
          "id</th><th>UUID</th><th>serial</th></tr>\n";
     for (const auto& c : cs) {
-      o << "<tr><td class=\"n\">" << c.rank << "</td><td>" << e(c.host)
-        << "</td><td class=\"n\">" << c.gpu_index << "</td><td>" << e(c.pci_bus_id)
-        << "</td><td>" << e(c.uuid) << "</td><td>" << e(serial_text(c))
-        << "</td></tr>\n";
+      o << "<tr><td class=\"n\">" << c.rank << "</td><td>" << e(c.host) << "</td><td class=\"n\">"
+        << c.gpu_index << "</td><td>" << e(c.pci_bus_id) << "</td><td>" << e(c.uuid) << "</td><td>"
+        << e(serial_text(c)) << "</td></tr>\n";
     }
     o << "</table>\n";
   }
@@ -188,10 +191,9 @@ class HtmlReporter : public DocumentReporter {
          "too).</p><table><tr><th>pair</th><th>method</th><th>measured</th><th>known-good</th>"
          "<th>ratio</th><th>source</th></tr>\n";
     for (const auto& r : rows) {
-      o << "<tr><td>" << e(r.pair) << "</td><td>" << e(r.method)
-        << "</td><td class=\"n\">" << e(r.measured) << "</td><td class=\"n\">"
-        << e(r.expected) << "</td><td class=\"n\">" << e(r.ratio) << "</td><td>"
-        << e(r.basis) << "</td></tr>\n";
+      o << "<tr><td>" << e(r.pair) << "</td><td>" << e(r.method) << "</td><td class=\"n\">"
+        << e(r.measured) << "</td><td class=\"n\">" << e(r.expected) << "</td><td class=\"n\">"
+        << e(r.ratio) << "</td><td>" << e(r.basis) << "</td></tr>\n";
     }
     o << "</table>\n";
   }
@@ -204,18 +206,16 @@ class HtmlReporter : public DocumentReporter {
       if (v.src >= 0) {
         for (const auto& c : v.cards) gpus += (gpus.empty() ? "" : " -> ") + card_label(c);
       }
-      o << "<tr><td>" << e(pair_name(v.src, v.dst)) << "</td><td>"
-        << e(v.link_description) << "</td><td>" << e(gpus)
-        << "</td><td class=\"" << S::from_code(state_class(v.verdict)) << "\">" << e(v.verdict)
-        << "</td><td>" << e(v.observed) << "</td><td>";
+      o << "<tr><td>" << e(pair_name(v.src, v.dst)) << "</td><td>" << e(v.link_description)
+        << "</td><td>" << e(gpus) << "</td><td class=\"" << S::from_code(state_class(v.verdict))
+        << "\">" << e(v.verdict) << "</td><td>" << e(v.observed) << "</td><td>";
       for (const auto& f : v.flags) {
-        o << "<b>" << e(f.code) << "</b>: " << e(f.message) << "<br><code>"
-          << e(f.evidence.dump()) << "</code><br>";
+        o << "<b>" << e(f.code) << "</b>: " << e(f.message) << "<br><code>" << e(f.evidence.dump())
+          << "</code><br>";
       }
       for (const auto& n : method_notes(v)) {
         o << "<span class=\"" << S::from_code(state_class(n.state)) << "\">" << e(n.state)
-          << "</span>: " << e(n.method)
-          << (n.reason.empty() ? S() : ": " + e(n.reason)) << "<br>";
+          << "</span>: " << e(n.method) << (n.reason.empty() ? S() : ": " + e(n.reason)) << "<br>";
       }
       o << "</td></tr>\n";
     }

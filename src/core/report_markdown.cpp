@@ -22,9 +22,15 @@ using namespace report_parts;
 
 using W = out::Writer<out::Markdown>;
 using S = out::Safe<out::Markdown>;
-S e(std::string_view s) { return out::esc<out::Markdown>(s); }
-S fixed(double v, int decimals) { return out::fixed<out::Markdown>(v, decimals); }
-S pair(int src, int dst) { return S::from_code(pair_name(src, dst)); }  // numbers and "->"
+S e(std::string_view s) {
+  return out::esc<out::Markdown>(s);
+}
+S fixed(double v, int decimals) {
+  return out::fixed<out::Markdown>(v, decimals);
+}
+S pair(int src, int dst) {
+  return S::from_code(pair_name(src, dst));
+}  // numbers and "->"
 
 class MarkdownReporter : public DocumentReporter {
  public:
@@ -44,8 +50,8 @@ class MarkdownReporter : public DocumentReporter {
         o << "## Not measured\n\n| method | pairs | cases | status | reason "
              "|\n|---|---|---:|---|---|\n";
         for (const auto& u : um) {
-          o << "| " << e(u.method) << " | " << e(join(u.pairs)) << " | " << u.cases
-            << " | " << e(u.status) << " | " << e(u.reason) << " |\n";
+          o << "| " << e(u.method) << " | " << e(join(u.pairs)) << " | " << u.cases << " | "
+            << e(u.status) << " | " << e(u.reason) << " |\n";
         }
         o << "\n";
       }
@@ -55,7 +61,8 @@ class MarkdownReporter : public DocumentReporter {
     }
     if (!plots.empty()) {
       o << "## Plots\n\n";
-      for (const auto& p : plots) o << "![" << e(p.caption) << "](" << e(p.link) << ")\n\n";
+      for (const auto& p : plots)
+        o << "![" << e(p.caption) << "](" << out::markdown_link(p.link) << ")\n\n";
     }
     return o.str();
   }
@@ -73,8 +80,8 @@ class MarkdownReporter : public DocumentReporter {
     o << "| status | " << e(d.status) << " |\n";
     o << "| started | " << e(d.started_at) << " |\n";
     o << "| peerbench | " << e(d.tool.version + " (" + d.tool.git_revision + ")") << " |\n";
-    o << "| NCCL capture | "
-      << e(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note)) << " |\n";
+    o << "| NCCL capture | " << e(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note))
+      << " |\n";
     o << "| thresholds | " << e(in.expectations_source) << " |\n\n";
   }
 
@@ -108,8 +115,7 @@ class MarkdownReporter : public DocumentReporter {
     for (std::size_t i = 0; i < t.methods.size(); ++i) o << "---:|";
     o << "\n";
     for (const auto& r : t.rows) {
-      o << "| " << e(r.rank) << " | " << e(r.gpu) << " | " << e(r.link)
-        << " |";
+      o << "| " << e(r.rank) << " | " << e(r.gpu) << " | " << e(r.link) << " |";
       for (const auto& c : r.cells) o << " " << e(c) << " |";
       o << "\n";
     }
@@ -146,9 +152,8 @@ class MarkdownReporter : public DocumentReporter {
     o << "## GPUs\n\n| rank | host | GPU | PCI bus id | UUID | serial |\n"
          "|---:|---|---:|---|---|---|\n";
     for (const auto& c : cs) {
-      o << "| " << c.rank << " | " << e(c.host) << " | " << c.gpu_index << " | "
-        << e(c.pci_bus_id) << " | " << e(c.uuid) << " | "
-        << e(serial_text(c)) << " |\n";
+      o << "| " << c.rank << " | " << e(c.host) << " | " << c.gpu_index << " | " << e(c.pci_bus_id)
+        << " | " << e(c.uuid) << " | " << e(serial_text(c)) << " |\n";
     }
     o << "\n";
   }
@@ -160,9 +165,8 @@ class MarkdownReporter : public DocumentReporter {
          "too).\n\n| pair | method | measured | known-good | ratio | source |\n"
          "|---|---|---:|---:|---:|---|\n";
     for (const auto& r : rows) {
-      o << "| " << e(r.pair) << " | " << e(r.method) << " | "
-        << e(r.measured) << " | " << e(r.expected) << " | " << e(r.ratio)
-        << " | " << e(r.basis) << " |\n";
+      o << "| " << e(r.pair) << " | " << e(r.method) << " | " << e(r.measured) << " | "
+        << e(r.expected) << " | " << e(r.ratio) << " | " << e(r.basis) << " |\n";
     }
     o << "\n";
   }
@@ -174,18 +178,17 @@ class MarkdownReporter : public DocumentReporter {
       if (v.src >= 0) {
         for (const auto& c : v.cards) gpus += (gpus.empty() ? "" : " -> ") + card_label(c);
       }
-      o << "| " << pair(v.src, v.dst) << " | " << e(v.link_description) << " | "
-        << e(gpus) << " | "
-        << (v.verdict == verdict_state::kPass ? e(v.verdict) : "**" + e(v.verdict) + "**")
-        << " | " << e(v.observed) << " |\n";
+      o << "| " << pair(v.src, v.dst) << " | " << e(v.link_description) << " | " << e(gpus) << " | "
+        << (v.verdict == verdict_state::kPass ? e(v.verdict) : "**" + e(v.verdict) + "**") << " | "
+        << e(v.observed) << " |\n";
     }
     bool any = false;
     for (const auto& v : vs) {
       for (const auto& f : v.flags) {
         if (!any) o << "\n### Flags\n\n";
         any = true;
-        o << "- **" << e(f.code) << "** " << pair(v.src, v.dst) << ": "
-          << e(f.message) << "  \n  evidence: `" << e(f.evidence.dump()) << "`\n";
+        o << "- **" << e(f.code) << "** " << pair(v.src, v.dst) << ": " << e(f.message)
+          << "  \n  evidence: `" << e(f.evidence.dump()) << "`\n";
       }
     }
     any = false;

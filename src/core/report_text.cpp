@@ -21,9 +21,13 @@ namespace {
 using namespace report_parts;
 using W = out::Writer<out::Term>;
 using S = out::Safe<out::Term>;
-S e(std::string_view s) { return out::esc<out::Term>(s); }
+S e(std::string_view s) {
+  return out::esc<out::Term>(s);
+}
 // A TextTable shows its cells escaped for the terminal (core/text_table.h): it is the layer.
-S shown(const TextTable& t) { return S::from_code(t.render()); }
+S shown(const TextTable& t) {
+  return S::from_code(t.render());
+}
 
 class TextReporter : public DocumentReporter {
  public:

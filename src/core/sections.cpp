@@ -53,7 +53,8 @@ void text_table(TermW& o, const Table& t) {
   const auto marked = marked_rows(t);
   // shown_cells escapes every cell for the terminal: the columns are text of this renderer.
   auto line = [&](const std::vector<std::string>& row) {
-    return out::Safe<out::Term>::from_code(format_columns(shown_cells(row, scratch), widths, align));
+    return out::Safe<out::Term>::from_code(
+        format_columns(shown_cells(row, scratch), widths, align));
   };
   o << "  " << line(t.head) << "\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -65,7 +66,8 @@ void markdown_table(MdW& o, const Table& t) {
   o << "|";
   for (const auto& h : t.head) o << " " << e<out::Markdown>(h) << " |";
   o << "\n|";
-  for (std::size_t c = 0; c < t.head.size(); ++c) o << (numeric_column(t, c) ? MdS("---:|") : "---|");
+  for (std::size_t c = 0; c < t.head.size(); ++c)
+    o << (numeric_column(t, c) ? MdS("---:|") : "---|");
   o << "\n";
   const auto marked = marked_rows(t);
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -141,7 +143,8 @@ std::string render_sections_markdown(const SectionDocument& d) {
     if (!s.table.head.empty()) markdown_table(o, s.table);
   }
   if (!d.plots.empty() || !d.no_plots_note.empty()) o << "\n## Plots\n\n";
-  for (const auto& p : d.plots) o << "![" << m(p.caption) << "](" << m(p.link) << ")\n\n";
+  for (const auto& p : d.plots)
+    o << "![" << m(p.caption) << "](" << out::markdown_link(p.link) << ")\n\n";
   if (d.plots.empty() && !d.no_plots_note.empty()) o << m(d.no_plots_note) << "\n";
   return o.str();
 }
@@ -171,8 +174,8 @@ std::string render_sections_html(const SectionDocument& d) {
   if (!d.plots.empty()) o << "<h2>Plots</h2>\n";
   for (const auto& p : d.plots) {
     if (p.data_uri.empty()) continue;
-    o << "<figure><img src=\"" << h(p.data_uri) << "\" alt=\"" << h(p.caption)
-      << "\"><figcaption>" << h(p.caption) << "</figcaption></figure>\n";
+    o << "<figure><img src=\"" << h(p.data_uri) << "\" alt=\"" << h(p.caption) << "\"><figcaption>"
+      << h(p.caption) << "</figcaption></figure>\n";
   }
   o << "</body></html>\n";
   return o.str();
