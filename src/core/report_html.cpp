@@ -70,6 +70,7 @@ class HtmlReporter : public DocumentReporter {
         o << "</table>\n";
       }
       known_good(o, in.verdicts);
+      burn_in(o, d);
       verdicts(o, in.verdicts);
     }
     if (!plots.empty()) {
@@ -194,6 +195,26 @@ class HtmlReporter : public DocumentReporter {
       o << "<tr><td>" << e(r.pair) << "</td><td>" << e(r.method) << "</td><td class=\"n\">"
         << e(r.measured) << "</td><td class=\"n\">" << e(r.expected) << "</td><td class=\"n\">"
         << e(r.ratio) << "</td><td>" << e(r.basis) << "</td></tr>\n";
+    }
+    o << "</table>\n";
+  }
+
+  static void burn_in(W& o, const RunDocument& d) {
+    const auto b = burn_in_summary(d);
+    if (!b) return;
+    o << "<h2>Burn-in</h2><p>" << e(b->headline) << "</p>\n";
+    for (const auto& c : b->counters)
+      o << "<p class=\"flagged\">error counter grew: " << e(c) << "</p>\n";
+    o << "<table><tr><th>method</th><th>pair</th><th>size</th><th>cycles</th><th>median</th>"
+         "<th>min-max</th><th>cv</th><th>drift</th><th>data errors in</th><th>failed in</th>"
+         "<th>contended in</th></tr>\n";
+    for (const auto& r : b->rows) {
+      o << "<tr><td>" << e(r.method) << "</td><td>" << e(r.pair) << "</td><td class=\"n\">"
+        << e(r.size) << "</td><td class=\"n\">" << r.cycles << "</td><td class=\"n\">"
+        << e(r.median + " " + r.unit) << "</td><td class=\"n\">" << e(r.range)
+        << "</td><td class=\"n\">" << e(r.cv) << "</td><td class=\"n\">" << e(r.drift)
+        << "</td><td>" << e(r.errors) << "</td><td>" << e(r.failed) << "</td><td>" << e(r.contended)
+        << "</td></tr>\n";
     }
     o << "</table>\n";
   }

@@ -56,6 +56,7 @@ class MarkdownReporter : public DocumentReporter {
         o << "\n";
       }
       known_good(o, in.verdicts);
+      burn_in(o, d);
       verdicts(o, in.verdicts);
       o << "\n";
     }
@@ -167,6 +168,23 @@ class MarkdownReporter : public DocumentReporter {
     for (const auto& r : rows) {
       o << "| " << e(r.pair) << " | " << e(r.method) << " | " << e(r.measured) << " | "
         << e(r.expected) << " | " << e(r.ratio) << " | " << e(r.basis) << " |\n";
+    }
+    o << "\n";
+  }
+
+  static void burn_in(W& o, const RunDocument& d) {
+    const auto b = burn_in_summary(d);
+    if (!b) return;
+    o << "## Burn-in\n\n" << e(b->headline) << ".\n\n";
+    for (const auto& c : b->counters) o << "- error counter grew: " << e(c) << "\n";
+    if (!b->counters.empty()) o << "\n";
+    o << "| method | pair | size | cycles | median | min-max | cv | drift | data errors in | "
+         "failed in | contended in |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|---|\n";
+    for (const auto& r : b->rows) {
+      o << "| " << e(r.method) << " | " << S::from_code(r.pair) << " | " << e(r.size) << " | "
+        << r.cycles << " | " << e(r.median + " " + r.unit) << " | " << e(r.range) << " | "
+        << e(r.cv) << " | " << e(r.drift) << " | " << e(r.errors) << " | " << e(r.failed) << " | "
+        << e(r.contended) << " |\n";
     }
     o << "\n";
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/burn_in.h"
 #include "core/datatypes.h"
 #include "core/report.h"
 #include "core/report_parts.h"
@@ -258,6 +259,67 @@ std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs) {
                      format_fixed(*m.expected, us ? 2 : 1),
                      m.expected_ratio ? format_fixed(*m.expected_ratio, 2) : "", m.expected_basis});
     }
+  }
+  return out;
+}
+
+namespace {
+
+std::string burn_in_headline(const BurnIn& b) {
+  std::uint64_t wrong = 0;
+  int failed = 0;
+  double elapsed = 0;
+  for (const auto& c : b.cycles) {
+    wrong += c.wrong;
+    failed += c.failed;
+    elapsed = std::max(elapsed, c.started_s + c.elapsed_s);
+  }
+  const std::string asked = b.cycles_requested > 0 ? "of " + std::to_string(b.cycles_requested)
+                            : b.duration_s > 0     ? "for " + format_fixed(b.duration_s, 0) + " s"
+                                                   : "until stopped";
+  return std::to_string(b.cycles_done) + " whole cycle" + (b.cycles_done == 1 ? "" : "s") + " (" +
+         asked + ") in " + format_fixed(elapsed, 0) + " s, stopped by " +
+         (b.stopped_by.empty() ? std::string("nothing yet (running)") : b.stopped_by) + "; " +
+         std::to_string(wrong) + " wrong elements, " + std::to_string(failed) + " failed cases";
+}
+
+BurnInRow burn_in_row(const RunDocument& d, const BurnInSeries& s, const BurnInFindings& f) {
+  const MethodInfo* m = find_method(d.methods, s.method);
+  BurnInRow r;
+  r.method = s.method + (s.datatype.empty() ? "" : " (" + s.datatype + "/" + s.op + ")");
+  r.pair = pair_name(s.src, s.dst);
+  r.size = format_size_compact(s.bytes);
+  r.unit = unit(m);
+  r.cycles = f.cycles;
+  const int decimals = m && m->metric == Metric::kLatency ? 2 : 1;
+  if (f.cycles > 0) {
+    r.median = format_fixed(f.median, decimals);
+    r.range = format_fixed(f.min, decimals) + "-" + format_fixed(f.max, decimals);
+    r.cv = format_fixed(100 * f.cv, 2) + "%";
+  }
+  if (f.drift) r.drift = (*f.drift >= 0 ? "+" : "") + format_fixed(100 * *f.drift, 2) + "%";
+  r.errors = cycle_list(s.error_cycles);
+  r.failed = cycle_list(s.failed_cycles);
+  r.contended = cycle_list(s.contended_cycles);
+  return r;
+}
+
+}  // namespace
+
+std::optional<BurnInSummary> burn_in_summary(const RunDocument& d) {
+  if (!d.burn_in) return std::nullopt;
+  const BurnIn& b = *d.burn_in;
+  BurnInSummary out;
+  out.headline = burn_in_headline(b);
+  for (const auto& c : b.cycles) {
+    for (const auto& line : c.counters) {
+      out.counters.push_back("cycle " + std::to_string(c.cycle) + " at " +
+                             format_fixed(c.started_s, 0) + " s: " + line);
+    }
+  }
+  for (const auto& s : b.series) {
+    if (const auto f = burn_in_findings(b, s.method, s.src, s.dst, s.bytes))
+      out.rows.push_back(burn_in_row(d, s, *f));
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // What the report formats share (core/report.cpp, core/report_html.cpp): the pieces of a run a
 // report shows, computed once from the document and its verdicts. Internal to the reporters.
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,20 @@ struct KnownGoodRow {
   std::string pair, link, method, measured, expected, ratio, basis;
 };
 std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs);
+
+// A burn-in (-N, --duration): its cycles in one line, the counters that grew, and per case the
+// spread of its figure across the cycles, the drift (last quarter against the first) and the
+// cycles with data errors, failures or another process beside it.
+struct BurnInRow {
+  std::string method, pair, size, unit, median, range, cv, drift, errors, failed, contended;
+  int cycles = 0;
+};
+struct BurnInSummary {
+  std::string headline;               // "102 cycles in 600 s (until 10m), stopped by duration; ..."
+  std::vector<std::string> counters;  // "cycle 3 at 14 s: link 2 replay +1 on GPU 0 ..."
+  std::vector<BurnInRow> rows;
+};
+std::optional<BurnInSummary> burn_in_summary(const RunDocument& d);
 
 std::string upper(std::string s);
 // A verdict as the text report shows it: upper case where it is not a pass and not neutral.

@@ -52,6 +52,7 @@ class TextReporter : public DocumentReporter {
       cards(o, in.verdicts);
       not_measured(o, d);
       known_good(o, in.verdicts);
+      burn_in(o, d);
       verdicts(o, in);
       if (!d.errors.empty()) {
         o << "Errors recorded by the run:\n";
@@ -165,6 +166,23 @@ class TextReporter : public DocumentReporter {
       } else {
         t.add_row({r.pair, r.method, r.measured, "= " + r.ratio + " of " + r.basis});
       }
+    }
+    o << shown(t);
+  }
+
+  static void burn_in(W& o, const RunDocument& d) {
+    const auto b = burn_in_summary(d);
+    if (!b) return;
+    o << "\nBurn-in: " << e(b->headline) << "\n";
+    for (const auto& c : b->counters) o << "  error counter grew: " << e(c) << "\n";
+    TextTable t({Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
+                 Align::kRight, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft,
+                 Align::kLeft});
+    t.add_row({"method", "pair", "size", "cycles", "median", "min-max", "cv", "drift",
+               "data errors in", "failed in", "contended in"});
+    for (const auto& r : b->rows) {
+      t.add_row({r.method, r.pair, r.size, std::to_string(r.cycles), r.median + " " + r.unit,
+                 r.range, r.cv, r.drift, r.errors, r.failed, r.contended});
     }
     o << shown(t);
   }

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/report.h"
+#include "core/report_parts.h"
 #include "core/schema.h"
 #include "core/verdict.h"
 #include "test_catalog.h"
@@ -283,6 +284,37 @@ TEST(RealRuns, ExpectFileWithATypoIsRefusedNamingIt) {
   EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").state, "flagged");
   EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").state, "pass");  // 2.22 < 3 us
   EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").bar, 3.0);
+}
+
+}  // namespace
+}  // namespace peerbench
+
+// ---- A real burn-in on 2 x H200 (-N 0, stopped by SIGINT after its tenth cycle).
+namespace peerbench {
+namespace {
+
+TEST(RealRuns, BurnInStoppedBySigintShowsItsCyclesSpreadAndDrift) {
+  const auto d = load_run_file(fixture("h200x2-burn-in-sigint.json"));
+  ASSERT_TRUE(d.burn_in);
+  const auto b = report_parts::burn_in_summary(d);
+  ASSERT_TRUE(b);
+  EXPECT_NE(b->headline.find("10 whole cycles (until stopped)"), std::string::npos) << b->headline;
+  EXPECT_NE(b->headline.find("stopped by SIGINT"), std::string::npos) << b->headline;
+  ASSERT_EQ(b->rows.size(), 3u);  // ce-write both ways and the all-reduce, at 64 MiB
+  for (const auto& r : b->rows) {
+    EXPECT_GE(r.cycles, 10) << r.method;
+    EXPECT_FALSE(r.drift.empty()) << r.method;  // four cycles or more: first quarter vs last
+    EXPECT_TRUE(r.errors.empty() && r.failed.empty()) << r.method;
+  }
+  ReportInput in;
+  in.path = "burn-in.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
+    const auto out = make_reporter(f)->render({in}, {});
+    EXPECT_NE(out.find("Burn-in"), std::string::npos);
+    EXPECT_NE(out.find("nccl-allreduce (float/sum)"), std::string::npos);
+  }
 }
 
 }  // namespace
