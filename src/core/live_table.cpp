@@ -98,20 +98,36 @@ std::string LiveReporter::rank_time_words(int average) {
   }
 }
 
+// With -C, the host's CPU time per operation stands beside the GPU time, as its own column.
+constexpr std::size_t kTimeColumn = 8;
+
+std::vector<std::string> with_cpu_column(std::vector<std::string> cells, bool on, std::string cpu) {
+  if (on) cells.insert(cells.begin() + kTimeColumn + 1, std::move(cpu));
+  return cells;
+}
+
+void LiveReporter::line(const std::vector<std::string>& cells) {
+  auto widths = kLiveWidths;
+  auto align = kLiveAlign;
+  if (cpu_time_) {
+    widths.insert(widths.begin() + kTimeColumn + 1, 9);
+    align.insert(align.begin() + kTimeColumn + 1, Align::kRight);
+  }
+  out_ << format_columns(cells, widths, align) << "\n";
+}
+
 void LiveReporter::header(const std::string& rank_time) {
   if (verbosity_ <= 0) return;
   out_ << "#\n# time: " << rank_time
        << "; nccl-tests defaults to the average of the ranks' times (its -a 1)\n";
-  out_ << "# "
-       << format_columns({"method", "pair", "size", "count", "type", "redop", "root", "round",
-                          "time(us)", "algbw", "busbw", "min-max%", "#wrong", "status"},
-                         kLiveWidths, kLiveAlign)
-       << "\n";
-  out_ << "# "
-       << format_columns({"", "", "(B)", "(elements)", "", "", "", "", "median", "(GB/s)", "(GB/s)",
-                          "", "", ""},
-                         kLiveWidths, kLiveAlign)
-       << "\n";
+  out_ << "# ";
+  line(with_cpu_column({"method", "pair", "size", "count", "type", "redop", "root", "round",
+                        "time(us)", "algbw", "busbw", "min-max%", "#wrong", "status"},
+                       cpu_time_, "cpu(us)"));
+  out_ << "# ";
+  line(with_cpu_column(
+      {"", "", "(B)", "(elements)", "", "", "", "", "median", "(GB/s)", "(GB/s)", "", "", ""},
+      cpu_time_, "per op"));
   out_.flush();
 }
 
@@ -136,7 +152,10 @@ void LiveReporter::result(const RunDocument& d, const MethodInfo* m, const Resul
     for (int i = 0; i < 5; ++i) cells.push_back("-");
     cells.push_back(to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason));
   }
-  out_ << "  " << format_columns(cells, kLiveWidths, kLiveAlign) << "\n";
+  const bool ok = r.status == ResultStatus::kOk && r.time_us && r.algbw_gbps;
+  out_ << "  ";
+  line(with_cpu_column(std::move(cells), cpu_time_,
+                       ok && r.enqueue ? format_fixed(r.enqueue->host_us_per_op, 2) : "-"));
   out_.flush();
   ++lines_;
 }

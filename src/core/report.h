@@ -46,6 +46,8 @@ class LiveReporter {
   // `rank_time`: whose time the table shows, said above the columns beside nccl-tests' default.
   void header(const std::string& rank_time = kSlowestRankTime);
   void result(const RunDocument& d, const MethodInfo* m, const Result& r);
+  // -C: a cpu(us) column, the host's time to enqueue one operation, beside the GPU's time.
+  void show_cpu_time(bool on) { cpu_time_ = on; }
   // nccl-tests' footer: "# Out of bounds values : N OK" and "# Avg bus bandwidth    : X" (one
   // line per method and variant measured, averaged over its sizes).
   void footer(const RunDocument& d);
@@ -58,9 +60,11 @@ class LiveReporter {
                 bool terminal);
 
  private:
+  void line(const std::vector<std::string>& cells);
   std::ostream& out_;
   int verbosity_;
   int lines_ = 0;
+  bool cpu_time_ = false;
 };
 
 // Helpers shared by reporters and compare.

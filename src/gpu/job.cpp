@@ -394,6 +394,7 @@ void Job::run_steps() {
   if (root()) outcome_.json_written = file_->write(doc);
   LiveReporter live(out() ? *out() : std::cout, out() ? opts_.verbosity : 0);
   print_header();
+  live.show_cpu_time(opts_.report_cputime);
   if (out() && opts_.verbosity > 0) live.header(LiveReporter::rank_time_words(opts_.average));
   Engine engine(*res_, [&](const Result& r) {
     if (attempt_ > 0) {

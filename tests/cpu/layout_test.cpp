@@ -231,6 +231,31 @@ TEST(LiveTable, NcclTestsColumnsHeaderNoteAndFooter) {
       << text.substr(text.find("# Out of bounds"));
 }
 
+// Issue 18: -C puts the host's CPU time per operation beside the GPU time, and -a is named.
+TEST(LiveTable, CpuTimeColumnAndTheRankTimeChosen) {
+  RunDocument d = load_run_file(example("h200x2-default.json"));
+  Result r = d.results.front();
+  r.enqueue = EnqueueInfo{};
+  r.enqueue->host_us_per_op = 1.234;
+  std::ostringstream out;
+  LiveReporter live(out, 1);
+  live.show_cpu_time(true);
+  live.header(LiveReporter::rank_time_words(1));
+  live.result(d, find_method(d.methods, r.method), r);
+  const std::string text = out.str();
+  EXPECT_NE(
+      text.find("# time: the average of the ranks', median of the samples (nccl-tests' -a 1)"),
+      std::string::npos)
+      << text;
+  EXPECT_TRUE(apart(line_with(text, "# method"), {"time(us)", "cpu(us)", "algbw"})) << text;
+  EXPECT_TRUE(apart(line_with(text, "  " + r.method), {format_fixed(r.time_us->median, 2), "1.23"}))
+      << text;
+  std::ostringstream plain;
+  LiveReporter without(plain, 1);
+  without.header();
+  EXPECT_EQ(plain.str().find("cpu(us)"), std::string::npos);
+}
+
 TEST(RelativeLink, FromTheDocumentsFolder) {
   EXPECT_EQ(relative_link("out/plots/bw.png", "out/report.md"), "plots/bw.png");
   EXPECT_EQ(relative_link("out/plots/bw.png", ""), "out/plots/bw.png");
