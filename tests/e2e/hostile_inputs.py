@@ -17,6 +17,9 @@ import glob
 import hashlib
 import json
 import os
+import csv
+import io
+import re
 import resource
 import shutil
 import socket
@@ -797,6 +800,126 @@ def bomb_figures():
     return rows, fails
 
 
+# ---------------------------------------------------------------------------------------------
+# Forged output: hostile strings in the fields a run carries, through every command and format.
+# Each output must carry no raw control byte, start no forged line, and parse as its format.
+
+FORGE = {
+    "ESC and OSC": "x\x1b[2J\x1b]0;owned\x07y",
+    "line break": "x\nVerdict: all 99 pass\ny",
+    "carriage return": "x\rVerdict: all 99 pass",
+    "markup": "<script>alert(1)</script>|`*_[x](javascript:y)\\|&amp;\"'",
+    "formula": "=HYPERLINK(\"http://x\")",
+    "NUL and invalid UTF-8": b"x\x00\xff\xfey",
+}
+
+
+def forged_run(field, payload, name):
+    d = json.load(open(REAL))
+    mark = "PB-FORGE-PAYLOAD"
+    if field == "gpu name":
+        for r in d["system"]["ranks"]:
+            r["gpu"]["name"] = mark
+    elif field == "driver version":
+        d["system"]["driver_version"] = mark
+    elif field == "NCCL version":
+        d["system"]["nccl_version"] = mark
+    elif field == "MPI library":
+        d["system"]["mpi_library_version"] = mark
+    text = json.dumps(d).encode()
+    raw = payload if isinstance(payload, bytes) else json.dumps(payload)[1:-1].encode()
+    return write(path("forge", name), text.replace(mark.encode(), raw), "wb")
+
+
+def markdown_tables_hold(out):
+    """Every Markdown table row has as many unescaped cell bars as its table's head."""
+    bars = lambda line: len(re.findall(r"(?<!\\)\|", line.replace("\\\\", "")))
+    want = None
+    for line in out.splitlines() + [""]:
+        if not line.startswith("|"):
+            want = None
+            continue
+        if want is None:
+            want = bars(line)
+        elif bars(line) != want:
+            return f"a table row with {bars(line)} bars under a head of {want}: {line[:120]!r}"
+    return ""
+
+
+def parses_as(fmt, out):
+    if fmt == "html":
+        import html5lib
+        parser = html5lib.HTMLParser(strict=False)
+        parser.parse(out)
+        if parser.errors:
+            return f"html5lib: {parser.errors[:2]}"
+        if "<script" in out.lower():
+            return "a <script> element"
+    elif fmt == "markdown":
+        if re.search(r"(?<!\\)<script", out, re.I):  # \<script\> is text in Markdown
+            return "raw <script> in Markdown"
+        return markdown_tables_hold(out)
+    elif fmt == "csv":
+        rows = list(csv.reader(io.StringIO(out), strict=True))
+        if any(len(r) != len(rows[0]) for r in rows if r):
+            return "CSV rows of different lengths"
+        for r in rows[1:]:
+            for cell in r:
+                if cell[:1] in ("=", "+", "-", "@"):
+                    try:
+                        float(cell)
+                    except ValueError:
+                        return f"a formula cell {cell[:40]!r}"
+    elif fmt == "junit":
+        import xml.etree.ElementTree as ET
+        ET.fromstring(out.encode())
+    elif fmt == "openmetrics":
+        from prometheus_client.openmetrics import parser
+        list(parser.text_string_to_metric_families(out))
+    return ""
+
+
+def forged_output_check(fmt):
+    def check(rc, out, err):
+        if rc == 2:  # refused: one clean line (checked below) is an answer too
+            out = ""
+        for stream, name in ((out, "output"), (err, "stderr")):
+            raw = [c for c in "\x1b\x07\x00\r\x08" if c in stream]
+            if raw:
+                return f"raw control bytes {raw!r} in its {name}"
+        if fmt in ("text", "markdown") and re.search(r"^\s*\**Verdict: all 99", out, re.M):
+            return "a forged 'Verdict:' line"
+        if rc == 2:
+            lines = err.splitlines()
+            return "" if len(lines) == 1 and lines[0].startswith("peerbench: error: ") else \
+                f"refused without one error line: {err[:200]!r}"
+        try:
+            return parses_as(fmt, out)
+        except Exception as e:  # a parser's complaint is the finding
+            return f"does not parse as {fmt}: {e}"
+    return check
+
+
+def forgery_cases():
+    fields = ("gpu name", "driver version", "NCCL version", "MPI library")
+    for field in fields:
+        for what, payload in FORGE.items():
+            tag = f"{field}-{what}".replace(" ", "_")
+            bad = forged_run(field, payload, f"{tag}.json")
+            folder = os.path.dirname(write(path("forge-fleet", tag, "good.json"), open(REAL).read()))
+            shutil.copy(bad, os.path.join(folder, "bad.json"))
+            for fmt in ("text", "markdown", "html", "csv"):
+                for cmd, argv in (("report", [BIN, "report", bad]),
+                                  ("compare A B", [BIN, "compare", REAL, bad]),
+                                  ("compare of 3", [BIN, "compare", REAL, REAL2, bad])):
+                    case("forgery", f"{cmd} --format {fmt}, {field}: {what}",
+                         argv + ["--format", fmt], "any", check=forged_output_check(fmt))
+            for fmt in ("text", "markdown", "html", "csv", "junit", "openmetrics"):
+                case("forgery", f"fleet --format {fmt}, {field}: {what}",
+                     [BIN, "fleet", folder, "--format", fmt], "any",
+                     check=forged_output_check(fmt))
+
+
 def main():
     t0 = time.monotonic()
     special_file_cases()
@@ -807,6 +930,7 @@ def main():
     option_cases()
     hosts_cases()
     output_cases()
+    forgery_cases()
     failures = {}
     counts = {}
     # Cases that write are independent (each has its own files); two at a time, as CI has 2 cores.
