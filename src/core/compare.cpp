@@ -1,15 +1,15 @@
 #include "core/compare.h"
-#include "core/text.h"
+#include "core/base/text.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "core/report.h"
 #include "core/sections.h"
-#include "core/sizes.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 namespace {

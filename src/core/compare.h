@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/options.h"
-#include "core/results.h"
-#include "core/statistics.h"
+#include "core/view_options.h"
+#include "core/model/results.h"
+#include "core/model/statistics.h"
 
 namespace peerbench {
 

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <tuple>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "core/fleet_adapter.h"
-#include "core/input_file.h"
-#include "core/sizes.h"
-#include "core/text.h"
+#include "core/platform/input_file.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
 
 namespace peerbench {
 
@@ -31,10 +31,6 @@ std::string to_string(NodeState s) {
       return "pass";
   }
   return "pass";
-}
-
-std::string format_cuda_version(int v) {
-  return v > 0 ? std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10) : "";
 }
 
 int FleetNode::flag_count() const {

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/results.h"
+#include "core/model/results.h"
+#include "core/model/versions.h"
 
 namespace peerbench {
 
@@ -134,8 +135,6 @@ struct FleetReport {
   int count(NodeState s) const;
 };
 
-// 13000 -> "13.0"; "" for 0 (unknown).
-std::string format_cuda_version(int v);
 // The interpolated q-quantile of sorted values (q in [0, 1]).
 double quantile(const std::vector<double>& sorted, double q);
 

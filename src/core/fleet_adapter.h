@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/fleet.h"
-#include "core/verdict.h"
+#include "core/judge/verdict.h"
 
 namespace peerbench {
 

@@ -5,9 +5,9 @@
 #include <set>
 #include <tuple>
 
-#include "core/baseline.h"
-#include "core/errors.h"
-#include "core/text.h"
+#include "core/judge/baseline.h"
+#include "core/base/errors.h"
+#include "core/base/text.h"
 
 namespace peerbench {
 

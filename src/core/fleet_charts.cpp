@@ -5,8 +5,8 @@
 #include <tuple>
 
 #include "core/fleet_report.h"
-#include "core/sizes.h"
-#include "core/text.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

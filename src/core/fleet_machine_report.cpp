@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "core/fleet_report.h"
-#include "core/text.h"
+#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

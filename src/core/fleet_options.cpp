@@ -1,8 +1,8 @@
 #include "core/fleet_options.h"
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "core/fleet_report.h"
-#include "core/sizes.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 

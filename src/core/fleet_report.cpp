@@ -4,10 +4,10 @@
 #include <set>
 #include <sstream>
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "core/sections.h"
-#include "core/sizes.h"
-#include "core/text.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

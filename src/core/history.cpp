@@ -6,10 +6,10 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/fleet.h"
+#include "core/model/versions.h"
 #include "core/sections.h"
-#include "core/sizes.h"
-#include "core/text.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

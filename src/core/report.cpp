@@ -1,5 +1,5 @@
 #include "core/report.h"
-#include "core/text.h"
+#include "core/base/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,13 +8,13 @@
 #include <sstream>
 #include <string_view>
 
-#include "core/datatypes.h"
+#include "core/model/datatypes.h"
 #include "core/report_parts.h"
-#include "core/result_index.h"
+#include "core/model/result_index.h"
 #include "core/run_progress.h"
-#include "core/sizes.h"
+#include "core/model/sizes.h"
 #include "core/text_table.h"
-#include "core/verdict.h"
+#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace report_parts {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/options.h"
-#include "core/results.h"
+#include "core/view_options.h"
+#include "core/model/results.h"
 
 namespace peerbench {
 

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "core/report_parts.h"
-#include "core/text.h"
-#include "core/verdict.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace {

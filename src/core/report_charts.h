@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/report.h"
-#include "core/result_index.h"
+#include "core/model/result_index.h"
 #include "core/svg_chart.h"
 
 namespace peerbench {

@@ -5,11 +5,11 @@
 #include "core/report.h"
 #include "core/report_charts.h"
 #include "core/report_parts.h"
-#include "core/result_index.h"
-#include "core/sizes.h"
+#include "core/model/result_index.h"
+#include "core/model/sizes.h"
 #include "core/svg_chart.h"
-#include "core/text.h"
-#include "core/verdict.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace {

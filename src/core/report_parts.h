@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/result_index.h"
-#include "core/results.h"
+#include "core/model/result_index.h"
+#include "core/model/results.h"
 
 namespace peerbench::report_parts {
 

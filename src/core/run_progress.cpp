@@ -1,7 +1,7 @@
 #include "core/run_progress.h"
 
+#include "core/model/sizes.h"
 #include "core/report.h"
-#include "core/sizes.h"
 
 namespace peerbench {
 namespace {

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "core/sizes.h"
+#include "core/model/sizes.h"
 #include "core/svg_parts.h"
 
 namespace peerbench::svg {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "core/text.h"
+#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

@@ -1,9 +1,9 @@
-// The monitor's bookkeeping (core/gpu_activity.h) and the per-iteration statistics: what was in
+// The monitor's bookkeeping (core/model/gpu_activity.h) and the per-iteration statistics: what was in
 // the way of a case, what an idle check found, and nccl-tests' percentile rule.
 #include <gtest/gtest.h>
 
-#include "core/gpu_activity.h"
-#include "core/statistics.h"
+#include "core/model/gpu_activity.h"
+#include "core/model/statistics.h"
 
 namespace peerbench {
 namespace {

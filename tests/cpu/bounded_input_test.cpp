@@ -12,14 +12,14 @@
 #include <fstream>
 #include <functional>
 
-#include "core/atomic_file.h"
-#include "core/errors.h"
-#include "core/expectations_keys.h"
+#include "core/platform/atomic_file.h"
+#include "core/base/errors.h"
+#include "core/judge/expectations_keys.h"
 #include "core/fleet.h"
-#include "core/input_file.h"
-#include "core/json_in.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/platform/input_file.h"
+#include "core/model/json_in.h"
+#include "core/model/schema.h"
+#include "core/judge/verdict.h"
 #include "test_catalog.h"
 
 namespace peerbench {

@@ -9,9 +9,9 @@
 
 #include "core/report.h"
 #include "core/report_charts.h"
-#include "core/schema.h"
+#include "core/model/schema.h"
 #include "core/svg_chart.h"
-#include "core/verdict.h"
+#include "core/judge/verdict.h"
 #include "test_docs.h"
 
 namespace peerbench {

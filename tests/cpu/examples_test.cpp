@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/model/schema.h"
+#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace {

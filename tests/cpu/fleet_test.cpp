@@ -9,14 +9,14 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "core/atomic_file.h"
+#include "core/platform/atomic_file.h"
 #include "core/compare.h"
-#include "core/errors.h"
+#include "core/base/errors.h"
 #include "core/fleet.h"
 #include "core/fleet_report.h"
 #include "core/history.h"
-#include "core/options.h"
-#include "core/schema.h"
+#include "core/cli/command_line.h"
+#include "core/model/schema.h"
 #include "test_docs.h"
 
 namespace peerbench {
@@ -428,7 +428,7 @@ TEST(CompareContention, AContendedFigureIsNeverARegression) {
 }  // namespace peerbench
 
 #include "core/fleet_baseline.h"
-#include "core/verdict.h"
+#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace {

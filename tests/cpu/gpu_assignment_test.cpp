@@ -2,7 +2,7 @@
 // GPU; two ranks on one bus id are caught.
 #include <gtest/gtest.h>
 
-#include "core/gpu_assignment.h"
+#include "core/platform/gpu_assignment.h"
 
 namespace peerbench {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/nccl_log.h"
+#include "core/model/nccl_log.h"
 
 namespace peerbench {
 namespace {

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/options.h"
-#include "core/sizes.h"
+#include "core/base/errors.h"
+#include "core/cli/command_line.h"
+#include "core/model/sizes.h"
 #include "test_catalog.h"
 
 namespace peerbench {

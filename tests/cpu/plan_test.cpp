@@ -3,8 +3,9 @@
 #include <map>
 #include <set>
 
-#include "core/errors.h"
-#include "core/plan.h"
+#include "core/base/errors.h"
+#include "core/plan/plan.h"
+#include "core/plan_text.h"
 #include "test_catalog.h"
 
 namespace peerbench {

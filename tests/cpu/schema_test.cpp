@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <fstream>
 
-#include "core/errors.h"
-#include "core/json_in.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/model/json_in.h"
+#include "core/model/schema.h"
+#include "core/judge/verdict.h"
 #include "test_docs.h"
 
 namespace peerbench {

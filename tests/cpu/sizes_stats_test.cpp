@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "core/bandwidth.h"
-#include "core/errors.h"
-#include "core/sizes.h"
-#include "core/statistics.h"
+#include "core/model/bandwidth.h"
+#include "core/base/errors.h"
+#include "core/model/sizes.h"
+#include "core/model/statistics.h"
 
 namespace peerbench {
 namespace {

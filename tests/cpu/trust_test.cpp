@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "core/errors.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/model/schema.h"
+#include "core/judge/verdict.h"
 #include "test_docs.h"
 
 namespace peerbench {
