@@ -30,7 +30,7 @@ FaultInjection parse_fault(const std::string& text) {
   return f;
 }
 
-void add_run_options(cxxopts::Options& o) {
+void add_size_flags(cxxopts::Options& o) {
   o.add_options("sizes")("b,minbytes", "smallest size (K/M/G binary suffixes)",
                          cxxopts::value<std::string>()->default_value("1M"))(
       "e,maxbytes", "largest size", cxxopts::value<std::string>()->default_value("1G"))(
@@ -38,6 +38,9 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("4"))(
       "i,stepbytes", "add this to the size instead of multiplying (0: use -f)",
       cxxopts::value<std::string>()->default_value("0"));
+}
+
+void add_timing_flags(cxxopts::Options& o) {
   o.add_options("timing")("w,warmup_iters", "untimed iterations before each size",
                           cxxopts::value<std::string>()->default_value("5"))(
       "n,iters", "iterations per timed sample", cxxopts::value<std::string>()->default_value("20"))(
@@ -58,6 +61,9 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("8"))(
       "latency-iters", "transfers per latency sample",
       cxxopts::value<std::string>()->default_value("200"));
+}
+
+void add_selection_flags(cxxopts::Options& o) {
   o.add_options("selection")("m,methods",
                              "methods or groups, comma-separated (see --list-methods; nccl-tests' "
                              "-m is agg_iters, which peerbench does not have)",
@@ -78,6 +84,9 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("4M"))(
       "staged-slots", "chunks in flight in the host-staged pipeline (2-64)",
       cxxopts::value<std::string>()->default_value("4"));
+}
+
+void add_output_flags(cxxopts::Options& o) {
   o.add_options("output")("J,json", "results file (default: results/peerbench-HOST-TIME.json)",
                           cxxopts::value<std::string>())(
       "expect", "acceptance thresholds file for the verdicts (see README)",
@@ -88,6 +97,9 @@ void add_run_options(cxxopts::Options& o) {
                                                                           "print every sample")(
       "allow-gpu-sharing", "let ranks share a GPU (testing the tool on one GPU; measures no link)")(
       "h,help", "this help")("version", "print the version");
+}
+
+void add_nccl_tests_flags(cxxopts::Options& o) {
   o.add_options("nccl-tests")(
       "a,average",
       "the time of an operation over the ranks: 0 rank 0, 1 average (nccl-tests' default), 2 "
@@ -113,6 +125,9 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>())(
       "g,ngpus", "refused: peerbench runs one rank per GPU (nccl-tests' GPUs per thread)",
       cxxopts::value<std::string>());
+}
+
+void add_verdict_flags(cxxopts::Options& o) {
   o.add_options("verdicts")(
       "fail-on",
       "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
@@ -126,8 +141,22 @@ void add_run_options(cxxopts::Options& o) {
       "wait-idle", "wait up to SECONDS for the job's GPUs to be idle before starting",
       cxxopts::value<std::string>())(
       "allow-busy", "with --expect (which requires idle GPUs): start on busy GPUs anyway");
+}
+
+void add_testing_flags(cxxopts::Options& o) {
   o.add_options("testing")("inject-fault", "KIND:METHOD[:RANK[:CYCLE]] (testing)",
                            cxxopts::value<std::string>());
+}
+
+// run's flags, group by group in the order --help lists them.
+void add_run_options(cxxopts::Options& o) {
+  add_size_flags(o);
+  add_timing_flags(o);
+  add_selection_flags(o);
+  add_output_flags(o);
+  add_nccl_tests_flags(o);
+  add_verdict_flags(o);
+  add_testing_flags(o);
 }
 
 // "90", "90s", "10m", "2h", "1d": seconds, from 0 to a week.
@@ -193,8 +222,8 @@ void parse_verdict_options(const cxxopts::ParseResult& r, RunOptions& o) {
     throw UsageError("--allow-busy and --require-idle: choose one");
 }
 
-RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog) {
-  RunOptions o;
+// -b -e -f -i, -w -n -s -c -G -I -T and the latency transfers.
+void parse_size_and_timing_flags(const cxxopts::ParseResult& r, RunOptions& o) {
   o.sweep.min_bytes = parse_size(get(r, "minbytes"), "-b/--minbytes");
   o.sweep.max_bytes = parse_size(get(r, "maxbytes"), "-e/--maxbytes");
   const std::string stepbytes = get(r, "stepbytes");
@@ -217,6 +246,11 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   }
   o.latency_iters =
       static_cast<int>(parse_integer(get(r, "latency-iters"), "--latency-iters", 1, 100000));
+}
+
+// -m, --pairs, --schedule, the NCCL collectives' types, reductions and root, the staged pipeline.
+void parse_selection_flags(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog,
+                           RunOptions& o) {
   o.methods_spec = get(r, "methods");
   o.methods = resolve_methods(o.methods_spec, catalog);
   o.pairs = parse_pair_filter(get(r, "pairs"));
@@ -237,6 +271,10 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
     throw UsageError("--staged-chunk: use a size from 4K to 256M");
   }
   o.staged_slots = static_cast<int>(parse_integer(get(r, "staged-slots"), "--staged-slots", 2, 64));
+}
+
+// -J, --expect, --dry-run, --np, -q/-v, --allow-gpu-sharing.
+void parse_output_flags(const cxxopts::ParseResult& r, RunOptions& o) {
   if (r.count("json")) {
     o.json_path = non_empty_path(get(r, "json"), "-J/--json");
     o.json_path_given = true;
@@ -251,6 +289,13 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   if (r.count("quiet")) o.verbosity = 0;
   if (r.count("verbose")) o.verbosity = 2;
   o.allow_gpu_sharing = r.count("allow-gpu-sharing") > 0;
+}
+
+RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog) {
+  RunOptions o;
+  parse_size_and_timing_flags(r, o);
+  parse_selection_flags(r, catalog, o);
+  parse_output_flags(r, o);
   parse_nccl_tests_options(r, o);
   parse_verdict_options(r, o);
   if (r.count("inject-fault")) {

@@ -223,18 +223,50 @@ NcclLogParse parse_nccl_log(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// What the log says of one ordered pair of ranks, gathered over its connections.
+struct TransportTally {
+  std::map<std::string, int> kind_count;
+  std::set<std::string> details;
+  std::set<std::pair<int, int>> channels;  // (conn_index, channel)
+  std::set<int> channel_ids;
+  int connections = 0;
+  std::string example;
+  std::set<std::string> net_paths;
+  std::optional<bool> gdrdma;
+};
+
+// The pair's transport: its most used kind ("mixed" where several), details, channels, example.
+PairTransport transport_of(std::pair<int, int> pair, const TransportTally& a) {
+  PairTransport p;
+  p.src_rank = pair.first;
+  p.dst_rank = pair.second;
+  int best = -1;
+  for (const auto& [k, c] : a.kind_count) {
+    p.kinds.push_back(k);
+    if (c > best) {
+      best = c;
+      p.kind = k;
+    }
+  }
+  if (a.kind_count.size() > 1) {
+    // A pair that mixes transports (say P2P for rings, NET for a proxy path) says so.
+    p.kind = "mixed";
+  }
+  p.details.assign(a.details.begin(), a.details.end());
+  p.channels = static_cast<int>(a.channel_ids.size());
+  p.connections = a.connections;
+  p.example = a.example;
+  p.net_paths.assign(a.net_paths.begin(), a.net_paths.end());
+  p.gdrdma = a.gdrdma;
+  return p;
+}
+
+}  // namespace
+
 std::vector<PairTransport> summarize_transports(const std::vector<TransportObservation>& obs) {
-  struct Acc {
-    std::map<std::string, int> kind_count;
-    std::set<std::string> details;
-    std::set<std::pair<int, int>> channels;  // (conn_index, channel)
-    std::set<int> channel_ids;
-    int connections = 0;
-    std::string example;
-    std::set<std::string> net_paths;
-    std::optional<bool> gdrdma;
-  };
-  std::map<std::pair<int, int>, Acc> by_pair;
+  std::map<std::pair<int, int>, TransportTally> by_pair;
   std::set<std::tuple<int, int, int, int, std::string>> seen;  // de-duplicate send/receive sides
   for (const auto& t : obs) {
     if (t.src_rank < 0 || t.dst_rank < 0) continue;
@@ -260,30 +292,7 @@ std::vector<PairTransport> summarize_transports(const std::vector<TransportObser
     a.connections++;
   }
   std::vector<PairTransport> out;
-  for (const auto& [pair, a] : by_pair) {
-    PairTransport p;
-    p.src_rank = pair.first;
-    p.dst_rank = pair.second;
-    int best = -1;
-    for (const auto& [k, c] : a.kind_count) {
-      p.kinds.push_back(k);
-      if (c > best) {
-        best = c;
-        p.kind = k;
-      }
-    }
-    if (a.kind_count.size() > 1) {
-      // A pair that mixes transports (say P2P for rings, NET for a proxy path) says so.
-      p.kind = "mixed";
-    }
-    p.details.assign(a.details.begin(), a.details.end());
-    p.channels = static_cast<int>(a.channel_ids.size());
-    p.connections = a.connections;
-    p.example = a.example;
-    p.net_paths.assign(a.net_paths.begin(), a.net_paths.end());
-    p.gdrdma = a.gdrdma;
-    out.push_back(std::move(p));
-  }
+  for (const auto& [pair, a] : by_pair) out.push_back(transport_of(pair, a));
   return out;
 }
 
