@@ -5,14 +5,14 @@
 #include "app/commands.h"
 #include "app/output.h"
 
-#include "core/platform/atomic_file.h"
 #include "core/base/errors.h"
+#include "core/base/text.h"
 #include "core/fleet_baseline.h"
 #include "core/fleet_report.h"
 #include "core/history.h"
-#include "core/platform/input_file.h"
 #include "core/model/schema.h"
-#include "core/base/text.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/input_file.h"
 #include "gpu/method.h"
 
 namespace peerbench::app {

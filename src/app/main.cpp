@@ -6,11 +6,11 @@
 #include <string>
 
 #include "app/commands.h"
-#include "core/platform/atomic_file.h"
-#include "core/build_info.h"
 #include "core/base/errors.h"
-#include "core/platform/launcher.h"
 #include "core/base/text.h"
+#include "core/build_info.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/launcher.h"
 #include "gpu/method.h"
 #include "gpu/mpi_context.h"
 

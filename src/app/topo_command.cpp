@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "app/commands.h"
-#include "core/platform/atomic_file.h"
-#include "core/build_info.h"
 #include "core/base/errors.h"
+#include "core/build_info.h"
 #include "core/model/schema.h"
+#include "core/platform/atomic_file.h"
 #include "core/topology_text.h"
 #include "gpu/check.h"
 #include "gpu/nvml.h"

@@ -3,7 +3,8 @@
 // (named, with their GPU memory and SM utilization), device utilization and clock event reasons,
 // every interval. The engine marks when the job itself uses the GPU, so utilization seen while it
 // does not is somebody else's: a process NVML cannot name (another container) is still seen.
-// The bookkeeping is the core's ActivityTracker (core/model/gpu_activity.h); this class only reads NVML.
+// The bookkeeping is the core's ActivityTracker (core/model/gpu_activity.h); this class only reads
+// NVML.
 #include <atomic>
 #include <chrono>
 #include <map>

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "core/base/errors.h"
-#include "core/plan/run_options.h"
-#include "core/plan/plan.h"
-#include "core/report.h"
+#include "core/judge/verdict.h"
 #include "core/model/results.h"
 #include "core/model/results_file.h"
-#include "core/judge/verdict.h"
+#include "core/plan/plan.h"
+#include "core/plan/run_options.h"
+#include "core/report.h"
 #include "gpu/mpi_context.h"
 #include "gpu/nccl_comm.h"
 #include "gpu/nvml.h"

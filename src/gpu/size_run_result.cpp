@@ -2,9 +2,9 @@
 // formulas come from core/model/bandwidth.h (nccl-tests' PERFORMANCE.md).
 #include <algorithm>
 
+#include "core/base/text.h"
 #include "core/model/bandwidth.h"
 #include "core/model/sizes.h"
-#include "core/base/text.h"
 #include "gpu/size_run.h"
 
 namespace peerbench::gpu {

@@ -7,11 +7,11 @@
 #include <regex>
 #include <set>
 
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
 #include "core/report.h"
 #include "core/report_charts.h"
-#include "core/model/schema.h"
 #include "core/svg_chart.h"
-#include "core/judge/verdict.h"
 #include "test_docs.h"
 
 namespace peerbench {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/base/errors.h"
-#include "core/report.h"
-#include "core/model/schema.h"
 #include "core/judge/verdict.h"
+#include "core/model/schema.h"
+#include "core/report.h"
 #include "test_catalog.h"
 
 namespace peerbench {

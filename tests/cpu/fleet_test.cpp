@@ -9,14 +9,14 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "core/platform/atomic_file.h"
-#include "core/compare.h"
 #include "core/base/errors.h"
+#include "core/cli/command_line.h"
+#include "core/compare.h"
 #include "core/fleet.h"
 #include "core/fleet_report.h"
 #include "core/history.h"
-#include "core/cli/command_line.h"
 #include "core/model/schema.h"
+#include "core/platform/atomic_file.h"
 #include "test_docs.h"
 
 namespace peerbench {

@@ -6,12 +6,12 @@
 #include <set>
 
 #include "core/base/errors.h"
+#include "core/judge/verdict.h"
+#include "core/model/results_validate.h"
+#include "core/model/schema.h"
 #include "core/plan/plan.h"
 #include "core/plan_text.h"
 #include "core/report.h"
-#include "core/model/results_validate.h"
-#include "core/model/schema.h"
-#include "core/judge/verdict.h"
 #include "test_docs.h"
 
 namespace peerbench {

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include "core/base/errors.h"
+#include "core/judge/verdict.h"
 #include "core/model/json_in.h"
-#include "core/report.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema.h"
-#include "core/judge/verdict.h"
+#include "core/report.h"
 #include "test_docs.h"
 
 namespace peerbench {

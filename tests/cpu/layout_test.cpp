@@ -6,18 +6,18 @@
 
 #include <sstream>
 
+#include "core/base/text.h"
+#include "core/cli/command_line.h"
 #include "core/compare.h"
 #include "core/fleet.h"
 #include "core/fleet_report.h"
-#include "core/cli/command_line.h"
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
 #include "core/plan/plan.h"
 #include "core/plan_text.h"
 #include "core/relative_link.h"
 #include "core/report.h"
-#include "core/model/schema.h"
-#include "core/base/text.h"
 #include "core/text_table.h"
-#include "core/judge/verdict.h"
 #include "test_docs.h"
 
 namespace peerbench {

@@ -8,11 +8,11 @@
 #include <set>
 #include <sstream>
 
+#include "core/model/json_in.h"
+#include "core/model/topology.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/environment.h"
-#include "core/model/json_in.h"
 #include "core/platform/launcher.h"
-#include "core/model/topology.h"
 #include "core/topology_text.h"
 #include "pattern_formula.h"
 
@@ -198,9 +198,9 @@ TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
 }  // namespace
 }  // namespace peerbench
 
-#include "core/platform/cpu_affinity.h"
 #include "core/model/results_file.h"
 #include "core/model/schema.h"
+#include "core/platform/cpu_affinity.h"
 
 namespace peerbench {
 namespace {

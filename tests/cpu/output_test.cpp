@@ -6,11 +6,11 @@
 #include <sstream>
 #include <string>
 
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
 #include "core/platform/launcher.h"
 #include "core/report.h"
 #include "core/run_progress.h"
-#include "core/model/schema.h"
-#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace {

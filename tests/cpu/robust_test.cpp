@@ -10,17 +10,17 @@
 #include <functional>
 #include <sstream>
 
-#include "core/platform/atomic_file.h"
 #include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
 #include "core/model/json_in.h"
-#include "core/plan/plan.h"
-#include "core/plan_text.h"
-#include "core/report.h"
 #include "core/model/results_file.h"
 #include "core/model/schema.h"
 #include "core/model/sizes.h"
-#include "core/base/text.h"
-#include "core/judge/verdict.h"
+#include "core/plan/plan.h"
+#include "core/plan_text.h"
+#include "core/platform/atomic_file.h"
+#include "core/report.h"
 #include "test_catalog.h"
 
 namespace peerbench {

@@ -6,11 +6,11 @@
 
 #include "../cpu/test_catalog.h"
 #include "core/base/errors.h"
+#include "core/judge/verdict.h"
 #include "core/model/json_in.h"
-#include "core/report.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema.h"
-#include "core/judge/verdict.h"
+#include "core/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace peerbench;

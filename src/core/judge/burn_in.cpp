@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/model/statistics.h"
 #include "core/judge/verdict.h"
+#include "core/model/statistics.h"
 
 namespace peerbench {
 

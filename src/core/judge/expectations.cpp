@@ -3,11 +3,11 @@
 #include <set>
 
 #include "core/base/errors.h"
+#include "core/base/text.h"
 #include "core/judge/expectations_keys.h"
+#include "core/judge/verdict.h"
 #include "core/model/json_in.h"
 #include "core/model/sizes.h"
-#include "core/base/text.h"
-#include "core/judge/verdict.h"
 
 namespace peerbench {
 

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "core/base/errors.h"
-#include "core/model/sizes.h"
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 

@@ -4,9 +4,9 @@
 // asymmetric (one direction far slower than the other).
 #include <algorithm>
 
-#include "core/model/sizes.h"
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/sizes.h"
 
 namespace peerbench::verdict_detail {
 

@@ -1,10 +1,10 @@
 // What a burn-in's cycles say of a pair's methods: data errors with the cycles they came in,
 // failures that come and go (intermittent: what a single pass would miss), and drift from the
 // first cycles to the last. The spread across cycles goes into each method's evidence.
-#include "core/judge/burn_in.h"
-#include "core/model/sizes.h"
 #include "core/base/text.h"
+#include "core/judge/burn_in.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/sizes.h"
 
 namespace peerbench::verdict_detail {
 

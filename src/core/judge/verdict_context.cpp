@@ -2,9 +2,9 @@
 // ranks, and the words that name ranks and cards.
 #include <algorithm>
 
-#include "core/model/sizes.h"
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/sizes.h"
 
 namespace peerbench::verdict_detail {
 

@@ -11,10 +11,10 @@
 #include <tuple>
 #include <vector>
 
+#include "core/judge/verdict.h"
 #include "core/model/known_good.h"
 #include "core/model/pair_filter.h"
 #include "core/model/result_index.h"
-#include "core/judge/verdict.h"
 
 namespace peerbench::verdict_detail {
 

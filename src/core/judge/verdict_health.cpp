@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "core/model/link_counters.h"
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/link_counters.h"
 
 namespace peerbench::verdict_detail {
 

@@ -3,9 +3,9 @@
 // through host memory.
 #include <algorithm>
 
-#include "core/model/sizes.h"
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/sizes.h"
 
 namespace peerbench::verdict_detail {
 

@@ -5,9 +5,9 @@
 // (contended, throttled, noisy) and is measured again by the next run's confirmation phase.
 #include <algorithm>
 
-#include "core/model/sizes.h"
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/sizes.h"
 
 namespace peerbench::verdict_detail {
 

@@ -86,8 +86,8 @@ struct StreamedArray {
   bool seen = false;         // the key was there, holding an array
 };
 
-// Parses a file opened and checked by InputFile (core/platform/input_file.h), reading it through its
-// descriptor. One InputError for empty, truncated or non-JSON input, nesting deeper than
+// Parses a file opened and checked by InputFile (core/platform/input_file.h), reading it through
+// its descriptor. One InputError for empty, truncated or non-JSON input, nesting deeper than
 // `max_depth`, duplicate keys, or more memory than json_memory_budget allows.
 nlohmann::json parse_json_file(InputFile& file, std::vector<StreamedArray>& streamed,
                                int max_depth = 64);

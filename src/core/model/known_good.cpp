@@ -7,8 +7,8 @@
 #include <cmath>
 #include <set>
 
-#include "core/model/sizes.h"
 #include "core/base/text.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 namespace {

@@ -8,9 +8,9 @@
 #include <tuple>
 
 #include "core/base/errors.h"
+#include "core/base/text.h"
 #include "core/model/json_in.h"
 #include "core/model/known_good.h"
-#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

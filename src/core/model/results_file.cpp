@@ -1,7 +1,7 @@
 #include "core/model/results_file.h"
 
-#include "core/platform/atomic_file.h"
 #include "core/model/schema.h"
+#include "core/platform/atomic_file.h"
 
 namespace peerbench {
 

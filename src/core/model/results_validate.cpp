@@ -7,8 +7,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "core/model/bandwidth.h"
 #include "core/base/errors.h"
+#include "core/model/bandwidth.h"
 
 namespace peerbench {
 namespace {

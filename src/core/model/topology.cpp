@@ -4,7 +4,6 @@
 #include <iomanip>
 #include <sstream>
 
-
 namespace peerbench {
 
 std::string to_string(LinkKind k) {

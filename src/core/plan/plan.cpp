@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "core/base/errors.h"
-#include "core/model/sizes.h"
 #include "core/base/text.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 

@@ -2,10 +2,10 @@
 // the verdicts then name data errors with their cycles, failures that come and go, and drift.
 #include <gtest/gtest.h>
 
-#include "core/judge/burn_in.h"
 #include "core/base/errors.h"
-#include "core/model/schema.h"
+#include "core/judge/burn_in.h"
 #include "core/judge/verdict.h"
+#include "core/model/schema.h"
 #include "test_docs.h"
 
 namespace peerbench {

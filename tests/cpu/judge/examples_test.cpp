@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "core/model/schema.h"
 #include "core/judge/verdict.h"
+#include "core/model/schema.h"
 
 namespace peerbench {
 namespace {

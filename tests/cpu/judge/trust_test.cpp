@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "core/base/errors.h"
-#include "core/model/schema.h"
 #include "core/judge/verdict.h"
+#include "core/model/schema.h"
 #include "test_docs.h"
 
 namespace peerbench {

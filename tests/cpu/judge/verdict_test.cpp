@@ -3,9 +3,9 @@
 #include <fstream>
 
 #include "core/base/errors.h"
+#include "core/judge/verdict.h"
 #include "core/model/json_in.h"
 #include "core/model/schema.h"
-#include "core/judge/verdict.h"
 #include "test_docs.h"
 
 namespace peerbench {

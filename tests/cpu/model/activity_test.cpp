@@ -1,5 +1,5 @@
-// The monitor's bookkeeping (core/model/gpu_activity.h) and the per-iteration statistics: what was in
-// the way of a case, what an idle check found, and nccl-tests' percentile rule.
+// The monitor's bookkeeping (core/model/gpu_activity.h) and the per-iteration statistics: what was
+// in the way of a case, what an idle check found, and nccl-tests' percentile rule.
 #include <gtest/gtest.h>
 
 #include "core/model/gpu_activity.h"

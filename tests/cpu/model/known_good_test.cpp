@@ -1,7 +1,7 @@
-// Known-good figures (core/model/known_good.h, data/known_good/): the compiled-in tables are the files in
-// the tree, model names match their NVML variants and never another model, sizes interpolate on a
-// log axis and never extrapolate, a missing figure says why, bad tables are refused, and the 2 x
-// H200 rows agree with the repository's real runs and with nccl-tests.
+// Known-good figures (core/model/known_good.h, data/known_good/): the compiled-in tables are the
+// files in the tree, model names match their NVML variants and never another model, sizes
+// interpolate on a log axis and never extrapolate, a missing figure says why, bad tables are
+// refused, and the 2 x H200 rows agree with the repository's real runs and with nccl-tests.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/errors.h"
+#include "core/judge/verdict.h"
 #include "core/model/known_good.h"
 #include "core/model/schema.h"
 #include "core/model/topology.h"
-#include "core/judge/verdict.h"
 #include "test_catalog.h"
 
 namespace peerbench {
@@ -499,9 +499,9 @@ TEST(KnownGood, H200CollectivesAgreeWithNcclTests) {
 // Issue 18 through the verdicts and every report format: each pair and method beside its
 // known-good figure, with the source; the H200 examples at 0.98-1.02 of their rows, a run with
 // NCCL's P2P off near 0.1, and an unknown model falling back to the link-rate rule, saying so.
-#include "core/report.h"
-#include "core/model/schema.h"
 #include "core/judge/verdict.h"
+#include "core/model/schema.h"
+#include "core/report.h"
 #include "test_docs.h"
 
 namespace peerbench {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/model/bandwidth.h"
 #include "core/base/errors.h"
+#include "core/model/bandwidth.h"
 #include "core/model/sizes.h"
 #include "core/model/statistics.h"
 

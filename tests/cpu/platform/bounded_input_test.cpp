@@ -12,14 +12,14 @@
 #include <fstream>
 #include <functional>
 
-#include "core/platform/atomic_file.h"
 #include "core/base/errors.h"
-#include "core/judge/expectations_keys.h"
 #include "core/fleet.h"
-#include "core/platform/input_file.h"
+#include "core/judge/expectations_keys.h"
+#include "core/judge/verdict.h"
 #include "core/model/json_in.h"
 #include "core/model/schema.h"
-#include "core/judge/verdict.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/input_file.h"
 #include "test_catalog.h"
 
 namespace peerbench {
