@@ -8,11 +8,11 @@
 
 #include <cuda_runtime.h>
 
-#include "core/datatypes.h"
+#include "core/model/datatypes.h"
 
 namespace peerbench::kernels {
 
-// Element types and ops are the core's (core/datatypes.h: plain C++, no CUDA).
+// Element types and ops are the core's (core/model/datatypes.h: plain C++, no CUDA).
 using ElemType = DataType;
 using RedOp = ReduceOp;
 enum class CollKind {

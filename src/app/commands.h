@@ -2,9 +2,9 @@
 // The subcommands of the peerbench executable. Each returns the process exit code.
 #include <vector>
 
-#include "core/launcher.h"
-#include "core/method_info.h"
-#include "core/options.h"
+#include "core/cli/command_line.h"
+#include "core/model/method_info.h"
+#include "core/platform/launcher.h"
 #include "gpu/nccl_comm.h"
 
 namespace peerbench::app {

@@ -5,14 +5,14 @@
 #include "app/commands.h"
 #include "app/output.h"
 
-#include "core/atomic_file.h"
-#include "core/errors.h"
-#include "core/fleet_baseline.h"
-#include "core/fleet_report.h"
-#include "core/history.h"
-#include "core/input_file.h"
-#include "core/schema.h"
-#include "core/text.h"
+#include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/fleet/fleet_baseline.h"
+#include "core/fleet/fleet_report.h"
+#include "core/present/history.h"
+#include "core/model/schema.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/input_file.h"
 #include "gpu/method.h"
 
 namespace peerbench::app {

@@ -6,7 +6,7 @@
 
 #include "app/commands.h"
 #include "core/build_info.h"
-#include "core/text_table.h"
+#include "core/present/text_table.h"
 
 namespace peerbench::app {
 

@@ -6,18 +6,18 @@
 #include <string>
 
 #include "app/commands.h"
-#include "core/atomic_file.h"
+#include "core/base/errors.h"
+#include "core/base/text.h"
 #include "core/build_info.h"
-#include "core/errors.h"
-#include "core/launcher.h"
-#include "core/text.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/launcher.h"
 #include "gpu/method.h"
 #include "gpu/mpi_context.h"
 
 namespace {
 
 // One line on stderr whatever the message quotes: file text, paths and option values may hold
-// newlines or escape sequences, shown escaped (core/text.h).
+// newlines or escape sequences, shown escaped (core/base/text.h).
 void print_error(const std::string& what) {
   std::fprintf(stderr, "peerbench: error: %s\n", peerbench::sanitize_for_terminal(what).c_str());
 }

@@ -7,10 +7,10 @@
 #include <cstring>
 #include <iostream>
 
-#include "core/atomic_file.h"
-#include "core/errors.h"
-#include "core/input_file.h"
-#include "core/relative_link.h"
+#include "core/base/errors.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/input_file.h"
+#include "core/present/relative_link.h"
 
 namespace peerbench::app {
 namespace {
@@ -66,7 +66,8 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::
     p.path = (dir.back() == '/' ? dir : dir + "/") + n;
     p.link = relative_link(p.path, output);
     if (embed) {
-      // Each image within its own limit, and all of them within one page's (core/input_file.h).
+      // Each image within its own limit, and all of them within one page's
+      // (core/platform/input_file.h).
       const std::string bytes = read_input_file(p.path, InputKind::kPlot);
       embedded += bytes.size();
       if (embedded > kMaxEmbeddedPlotBytes) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
+#include "core/present/report.h"
 
 namespace peerbench::app {
 
@@ -13,7 +13,7 @@ namespace peerbench::app {
 // when `embed` (HTML), else linked (Markdown) by a path relative to the folder of `output` (the
 // document's file; "" for standard output: the working directory). "" gives none. An
 // unreadable folder, an image that is not a regular file or is over its limit
-// (core/input_file.h), or images over kMaxEmbeddedPlotBytes together are an InputError.
+// (core/platform/input_file.h), or images over kMaxEmbeddedPlotBytes together are an InputError.
 inline constexpr std::uint64_t kMaxEmbeddedPlotBytes = 64ull << 20;
 std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::string& output);
 

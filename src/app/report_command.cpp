@@ -1,10 +1,10 @@
 #include "app/commands.h"
 #include "app/output.h"
-#include "core/compare.h"
-#include "core/errors.h"
-#include "core/report.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/present/compare.h"
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
+#include "core/present/report.h"
 
 namespace peerbench::app {
 

@@ -3,10 +3,11 @@
 #include <iostream>
 
 #include "app/commands.h"
-#include "core/atomic_file.h"
+#include "core/base/errors.h"
 #include "core/build_info.h"
-#include "core/errors.h"
-#include "core/schema.h"
+#include "core/model/schema.h"
+#include "core/platform/atomic_file.h"
+#include "core/present/topology_text.h"
 #include "gpu/check.h"
 #include "gpu/nvml.h"
 #include "gpu/topology_probe.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/gpu_assignment.h"
+#include "core/platform/gpu_assignment.h"
 #include "gpu/check.h"
 #include "gpu/nvml.h"
 #include "gpu/topology_probe.h"

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "core/sizes.h"
+#include "core/model/sizes.h"
 #include "gpu/check.h"
 #include "gpu/engine_phase.h"
 #include "gpu/size_run.h"

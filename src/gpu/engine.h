@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "copy_kernels.h"
-#include "core/plan.h"
-#include "core/results.h"
+#include "core/model/results.h"
+#include "core/plan/plan.h"
 #include "gpu/cuda_raii.h"
 #include "gpu/gpu_monitor.h"
 #include "gpu/host_staging.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.h"
-#include "core/results.h"
+#include "core/model/results.h"
+#include "core/plan/plan.h"
 #include "gpu/method.h"
 
 namespace peerbench::gpu {

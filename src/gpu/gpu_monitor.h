@@ -3,7 +3,8 @@
 // (named, with their GPU memory and SM utilization), device utilization and clock event reasons,
 // every interval. The engine marks when the job itself uses the GPU, so utilization seen while it
 // does not is somebody else's: a process NVML cannot name (another container) is still seen.
-// The bookkeeping is the core's ActivityTracker (core/gpu_activity.h); this class only reads NVML.
+// The bookkeeping is the core's ActivityTracker (core/model/gpu_activity.h); this class only reads
+// NVML.
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -13,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/gpu_activity.h"
-#include "core/results.h"
+#include "core/model/gpu_activity.h"
+#include "core/model/results.h"
 #include "gpu/nvml.h"
 
 namespace peerbench::gpu {

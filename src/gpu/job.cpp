@@ -1,5 +1,5 @@
 #include "gpu/job.h"
-#include "core/text.h"
+#include "core/base/text.h"
 
 #include <cuda_runtime.h>
 
@@ -15,16 +15,16 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/atomic_file.h"
 #include "core/build_info.h"
-#include "core/cpu_affinity.h"
-#include "core/environment.h"
-#include "core/plan.h"
-#include "core/report.h"
-#include "core/results_file.h"
-#include "core/schema.h"
-#include "core/sizes.h"
-#include "core/verdict.h"
+#include "core/judge/verdict.h"
+#include "core/model/results_file.h"
+#include "core/model/schema.h"
+#include "core/model/sizes.h"
+#include "core/plan/plan.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/cpu_affinity.h"
+#include "core/platform/environment.h"
+#include "core/present/report.h"
 #include "gpu/check.h"
 #include "gpu/device_choice.h"
 #include "gpu/engine.h"

@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/options.h"
-#include "core/plan.h"
-#include "core/report.h"
-#include "core/results.h"
-#include "core/results_file.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/judge/verdict.h"
+#include "core/model/results.h"
+#include "core/model/results_file.h"
+#include "core/plan/plan.h"
+#include "core/plan/run_options.h"
+#include "core/present/report.h"
 #include "gpu/mpi_context.h"
 #include "gpu/nccl_comm.h"
 #include "gpu/nvml.h"

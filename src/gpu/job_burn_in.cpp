@@ -1,15 +1,15 @@
 // Burn-in (-N, --duration): the plan again and again, each cycle's results folded into the burn-in
-// series (core/burn_in.h), the NVLink error and PCIe replay counters read around every cycle, and
-// the file written after each; a stop request (SIGINT, SIGTERM) ends it cleanly with the cycles
+// series (core/judge/burn_in.h), the NVLink error and PCIe replay counters read around every cycle,
+// and the file written after each; a stop request (SIGINT, SIGTERM) ends it cleanly with the cycles
 // done. A plain run is one cycle of the same loop.
 #include <algorithm>
 #include <chrono>
 #include <ostream>
 
-#include "core/burn_in.h"
-#include "core/link_counters.h"
-#include "core/text.h"
-#include "core/verdict.h"
+#include "core/base/text.h"
+#include "core/judge/burn_in.h"
+#include "core/judge/verdict.h"
+#include "core/model/link_counters.h"
 #include "gpu/job.h"
 #include "gpu/stop_request.h"
 

@@ -9,10 +9,10 @@
 #include <ostream>
 #include <thread>
 
-#include "core/schema.h"
-#include "core/schema_activity.h"
-#include "core/sizes.h"
-#include "core/text.h"
+#include "core/base/text.h"
+#include "core/model/schema.h"
+#include "core/model/schema_activity.h"
+#include "core/model/sizes.h"
 #include "gpu/engine.h"
 #include "gpu/gpu_monitor.h"
 #include "gpu/job.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Link health of the GPU a rank drives, read through NVML for the verdicts' link-errors and
-// pcie-downtrained flags (core/verdict.h). Each rank reads its own GPU; rank 0 gathers the
+// pcie-downtrained flags (core/judge/verdict.h). Each rank reads its own GPU; rank 0 gathers the
 // to_json(GpuLinkHealth) of every rank into RunDocument::link_health.
 //
 // Where the job calls them:
@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "core/results.h"
+#include "core/model/results.h"
 #include "gpu/nvml.h"
 
 namespace peerbench::gpu {

@@ -13,9 +13,9 @@
 
 #include "collective_kernels.h"
 #include "copy_kernels.h"
-#include "core/datatypes.h"
-#include "core/method_info.h"
-#include "core/options.h"
+#include "core/model/datatypes.h"
+#include "core/model/method_info.h"
+#include "core/plan/run_options.h"
 #include "gpu/mpi_context.h"
 
 namespace peerbench::gpu {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/sizes.h"
+#include "core/model/sizes.h"
 #include "gpu/check.h"
 #include "gpu/nccl_comm.h"
 

@@ -1,8 +1,8 @@
 #include "gpu/nccl_comm.h"
 
-#include "core/errors.h"
-#include "core/input_file.h"
-#include "core/text.h"
+#include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/platform/input_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

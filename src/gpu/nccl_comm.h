@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/nccl_log.h"
+#include "core/model/nccl_log.h"
 #include "gpu/mpi_context.h"
 
 namespace peerbench::gpu {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/sizes.h"
+#include "core/model/sizes.h"
 #include "gpu/check.h"
 #include "gpu/cuda_raii.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/topology.h"
+#include "core/model/topology.h"
 
 namespace peerbench::gpu {
 

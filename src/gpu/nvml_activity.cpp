@@ -4,7 +4,7 @@
 // answer unknown (nullopt, or a note), never guessed.
 #include <cstring>
 
-#include "core/gpu_activity.h"
+#include "core/model/gpu_activity.h"
 #include "gpu/nvml.h"
 #include "gpu/nvml_layouts.h"
 

@@ -6,10 +6,10 @@
 #include <cstring>
 
 #include "collective_kernels.h"
-#include "core/bandwidth.h"
-#include "core/schema_activity.h"
-#include "core/sizes.h"
-#include "core/statistics.h"
+#include "core/model/bandwidth.h"
+#include "core/model/schema_activity.h"
+#include "core/model/sizes.h"
+#include "core/model/statistics.h"
 #include "gpu/check.h"
 #include "gpu/methods/nccl_collective.h"
 #include "gpu/watchdog.h"

@@ -1,10 +1,10 @@
 // The last phase of a size: one Result per pair from what the samples gathered. Bandwidth
-// formulas come from core/bandwidth.h (nccl-tests' PERFORMANCE.md).
+// formulas come from core/model/bandwidth.h (nccl-tests' PERFORMANCE.md).
 #include <algorithm>
 
-#include "core/bandwidth.h"
-#include "core/sizes.h"
-#include "core/text.h"
+#include "core/base/text.h"
+#include "core/model/bandwidth.h"
+#include "core/model/sizes.h"
 #include "gpu/size_run.h"
 
 namespace peerbench::gpu {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/results.h"
-#include "core/topology.h"
+#include "core/model/results.h"
+#include "core/model/topology.h"
 #include "gpu/nvml.h"
 
 namespace peerbench::gpu {

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <thread>
 
-#include "core/text.h"
+#include "core/base/text.h"
 #include "gpu/check.h"
 #include "gpu/nccl_comm.h"
 

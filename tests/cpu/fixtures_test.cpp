@@ -2,11 +2,11 @@
 // the schema, and their verdicts are what the situation calls for.
 #include <gtest/gtest.h>
 
-#include "core/errors.h"
-#include "core/report.h"
-#include "core/report_parts.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/present/report.h"
+#include "core/present/report_parts.h"
+#include "core/model/schema.h"
+#include "core/judge/verdict.h"
 #include "test_catalog.h"
 
 namespace peerbench {

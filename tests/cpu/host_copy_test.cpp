@@ -5,12 +5,13 @@
 
 #include <set>
 
-#include "core/errors.h"
-#include "core/plan.h"
-#include "core/report.h"
-#include "core/results_validate.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/judge/verdict.h"
+#include "core/model/results_validate.h"
+#include "core/model/schema.h"
+#include "core/plan/plan.h"
+#include "core/present/plan_text.h"
+#include "core/present/report.h"
 #include "test_docs.h"
 
 namespace peerbench {

@@ -3,12 +3,12 @@
 // test fails on the code under review (7df6fe2) and says what it expects instead.
 #include <gtest/gtest.h>
 
-#include "core/errors.h"
-#include "core/json_in.h"
-#include "core/report.h"
-#include "core/results_validate.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/judge/verdict.h"
+#include "core/model/json_in.h"
+#include "core/model/results_validate.h"
+#include "core/model/schema.h"
+#include "core/present/report.h"
 #include "test_docs.h"
 
 namespace peerbench {

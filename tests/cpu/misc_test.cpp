@@ -8,11 +8,12 @@
 #include <set>
 #include <sstream>
 
-#include "core/atomic_file.h"
-#include "core/environment.h"
-#include "core/json_in.h"
-#include "core/launcher.h"
-#include "core/topology.h"
+#include "core/model/json_in.h"
+#include "core/model/topology.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/environment.h"
+#include "core/platform/launcher.h"
+#include "core/present/topology_text.h"
 #include "pattern_formula.h"
 
 namespace peerbench {
@@ -197,9 +198,9 @@ TEST(Pattern, NeverZeroDependsOnSeedAndPoisonAlwaysDiffers) {
 }  // namespace
 }  // namespace peerbench
 
-#include "core/cpu_affinity.h"
-#include "core/results_file.h"
-#include "core/schema.h"
+#include "core/model/results_file.h"
+#include "core/model/schema.h"
+#include "core/platform/cpu_affinity.h"
 
 namespace peerbench {
 namespace {

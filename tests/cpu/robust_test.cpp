@@ -10,16 +10,17 @@
 #include <functional>
 #include <sstream>
 
-#include "core/atomic_file.h"
-#include "core/errors.h"
-#include "core/json_in.h"
-#include "core/plan.h"
-#include "core/report.h"
-#include "core/results_file.h"
-#include "core/schema.h"
-#include "core/sizes.h"
-#include "core/text.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
+#include "core/model/json_in.h"
+#include "core/model/results_file.h"
+#include "core/model/schema.h"
+#include "core/model/sizes.h"
+#include "core/plan/plan.h"
+#include "core/present/plan_text.h"
+#include "core/platform/atomic_file.h"
+#include "core/present/report.h"
 #include "test_catalog.h"
 
 namespace peerbench {

@@ -12,10 +12,10 @@
 #include <ctime>
 #include <fstream>
 
-#include "core/json_in.h"
-#include "core/report.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/judge/verdict.h"
+#include "core/model/json_in.h"
+#include "core/model/schema.h"
+#include "core/present/report.h"
 #include "test_docs.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

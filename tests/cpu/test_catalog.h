@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/method_info.h"
+#include "core/model/method_info.h"
 
 namespace peerbench::test {
 

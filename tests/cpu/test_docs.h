@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/results.h"
+#include "core/model/results.h"
 #include "test_catalog.h"
 
 namespace peerbench::test {

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "../cpu/test_catalog.h"
-#include "core/errors.h"
-#include "core/json_in.h"
-#include "core/report.h"
-#include "core/results_validate.h"
-#include "core/schema.h"
-#include "core/verdict.h"
+#include "core/base/errors.h"
+#include "core/judge/verdict.h"
+#include "core/model/json_in.h"
+#include "core/model/results_validate.h"
+#include "core/model/schema.h"
+#include "core/present/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace peerbench;

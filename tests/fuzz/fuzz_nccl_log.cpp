@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/nccl_log.h"
+#include "core/model/nccl_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace peerbench;

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/options.h"
-#include "core/plan.h"
+#include "core/base/errors.h"
+#include "core/cli/command_line.h"
+#include "core/plan/plan.h"
+#include "core/present/plan_text.h"
 #include "test_catalog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "core/options.h"
+#include "core/cli/command_line.h"
 #include "gpu/job.h"
 #include "gpu/mpi_context.h"
 #include "gpu/nccl_comm.h"

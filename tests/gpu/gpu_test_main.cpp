@@ -10,7 +10,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "core/method_info.h"
+#include "core/model/method_info.h"
 #include "gpu/check.h"
 #include "gpu/method.h"
 #include "gpu_test_env.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/schema.h"
+#include "core/model/schema.h"
 #include "gpu/method.h"
 #include "gpu/peer_access.h"
 #include "gpu_test_env.h"

@@ -4,7 +4,7 @@
 // process of its own (gpu_simulated_hosts).
 #include <gtest/gtest.h>
 
-#include "core/verdict.h"
+#include "core/judge/verdict.h"
 
 #include <cstdlib>
 

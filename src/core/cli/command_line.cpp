@@ -1,0 +1,177 @@
+#include "core/cli/command_line.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <cxxopts.hpp>
+
+#include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/cli/flags.h"
+#include "core/present/text_table.h"
+
+namespace peerbench {
+namespace {
+
+const char* kTagline =
+    "peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.";
+
+// The commands, one line each in the top-level help; a new command adds its line here.
+struct CommandHelp {
+  const char* name;
+  const char* usage;
+  const char* summary;
+};
+const CommandHelp kCommandHelp[] = {
+    {"run", "[run] [options]", "measure every pair of GPUs, one rank per GPU (the default)"},
+    {"topo", "topo [--json PATH]", "links, PCIe paths and P2P status of this node (no mpirun)"},
+    {"report", "report RUN.json [...]",
+     "verdicts and tables from a run's JSON: text, Markdown, HTML, CSV"},
+    {"compare", "compare A.json B.json [C.json ...]",
+     "what changed between runs: regressions, improvements; more than two: a history"},
+    {"fleet", "fleet PATH... [--hosts FILE]",
+     "one verdict over many nodes' results: outliers, missing nodes, versions"},
+};
+
+std::string top_level_help() {
+  // Two tables in one set of columns, so no usage runs into its summary however long it is.
+  TextTable commands, more;
+  for (const auto& c : kCommandHelp)
+    commands.add_row({std::string("peerbench ") + c.usage, c.summary});
+  more.add_row({"peerbench COMMAND --help", "the options of one command"});
+  more.add_row({"peerbench --list-methods", "what run can measure, and the method groups"});
+  more.add_row({"peerbench --version"});
+  const auto widths = commands.widths(more.widths());
+  return std::string(kTagline) + "\n\nUsage: peerbench [COMMAND] [options]\n\nCommands:\n" +
+         commands.render("  ", "  ", widths) + "\n" + more.render("  ", "  ", widths);
+}
+
+// "peerbench report: verdicts and tables ...", the first line of a command's own --help.
+std::string command_description(const std::string& name) {
+  for (const auto& c : kCommandHelp) {
+    if (name == c.name) return std::string("peerbench ") + c.name + ": " + c.summary;
+  }
+  return kTagline;
+}
+
+bool asks_for_help(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") return true;
+  }
+  return false;
+}
+
+std::string command_name(Command c) {
+  switch (c) {
+    case Command::kTopo:
+      return "topo";
+    case Command::kReport:
+      return "report";
+    case Command::kCompare:
+      return "compare";
+    case Command::kFleet:
+      return "fleet";
+    default:
+      return "run";
+  }
+}
+
+// cxxopts' own messages name the option; strip its decorations into one plain line.
+std::string clean_cxxopts_message(std::string m) {
+  m.erase(std::remove(m.begin(), m.end(), '\n'), m.end());
+  for (const char* q : {"\u2018", "\u2019"}) {
+    for (auto p = m.find(q); p != std::string::npos; p = m.find(q)) m.replace(p, 3, "'");
+  }
+  return m;
+}
+
+// cxxopts says "Argument 'yes' failed to parse" without the flag; a switch given a value
+// (--inplace=yes) is the case that reaches here, so name the word that carried the value.
+std::string flag_given_a_value(const std::vector<const char*>& args, const std::string& message) {
+  const auto open = message.find('\'');
+  const auto close = open == std::string::npos ? open : message.find('\'', open + 1);
+  if (close == std::string::npos) return message;
+  const std::string value = message.substr(open + 1, close - open - 1);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string word = args[i];
+    const auto eq = word.find('=');
+    if (word.size() > 1 && word[0] == '-' && eq != std::string::npos &&
+        word.substr(eq + 1) == value)
+      return sanitize_for_terminal(word.substr(0, eq)) + ": takes no value (got '" +
+             sanitize_for_terminal(value) + "'); give the switch alone to turn it on";
+  }
+  return message;
+}
+
+// The command named first, and where its options start; none named means run.
+struct NamedCommand {
+  Command command;
+  int first_option;
+};
+
+NamedCommand named_command(int argc, const char* const* argv) {
+  if (argc <= 1) return {Command::kRun, 1};
+  const std::string sub = argv[1];
+  const std::pair<const char*, Command> commands[] = {{"run", Command::kRun},
+                                                      {"topo", Command::kTopo},
+                                                      {"report", Command::kReport},
+                                                      {"compare", Command::kCompare},
+                                                      {"fleet", Command::kFleet}};
+  for (const auto& [name, command] : commands) {
+    if (sub == name) return {command, 2};
+  }
+  if (!sub.empty() && sub[0] != '-') {
+    throw UsageError("unknown command '" + sub + "'; use run, topo, report, compare or fleet");
+  }
+  return {Command::kRun, 1};
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv,
+                               const std::vector<MethodInfo>& catalog) {
+  CommandLine cl;
+  for (int i = 0; i < argc; ++i) cl.argv.emplace_back(argv[i]);
+  const NamedCommand named = named_command(argc, argv);
+  cl.command = named.command;
+  if (named.first_option == 1 && asks_for_help(argc, argv)) {  // no command named: the commands
+    cl.command = Command::kHelp;
+    cl.help_text = top_level_help();
+    return cl;
+  }
+  Args args;
+  args.push_back(argv[0]);
+  for (int i = named.first_option; i < argc; ++i) args.push_back(argv[i]);
+  const std::string prog = "peerbench " + command_name(cl.command);
+
+  try {
+    cxxopts::Options o(prog, command_description(command_name(cl.command)));
+    switch (cl.command) {
+      case Command::kRun:
+        parse_run_command(o, args, catalog, cl);
+        break;
+      case Command::kTopo:
+        parse_topo_command(o, args, cl);
+        break;
+      case Command::kReport:
+        parse_report_command(o, args, cl);
+        break;
+      case Command::kCompare:
+        parse_compare_command(o, args, cl);
+        break;
+      case Command::kFleet:
+        parse_fleet_command(o, args, cl);
+        break;
+      default:
+        break;
+    }
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    throw UsageError(prog + ": " + flag_given_a_value(args, clean_cxxopts_message(e.what())));
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(prog + ": " + clean_cxxopts_message(e.what()));
+  }
+  return cl;
+}
+
+}  // namespace peerbench

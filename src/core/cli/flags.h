@@ -1,0 +1,32 @@
+#pragma once
+// What the parsers of the commands share: the argv they read, a flag's value, the checks every
+// command makes alike. Internal to core/cli.
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "core/cli/command_line.h"
+
+namespace peerbench {
+
+// argv[0] and the words after the command's name.
+using Args = std::vector<const char*>;
+
+// A word that is not an option is refused, naming the command's --help.
+void reject_positionals(const cxxopts::ParseResult& r, const std::string& command);
+// The value of a flag that has one (a default or a given one).
+std::string get(const cxxopts::ParseResult& r, const std::string& key);
+// --fail-on (run and report): all, none, or flag codes and failing states, comma-separated.
+void check_fail_on(const std::string& fail_on);
+
+// Each command's parser fills its part of `cl`; --help (and run's --version and
+// --list-methods) turn cl.command into that request instead.
+void parse_run_command(cxxopts::Options& o, const Args& args,
+                       const std::vector<MethodInfo>& catalog, CommandLine& cl);
+void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
+void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
+void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
+void parse_fleet_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
+
+}  // namespace peerbench

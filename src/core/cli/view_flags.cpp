@@ -1,0 +1,123 @@
+// The flags of the commands that read results: topo, report, compare, fleet.
+#include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/cli/flags.h"
+#include "core/fleet/fleet_options.h"
+#include "core/model/sizes.h"
+
+namespace peerbench {
+namespace {
+
+ReportFormat parse_format(const std::string& v, const std::string& flag, bool allow_html) {
+  if (v == "text") return ReportFormat::kText;
+  if (v == "markdown" || v == "md") return ReportFormat::kMarkdown;
+  if (v == "csv") return ReportFormat::kCsv;
+  if (v == "html" && allow_html) return ReportFormat::kHtml;
+  throw UsageError(flag + ": '" + v + "' is not a format; use " +
+                   (allow_html ? "text, markdown, html or csv" : "text, markdown or csv"));
+}
+
+}  // namespace
+
+void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  o.add_options()("json", "also write the topology as JSON to PATH", cxxopts::value<std::string>())(
+      "q,quiet", "do not print the matrix")("h,help", "this help");
+  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  cl.help_text = o.help();
+  if (r.count("help")) {
+    cl.command = Command::kHelp;
+    return;
+  }
+  reject_positionals(r, "topo");
+  if (r.count("json")) cl.topo.json_path = non_empty_path(get(r, "json"), "--json");
+  cl.topo.quiet = r.count("quiet") > 0;
+}
+
+void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
+      "format", "text | markdown | html | csv",
+      cxxopts::value<std::string>()->default_value("text"))(
+      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "fail-on",
+      "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
+      "contended, throttled, noisy",
+      cxxopts::value<std::string>()->default_value("all"))("expect", "acceptance thresholds file",
+                                                           cxxopts::value<std::string>())(
+      "plots", "folder with plots from scripts/plot.py to embed or link",
+      cxxopts::value<std::string>())("h,help", "this help");
+  o.parse_positional({"inputs"});
+  o.positional_help("RUN.json [RUN.json ...]");
+  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  cl.help_text = o.help();
+  if (r.count("help")) {
+    cl.command = Command::kHelp;
+    return;
+  }
+  if (!r.count("inputs")) throw UsageError("report: give at least one run JSON file");
+  cl.report.inputs = r["inputs"].as<std::vector<std::string>>();
+  cl.report.format = parse_format(get(r, "format"), "--format", true);
+  if (r.count("output")) cl.report.output_path = non_empty_path(get(r, "output"), "-o/--output");
+  cl.report.fail_on = get(r, "fail-on");
+  check_fail_on(cl.report.fail_on);
+  if (r.count("expect")) cl.report.expect_path = non_empty_path(get(r, "expect"), "--expect");
+  if (r.count("plots")) cl.report.plots_dir = non_empty_path(get(r, "plots"), "--plots");
+}
+
+void add_compare_options(cxxopts::Options& o) {
+  o.add_options()("inputs", "baseline and candidate JSON",
+                  cxxopts::value<std::vector<std::string>>())(
+      "threshold", "relative change to flag, in percent",
+      cxxopts::value<std::string>()->default_value("5"))(
+      "format", "text | markdown | html | csv",
+      cxxopts::value<std::string>()->default_value("text"))(
+      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "match", "match GPUs by host and: pci | uuid | index",
+      cxxopts::value<std::string>()->default_value("pci"))(
+      "fail-on", "regressions | any | none",
+      cxxopts::value<std::string>()->default_value("regressions"))(
+      "plots", "more than two runs: folder of plots from scripts/plot_fleet.py history",
+      cxxopts::value<std::string>())("h,help", "this help");
+  o.parse_positional({"inputs"});
+  o.positional_help("A.json B.json [C.json ...]");
+}
+
+void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  add_compare_options(o);
+  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  cl.help_text = o.help();
+  if (r.count("help")) {
+    cl.command = Command::kHelp;
+    return;
+  }
+  const auto inputs =
+      r.count("inputs") ? r["inputs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (inputs.size() < 2) {
+    throw UsageError("compare: give two or more run JSON files (baseline first), got " +
+                     std::to_string(inputs.size()));
+  }
+  cl.compare.baseline = inputs[0];
+  cl.compare.candidate = inputs[1];
+  cl.compare.runs = inputs;
+  if (r.count("plots")) cl.compare.plots_dir = get(r, "plots");
+  cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
+  if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
+  cl.compare.format = parse_format(get(r, "format"), "--format", true);
+  if (r.count("output")) cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
+  cl.compare.match = get(r, "match");
+  if (cl.compare.match != "index" && cl.compare.match != "pci" && cl.compare.match != "uuid") {
+    throw UsageError("--match: '" + cl.compare.match + "'; use pci, uuid or index");
+  }
+  cl.compare.fail_on = get(r, "fail-on");
+  if (cl.compare.fail_on != "regressions" && cl.compare.fail_on != "any" &&
+      cl.compare.fail_on != "none") {
+    throw UsageError("--fail-on: '" + cl.compare.fail_on + "'; use regressions, any or none");
+  }
+}
+
+void parse_fleet_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
+  if (!parse_fleet_command_line(o, static_cast<int>(args.size()), args.data(), cl.fleet,
+                                cl.help_text))
+    cl.command = Command::kHelp;
+}
+
+}  // namespace peerbench

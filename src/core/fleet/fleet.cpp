@@ -1,0 +1,401 @@
+#include "core/fleet/fleet.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+#include "core/base/errors.h"
+#include "core/fleet/fleet_adapter.h"
+#include "core/platform/input_file.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
+
+namespace peerbench {
+
+std::string to_string(NodeState s) {
+  switch (s) {
+    case NodeState::kFlagged:
+      return "flagged";
+    case NodeState::kIncomplete:
+      return "incomplete";
+    case NodeState::kMissing:
+      return "missing";
+    case NodeState::kPass:
+      return "pass";
+  }
+  return "pass";
+}
+
+int FleetNode::flag_count() const {
+  int n = 0;
+  for (const auto& p : pairs) n += static_cast<int>(p.flags.size());
+  return n;
+}
+
+int FleetReport::count(NodeState s) const {
+  return static_cast<int>(
+      std::count_if(nodes.begin(), nodes.end(), [s](const FleetNode& n) { return n.state == s; }));
+}
+
+namespace {
+
+bool ends_with_json(const std::string& name) {
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+}
+
+// Searches `dir` for *.json below it, `depth` levels under a path given. Folders are told apart
+// by device and inode, so a symbolic link back up the tree (or a second link to one folder) is
+// searched once, never in a loop; below kMaxFolderDepth nothing is searched. Names starting with
+// '.' are skipped (the atomic writer's temporary files among them). A folder or entry that cannot
+// be read is listed in `out.unreadable` and the rest is searched.
+void add_folder(const std::string& dir, int depth, std::set<std::pair<dev_t, ino_t>>& searched,
+                ResultFiles& out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    out.unreadable.push_back({dir, std::string("folder cannot be read: ") + std::strerror(errno)});
+    return;
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    const std::string path = (dir.back() == '/' ? dir : dir + "/") + n;  // "a/" + n, not "a//"
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      // A results file that cannot be looked at (a dangling link, no permission) is listed.
+      if (ends_with_json(n)) out.files.push_back(path);
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      // Not only regular files: the reader refuses a FIFO or device with its reason.
+      if (ends_with_json(n)) out.files.push_back(path);
+    } else if (depth + 1 > kMaxFolderDepth) {
+      out.unreadable.push_back(
+          {path, "not searched: deeper than " + std::to_string(kMaxFolderDepth) + " folders"});
+    } else if (searched.insert({st.st_dev, st.st_ino}).second) {
+      add_folder(path, depth + 1, searched, out);
+    }
+  }
+}
+
+std::string file_stem(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return ends_with_json(name) ? name.substr(0, name.size() - 5) : name;
+}
+
+FleetNode unreadable_node(const std::string& file, const std::string& reason) {
+  FleetNode n;
+  n.host = file_stem(file);
+  n.file = file;
+  n.problems.push_back("unreadable: " + reason);
+  return n;
+}
+
+// One node per host: the later run counts; the others are named in the notes.
+std::vector<FleetNode> resolve_duplicates(
+    std::vector<FleetNode> nodes, std::vector<std::string>& notes,
+    std::map<std::string, std::vector<FleetReport::EarlierRun>>& earlier) {
+  std::stable_sort(nodes.begin(), nodes.end(), [](const FleetNode& a, const FleetNode& b) {
+    return std::tie(a.host, a.started_at) < std::tie(b.host, b.started_at);
+  });
+  std::vector<FleetNode> out;
+  for (auto& n : nodes) {
+    if (!out.empty() && out.back().host == n.host) {
+      notes.push_back(n.host + ": results in " + out.back().file + " and " + n.file +
+                      "; the later run (" + n.file + ") counts");
+      const FleetNode& e = out.back();
+      earlier[n.host].push_back(
+          {e.file, e.flag_count(),
+           !e.problems.empty() || std::any_of(e.pairs.begin(), e.pairs.end(),
+                                              [](const FleetPair& p) { return p.unsettled(); })});
+      out.back() = std::move(n);
+    } else {
+      out.push_back(std::move(n));
+    }
+  }
+  return out;
+}
+
+void add_expected_hosts(std::vector<FleetNode>& nodes, const std::vector<std::string>& hosts,
+                        std::vector<std::string>& notes) {
+  const std::set<std::string> expected(hosts.begin(), hosts.end());
+  std::set<std::string> present;
+  for (const auto& n : nodes) {
+    present.insert(n.host);
+    if (!expected.count(n.host))
+      notes.push_back(n.host + " (" + n.file + ") is not in the --hosts list; counted anyway");
+  }
+  for (const auto& h : expected) {
+    if (present.count(h)) continue;
+    FleetNode n;
+    n.host = h;
+    n.state = NodeState::kMissing;
+    n.problems.push_back("expected (--hosts) but no results file names it");
+    nodes.push_back(std::move(n));
+  }
+}
+
+struct Member {
+  FleetNode* node;
+  FleetPair* pair;
+  const Measurement* at_size = nullptr;
+};
+
+// The size a group is judged at: the largest size most of its pairs reached (ties: larger).
+std::uint64_t group_size(const std::string& method, const std::vector<Member>& members) {
+  std::map<std::uint64_t, int> votes;
+  for (const auto& m : members) {
+    std::uint64_t largest = 0;
+    for (const auto& x : m.pair->measurements)
+      if (x.method == method) largest = std::max(largest, x.bytes);
+    if (largest) ++votes[largest];
+  }
+  std::uint64_t best = 0;
+  int most = 0;
+  for (const auto& [bytes, n] : votes) {
+    if (n >= most) std::tie(best, most) = std::tie(bytes, n);
+  }
+  return best;
+}
+
+FleetGroup summarize_group(const std::string& method, std::uint64_t bytes,
+                           std::vector<Member>& members) {
+  FleetGroup g;
+  g.method = method;
+  g.gpu_model = members.front().pair->gpu_model;
+  g.link = members.front().pair->link;
+  g.bytes = bytes;
+  std::vector<double> values;
+  std::set<std::string> nodes;
+  for (auto& m : members) {
+    for (const auto& x : m.pair->measurements) {
+      if (x.method == method && x.bytes == bytes) m.at_size = &x;
+    }
+    if (!m.at_size) continue;
+    values.push_back(m.at_size->value);
+    nodes.insert(m.node->host);
+    g.lower_is_better = m.at_size->lower_is_better;
+  }
+  std::sort(values.begin(), values.end());
+  g.pairs = static_cast<int>(values.size());
+  g.nodes = static_cast<int>(nodes.size());
+  if (!values.empty()) {
+    g.min = values.front();
+    g.max = values.back();
+    g.median = quantile(values, 0.5);
+    g.p25 = quantile(values, 0.25);
+    g.p75 = quantile(values, 0.75);
+  }
+  g.judged = g.pairs >= kFleetMinGroupPairs && g.median > 0;
+  return g;
+}
+
+Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& pos,
+                  double tolerance) {
+  const std::string unit = g.lower_is_better ? " us" : " GB/s";
+  Flag f;
+  f.code = "fleet-outlier";
+  f.method = g.method;
+  f.message = g.method + " " + p.name() + " " + format_fixed(pos.value, 2) + unit + " at " +
+              format_size(g.bytes) + " is " + format_fixed(pos.ratio, 3) + " of the fleet median " +
+              format_fixed(g.median, 2) + unit + " (" + g.gpu_model + ", " + g.link + ", " +
+              std::to_string(g.pairs) + " pairs on " + std::to_string(g.nodes) +
+              " nodes; tolerance " + format_fixed(100 * tolerance, 0) + "%)";
+  f.evidence = {{"value", pos.value},     {"fleet_median", g.median},
+                {"ratio", pos.ratio},     {"tolerance", tolerance},
+                {"bytes", g.bytes},       {"gpu_model", g.gpu_model},
+                {"link", g.link},         {"group_pairs", g.pairs},
+                {"group_nodes", g.nodes}, {"fleet_p25", g.p25},
+                {"fleet_p75", g.p75},     {"unit", g.lower_is_better ? "us" : "GB/s"}};
+  return f;
+}
+
+void place_members(const FleetGroup& g, std::vector<Member>& members, double tolerance) {
+  for (auto& m : members) {
+    if (!m.at_size) {
+      m.node->problems.push_back(g.method + " " + m.pair->name() +
+                                 ": not measured at the fleet's size " + format_size(g.bytes));
+      continue;
+    }
+    FleetPosition pos{g.method, g.bytes, m.at_size->value, g.median, 0, g.lower_is_better, false};
+    if (g.median > 0) pos.ratio = pos.value / g.median;
+    const double worse = g.lower_is_better ? pos.ratio - 1 : 1 - pos.ratio;
+    pos.outlier = g.judged && worse > tolerance;
+    if (pos.outlier) m.pair->flags.push_back(outlier_flag(g, *m.pair, pos, tolerance));
+    m.pair->positions.push_back(pos);
+  }
+}
+
+std::vector<FleetGroup> place_in_fleet(std::vector<FleetNode>& nodes, double tolerance) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<Member>> by_group;
+  for (auto& n : nodes) {
+    for (auto& p : n.pairs) {
+      std::set<std::string> methods;
+      for (const auto& x : p.measurements) methods.insert(x.method);
+      for (const auto& m : methods) by_group[{m, p.gpu_model, p.link}].push_back({&n, &p});
+    }
+  }
+  std::vector<FleetGroup> groups;
+  for (auto& [key, members] : by_group) {
+    const std::string& method = std::get<0>(key);
+    const FleetGroup g = summarize_group(method, group_size(method, members), members);
+    place_members(g, members, tolerance);
+    groups.push_back(g);
+  }
+  return groups;
+}
+
+std::vector<VersionSpread> version_spreads(const std::vector<FleetNode>& nodes) {
+  std::vector<VersionSpread> out{{"driver", {}}, {"CUDA", {}}, {"NCCL", {}}};
+  for (const auto& n : nodes) {
+    if (n.file.empty() || (n.versions.driver.empty() && n.versions.nccl.empty())) continue;
+    auto name = [](const std::string& v) { return v.empty() ? std::string("unknown") : v; };
+    out[0].nodes_by_value[name(n.versions.driver)].push_back(n.host);
+    out[1].nodes_by_value[name(n.versions.cuda)].push_back(n.host);
+    out[2].nodes_by_value[name(n.versions.nccl)].push_back(n.host);
+  }
+  return out;
+}
+
+void set_state(FleetNode& n) {
+  n.worst_ratio = 1;
+  bool incomplete = !n.problems.empty();
+  for (const auto& p : n.pairs) {
+    incomplete = incomplete || p.unsettled();
+    for (const auto& pos : p.positions) {
+      const double goodness = pos.lower_is_better ? 1 / std::max(pos.ratio, 1e-9) : pos.ratio;
+      n.worst_ratio = std::min(n.worst_ratio, goodness);
+    }
+  }
+  if (n.state == NodeState::kMissing) return;
+  if (n.flag_count() > 0) {
+    n.state = NodeState::kFlagged;
+  } else {
+    n.state = incomplete ? NodeState::kIncomplete : NodeState::kPass;
+  }
+}
+
+}  // namespace
+
+ResultFiles collect_result_files(const std::vector<std::string>& paths) {
+  ResultFiles out;
+  std::set<std::pair<dev_t, ino_t>> searched;
+  for (const auto& p : paths) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      throw UsageError("fleet: '" + quoted_path(p) + "' does not exist (" + std::strerror(errno) +
+                       "); give results files or folders");
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      out.files.push_back(p);
+    } else if (searched.insert({st.st_dev, st.st_ino}).second) {
+      add_folder(p, 0, searched, out);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> load_host_list(const std::string& path) {
+  const std::string text = read_input_file(path, InputKind::kHosts);
+  const std::string_view bom = "\xEF\xBB\xBF";  // editors on Windows start files with it
+  std::size_t pos = text.compare(0, bom.size(), bom) == 0 ? bom.size() : 0;
+  std::vector<std::string> hosts;
+  for (std::size_t line = 1; pos < text.size(); ++line) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view name(text.data() + pos, end - pos);
+    name = name.substr(0, name.find('#'));
+    pos = end + 1;
+    const auto b = name.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) continue;
+    name = name.substr(b, name.find_last_not_of(" \t\r") + 1 - b);
+    const auto refuse = [&](const std::string& why) {
+      throw InputError(quoted_path(path), "",
+                       "--hosts file, line " + std::to_string(line) + ": " + why);
+    };
+    if (name.size() > kMaxHostNameBytes) {
+      refuse("a host name of " + std::to_string(name.size()) + " bytes; at most " +
+             std::to_string(kMaxHostNameBytes));
+    }
+    if (std::any_of(name.begin(), name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      refuse("'" + sanitize_for_terminal(name) + "' holds control characters");
+    }
+    if (hosts.size() == kMaxHosts) refuse("more than " + std::to_string(kMaxHosts) + " host names");
+    hosts.emplace_back(name);
+  }
+  if (hosts.empty()) {
+    throw InputError(quoted_path(path), "",
+                     "the --hosts file names no host (empty, or only comments)");
+  }
+  return hosts;
+}
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const auto hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::string>& hosts,
+                           bool hosts_given, double tolerance) {
+  FleetReport r;
+  r.outlier_tolerance = tolerance;
+  r.hosts_given = hosts_given;
+  r.nodes = resolve_duplicates(std::move(nodes), r.notes, r.earlier_runs);
+  if (hosts_given) add_expected_hosts(r.nodes, hosts, r.notes);
+  r.groups = place_in_fleet(r.nodes, tolerance);
+  r.versions = version_spreads(r.nodes);
+  for (auto& n : r.nodes) set_state(n);
+  std::stable_sort(r.nodes.begin(), r.nodes.end(), [](const FleetNode& a, const FleetNode& b) {
+    return std::tie(a.state, a.worst_ratio, a.host) < std::tie(b.state, b.worst_ratio, b.host);
+  });
+  return r;
+}
+
+FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& catalog) {
+  const FleetExpectations e = load_fleet_expectations(o.expect_path, catalog);
+  const auto hosts =
+      o.hosts_file.empty() ? std::vector<std::string>{} : load_host_list(o.hosts_file);
+  const ResultFiles found = collect_result_files(o.paths);
+  if (found.files.empty() && found.unreadable.empty()) {
+    throw UsageError("fleet: no *.json results files in the paths given");
+  }
+  std::vector<FleetNode> nodes;
+  for (const auto& [path, why] : found.unreadable) nodes.push_back(unreadable_node(path, why));
+  for (const auto& f : found.files) {
+    try {
+      auto from_file = read_fleet_nodes(f, e);
+      if (from_file.empty()) nodes.push_back(unreadable_node(f, "the run names no host"));
+      for (auto& n : from_file) nodes.push_back(std::move(n));
+    } catch (const std::exception& err) {
+      nodes.push_back(unreadable_node(f, err.what()));
+    }
+  }
+  FleetReport r =
+      assemble_fleet(std::move(nodes), hosts, !o.hosts_file.empty(), e.outlier_tolerance);
+  r.expectations_source = e.source;
+  r.inputs = found.files;
+  for (const auto* f : {&o.hosts_file, &o.expect_path}) {
+    if (!f->empty()) r.inputs.push_back(*f);
+  }
+  return r;
+}
+
+int fleet_exit_code(const FleetReport& r) {
+  return r.count(NodeState::kPass) == static_cast<int>(r.nodes.size()) ? kExitOk : kExitFlagged;
+}
+
+}  // namespace peerbench

@@ -1,0 +1,176 @@
+#pragma once
+// Fleet acceptance: many nodes' results files, one verdict. Each node keeps its own verdicts and
+// gets a position in the fleet: per method at the judged size, grouped by GPU model and link
+// kind, the fleet median and spread and each pair's ratio to that median. A pair worse than the
+// median by more than a tolerance is flagged `fleet-outlier`. Plain structs; the reporters in
+// fleet_report.h render them.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/model/results.h"
+#include "core/model/versions.h"
+
+namespace peerbench {
+
+enum class FleetFormat { kText, kMarkdown, kHtml, kCsv, kJunit, kOpenMetrics };
+
+struct FleetOptions {
+  std::vector<std::string> paths;  // results files or folders (searched for *.json)
+  std::string write_baseline;      // --write-baseline FILE: the healthy medians as an expect file
+  std::string hosts_file;          // expected nodes, one name per line
+  std::string expect_path;         // verdict thresholds plus fleet_outlier_tolerance
+  FleetFormat format = FleetFormat::kText;
+  std::string output_path;  // "" = stdout
+  std::string plots_dir;    // PNGs from scripts/plot_fleet.py to embed (HTML) or link (Markdown)
+};
+
+// One method on one pair at one size: the headline figure (GB/s, or us for latency).
+struct Measurement {
+  std::string method;
+  std::uint64_t bytes = 0;
+  double value = 0;
+  bool lower_is_better = false;  // latency
+  // GPU time of the case's iterations, warm-up and timed (at the median time per operation):
+  // what a CI system shows as the test's time.
+  double seconds = 0;
+};
+
+// Where a pair sits in its fleet group for one method.
+struct FleetPosition {
+  std::string method;
+  std::uint64_t bytes = 0;
+  double value = 0;
+  double fleet_median = 0;
+  double ratio = 0;  // value / median
+  bool lower_is_better = false;
+  bool outlier = false;
+};
+
+// One ordered pair of GPUs of a node (or the node's GPUs together, for all-rank methods).
+struct FleetPair {
+  std::string src_pci;   // "all" for methods over all ranks
+  std::string dst_pci;   // "all"; "host/pci" when the peer is on another host
+  bool one_gpu = false;  // a host<->GPU method: one rank and its host (not two ranks on one GPU)
+  std::string gpu_model;
+  std::string link;        // group label: "NV18", "PCIe Gen5 x16 PIX", "NET", "all 8 GPUs"
+  std::string link_label;  // the verdict's own label ("NV18", "PIX", "PCIe Gen5 x16", "all")
+  int ranks = 0;           // ranks of the run it came from
+  // pass, flagged, incomplete, contended, throttled, noisy (not a pass: the node is not judged
+  // healthy), or not-counted (not applicable, same GPU, not judged)
+  std::string state;
+  std::string note;         // why, for a state that is not a pass: the methods' reasons
+  std::vector<Flag> flags;  // the run's own flags, then fleet-outlier
+  // A state that keeps the node from passing, without a flag of its own.
+  bool unsettled() const {
+    return state == "incomplete" || state == "contended" || state == "throttled" ||
+           state == "noisy";
+  }
+  std::vector<Measurement> measurements;  // every size measured ok
+  std::vector<FleetPosition> positions;
+  std::string name() const {
+    if (src_pci == "all") return "all GPUs";
+    if (one_gpu) return src_pci + "<->host";
+    return src_pci + "->" + dst_pci;
+  }
+};
+
+// Worst first: the order nodes are listed in.
+enum class NodeState { kFlagged, kIncomplete, kMissing, kPass };
+std::string to_string(NodeState s);
+
+struct NodeVersions {
+  std::string driver, cuda, nccl;  // "" unknown
+};
+
+struct FleetNode {
+  std::string host;
+  std::string file;  // "" for a missing node
+  std::string started_at;
+  double elapsed_s = 0;  // the run's wall time, where it recorded one
+  NodeState state = NodeState::kPass;
+  std::vector<std::string> problems;  // why incomplete, in words
+  std::vector<FleetPair> pairs;
+  NodeVersions versions;
+  double worst_ratio = 0;  // lowest "goodness" ratio of any position (1 = at the median)
+  int flag_count() const;
+};
+
+// One group of the fleet: a method on one GPU model and link kind, at one size.
+struct FleetGroup {
+  std::string method, gpu_model, link;
+  std::uint64_t bytes = 0;
+  bool lower_is_better = false;
+  int pairs = 0;
+  int nodes = 0;
+  double median = 0, p25 = 0, p75 = 0, min = 0, max = 0;
+  bool judged = false;  // enough members to flag outliers
+};
+
+// Nodes by one version field: value -> nodes.
+struct VersionSpread {
+  std::string what;  // driver, CUDA, NCCL
+  std::map<std::string, std::vector<std::string>> nodes_by_value;
+  bool mixed() const { return nodes_by_value.size() > 1; }
+};
+
+struct FleetReport {
+  std::vector<FleetNode> nodes;  // worst first
+  std::vector<FleetGroup> groups;
+  std::vector<VersionSpread> versions;
+  std::vector<std::string> notes;  // duplicates, nodes not in --hosts, skipped inputs
+  // Hosts found in more than one results file: each one's earlier runs, oldest first (only its
+  // latest run counts in the fleet).
+  struct EarlierRun {
+    std::string file;
+    int flags = 0;           // the run's own flags
+    bool unsettled = false;  // a problem reading it, or a pair not measured, contended, ...
+  };
+  std::map<std::string, std::vector<EarlierRun>> earlier_runs;
+  double outlier_tolerance = 0.10;
+  std::string expectations_source;
+  bool hosts_given = false;
+  std::vector<std::string> inputs;  // every file read: results, --hosts, --expect
+  int count(NodeState s) const;
+};
+
+// The interpolated q-quantile of sorted values (q in [0, 1]).
+double quantile(const std::vector<double>& sorted, double q);
+
+// A fleet needs at least this many pairs in a group before it calls one an outlier.
+inline constexpr int kFleetMinGroupPairs = 3;
+
+// What the paths given to fleet hold: files given directly, then every *.json (that is not a
+// folder) under the folders, sorted per folder; and folders that could not be searched, with the
+// reason. Symbolic links to folders are followed, but each folder (device and inode) is searched
+// once, so links cannot loop; folders more than kMaxFolderDepth below a path are not searched.
+// Throws UsageError for a path that does not exist.
+inline constexpr int kMaxFolderDepth = 8;
+struct ResultFiles {
+  std::vector<std::string> files;
+  std::vector<std::pair<std::string, std::string>> unreadable;  // folder, why
+};
+ResultFiles collect_result_files(const std::vector<std::string>& paths);
+
+// Expected node names from a --hosts file (core/input_file's rules and size limit): one per
+// line, blank lines, # comments and a UTF-8 byte-order mark ignored. Throws InputError when
+// unreadable, naming no host, holding a name of control characters or over kMaxHostNameBytes, or
+// more than kMaxHosts names.
+inline constexpr std::size_t kMaxHostNameBytes = 255;
+inline constexpr std::size_t kMaxHosts = 1'000'000;
+std::vector<std::string> load_host_list(const std::string& path);
+
+// Fills the fleet figures into nodes already read: duplicates resolved (the later run counts),
+// missing hosts added, groups and positions computed, states set, nodes sorted worst first.
+FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::string>& hosts,
+                           bool hosts_given, double tolerance);
+
+// Everything `peerbench fleet` does short of writing the output: read, judge, assemble.
+// `catalog`: the methods this peerbench has, for checking the --expect file.
+FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& catalog);
+
+// 0 all pass, 1 anything flagged, incomplete or missing.
+int fleet_exit_code(const FleetReport& r);
+
+}  // namespace peerbench

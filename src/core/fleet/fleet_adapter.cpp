@@ -1,0 +1,188 @@
+#include "core/fleet/fleet_adapter.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/judge/expectations_keys.h"
+#include "core/model/json_in.h"
+#include "core/model/result_index.h"
+#include "core/model/schema.h"
+#include "core/base/text.h"
+
+namespace peerbench {
+namespace {
+
+// The run's per-pair verdict words, as the fleet counts them.
+// Not-judged (no bar applies: sizes below the judged minimum, an unknown link) does not fail a
+// node: its place in the fleet still judges it.
+std::string fleet_state(const PairVerdict& v) {
+  if (v.verdict == "pass" || v.verdict == "flagged") return v.verdict;
+  if (v.verdict == "not-measured" || v.verdict == "incomplete") return "incomplete";
+  // Another job on a GPU, held clocks, spread samples: not a pass, and never the link's fault.
+  if (v.verdict == "contended" || v.verdict == "throttled" || v.verdict == "noisy")
+    return v.verdict;
+  return "not-counted";  // not-applicable, not-a-link (one GPU shared by two ranks), not-judged
+}
+
+// The methods' reasons behind a state that is not a pass ("sm-read: 174.8 GB/s ... ran beside").
+std::string state_note(const PairVerdict& v) {
+  std::vector<std::string> parts;
+  for (const auto& m : v.methods) {
+    if (m.state == v.verdict && !m.reason.empty()) parts.push_back(m.method + ": " + m.reason);
+  }
+  return join(parts, "; ");
+}
+
+std::string pci_of(const RunDocument& d, int rank) {
+  const auto* r = rank_info(d, rank);
+  return r ? r->gpu.pci_bus_id : "rank" + std::to_string(rank);
+}
+
+std::string model_of(const RunDocument& d, const PairVerdict& v) {
+  std::set<std::string> names;
+  for (const auto& r : d.system.ranks) {
+    if (v.src < 0 || r.rank == v.src || r.rank == v.dst) names.insert(r.gpu.name);
+  }
+  if (names.size() == 1) return *names.begin();
+  return names.empty() ? "?" : "mixed GPUs";
+}
+
+const GpuTopology* topology_gpu(const RunDocument& d, int rank) {
+  const auto* r = rank_info(d, rank);
+  if (!r || !d.topology) return nullptr;
+  for (const auto& h : d.topology->hosts) {
+    if (h.host != r->host) continue;
+    for (const auto& g : h.gpus) {
+      if (g.pci_bus_id == r->gpu.pci_bus_id) return &g;
+    }
+  }
+  return nullptr;
+}
+
+// "NV18", "NET", or for PCIe paths the generation and width both GPUs are capable of, so a link
+// trained down shows as an outlier among its peers rather than in a group of its own.
+std::string link_group(const RunDocument& d, const PairVerdict& v) {
+  if (v.src < 0) {
+    std::string s = "all " + std::to_string(d.system.ranks.size()) + " GPUs";
+    if (d.system.hosts.size() > 1) s += " on " + std::to_string(d.system.hosts.size()) + " hosts";
+    return s;
+  }
+  const bool pcie =
+      v.link == "PIX" || v.link == "PXB" || v.link == "PHB" || v.link == "NODE" || v.link == "SYS";
+  const auto* a = topology_gpu(d, v.src);
+  const auto* b = topology_gpu(d, v.dst);
+  if (!pcie || !a || !b) return v.link;
+  // The bar the verdict judged the pair by: what both GPUs and slots support.
+  const int gen = std::min(pcie_gen_bar(*a), pcie_gen_bar(*b));
+  const int width = std::min(pcie_width_bar(*a), pcie_width_bar(*b));
+  if (gen == 0 || width == 0) return v.link;
+  return "PCIe Gen" + std::to_string(gen) + " x" + std::to_string(width) + " " + v.link;
+}
+
+// The pair's ok measurements, looked up in the run's index (a scan of every result per verdict
+// made large runs quadratic); for collectives, the variant the verdict judged.
+std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex& idx, int src,
+                                         int dst) {
+  std::vector<Measurement> out;
+  for (const auto& name : idx.methods_of(src, dst)) {
+    const auto* m = find_method(d.methods, name);
+    for (const Result* r : idx.of(name, src, dst)) {
+      // A figure measured beside another job or under held clocks says nothing of the link: it
+      // is kept out of the fleet's medians and never an outlier.
+      if (!has_figure(*r) || contended(*r) || throttled(*r)) continue;
+      const double ops = r->warmup_iters + static_cast<double>(r->iters) * r->samples;
+      out.push_back({r->method, r->bytes, headline_value(m, *r), m && m->metric == Metric::kLatency,
+                     r->time_us ? r->time_us->median * ops * 1e-6 : 0});
+    }
+  }
+  return out;
+}
+
+FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVerdict& v) {
+  FleetPair p;
+  if (v.src < 0) {
+    p.src_pci = p.dst_pci = "all";
+  } else {
+    p.src_pci = pci_of(d, v.src);
+    p.dst_pci = pci_of(d, v.dst);
+    p.one_gpu = v.src == v.dst;
+    if (host_of(d, v.src) != host_of(d, v.dst)) p.dst_pci = host_of(d, v.dst) + "/" + p.dst_pci;
+  }
+  p.gpu_model = model_of(d, v);
+  p.link = link_group(d, v);
+  p.link_label = v.link;
+  p.ranks = static_cast<int>(d.system.ranks.size());
+  p.state = fleet_state(v);
+  if (p.unsettled()) p.note = state_note(v);
+  p.flags = v.flags;
+  p.measurements = measurements_of(d, idx, v.src, v.dst);
+  return p;
+}
+
+// Spelled as the verdicts spell them (run_versions), so a site baseline matches by version.
+NodeVersions versions_of(const RunDocument& d, const std::string& host) {
+  const RunVersions r = run_versions(d);
+  NodeVersions v{r.driver, r.cuda, r.nccl};
+  if (d.topology) {
+    for (const auto& h : d.topology->hosts) {
+      if (h.host == host && !h.driver_version.empty()) v.driver = h.driver_version;
+    }
+  }
+  return v;
+}
+
+// Why a run does not count as a whole measurement, in words.
+std::vector<std::string> run_problems(const RunDocument& d) {
+  std::vector<std::string> out;
+  if (d.status != "complete") {
+    std::string s = "run " + d.status;
+    if (d.in_progress.is_object() && d.in_progress.contains("method"))
+      s += " while running " + d.in_progress["method"].dump();
+    out.push_back(s);
+  }
+  int not_run = 0;
+  for (const auto& r : d.results) not_run += r.status == ResultStatus::kNotRun;
+  if (not_run) out.push_back(std::to_string(not_run) + " results not run");
+  for (const auto& e : d.errors) out.push_back("run error: " + e);
+  return out;
+}
+
+}  // namespace
+
+FleetExpectations load_fleet_expectations(const std::string& path,
+                                          const std::vector<MethodInfo>& catalog) {
+  FleetExpectations e;
+  if (path.empty()) return e;
+  nlohmann::json j = load_json_file(path, InputKind::kExpect, 16);
+  e.verdicts = expectations_from_json(j, path, catalog);
+  if (auto t = fleet_outlier_tolerance(JsonIn(j, path))) e.outlier_tolerance = *t;
+  e.source = path;
+  return e;
+}
+
+std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpectations& e) {
+  const RunDocument d = load_run_file(file);
+  const auto verdicts = compute_verdicts(d, e.verdicts);
+  const ResultIndex idx(d);
+  std::vector<FleetNode> nodes;
+  for (const auto& host : d.system.hosts) {
+    FleetNode n;
+    n.host = host;
+    n.file = file;
+    n.started_at = d.started_at;
+    n.elapsed_s = d.timing.elapsed_s.value_or(0);
+    n.versions = versions_of(d, host);
+    n.problems = run_problems(d);
+    nodes.push_back(std::move(n));
+  }
+  // A pair belongs to its source's host; an all-rank verdict to every host of the run.
+  for (const auto& v : verdicts) {
+    const FleetPair p = fleet_pair(d, idx, v);
+    for (auto& n : nodes) {
+      if (v.src < 0 || host_of(d, v.src) == n.host) n.pairs.push_back(p);
+    }
+  }
+  return nodes;
+}
+
+}  // namespace peerbench

@@ -1,0 +1,116 @@
+#include "core/fleet/fleet_baseline.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/judge/baseline.h"
+#include "core/base/errors.h"
+#include "core/base/text.h"
+
+namespace peerbench {
+
+using nlohmann::json;
+
+namespace {
+
+bool counts(const FleetNode& n) {
+  return n.state == NodeState::kPass && !n.file.empty();
+}
+
+bool outlier(const FleetPair& p, const std::string& method) {
+  return std::any_of(p.flags.begin(), p.flags.end(), [&](const Flag& f) {
+    return f.code == "fleet-outlier" && f.method == method;
+  });
+}
+
+// One entry's figures, from the values of its healthy pairs.
+struct Gathered {
+  BaselineEntry entry;
+  std::vector<double> values;
+  std::set<std::string> nodes;
+};
+
+using Key = std::tuple<std::string, std::string, std::string, std::string, std::uint64_t, int,
+                       std::string, std::string, std::string>;
+
+std::map<Key, Gathered> gather(const FleetReport& r, bool by_version) {
+  std::map<Key, Gathered> out;
+  for (const auto& g : r.groups) {
+    for (const auto& n : r.nodes) {
+      if (!counts(n)) continue;
+      const NodeVersions v = by_version ? n.versions : NodeVersions{};
+      for (const auto& p : n.pairs) {
+        if (p.gpu_model != g.gpu_model || p.link != g.link || outlier(p, g.method)) continue;
+        for (const auto& m : p.measurements) {
+          if (m.method != g.method || m.bytes != g.bytes) continue;
+          auto& x = out[{g.method, g.gpu_model, p.link_label, g.link, g.bytes, p.ranks, v.driver,
+                         v.cuda, v.nccl}];
+          x.entry = {g.gpu_model, p.link_label, g.link, g.method, g.bytes,
+                     p.ranks,     v.driver,     v.cuda, v.nccl,   m.lower_is_better};
+          x.values.push_back(m.value);
+          x.nodes.insert(n.host);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+json provenance(const FleetReport& r) {
+  json used = json::array(), left = json::array();
+  std::string first, last;
+  std::set<std::string> drivers, cudas, nccls;
+  for (const auto& n : r.nodes) {
+    if (!counts(n)) {
+      left.push_back({{"host", n.host}, {"state", to_string(n.state)}});
+      continue;
+    }
+    used.push_back({{"host", n.host}, {"file", n.file}, {"started_at", n.started_at}});
+    if (first.empty() || n.started_at < first) first = n.started_at;
+    if (last.empty() || n.started_at > last) last = n.started_at;
+    drivers.insert(n.versions.driver);
+    cudas.insert(n.versions.cuda);
+    nccls.insert(n.versions.nccl);
+  }
+  return json{{"nodes", used},      {"left_out", left}, {"first_run", first}, {"last_run", last},
+              {"drivers", drivers}, {"cuda", cudas},    {"nccl", nccls}};
+}
+
+}  // namespace
+
+json make_baseline(const FleetReport& r, double tolerance, const std::string& written_at) {
+  const bool mixed = std::any_of(r.versions.begin(), r.versions.end(),
+                                 [](const VersionSpread& v) { return v.mixed(); });
+  json entries = json::array();
+  for (auto& [key, x] : gather(r, mixed)) {
+    std::sort(x.values.begin(), x.values.end());
+    BaselineEntry& e = x.entry;
+    e.min = x.values.front();
+    e.max = x.values.back();
+    e.median = quantile(x.values, 0.5);
+    e.p25 = quantile(x.values, 0.25);
+    e.p75 = quantile(x.values, 0.75);
+    e.pairs = static_cast<int>(x.values.size());
+    e.nodes = static_cast<int>(x.nodes.size());
+    e.bar = e.lower_is_better ? e.median * (1 + tolerance) : e.median * (1 - tolerance);
+    if (e.median > 0) entries.push_back(to_json(e));
+  }
+  if (entries.empty()) {
+    throw InputError("fleet", "--write-baseline",
+                     "no node passed, so there is no healthy figure to write a baseline from");
+  }
+  const json from = provenance(r);
+  return json{{"comment", "site baseline of " + std::to_string(from["nodes"].size()) +
+                              " healthy nodes, written " + written_at + " by peerbench fleet"},
+              {"fleet_outlier_tolerance", tolerance},
+              {"baseline",
+               {{"tolerance", tolerance},
+                {"written_at", written_at},
+                {"per_version", mixed},
+                {"from", from},
+                {"entries", entries}}}};
+}
+
+}  // namespace peerbench

@@ -1,0 +1,94 @@
+// The fleet's chart: every group's members against the group's median, outliers marked and named
+// (core/svg_chart.h's strip chart).
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/fleet/fleet_report.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
+
+namespace peerbench {
+namespace {
+
+using GroupKey = std::tuple<std::string, std::string, std::string, std::uint64_t>;
+
+// Against the median, under 1 worse: latency's ratio is turned over.
+double goodness(double ratio, bool lower_is_better) {
+  if (!lower_is_better) return ratio;
+  return ratio > 0 ? 1 / ratio : 0;
+}
+
+std::string group_label(const FleetGroup& g, bool name_model) {
+  return g.method + " " + g.link + " @ " + format_size_compact(g.bytes) +
+         (name_model ? " (" + g.gpu_model + ")" : "");
+}
+
+// The text table's cells of a group: its figures and its outliers by name.
+std::vector<std::string> group_cells(const FleetGroup& g, const svg::StripRow& row) {
+  const bool lo = g.lower_is_better;
+  const int d = lo ? 2 : 1;
+  std::string names;
+  std::size_t outliers = 0;
+  for (const auto& p : row.points) {
+    if (!p.outlier) continue;
+    if (++outliers <= 10) names += (names.empty() ? "" : "; ") + p.name + " (" + p.detail + ")";
+  }
+  if (outliers > 10) names += "; +" + std::to_string(outliers - 10) + " more";
+  return {std::to_string(g.pairs),
+          std::to_string(g.nodes),
+          format_fixed(g.median, d) + (lo ? " us" : " GB/s"),
+          format_fixed(g.p25, d) + "-" + format_fixed(g.p75, d),
+          format_fixed(g.min, d) + "-" + format_fixed(g.max, d),
+          g.judged ? (names.empty() ? "none" : names) : "not judged (too few pairs)"};
+}
+
+svg::StripRow strip_row(const FleetGroup& g, bool name_model) {
+  svg::StripRow row;
+  row.label = group_label(g, name_model);
+  const double m = g.median > 0 ? g.median : 1;
+  const bool lo = g.lower_is_better;
+  // The quartiles and range as the axis shows them: for latency, the shortest time is the best.
+  row.p25 = goodness((lo ? g.p75 : g.p25) / m, lo);
+  row.p75 = goodness((lo ? g.p25 : g.p75) / m, lo);
+  row.min = goodness((lo ? g.max : g.min) / m, lo);
+  row.max = goodness((lo ? g.min : g.max) / m, lo);
+  return row;
+}
+
+}  // namespace
+
+svg::StripChart fleet_spread_chart(const FleetReport& r) {
+  svg::StripChart c;
+  c.title = "Every pair against its group's fleet median, outliers named";
+  c.x_label = "figure / fleet median (latency: median / figure); under 1 is worse";
+  c.table_head = {"pairs", "nodes", "median", "p25-p75", "min-max", "outliers"};
+  c.threshold = 1 - r.outlier_tolerance;
+  c.threshold_label = "outlier line (" + format_fixed(100 * r.outlier_tolerance, 0) + " % under)";
+  std::set<std::string> models;
+  for (const auto& g : r.groups) models.insert(g.gpu_model);
+  std::map<GroupKey, std::size_t> row_of;
+  for (const auto& g : r.groups) {
+    row_of[{g.method, g.gpu_model, g.link, g.bytes}] = c.rows.size();
+    c.rows.push_back(strip_row(g, models.size() > 1));
+  }
+  for (const auto& n : r.nodes) {
+    for (const auto& p : n.pairs) {
+      for (const auto& pos : p.positions) {
+        const auto it = row_of.find({pos.method, p.gpu_model, p.link, pos.bytes});
+        if (it == row_of.end()) continue;
+        const int d = pos.lower_is_better ? 2 : 1;
+        c.rows[it->second].points.push_back(
+            {goodness(pos.ratio, pos.lower_is_better), n.host + " " + p.name(),
+             format_fixed(pos.value, d) + (pos.lower_is_better ? " us" : " GB/s") + ", " +
+                 format_fixed(pos.ratio, 3) + " of the median",
+             pos.outlier});
+      }
+    }
+  }
+  for (std::size_t i = 0; i < r.groups.size(); ++i)
+    c.rows[i].table_cells = group_cells(r.groups[i], c.rows[i]);
+  return c;
+}
+
+}  // namespace peerbench

@@ -1,0 +1,302 @@
+#include "core/fleet/fleet_report.h"
+#include "core/base/escaped.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "core/base/errors.h"
+#include "core/present/sections.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
+
+namespace peerbench {
+namespace {
+
+std::string value_text(double v, bool lower_is_better) {
+  return format_fixed(v, lower_is_better ? 2 : 1);
+}
+
+std::string unit_of(bool lower_is_better) {
+  return lower_is_better ? "us" : "GB/s";
+}
+
+// "; 6 earlier runs of 1 host not counted (...)": said in the verdict itself, since a folder of
+// one host's history otherwise reads as a fleet that passed.
+std::string earlier_runs_clause(const FleetReport& r) {
+  if (r.earlier_runs.empty()) return "";
+  std::size_t runs = 0, failing = 0;
+  for (const auto& [host, earlier] : r.earlier_runs) {
+    runs += earlier.size();
+    for (const auto& e : earlier) failing += e.flags > 0 || e.unsettled;
+  }
+  const std::size_t hosts = r.earlier_runs.size();
+  return "; " + std::to_string(runs) + " earlier run" + (runs == 1 ? "" : "s") + " of " +
+         std::to_string(hosts) + " host" + (hosts == 1 ? "" : "s") + " not counted" +
+         (failing ? " (" + std::to_string(failing) + " of them flagged or incomplete)" : "") +
+         ": a fleet counts each host's latest run (a host's history: peerbench compare A.json "
+         "B.json C.json ...)";
+}
+
+std::string verdict_line(const FleetReport& r) {
+  const int n = static_cast<int>(r.nodes.size());
+  if (fleet_exit_code(r) == kExitOk)
+    return "PASS: all " + std::to_string(n) + " nodes pass" + earlier_runs_clause(r);
+  return "FAIL: " + std::to_string(r.count(NodeState::kFlagged)) + " flagged, " +
+         std::to_string(r.count(NodeState::kIncomplete)) + " incomplete, " +
+         std::to_string(r.count(NodeState::kMissing)) + " missing, " +
+         std::to_string(r.count(NodeState::kPass)) + " pass, of " + std::to_string(n) + " nodes" +
+         earlier_runs_clause(r);
+}
+
+// A file name as a shell word: quoted where it holds anything but plain path characters.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && s.find_first_not_of(
+                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+                                       "qrstuvwxyz0123456789_./-+=:,@") == std::string::npos;
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Per host read more than once: which run counted, which did not, and the command that lays
+// them side by side.
+Section earlier_runs_section(const FleetReport& r) {
+  Section s{"Several runs of one host (only the latest counts)", {}, {}, {}};
+  for (const auto& [host, earlier] : r.earlier_runs) {
+    std::string counted;
+    for (const auto& n : r.nodes) {
+      if (n.host == host) counted = n.file;
+    }
+    std::string command = "peerbench compare";
+    std::vector<std::string> files;
+    for (const auto& e : earlier) {
+      command += " " + shell_word(e.file);
+      files.push_back(e.file + (e.flags       ? " (" + std::to_string(e.flags) + " flags)"
+                                : e.unsettled ? " (incomplete)"
+                                              : ""));
+    }
+    command += " " + shell_word(counted);
+    s.lines.push_back(host + ": " + std::to_string(earlier.size() + 1) +
+                      " runs; counted: " + counted + " (the latest); not counted: " + join(files));
+    s.lines.push_back(host + "'s history, oldest first: " + command);
+  }
+  return s;
+}
+
+// "580.159.04: 30 nodes; 570.86.10: 2 nodes (node005, node006)", naming the nodes of the rarer
+// values so the odd ones out can be found.
+std::string version_line(const VersionSpread& v) {
+  std::size_t most = 0;
+  for (const auto& [value, nodes] : v.nodes_by_value) most = std::max(most, nodes.size());
+  std::string s = v.what + " ";
+  bool first = true;
+  for (const auto& [value, nodes] : v.nodes_by_value) {
+    s += (first ? "" : "; ") + value + ": " + std::to_string(nodes.size()) + " nodes";
+    first = false;
+    if (nodes.size() == most || !v.mixed()) continue;
+    std::string names;
+    for (std::size_t i = 0; i < nodes.size() && i < 8; ++i) names += (i ? ", " : "") + nodes[i];
+    s += " (" + names + (nodes.size() > 8 ? ", ..." : "") + ")";
+  }
+  return s + (v.mixed() ? "  -- MIXED" : "");
+}
+
+Section versions_section(const FleetReport& r) {
+  Section s{"Versions", {}, {}, {}};
+  for (const auto& v : r.versions) {
+    if (!v.nodes_by_value.empty()) s.lines.push_back(version_line(v));
+  }
+  if (s.lines.empty()) s.lines.push_back("no node reported its versions");
+  return s;
+}
+
+Section groups_section(const FleetReport& r) {
+  Section s{"Fleet position (median at the judged size, per GPU model and link)", {}, {}, {}};
+  s.table.head = {"method", "GPU",    "link",    "size",    "pairs",
+                  "nodes",  "median", "p25-p75", "min-max", "unit"};
+  s.table.numeric = {false, false, false, true, true, true, true, true, true, false};
+  for (const auto& g : r.groups) {
+    const bool lo = g.lower_is_better;
+    s.table.rows.push_back({g.method, g.gpu_model, g.link, format_size_compact(g.bytes),
+                            std::to_string(g.pairs), std::to_string(g.nodes),
+                            value_text(g.median, lo),
+                            value_text(g.p25, lo) + "-" + value_text(g.p75, lo),
+                            value_text(g.min, lo) + "-" + value_text(g.max, lo),
+                            unit_of(lo) + (g.judged ? "" : " (too few pairs to judge)")});
+  }
+  s.lines.push_back("fleet-outlier: a pair more than " +
+                    format_fixed(100 * r.outlier_tolerance, 0) +
+                    "% worse than its group's median; thresholds from " + r.expectations_source);
+  return s;
+}
+
+std::string flag_summary(const FleetNode& n) {
+  std::map<std::string, int> codes;
+  for (const auto& p : n.pairs) {
+    for (const auto& f : p.flags) codes[f.code]++;
+  }
+  std::string s;
+  for (const auto& [c, k] : codes) s += (s.empty() ? "" : ", ") + c + " x" + std::to_string(k);
+  if (!n.problems.empty()) s += (s.empty() ? "" : ", ") + n.problems.front();
+  return s;
+}
+
+Section nodes_section(const FleetReport& r) {
+  Section s{"Nodes, worst first", {}, {}, {}};
+  s.table.head = {"node", "state", "worst ratio", "file", "flags and problems"};
+  s.table.numeric = {false, false, true, false, false};
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+    const auto& n = r.nodes[i];
+    const bool counted = n.state != NodeState::kMissing && !n.file.empty();
+    s.table.rows.push_back({n.host, to_string(n.state),
+                            counted ? format_fixed(n.worst_ratio, 3) : "", n.file,
+                            flag_summary(n)});
+    if (n.state != NodeState::kPass) s.table.marked.push_back(static_cast<int>(i));
+  }
+  return s;
+}
+
+std::vector<std::string> findings_of(const FleetNode& n) {
+  std::vector<std::string> out;
+  const std::string head =
+      n.host + " " + to_string(n.state) + (n.file.empty() ? "" : " (" + n.file + ")");
+  for (const auto& p : n.problems) out.push_back(head + ": " + p);
+  for (const auto& p : n.pairs) {
+    for (const auto& f : p.flags) {
+      out.push_back(head + ": " + p.name() + " [" + p.link + "] " + f.code +
+                    (f.method.empty() ? "" : " " + f.method) + ": " + f.message);
+    }
+    if (p.unsettled() && p.flags.empty()) {
+      out.push_back(head + ": " + p.name() + " [" + p.link + "] " +
+                    (p.state == "incomplete" ? "not measured" : p.state) +
+                    (p.note.empty() ? "" : ": " + p.note));
+    }
+  }
+  return out;
+}
+
+// `charts`: draw the fleet's chart (HTML only).
+SectionDocument fleet_document(const FleetReport& r, const std::vector<PlotFile>& plots,
+                               bool charts) {
+  SectionDocument d;
+  d.title = "peerbench fleet";
+  d.verdict = verdict_line(r);
+  d.failed = fleet_exit_code(r) != kExitOk;
+  if (!r.earlier_runs.empty()) d.sections.push_back(earlier_runs_section(r));
+  d.sections.push_back(versions_section(r));
+  d.sections.push_back(groups_section(r));
+  if (charts && !r.groups.empty()) d.sections.back().charts.push_back(fleet_spread_chart(r));
+  d.sections.push_back(nodes_section(r));
+  Section findings{"Findings", {}, {}, {}};
+  for (const auto& n : r.nodes) {
+    for (auto& l : findings_of(n)) findings.lines.push_back(std::move(l));
+  }
+  if (findings.lines.empty()) findings.lines.push_back("none");
+  d.sections.push_back(findings);
+  if (!r.notes.empty()) d.sections.push_back({"Notes", r.notes, {}, {}});
+  d.plots = plots;
+  d.no_plots_note =
+      "No distribution plots: write the fleet as CSV, draw them with scripts/plot_fleet.py "
+      "fleet FLEET.csv --out DIR (needs matplotlib) and pass --plots DIR "
+      "(scripts/fleet_bundle.sh does all of it).";
+  return d;
+}
+
+class FleetTextReporter : public FleetReporter {
+ public:
+  std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
+    return render_sections_text(fleet_document(r, {}, false));
+  }
+};
+
+class FleetMarkdownReporter : public FleetReporter {
+ public:
+  std::string render(const FleetReport& r, const std::vector<PlotFile>& plots) const override {
+    return render_sections_markdown(fleet_document(r, plots, false));
+  }
+};
+
+class FleetHtmlReporter : public FleetReporter {
+ public:
+  std::string render(const FleetReport& r, const std::vector<PlotFile>& plots) const override {
+    return render_sections_html(fleet_document(r, plots, true));
+  }
+};
+
+std::string flags_for(const FleetPair& p, const std::string& method) {
+  std::string s;
+  for (const auto& f : p.flags) {
+    if (f.method == method || f.method.empty()) s += (s.empty() ? "" : ";") + f.code;
+  }
+  return s;
+}
+
+using CsvS = out::Safe<out::Csv>;
+CsvS cf(std::string_view s) {
+  return out::esc<out::Csv>(s);
+}
+
+class FleetCsvReporter : public FleetReporter {
+ public:
+  std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
+    out::Writer<out::Csv> o;
+    o << "node,state,file,src_pci,dst_pci,gpu_model,link,method,bytes,value,unit,fleet_median,"
+         "ratio,outlier,flags\n";
+    for (const auto& n : r.nodes) {
+      const CsvS head = cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",";
+      bool any = false;
+      for (const auto& p : n.pairs) {
+        for (const auto& pos : p.positions) {
+          any = true;
+          o << head << cf(p.src_pci) << "," << cf(p.dst_pci) << "," << cf(p.gpu_model) << ","
+            << cf(p.link) << "," << cf(pos.method) << "," << pos.bytes << ","
+            << out::fixed<out::Csv>(pos.value, 3) << "," << cf(unit_of(pos.lower_is_better)) << ","
+            << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
+            << out::fixed<out::Csv>(pos.ratio, 4) << "," << (pos.outlier ? 1 : 0) << ","
+            << cf(flags_for(p, pos.method)) << "\n";
+        }
+      }
+      // Every node appears, measured or not, with why not.
+      if (!any) o << head << ",,,,,,,,,,," << cf(flag_summary(n)) << "\n";
+    }
+    return o.str();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FleetReporter> make_junit_reporter();
+std::unique_ptr<FleetReporter> make_openmetrics_reporter();
+
+std::unique_ptr<FleetReporter> make_fleet_reporter(FleetFormat f) {
+  switch (f) {
+    case FleetFormat::kMarkdown:
+      return std::make_unique<FleetMarkdownReporter>();
+    case FleetFormat::kHtml:
+      return std::make_unique<FleetHtmlReporter>();
+    case FleetFormat::kCsv:
+      return std::make_unique<FleetCsvReporter>();
+    case FleetFormat::kJunit:
+      return make_junit_reporter();
+    case FleetFormat::kOpenMetrics:
+      return make_openmetrics_reporter();
+    case FleetFormat::kText:
+      break;
+  }
+  return std::make_unique<FleetTextReporter>();
+}
+
+FleetFormat parse_fleet_format(const std::string& v) {
+  if (v == "text") return FleetFormat::kText;
+  if (v == "markdown" || v == "md") return FleetFormat::kMarkdown;
+  if (v == "html") return FleetFormat::kHtml;
+  if (v == "csv") return FleetFormat::kCsv;
+  if (v == "junit") return FleetFormat::kJunit;
+  if (v == "openmetrics") return FleetFormat::kOpenMetrics;
+  throw UsageError("--format: '" + v +
+                   "' is not a fleet format; use text, markdown, html, csv, junit or openmetrics");
+}
+
+}  // namespace peerbench

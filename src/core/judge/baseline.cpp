@@ -1,0 +1,94 @@
+#include "core/judge/baseline.h"
+
+namespace peerbench {
+
+using nlohmann::json;
+
+namespace {
+
+std::string cuda_text(int v) {
+  return v <= 0 ? "" : std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+}  // namespace
+
+RunVersions run_versions(const RunDocument& d) {
+  RunVersions v;
+  v.driver = d.system.driver_version;
+  const std::string drv = cuda_text(d.system.cuda_driver_version);
+  const std::string rt = cuda_text(d.system.cuda_runtime_version);
+  v.cuda = drv == rt || rt.empty() ? drv : drv + " (runtime " + rt + ")";
+  v.nccl = d.system.nccl_version;
+  return v;
+}
+
+const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
+                                   const BaselineQuery& q) {
+  const BaselineEntry* best = nullptr;
+  for (const auto& e : entries) {
+    if (e.model != q.model || e.link != q.link || e.method != q.method || e.bytes != q.bytes ||
+        e.ranks != q.ranks)
+      continue;
+    if ((!e.driver.empty() && e.driver != q.versions.driver) ||
+        (!e.cuda.empty() && e.cuda != q.versions.cuda) ||
+        (!e.nccl.empty() && e.nccl != q.versions.nccl))
+      continue;
+    if (!best || e.pairs > best->pairs) best = &e;
+  }
+  return best;
+}
+
+json to_json(const BaselineEntry& e) {
+  json j = {{"model", e.model},
+            {"link", e.link},
+            {"group", e.group},
+            {"method", e.method},
+            {"bytes", e.bytes},
+            {"ranks", e.ranks},
+            {"unit", e.lower_is_better ? "us" : "GB/s"},
+            {"median", e.median},
+            {"p25", e.p25},
+            {"p75", e.p75},
+            {"min", e.min},
+            {"max", e.max},
+            {"pairs", e.pairs},
+            {"nodes", e.nodes},
+            {"bar", e.bar}};
+  if (!e.driver.empty()) j["driver"] = e.driver;
+  if (!e.cuda.empty()) j["cuda"] = e.cuda;
+  if (!e.nccl.empty()) j["nccl"] = e.nccl;
+  return j;
+}
+
+std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section) {
+  section.require_object();
+  std::vector<BaselineEntry> out;
+  for (const auto& in : section.at("entries").array(1 << 20)) {
+    BaselineEntry e;
+    e.model = in.at("model").str(256);
+    e.link = in.at("link").str(64);
+    e.group = in.opt_str("group").value_or(e.link);
+    e.method = in.at("method").str(128);
+    e.bytes = static_cast<std::uint64_t>(in.at("bytes").integer(1, 1ll << 50));
+    e.ranks = static_cast<int>(in.at("ranks").integer(1, 1 << 20));
+    const auto unit = in.at("unit").str(16);
+    if (unit != "GB/s" && unit != "us") in.at("unit").fail("'" + unit + "' is not GB/s or us");
+    e.lower_is_better = unit == "us";
+    e.min = in.at("min").number(0, 1e9);
+    e.p25 = in.at("p25").number(e.min, 1e9);
+    e.median = in.at("median").number(e.p25, 1e9);
+    e.p75 = in.at("p75").number(e.median, 1e9);
+    e.max = in.at("max").number(e.p75, 1e9);
+    if (e.median <= 0) in.at("median").fail("a median of 0 bars nothing");
+    e.pairs = static_cast<int>(in.at("pairs").integer(1, 1 << 30));
+    e.nodes = static_cast<int>(in.at("nodes").integer(1, 1 << 30));
+    e.bar = in.at("bar").number(1e-9, 1e9);
+    e.driver = in.opt_str("driver").value_or("");
+    e.cuda = in.opt_str("cuda").value_or("");
+    e.nccl = in.opt_str("nccl").value_or("");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace peerbench

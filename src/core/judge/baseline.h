@@ -1,0 +1,55 @@
+#pragma once
+// Site baselines (issue 18): a healthy fleet's own figures, kept in an --expect file under the key
+// "baseline" (written by `fleet --write-baseline`). Per GPU model, link, method, size and rank
+// count (and per driver, CUDA and NCCL version where the fleet mixed them): the fleet median,
+// its quartiles and range, and a bar the tolerance worse than the median. A run judged with the
+// file is held to its own site's healthy median: flag off-baseline.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model/json_in.h"
+#include "core/model/results.h"
+
+namespace peerbench {
+
+struct BaselineEntry {
+  std::string model;  // GPU name as NVML prints it: "NVIDIA H200"
+  std::string link;   // the verdict's link label: "NV18", "PIX", "PCIe Gen5 x16", "all"
+  std::string group;  // the fleet's group label ("PCIe Gen5 x16 PIX", "all 8 GPUs")
+  std::string method;
+  std::uint64_t bytes = 0;
+  int ranks = 0;                   // ranks of the runs it came from
+  std::string driver, cuda, nccl;  // set where the fleet mixed versions: entries per version
+  bool lower_is_better = false;    // latency (us)
+  double median = 0, p25 = 0, p75 = 0, min = 0, max = 0;
+  int pairs = 0, nodes = 0;
+  double bar = 0;  // median x (1 - tolerance), or x (1 + tolerance) for latency
+};
+
+// The versions a run was measured with, spelled as the fleet spells them.
+struct RunVersions {
+  std::string driver, cuda, nccl;
+};
+RunVersions run_versions(const RunDocument& d);
+
+struct BaselineQuery {
+  std::string model, link, method;
+  std::uint64_t bytes = 0;
+  int ranks = 0;
+  RunVersions versions;
+};
+
+// The entry for a case, or nullptr: model, link, method, size and rank count must match, and the
+// versions where the entry names them. Of several, the one drawn from the most pairs.
+const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
+                                   const BaselineQuery& q);
+
+nlohmann::json to_json(const BaselineEntry& e);
+// The "baseline" section of an expect file: {"tolerance", "written_at", "from": {...}, "entries"}.
+// Entries are read strictly (InputError naming the field); the provenance is kept as it is.
+std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section);
+
+}  // namespace peerbench

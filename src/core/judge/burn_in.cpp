@@ -1,0 +1,71 @@
+#include "core/judge/burn_in.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/judge/verdict.h"
+#include "core/model/statistics.h"
+
+namespace peerbench {
+
+void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodInfo* m) {
+  auto it = std::find_if(b.series.begin(), b.series.end(), [&](const BurnInSeries& s) {
+    return s.method == r.method && s.src == r.src && s.dst == r.dst && s.bytes == r.bytes &&
+           s.datatype == r.datatype && s.op == r.op;
+  });
+  if (it == b.series.end()) {
+    b.series.push_back({r.method, r.src, r.dst, r.bytes, r.datatype, r.op, {}, {}, {}, {}});
+    it = b.series.end() - 1;
+  }
+  BurnInSeries& s = *it;
+  if (s.values.size() < static_cast<std::size_t>(cycle)) s.values.resize(cycle);
+  const bool interfered = contended(r) || throttled(r);
+  if (r.wrong > 0) s.error_cycles.push_back(cycle);
+  if (r.status != ResultStatus::kOk && r.status != ResultStatus::kSkipped &&
+      r.status != ResultStatus::kNotApplicable)
+    s.failed_cycles.push_back(cycle);
+  if (interfered) s.contended_cycles.push_back(cycle);
+  if (has_figure(r) && !interfered) s.values[cycle - 1] = headline_value(m, r);
+}
+
+std::optional<BurnInFindings> burn_in_findings(const BurnIn& b, const std::string& method, int src,
+                                               int dst, std::uint64_t bytes) {
+  const BurnInSeries* s = nullptr;
+  for (const auto& x : b.series) {
+    if (x.method == method && x.src == src && x.dst == dst && x.bytes == bytes && !s) s = &x;
+  }
+  if (!s) return std::nullopt;
+  BurnInFindings f;
+  f.series = s;
+  std::vector<double> v;
+  for (const auto& x : s->values) {
+    if (x) v.push_back(*x);
+  }
+  f.cycles = static_cast<int>(v.size());
+  if (v.empty()) return f;
+  const Stats st = summarize(v);
+  f.min = st.min;
+  f.median = st.median;
+  f.max = st.max;
+  double var = 0;
+  for (double x : v) var += (x - st.mean) * (x - st.mean);
+  f.cv = st.mean > 0 ? std::sqrt(var / static_cast<double>(v.size())) / st.mean : 0;
+  if (v.size() >= 4) {
+    const std::size_t q = std::max<std::size_t>(1, v.size() / 4);
+    const double first = summarize({v.begin(), v.begin() + static_cast<long>(q)}).median;
+    const double last = summarize({v.end() - static_cast<long>(q), v.end()}).median;
+    if (first > 0) f.drift = (last - first) / first;
+  }
+  return f;
+}
+
+std::string cycle_list(const std::vector<int>& cycles) {
+  std::string s;
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    if (i) s += i + 1 == cycles.size() ? " and " : ", ";
+    s += std::to_string(cycles[i]);
+  }
+  return s;
+}
+
+}  // namespace peerbench

@@ -1,0 +1,177 @@
+// The --expect file: a site's bars for the verdicts, checked key by key against what exists.
+#include <algorithm>
+#include <set>
+
+#include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/judge/expectations_keys.h"
+#include "core/judge/verdict.h"
+#include "core/model/json_in.h"
+#include "core/model/sizes.h"
+
+namespace peerbench {
+
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string>& link_kinds() {
+  static const std::vector<std::string> kinds{"nvlink", "pcie", "staged", "net"};
+  return kinds;
+}
+
+void require_link_kind(const JsonIn& at, const std::string& kind, bool star_allowed) {
+  const auto& kinds = link_kinds();
+  if ((star_allowed && kind == "*") || std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+    return;
+  at.fail("unknown link kind '" + kind + "'; allowed: " + join(kinds) +
+          (star_allowed ? ", * (every kind)" : ""));
+}
+
+void require_method(const JsonIn& at, const std::string& name,
+                    const std::vector<MethodInfo>& catalog) {
+  if (catalog.empty() || find_method(catalog, name)) return;
+  std::vector<std::string> names;
+  for (const auto& m : catalog) names.push_back(m.name);
+  at.fail("unknown method '" + name + "'; allowed: " + join(names));
+}
+
+// A bar: a number in [0, hi], or above 0 for a time (a latency bar of 0 us fails every result).
+double bar_value(const JsonIn& at, double hi, bool positive) {
+  const double v = at.number(0, hi);
+  if (positive && !(v > 0)) at.fail("a time bar of 0 can never be met; give a time above 0 us");
+  return v;
+}
+
+// {"nvlink": 5, "pcie": 12}: every key a link kind, every value a bar.
+std::map<std::string, double> per_kind(const JsonIn& in, double hi, bool positive,
+                                       bool star_allowed) {
+  in.require_object();
+  std::map<std::string, double> out;
+  for (const auto& [k, v] : in.raw().items()) {
+    const JsonIn at(v, in.file(), in.path() + "." + k);
+    require_link_kind(at, k, star_allowed);
+    out[k] = bar_value(at, hi, positive);
+  }
+  return out;
+}
+
+// {"ce-write": 380, "nccl-sendrecv": {"nvlink": 340, "net": 20}}
+std::map<std::string, std::map<std::string, double>> per_method(
+    const JsonIn& in, double hi, bool positive, const std::vector<MethodInfo>& catalog) {
+  in.require_object();
+  std::map<std::string, std::map<std::string, double>> out;
+  for (const auto& [k, v] : in.raw().items()) {
+    const JsonIn at(v, in.file(), in.path() + "." + k);
+    require_method(at, k, catalog);
+    if (v.is_object()) {
+      out[k] = per_kind(at, hi, positive, true);
+    } else {
+      out[k]["*"] = bar_value(at, hi, positive);
+    }
+  }
+  return out;
+}
+
+// A size as a number of bytes or as text ("256M").
+std::uint64_t size_value(const JsonIn& in) {
+  if (!in.raw().is_string()) return static_cast<std::uint64_t>(in.integer(1, 1ll << 50));
+  try {
+    return parse_size(in.str(64), in.path());
+  } catch (const UsageError& e) {
+    in.fail(e.what());
+  }
+}
+
+void check_keys(const JsonIn& in) {
+  static const std::vector<std::string> known{
+      "fraction_of_link", "allreduce_fraction_of_link", "scatter_gather_fraction_of_link",
+      "asymmetry_tolerance", "noisy_cv", "expected_fraction", "judge_min_bytes",
+      "small_message_max_bytes", "off_nvlink_fraction", "min_gbps", "max_latency_us", "latency_us",
+      "small_message_us", "baseline", "drift_tolerance",
+      // read by `fleet`; one file serves run, report, fleet
+      "fleet_outlier_tolerance", "comment"};
+  for (const auto& [k, v] : in.raw().items()) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      in.fail("unknown key '" + k + "'; allowed: " + join(known));
+    }
+  }
+}
+
+}  // namespace
+
+Expectations expectations_from_json(const json& j, const std::string& file,
+                                    const std::vector<MethodInfo>& catalog) {
+  JsonIn in(j, file);
+  in.require_object();
+  check_keys(in);
+  Expectations e;
+  e.source = file;
+  if (auto v = in.opt_number("fraction_of_link", 0, 2)) e.fraction_of_link = *v;
+  if (auto v = in.opt_number("allreduce_fraction_of_link", 0, 2)) e.allreduce_fraction_of_link = *v;
+  if (auto v = in.opt_number("scatter_gather_fraction_of_link", 0, 2))
+    e.scatter_gather_fraction_of_link = *v;
+  if (auto v = in.opt_number("asymmetry_tolerance", 0, 1)) e.asymmetry_tolerance = *v;
+  if (auto v = in.opt_number("noisy_cv", 0, 10)) e.noisy_cv = *v;
+  if (auto v = in.opt_number("expected_fraction", 0, 1)) e.expected_fraction = *v;
+  if (auto v = in.opt_number("drift_tolerance", 0, 1)) e.drift_tolerance = *v;
+  if (auto b = in.opt("baseline")) e.baseline = baseline_entries_from(*b);
+  if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
+  if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
+  if (auto v = in.opt("small_message_max_bytes")) e.small_message_max_bytes = size_value(*v);
+  if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, 1e6, false, catalog);
+  if (auto m = in.opt("max_latency_us")) e.max_latency_us = per_method(*m, 1e9, true, catalog);
+  if (auto m = in.opt("latency_us")) {
+    for (const auto& [k, v] : per_kind(*m, 1e9, true, false)) e.latency_us[k] = v;
+  }
+  if (auto m = in.opt("small_message_us")) {
+    for (const auto& [k, v] : per_kind(*m, 1e9, true, false)) e.small_message_us[k] = v;
+  }
+  fleet_outlier_tolerance(in);  // fleet's key: checked here too, so that run and report agree
+  return e;
+}
+
+json to_json(const Expectations& e) {
+  json j = {{"fraction_of_link", e.fraction_of_link},
+            {"allreduce_fraction_of_link", e.allreduce_fraction_of_link},
+            {"scatter_gather_fraction_of_link", e.scatter_gather_fraction_of_link},
+            {"asymmetry_tolerance", e.asymmetry_tolerance},
+            {"noisy_cv", e.noisy_cv},
+            {"expected_fraction", e.expected_fraction},
+            {"drift_tolerance", e.drift_tolerance},
+            {"judge_min_bytes", e.judge_min_bytes},
+            {"small_message_max_bytes", e.small_message_max_bytes},
+            {"off_nvlink_fraction", e.off_nvlink_fraction},
+            {"latency_us", e.latency_us},
+            {"small_message_us", e.small_message_us},
+            {"comment", e.source}};
+  auto per_method = [](const std::map<std::string, std::map<std::string, double>>& m) {
+    json out = json::object();
+    for (const auto& [method, kinds] : m) out[method] = kinds;
+    return out;
+  };
+  if (!e.min_gbps.empty()) j["min_gbps"] = per_method(e.min_gbps);
+  if (!e.max_latency_us.empty()) j["max_latency_us"] = per_method(e.max_latency_us);
+  if (!e.baseline.empty()) {
+    json entries = json::array();
+    for (const auto& b : e.baseline) entries.push_back(to_json(b));
+    j["baseline"] = {{"entries", entries}};
+  }
+  return j;
+}
+
+std::optional<double> fleet_outlier_tolerance(const JsonIn& expect_file) {
+  expect_file.require_object();
+  if (!expect_file.raw().contains(kFleetOutlierToleranceKey)) return std::nullopt;
+  return expect_file.at(kFleetOutlierToleranceKey).number(0, 1);
+}
+
+Expectations load_expectations(const std::string& path, const std::vector<MethodInfo>& catalog) {
+  return expectations_from_json(load_json_file(path, InputKind::kExpect, 16), path, catalog);
+}
+
+Expectations load_expectations(const std::string& path) {
+  return load_expectations(path, {});
+}
+
+}  // namespace peerbench

@@ -1,0 +1,171 @@
+#pragma once
+// Verdicts: per ordered pair of ranks, and once for the methods over all ranks, what the topology
+// promises against what the measurements, NCCL and the link counters showed. GPU-free: computed
+// on rank 0 at the end of a run, and again by `report` from any run's JSON (with a site's own
+// bars from --expect), so an old file can be judged by new rules.
+//
+// The API is plain data (results.h): compute_verdicts() gives one PairVerdict per ordered pair
+// that had something requested or flagged, one per GPU with src = dst = its rank for the
+// host<->GPU methods (judged against the GPU's PCIe link), plus one with src = dst = -1 for
+// all-rank methods.
+// Each PairVerdict holds
+//   verdict   the pair's state, the worst of its methods and flags:
+//             flagged > contended > throttled > noisy > incomplete > not-a-link > pass >
+//             not-judged > not-applicable
+//   methods   one MethodVerdict per requested method, with its own state:
+//     pass            measured, and within every bar that applies (by a measurement that ran
+//                     with no other process on its GPUs and unthrottled clocks)
+//     flagged         a flag names this method (below-link, high-latency, data-errors, ...);
+//                     a bar's flag stands only when its confirmation repeat fails it too
+//     contended       the case ran while another process used one of its GPUs (named in the
+//                     reason), and no clean measurement decides it: its figure is not the link's
+//     throttled       the same for clocks held down (HW slowdown, thermal, power brake, power cap)
+//     noisy           it would fail a bar, but its samples spread beyond noisy_cv and no repeat
+//                     confirmed it
+//     incomplete      requested and not measured: absent from a run that was cut short or
+//                     failed, an error, a timeout, not run after an earlier failure, skipped
+//                     for a fault, the largest requested size missing, or a confirmation repeat
+//                     that was requested and not measured
+//     not-applicable  not possible by design (copies across hosts, no peer access: the pair's
+//                     host-staged flag says so; a size that holds no element), with the reason
+//     not-a-link      both ranks drive the same GPU (or one rank runs a collective alone)
+//     not-judged      measured, but no bar applies: the largest size is below judge_min_bytes
+//                     (and above the small-message range), the link kind is unknown, or the
+//                     host could not keep the GPU fed (launch-bound)
+//   flags     {code, method, message, evidence}; codes in known_flag_codes()
+//   cards     the physical GPUs (host, index, PCI bus id, UUID, serial)
+//   concurrent_pairs  under --schedule rounds, the pairs that ran at the same time
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/judge/baseline.h"
+#include "core/model/results.h"
+
+namespace peerbench {
+
+// Bars, built-in or from an --expect file. Link kinds for per-kind bars: "nvlink", "pcie",
+// "staged" (through host memory: the staged method, NCCL's SHM transport), "net" (the network).
+struct Expectations {
+  // below-link: a bandwidth median under this fraction of the raw link bandwidth (per
+  // direction; twice that for bidirectional totals). H200 NV18 gives ~0.83 for ce-write, PCIe
+  // P2P ~0.8, so 0.6 leaves room for noise but catches PCIe-like numbers on NVLink.
+  // Collectives' busbw still climbs past 256 MiB, so their bars scale with the size judged:
+  // fraction x raw x size / (size + 64 MiB) (copies: + 4 MiB), which sits 15-30 % under every
+  // collective nccl-tests measured on 2 x H200 from 256 MiB to 4 GiB (README, "Bars").
+  double fraction_of_link = 0.6;
+  double allreduce_fraction_of_link = 0.55;  // all-reduce busbw against the slowest local link
+  // all-gather, reduce-scatter and all-to-all: busbw is (n-1)/n of algbw, and on 2 x H200 they
+  // reach 0.50-0.61 of the raw link from 256 MiB to 4 GiB.
+  double scatter_gather_fraction_of_link = 0.5;
+  // noisy: samples' coefficient of variation above this. 1 GiB copies on 2 x H200 spread under
+  // 1 %; 8-byte NCCL operations under 4 %.
+  double noisy_cv = 0.1;
+  // below-expected: a bandwidth under this fraction of the known-good figure for its GPU model,
+  // link and size (data/known_good), where the table has one; 0 turns it off (then the
+  // link-rate rule applies).
+  double expected_fraction = 0.9;
+  // drift: a burn-in's last quarter of cycles worse than its first by more than this.
+  double drift_tolerance = 0.05;
+  // A site's healthy fleet medians (`fleet --write-baseline`): off-baseline under their bars.
+  std::vector<BaselineEntry> baseline;
+  double asymmetry_tolerance = 0.15;  // |a->b - b->a| / max
+  // Bandwidth is judged only at sizes that fill a link. On 2 x H200 (tests/fixtures/runs/h200x2
+  // default.json) copies reach 96-98% of their 1 GiB figure at 64 MiB but NCCL only 76-91%
+  // (sendrecv-bidir 76%, all-reduce 82%); at 256 MiB copies are within 1%, NCCL at 85-97%.
+  std::uint64_t judge_min_bytes = 256ull << 20;
+  // A bandwidth method whose largest size is at most this is a latency-size run ("-b 8 -e 8"):
+  // its time per operation is judged against small_message_us instead.
+  std::uint64_t small_message_max_bytes = 64ull << 10;
+  // off-nvlink: NVLink data counters moved less than this fraction of a copy's payload.
+  double off_nvlink_fraction = 0.9;
+  // Site bars per method: method -> link kind (or "*" for every kind) -> value.
+  std::map<std::string, std::map<std::string, double>> min_gbps;
+  std::map<std::string, std::map<std::string, double>> max_latency_us;
+  // Latency methods (ce-latency, sm-latency) per link kind. Measured on 2 x H200 NV18:
+  // ce-latency 2.2 us, sm-latency 0.67 us; a copy staged through the host 15.5-17.5 us. The
+  // NVLink bar (5 us) is twice the copy-engine figure and a third of the host-staged one.
+  std::map<std::string, double> latency_us{
+      {"nvlink", 5}, {"pcie", 12}, {"staged", 40}, {"net", 100}};
+  // Bandwidth methods at latency sizes: time of one operation. NCCL's 8-byte send/recv and
+  // all-reduce take 5.5-11 us on NV18 (device time vs host-launched), copies ~2.2 us.
+  std::map<std::string, double> small_message_us{
+      {"nvlink", 25}, {"pcie", 40}, {"staged", 60}, {"net", 150}};
+  std::string source = "built-in defaults";
+};
+
+// Reads an --expect file (README "Verdicts" lists the keys):
+//   {"fraction_of_link": 0.7, "judge_min_bytes": "256M",
+//    "min_gbps": {"ce-write": 380, "nccl-sendrecv": {"nvlink": 340, "net": 20}},
+//    "max_latency_us": {"ce-latency": 4}, "latency_us": {"pcie": 10}}
+// Unknown keys, methods (checked against `catalog`) and link kinds are refused with an
+// InputError naming them: a typo must not silently switch a check off.
+Expectations expectations_from_json(const nlohmann::json& j, const std::string& file,
+                                    const std::vector<MethodInfo>& catalog);
+Expectations load_expectations(const std::string& path, const std::vector<MethodInfo>& catalog);
+// For callers that checked the same file against the catalogue already (run_command does,
+// before the job starts): method names are not checked again.
+Expectations load_expectations(const std::string& path);
+
+// The bars as JSON in the --expect file's own keys, so a run can record the bars it judged by
+// (config.expectations) and `report` judge the file again by the same ones.
+nlohmann::json to_json(const Expectations& e);
+
+std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectations& e);
+
+// One measured case: what a confirmation repeat measures again.
+struct CaseKey {
+  std::string method;
+  int src = -1, dst = -1;  // -1/-1: over all ranks
+  std::uint64_t bytes = 0;
+  std::string datatype, op;  // a collective's variant; "" for others
+  bool operator<(const CaseKey& o) const;
+};
+CaseKey case_key(const Result& r);
+nlohmann::json to_json(const CaseKey& k);
+CaseKey case_key_from_json(const nlohmann::json& j);
+
+// Cases whose verdict a repeat would settle: a bar or the asymmetry check failed them, or they ran
+// beside another process, under held clocks, or spread beyond noisy_cv. The job measures them
+// again at the end of the run, after an idle check (run --confirm N). `d.config.confirm` must
+// already say how many repeats will be made.
+std::vector<CaseKey> cases_to_confirm(const RunDocument& d, const Expectations& e);
+
+// Tallies of verdict states and flags, for headlines and exit codes.
+struct VerdictCounts {
+  int verdicts = 0;
+  int pass = 0, flagged = 0, incomplete = 0, not_applicable = 0, not_a_link = 0, not_judged = 0;
+  int contended = 0, throttled = 0, noisy = 0;
+  int flags = 0;
+  int incomplete_methods = 0;  // method verdicts that are incomplete
+  int contended_methods = 0, throttled_methods = 0, noisy_methods = 0;
+};
+VerdictCounts count_verdicts(const std::vector<PairVerdict>& v);
+// "all 3 pass", or "1 flagged, 2 incomplete, 1 pass of 4 verdicts (3 flags)".
+std::string verdict_headline(const VerdictCounts& c);
+
+// Flags and method states selected by `fail_on`: "all" (every flag and every incomplete,
+// contended, throttled or noisy method), "none", or comma-separated flag codes and/or those
+// states.
+int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on);
+// 1 (kExitFlagged) when count_failing > 0, else 0: the exit code of `report`, and of `run` on
+// the verdicts it wrote.
+int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail_on);
+
+// The physical card behind a rank, from the run's system facts.
+CardId card_of(const RunDocument& d, int rank);
+// "GPU 0 (0000:00:06.0, serial 1654922003456) on vm" for messages and reports.
+std::string card_label(const CardId& c);
+
+// The headline figure of a result: algbw median (bandwidth) or time median (latency); busbw for
+// collectives.
+double headline_value(const MethodInfo* m, const Result& r);
+
+// Flag codes of the verdicts; report --fail-on accepts these and "incomplete".
+std::vector<std::string> known_flag_codes();
+// Method states that are not a pass and make the exit code 1 unless --fail-on leaves them out:
+// incomplete, contended, throttled, noisy.
+const std::vector<std::string>& failing_states();
+
+}  // namespace peerbench

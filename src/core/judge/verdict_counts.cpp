@@ -1,0 +1,129 @@
+// States and counting: the flag codes, which states fail a run, the counts and the headline of a
+// report, the exit code; the words that name a card.
+#include <algorithm>
+
+#include "core/base/errors.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
+#include "core/judge/verdict_context.h"
+
+namespace peerbench {
+
+namespace vs = verdict_state;
+using namespace verdict_detail;
+
+std::vector<std::string> known_flag_codes() {
+  return {"host-staged",
+          "nccl-shm",
+          "nccl-net",
+          "nccl-net-socket",
+          "below-link",
+          "high-latency",
+          "p2p-slower-than-staged",
+          "asymmetric",
+          "data-errors",
+          "off-nvlink",
+          "link-errors",
+          "pcie-downtrained",
+          "nvlink-degraded",
+          "fabric-unhealthy",
+          "below-expected",
+          "off-baseline",
+          "burn-in-errors",
+          "intermittent",
+          "drift"};
+}
+
+VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {
+  VerdictCounts c;
+  for (const auto& p : v) {
+    ++c.verdicts;
+    c.pass += p.verdict == vs::kPass;
+    c.flagged += p.verdict == vs::kFlagged;
+    c.incomplete += p.verdict == vs::kIncomplete;
+    c.not_applicable += p.verdict == vs::kNotApplicable;
+    c.not_a_link += p.verdict == vs::kNotALink;
+    c.not_judged += p.verdict == vs::kNotJudged;
+    c.contended += p.verdict == vs::kContended;
+    c.throttled += p.verdict == vs::kThrottled;
+    c.noisy += p.verdict == vs::kNoisy;
+    c.flags += static_cast<int>(p.flags.size());
+    for (const auto& m : p.methods) {
+      c.incomplete_methods += m.state == vs::kIncomplete;
+      c.contended_methods += m.state == vs::kContended;
+      c.throttled_methods += m.state == vs::kThrottled;
+      c.noisy_methods += m.state == vs::kNoisy;
+    }
+  }
+  return c;
+}
+
+std::string verdict_headline(const VerdictCounts& c) {
+  if (c.verdicts == 0) return "nothing was judged";
+  if (c.pass == c.verdicts) return "all " + std::to_string(c.verdicts) + " pass";
+  std::string s;
+  const std::pair<int, const char*> parts[] = {{c.flagged, "flagged"},
+                                               {c.contended, "contended"},
+                                               {c.throttled, "throttled"},
+                                               {c.noisy, "noisy"},
+                                               {c.incomplete, "incomplete"},
+                                               {c.pass, "pass"},
+                                               {c.not_judged, "not judged"},
+                                               {c.not_a_link, "not a link"},
+                                               {c.not_applicable, "not applicable"}};
+  for (const auto& [n, what] : parts) {
+    if (n) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  }
+  s += " of " + std::to_string(c.verdicts) + " verdicts";
+  if (c.flags) s += " (" + std::to_string(c.flags) + " flag" + (c.flags == 1 ? "" : "s") + ")";
+  return s;
+}
+
+const std::vector<std::string>& failing_states() {
+  static const std::vector<std::string> states{vs::kIncomplete, vs::kContended, vs::kThrottled,
+                                               vs::kNoisy};
+  return states;
+}
+
+int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on) {
+  if (fail_on == "none") return 0;
+  const auto codes = split(fail_on, ',');
+  auto selected = [&](const std::string& code) {
+    return fail_on == "all" || std::find(codes.begin(), codes.end(), code) != codes.end();
+  };
+  int n = 0;
+  for (const auto& pv : v) {
+    for (const auto& f : pv.flags) n += selected(f.code);
+    for (const auto& m : pv.methods) {
+      const auto& states = failing_states();
+      if (std::find(states.begin(), states.end(), m.state) != states.end() && selected(m.state))
+        ++n;
+    }
+  }
+  return n;
+}
+
+int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail_on) {
+  return count_failing(v, fail_on) > 0 ? kExitFlagged : kExitOk;
+}
+
+CardId card_of(const RunDocument& d, int rank) {
+  return card_from(rank_info(d, rank), rank);
+}
+
+std::string card_label(const CardId& c) {
+  if (c.gpu_index < 0) return "rank " + std::to_string(c.rank) + ", GPU unknown";
+  std::string s = "GPU " + std::to_string(c.gpu_index);
+  std::string ids = c.pci_bus_id;
+  if (!c.serial.empty()) ids += (ids.empty() ? "" : ", ") + std::string("serial ") + c.serial;
+  if (!ids.empty()) s += " (" + ids + ")";
+  return s + " on " + c.host;
+}
+
+double headline_value(const MethodInfo* m, const Result& r) {
+  if (m && m->metric == Metric::kLatency) return r.time_us ? r.time_us->median : 0;
+  if (m && m->uses_nccl && r.busbw_gbps) return r.busbw_gbps->median;
+  return r.algbw_gbps ? r.algbw_gbps->median : 0;
+}
+
+}  // namespace peerbench

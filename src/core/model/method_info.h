@@ -1,0 +1,59 @@
+#pragma once
+// What a transfer method is, as data: the GPU layer registers one MethodInfo per method, and the
+// core uses the list for option validation, --list-methods, plans, reports and verdicts, without
+// knowing how any method runs.
+#include <string>
+#include <vector>
+
+#include "core/model/bandwidth.h"
+
+namespace peerbench {
+
+// kPair: one ordered (or, bidirectional, unordered) pair of ranks per result. kAllRanks: one
+// collective over every rank, src = dst = -1. kPerGpu: one GPU and its host (h2d, d2h), one
+// result per rank with src = dst = that rank.
+enum class MethodScope { kPair, kAllRanks, kPerGpu };
+enum class Metric { kBandwidth, kLatency };
+
+// Families group methods for verdicts: "ce" (copy engine), "sm" (kernels dereferencing peer
+// memory), "staged" (through pinned host memory), "nccl", "host" (copies between a GPU and
+// pinned host memory).
+struct MethodInfo {
+  std::string name;
+  std::string summary;
+  std::string family;
+  MethodScope scope = MethodScope::kPair;
+  Metric metric = Metric::kBandwidth;
+  Collective collective = Collective::kCopy;
+  bool bidirectional = false;   // moves a->b and b->a at once; one result per unordered pair
+  bool needs_p2p = false;       // skipped with a reason when the pair cannot peer
+  bool same_host_only = false;  // not-applicable across hosts
+  bool uses_nccl = false;
+  bool graph_capturable = true;   // -G captures its iterations in a CUDA graph
+  bool fixed_size = false;        // ignores the sweep; runs at --latency-bytes
+  unsigned fixed_bytes = 0;       // with fixed_size: this size instead of --latency-bytes
+  bool typed = false;             // runs once per -d/--datatype
+  bool reduces = false;           // runs once per -o/--op
+  bool rooted = false;            // takes -r/--root
+  bool all_gpus_at_once = false;  // kPerGpu: every GPU of the job in one step (h2d-all)
+};
+
+// Named groups accepted by --methods besides method names.
+struct MethodGroup {
+  std::string name;
+  std::string summary;
+};
+std::vector<MethodGroup> method_groups();
+
+// Expands a comma-separated --methods value ("all", "ce", "nccl-allreduce,sm-read", ...) into
+// method names in catalog order, without duplicates. Throws UsageError naming the flag and the
+// names allowed.
+std::vector<std::string> resolve_methods(const std::string& spec,
+                                         const std::vector<MethodInfo>& catalog);
+
+const MethodInfo* find_method(const std::vector<MethodInfo>& catalog, const std::string& name);
+
+std::string to_string(MethodScope s);
+std::string to_string(Metric m);
+
+}  // namespace peerbench

@@ -1,0 +1,366 @@
+#include "core/present/compare.h"
+#include "core/base/escaped.h"
+#include "core/base/text.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/base/errors.h"
+#include "core/present/report.h"
+#include "core/present/sections.h"
+#include "core/model/sizes.h"
+
+namespace peerbench {
+namespace {
+
+// Position of each host in order of its first rank: matches hosts across runs by role.
+std::map<std::string, int> host_positions(const RunDocument& d) {
+  std::map<std::string, int> pos;
+  std::vector<RankInfo> ranks = d.system.ranks;
+  std::sort(ranks.begin(), ranks.end(),
+            [](const RankInfo& x, const RankInfo& y) { return x.rank < y.rank; });
+  for (const auto& r : ranks) {
+    if (!pos.count(r.host)) {
+      const int n = static_cast<int>(pos.size());
+      pos[r.host] = n;
+    }
+  }
+  return pos;
+}
+
+// A GPU as compare matches it: the host's position (hosts in order of their first rank, so two
+// nodes' runs line up) and its PCI bus id, or its UUID alone, or its CUDA index.
+std::string gpu_identity(const RankInfo* r, int rank, const std::string& match,
+                         const std::map<std::string, int>& hosts) {
+  if (rank < 0) return "all";
+  if (!r) return "rank" + std::to_string(rank);
+  if (match == "uuid" && !r->gpu.uuid.empty()) return r->gpu.uuid;
+  const auto it = hosts.find(r->host);
+  const std::string h = "host" + std::to_string(it == hosts.end() ? -1 : it->second);
+  if (match == "pci" && !r->gpu.pci_bus_id.empty()) return h + ":" + r->gpu.pci_bus_id;
+  return h + ":gpu" + std::to_string(r->gpu.index);
+}
+
+struct Key {
+  std::string method, src, dst;
+  std::uint64_t bytes;
+  std::string variant;  // collectives' type/op ("" for other methods)
+  bool operator<(const Key& o) const {
+    return std::tie(method, variant, src, dst, bytes) <
+           std::tie(o.method, o.variant, o.src, o.dst, o.bytes);
+  }
+};
+
+// Every result under its key, in file order: several ranks on one GPU share a key, and each is
+// matched with the same-numbered one of the other run, never dropped.
+std::map<Key, std::vector<const Result*>> index_results(const RunDocument& d,
+                                                        const std::string& match) {
+  const auto hosts = host_positions(d);
+  std::map<int, const RankInfo*> ranks;
+  for (const auto& r : d.system.ranks) ranks.emplace(r.rank, &r);
+  auto rank = [&](int r) {
+    const auto it = ranks.find(r);
+    return it == ranks.end() ? nullptr : it->second;
+  };
+  std::map<Key, std::vector<const Result*>> out;
+  for (const auto& r : d.results) {
+    out[{r.method, gpu_identity(rank(r.src), r.src, match, hosts),
+         gpu_identity(rank(r.dst), r.dst, match, hosts), r.bytes, variant_label(r)}]
+        .push_back(&r);
+  }
+  return out;
+}
+
+bool measured(const Result* r) {
+  return r && r->status == ResultStatus::kOk && r->time_us && r->algbw_gbps;
+}
+
+// "host0:X->host0:Y" for a pair of GPUs, "host0:X<->host" for one GPU and its host. Decided by
+// the result's ranks, not the key: two ranks sharing one GPU have one card at both ends.
+std::string gpu_pair_text(const Key& k, const Result* r) {
+  return r && r->src == r->dst ? k.src + "<->host" : k.src + "->" + k.dst;
+}
+
+std::string key_label(const Key& k, const Result* a, const Result* b) {
+  auto status = [](const Result* r) { return r ? to_string(r->status) : std::string("absent"); };
+  return k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + gpu_pair_text(k, a ? a : b) +
+         " " + format_size_compact(k.bytes) + " (A: " + status(a) + ", B: " + status(b) + ")";
+}
+
+CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
+                       const CompareOptions& o, Comparison& c);
+
+void diff(std::vector<std::string>& out, const std::string& what, const std::string& a,
+          const std::string& b) {
+  if (a != b)
+    out.push_back(what + ": " + (a.empty() ? "(none)" : a) + " -> " + (b.empty() ? "(none)" : b));
+}
+
+std::string gpu_names(const RunDocument& d) {
+  std::map<std::string, int> n;
+  for (const auto& r : d.system.ranks) n[r.gpu.name]++;
+  std::string s;
+  for (const auto& [k, v] : n) s += (s.empty() ? "" : ", ") + std::to_string(v) + "x " + k;
+  return s;
+}
+
+}  // namespace
+
+Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
+                        const std::string& b_name, const CompareOptions& o) {
+  if (a.system.ranks.size() != b.system.ranks.size()) {
+    throw InputError(b_name, "system.ranks",
+                     "runs are unlike: " + a_name + " has " +
+                         std::to_string(a.system.ranks.size()) + " GPUs, " + b_name + " has " +
+                         std::to_string(b.system.ranks.size()) +
+                         "; compare runs of the same node shape");
+  }
+  Comparison c;
+  diff(c.differences, "driver", a.system.driver_version, b.system.driver_version);
+  diff(c.differences, "CUDA driver API", std::to_string(a.system.cuda_driver_version),
+       std::to_string(b.system.cuda_driver_version));
+  diff(c.differences, "CUDA runtime", std::to_string(a.system.cuda_runtime_version),
+       std::to_string(b.system.cuda_runtime_version));
+  diff(c.differences, "NCCL", a.system.nccl_version, b.system.nccl_version);
+  diff(c.differences, "MPI", a.system.mpi_library_version, b.system.mpi_library_version);
+  diff(c.differences, "GPUs", gpu_names(a), gpu_names(b));
+  auto hosts = [](const RunDocument& d) {
+    std::string s;
+    for (const auto& h : d.system.hosts) s += (s.empty() ? "" : ",") + h;
+    return s;
+  };
+  diff(c.differences, "hosts", hosts(a), hosts(b));
+  diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
+       b.tool.version + " " + b.tool.git_revision);
+  for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule",
+                        "check", "allreduce_inplace", "datatypes", "ops", "root", "staged_chunk",
+                        "staged_slots", "latency_iters"}) {
+    const auto va = a.config.is_object() && a.config.contains(k) ? a.config[k].dump() : "";
+    const auto vb = b.config.is_object() && b.config.contains(k) ? b.config[k].dump() : "";
+    diff(c.differences, std::string("config ") + k, va, vb);
+  }
+  std::set<std::string> env_keys;
+  for (const auto& [k, v] : a.environment) env_keys.insert(k);
+  for (const auto& [k, v] : b.environment) env_keys.insert(k);
+  for (const auto& k : env_keys) {
+    const auto ia = a.environment.find(k);
+    const auto ib = b.environment.find(k);
+    diff(c.differences, "env " + k, ia == a.environment.end() ? "" : ia->second,
+         ib == b.environment.end() ? "" : ib->second);
+  }
+
+  const auto ia = index_results(a, o.match);
+  const auto ib = index_results(b, o.match);
+  std::set<Key> keys;
+  for (const auto& [k, v] : ia) keys.insert(k);
+  for (const auto& [k, v] : ib) keys.insert(k);
+  static const std::vector<const Result*> kNone;
+  for (const auto& key : keys) {
+    const auto ita = ia.find(key);
+    const auto itb = ib.find(key);
+    const auto& va = ita == ia.end() ? kNone : ita->second;
+    const auto& vb = itb == ib.end() ? kNone : itb->second;
+    for (std::size_t i = 0; i < std::max(va.size(), vb.size()); ++i) {
+      const Result* ra = i < va.size() ? va[i] : nullptr;
+      const Result* rb = i < vb.size() ? vb[i] : nullptr;
+      if (measured(ra) && measured(rb)) {
+        c.rows.push_back(compare_row(key, *ra, *rb, a, o, c));
+      } else if (measured(ra)) {
+        c.only_in_a.push_back(key_label(key, ra, rb));
+      } else if (measured(rb)) {
+        c.only_in_b.push_back(key_label(key, ra, rb));
+      } else {
+        c.in_neither.push_back(key_label(key, ra, rb));
+      }
+    }
+  }
+  if (c.rows.empty()) {
+    throw InputError(b_name, "results",
+                     "runs are unlike: no method, GPU pair and size measured in both " + a_name +
+                         " and " + b_name);
+  }
+  return c;
+}
+
+namespace {
+
+CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
+                       const CompareOptions& o, Comparison& c) {
+  const Result* ra = &ra_;
+  const Result* rb = &rb_;
+  const auto* m = find_method(a.methods, key.method);
+  CompareRow row;
+  row.method = key.variant.empty() ? key.method : key.method + " " + key.variant;
+  row.pair = pair_name(ra->src, ra->dst);
+  row.gpu_pair = gpu_pair_text(key, ra);
+  row.bytes = key.bytes;
+  row.lower_is_better = m && m->metric == Metric::kLatency;
+  // The figure `report` shows: busbw for NCCL methods (where both runs recorded it), the time
+  // for latency methods, algbw otherwise.
+  if (row.lower_is_better) {
+    row.metric = "time_us";
+    row.a = *ra->time_us;
+    row.b = *rb->time_us;
+  } else if (m && m->uses_nccl && ra->busbw_gbps && rb->busbw_gbps) {
+    row.metric = "busbw_gbps";
+    row.a = *ra->busbw_gbps;
+    row.b = *rb->busbw_gbps;
+  } else {
+    row.metric = "algbw_gbps";
+    row.a = *ra->algbw_gbps;
+    row.b = *rb->algbw_gbps;
+  }
+  const Stats& sa = row.a;
+  const Stats& sb = row.b;
+  row.ratio = sa.median > 0 ? sb.median / sa.median : 0;
+  const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
+  const bool separated = sb.max < sa.min || sb.min > sa.max;
+  const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
+  if (contended(*ra) || contended(*rb) || throttled(*ra) || throttled(*rb)) {
+    // Another job on a GPU or held clocks in either run: no regression is called on that figure.
+    row.change = contended(*ra) || contended(*rb) ? "contended" : "throttled";
+  } else if (!beyond) {
+    row.change = "same";
+  } else if (!separated) {
+    row.change = "within-noise";
+  } else if (worse) {
+    row.change = "regression";
+    ++c.regressions;
+  } else {
+    row.change = "improvement";
+    ++c.improvements;
+  }
+  return row;
+}
+
+}  // namespace
+
+namespace {
+
+// "busbw GB/s", "algbw GB/s", "time us": what a row compares, as its figures' heading says.
+std::string metric_label(const std::string& metric) {
+  if (metric == "busbw_gbps") return "busbw GB/s";
+  if (metric == "time_us") return "time us";
+  return "algbw GB/s";
+}
+
+using CsvS = out::Safe<out::Csv>;
+CsvS cf(std::string_view s) {
+  return out::esc<out::Csv>(s);
+}
+
+std::string comparison_csv(const Comparison& c) {
+  out::Writer<out::Csv> w;
+  w << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
+       "change\n";
+  for (const auto& r : c.rows) {
+    w << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
+      << cf(r.metric) << "," << out::fixed<out::Csv>(r.a.median, 3) << ","
+      << out::fixed<out::Csv>(r.a.min, 3) << "," << out::fixed<out::Csv>(r.a.max, 3) << ","
+      << out::fixed<out::Csv>(r.b.median, 3) << "," << out::fixed<out::Csv>(r.b.min, 3) << ","
+      << out::fixed<out::Csv>(r.b.max, 3) << "," << out::fixed<out::Csv>(r.ratio, 4) << ","
+      << cf(r.change) << "\n";
+  }
+  return w.str();
+}
+
+std::string median_range(const Stats& s) {
+  return format_fixed(s.median, 2) + " [" + format_fixed(s.min, 1) + "-" + format_fixed(s.max, 1) +
+         "]";
+}
+
+Section results_section(const Comparison& c) {
+  Section s;
+  s.title = "Results (B/A of the median; bandwidth: higher is better, latency: lower is better)";
+  s.table.head = {"method", "pair",  "size", "metric", "A median [min-max]", "B median [min-max]",
+                  "B/A",    "change"};
+  s.table.numeric = {false, false, true, false, true, true, true, false};
+  for (const auto& r : c.rows) {
+    if (r.change == "regression") s.table.marked.push_back(static_cast<int>(s.table.rows.size()));
+    s.table.rows.push_back({r.method, r.pair, format_size_compact(r.bytes), metric_label(r.metric),
+                            median_range(r.a), median_range(r.b), format_fixed(r.ratio, 3),
+                            r.change == "regression" ? "REGRESSION" : r.change});
+  }
+  return s;
+}
+
+// B/A against size, a line per bandwidth method (its worst pair at each size).
+svg::LineChart change_chart(const Comparison& c) {
+  svg::LineChart chart;
+  // Bandwidth methods only: latency's few bytes would squeeze every other size into a corner
+  // of the axis (its rows are in the table).
+  chart.title = "B/A per bandwidth method against size (its worst pair at each size)";
+  chart.x_label = "transfer size (bytes, log-2 scale)";
+  chart.y_label = "B / A (under 1: B is slower)";
+  chart.decimals = 3;
+  chart.reference = 1.0;
+  chart.reference_label = "no change";
+  std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_method;
+  for (const auto& r : c.rows) {
+    if (r.ratio > 0 && !r.lower_is_better) by_method[r.method][r.bytes].push_back(r.ratio);
+  }
+  for (auto& [method, sizes] : by_method) {
+    svg::Series s{method, {}};
+    for (auto& [bytes, ratios] : sizes) {
+      // The worst pair: a regression on one pair of many must not vanish in a median.
+      s.points.push_back(
+          {static_cast<double>(bytes), *std::min_element(ratios.begin(), ratios.end())});
+    }
+    chart.series.push_back(std::move(s));
+  }
+  return chart;
+}
+
+SectionDocument comparison_document(const Comparison& c, const std::string& a_name,
+                                    const std::string& b_name, const CompareOptions& o) {
+  SectionDocument d;
+  d.title = "peerbench compare";
+  d.verdict = std::to_string(c.regressions) + " regressions, " + std::to_string(c.improvements) +
+              " improvements beyond " + format_fixed(100 * o.threshold, 1) +
+              "% with non-overlapping sample ranges, " + std::to_string(c.rows.size()) +
+              " compared";
+  d.failed = comparison_exit_code(c, o) != kExitOk;
+  d.sections.push_back({"Runs", {"A (baseline): " + a_name, "B (candidate): " + b_name}, {}, {}});
+  d.sections.push_back(
+      {"What differs",
+       c.differences.empty() ? std::vector<std::string>{"nothing recorded"} : c.differences,
+       {},
+       {}});
+  d.sections.push_back(results_section(c));
+  if (o.format == ReportFormat::kHtml) d.sections.back().charts.push_back(change_chart(c));
+  auto list = [&](const char* title, const std::vector<std::string>& v) {
+    if (!v.empty()) d.sections.push_back({title, v, {}, {}});
+  };
+  list("Only in A (measured in A, not in B)", c.only_in_a);
+  list("Only in B (measured in B, not in A)", c.only_in_b);
+  list("Measured in neither", c.in_neither);
+  d.no_plots_note = "";
+  return d;
+}
+
+}  // namespace
+
+std::string render_comparison(const Comparison& c, const std::string& a_name,
+                              const std::string& b_name, const CompareOptions& o) {
+  switch (o.format) {
+    case ReportFormat::kCsv:
+      return comparison_csv(c);
+    case ReportFormat::kMarkdown:
+      return render_sections_markdown(comparison_document(c, a_name, b_name, o));
+    case ReportFormat::kHtml:
+      return render_sections_html(comparison_document(c, a_name, b_name, o));
+    case ReportFormat::kText:
+      break;
+  }
+  return render_sections_text(comparison_document(c, a_name, b_name, o));
+}
+
+int comparison_exit_code(const Comparison& c, const CompareOptions& o) {
+  if (o.fail_on == "none") return kExitOk;
+  if (o.fail_on == "any") return (c.regressions + c.improvements) ? kExitFlagged : kExitOk;
+  return c.regressions ? kExitFlagged : kExitOk;
+}
+
+}  // namespace peerbench

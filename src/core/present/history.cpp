@@ -1,0 +1,243 @@
+#include "core/present/history.h"
+#include "core/base/escaped.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "core/model/versions.h"
+#include "core/present/sections.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
+
+namespace peerbench {
+namespace {
+
+// The version fields a heading can show, per run.
+std::vector<std::pair<std::string, std::string>> versions(const RunDocument& d) {
+  return {{"driver", d.system.driver_version},
+          {"CUDA", format_cuda_version(d.system.cuda_driver_version)},
+          {"CUDA runtime", format_cuda_version(d.system.cuda_runtime_version)},
+          {"NCCL", d.system.nccl_version},
+          {"peerbench", d.tool.version + " " + d.tool.git_revision}};
+}
+
+// Per run: its number and the versions that differ between the runs.
+std::vector<std::string> version_columns(const std::vector<RunDocument>& runs) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> v;
+  for (const auto& r : runs) v.push_back(versions(r));
+  std::vector<bool> differs(v.front().size(), false);
+  for (const auto& run : v) {
+    for (std::size_t f = 0; f < run.size(); ++f)
+      differs[f] = differs[f] || run[f].second != v.front()[f].second;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::string changed;
+    for (std::size_t f = 0; f < v[i].size(); ++f) {
+      if (differs[f])
+        changed += (changed.empty() ? "" : ", ") + v[i][f].first + " " + v[i][f].second;
+    }
+    out.push_back(std::to_string(i + 1) + (changed.empty() ? "" : " (" + changed + ")"));
+  }
+  return out;
+}
+
+using RowKey = std::tuple<std::string, std::string, std::uint64_t>;  // method, GPU pair, size
+
+// Lays one comparison (first run against run k) into the rows.
+void add_comparison(History& h, std::map<RowKey, HistoryRow>& rows, std::size_t k, std::size_t runs,
+                    const Comparison& c) {
+  for (const auto& cr : c.rows) {
+    auto& row = rows[{cr.method, cr.gpu_pair, cr.bytes}];
+    if (row.cells.empty()) {
+      row = {cr.method, cr.pair, cr.gpu_pair, cr.bytes, cr.lower_is_better, cr.metric, {}};
+      row.cells.resize(runs);
+      row.cells[0] = {true, cr.a, 1.0, ""};
+    }
+    row.cells[k] = {true, cr.b, cr.ratio, cr.change};
+  }
+  h.regressions[k] = c.regressions;
+  h.improvements[k] = c.improvements;
+  for (const auto& d : c.differences)
+    h.differences.push_back("run " + std::to_string(k + 1) + ": " + d);
+  const std::size_t missing = c.only_in_a.size() + c.only_in_b.size();
+  if (missing) {
+    h.only_some.push_back("run " + std::to_string(k + 1) + ": " +
+                          std::to_string(c.only_in_a.size()) + " results only in run 1, " +
+                          std::to_string(c.only_in_b.size()) + " only in run " +
+                          std::to_string(k + 1));
+  }
+}
+
+}  // namespace
+
+History build_history(const std::vector<RunDocument>& runs, const std::vector<std::string>& files,
+                      const CompareOptions& o) {
+  History h;
+  h.files = files;
+  h.columns = version_columns(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto space = h.columns[i].find(' ');
+    h.headings.push_back(std::to_string(i + 1) + ": " + files[i] +
+                         (space == std::string::npos ? "" : h.columns[i].substr(space)));
+  }
+  h.regressions.assign(runs.size(), 0);
+  h.improvements.assign(runs.size(), 0);
+  std::map<RowKey, HistoryRow> rows;
+  for (std::size_t k = 1; k < runs.size(); ++k) {
+    const Comparison c = compare_runs(runs[0], files[0], runs[k], files[k], o);
+    add_comparison(h, rows, k, runs.size(), c);
+    h.exit_code = std::max(h.exit_code, comparison_exit_code(c, o));
+  }
+  for (auto& [key, row] : rows) h.rows.push_back(std::move(row));
+  return h;
+}
+
+namespace {
+
+std::string cell_text(const HistoryCell& c, bool first) {
+  if (!c.present) return "-";
+  std::string s = format_fixed(c.stats.median, 2) + " [" + format_fixed(c.stats.min, 1) + "-" +
+                  format_fixed(c.stats.max, 1) + "]";
+  if (first) return s;
+  const double pct = 100 * (c.ratio - 1);
+  s += " " + std::string(pct >= 0 ? "+" : "") + format_fixed(pct, 1) + "%";
+  if (c.change == "regression" || c.change == "improvement") s += " " + c.change;
+  return s;
+}
+
+Section method_section(const History& h, const std::string& method) {
+  Section s;
+  Table& t = s.table;
+  t.head = {"pair", "GPUs", "size"};
+  for (const auto& column : h.columns) t.head.push_back(column);
+  t.numeric.assign(t.head.size(), true);
+  t.numeric[0] = t.numeric[1] = false;
+  for (const auto& row : h.rows) {
+    if (row.method != method) continue;
+    s.title = method + (row.lower_is_better          ? " (time us, lower is better)"
+                        : row.metric == "busbw_gbps" ? " (busbw GB/s, higher is better)"
+                                                     : " (algbw GB/s, higher is better)");
+    std::vector<std::string> cells{row.pair, row.gpu_pair, format_size_compact(row.bytes)};
+    bool regression = false;
+    for (std::size_t k = 0; k < row.cells.size(); ++k) {
+      cells.push_back(cell_text(row.cells[k], k == 0));
+      regression = regression || row.cells[k].change == "regression";
+    }
+    if (regression) t.marked.push_back(static_cast<int>(t.rows.size()));
+    t.rows.push_back(std::move(cells));
+  }
+  return s;
+}
+
+// Each method against run 1 at its largest size: its worst pair's change, run by run (latency
+// turned over, so under 1 is worse everywhere).
+svg::LineChart history_chart(const History& h) {
+  svg::LineChart c;
+  c.title = "Each method against run 1, at its largest size (its worst pair)";
+  c.x_label = "run (the table beside it names each run's versions)";
+  c.y_label = "figure / run 1's (latency: run 1's / figure)";
+  c.decimals = 3;
+  c.reference = 1.0;
+  c.reference_label = "run 1";
+  for (std::size_t k = 0; k < h.files.size(); ++k) {
+    c.categories.push_back(h.columns[k]);
+    c.category_ticks.push_back("run " + std::to_string(k + 1));
+  }
+  std::map<std::string, std::uint64_t> largest;
+  for (const auto& r : h.rows) largest[r.method] = std::max(largest[r.method], r.bytes);
+  for (const auto& [method, bytes] : largest) {
+    svg::Series s{method + " @ " + format_size_compact(bytes), {}};
+    for (std::size_t k = 0; k < h.files.size(); ++k) {
+      std::vector<double> ratios;
+      for (const auto& r : h.rows) {
+        if (r.method != method || r.bytes != bytes || !r.cells[k].present) continue;
+        const double ratio = r.cells[k].ratio;
+        if (ratio > 0) ratios.push_back(r.lower_is_better ? 1 / ratio : ratio);
+      }
+      if (ratios.empty()) continue;
+      s.points.push_back({static_cast<double>(k), *std::min_element(ratios.begin(), ratios.end())});
+    }
+    c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+SectionDocument history_document(const History& h, const CompareOptions& o,
+                                 const std::vector<PlotFile>& plots) {
+  SectionDocument d;
+  d.title = "peerbench compare: " + std::to_string(h.files.size()) + " runs against the first";
+  int reg = 0, imp = 0;
+  for (std::size_t k = 1; k < h.files.size(); ++k) {
+    reg += h.regressions[k];
+    imp += h.improvements[k];
+  }
+  d.verdict = std::to_string(reg) + " regressions, " + std::to_string(imp) +
+              " improvements beyond " + format_fixed(100 * o.threshold, 1) +
+              "% with non-overlapping sample ranges (cells: median [min-max], change to run 1)";
+  d.failed = h.exit_code != 0;
+  d.sections.push_back({"Runs", h.headings, {}, {}});
+  d.sections.push_back(
+      {"What differs from run 1",
+       h.differences.empty() ? std::vector<std::string>{"nothing recorded"} : h.differences,
+       {},
+       {}});
+  if (o.format == ReportFormat::kHtml && !h.rows.empty())
+    d.sections.push_back({"Against run 1", {}, {}, {history_chart(h)}});
+  std::vector<std::string> methods;
+  for (const auto& r : h.rows) {
+    if (std::find(methods.begin(), methods.end(), r.method) == methods.end())
+      methods.push_back(r.method);
+  }
+  for (const auto& m : methods) d.sections.push_back(method_section(h, m));
+  if (!h.only_some.empty()) d.sections.push_back({"Not in every run", h.only_some, {}, {}});
+  d.plots = plots;
+  d.no_plots_note =
+      "No plots: write this comparison as CSV, draw them with scripts/plot_fleet.py history "
+      "HISTORY.csv --out DIR (needs matplotlib) and pass --plots DIR.";
+  return d;
+}
+
+using CsvS = out::Safe<out::Csv>;
+CsvS cf(std::string_view s) {
+  return out::esc<out::Csv>(s);
+}
+
+std::string history_csv(const History& h) {
+  out::Writer<out::Csv> o;
+  o << "method,pair,gpu_pair,bytes,metric,run,file,median,min,max,ratio_to_first,change\n";
+  for (const auto& r : h.rows) {
+    for (std::size_t k = 0; k < r.cells.size(); ++k) {
+      const auto& c = r.cells[k];
+      if (!c.present) continue;
+      o << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
+        << cf(r.metric) << "," << k + 1 << "," << cf(h.headings[k]) << ","
+        << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
+        << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
+        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << "\n";
+    }
+  }
+  return o.str();
+}
+
+}  // namespace
+
+std::string render_history(const History& h, const CompareOptions& o,
+                           const std::vector<PlotFile>& plots) {
+  switch (o.format) {
+    case ReportFormat::kCsv:
+      return history_csv(h);
+    case ReportFormat::kMarkdown:
+      return render_sections_markdown(history_document(h, o, plots));
+    case ReportFormat::kHtml:
+      return render_sections_html(history_document(h, o, plots));
+    case ReportFormat::kText:
+      break;
+  }
+  return render_sections_text(history_document(h, o, {}));
+}
+
+}  // namespace peerbench

@@ -1,0 +1,49 @@
+#pragma once
+// History: `compare` of more than two runs (one node under three drivers, a fleet before and
+// after an upgrade). Every run beside the first is compared with the first by compare's own rule
+// (beyond the threshold AND non-overlapping sample ranges), and the results are laid side by
+// side: one table per method, the versions that differ as the column headings.
+#include <string>
+#include <vector>
+
+#include "core/present/compare.h"
+#include "core/present/report.h"
+
+namespace peerbench {
+
+struct HistoryCell {
+  bool present = false;
+  Stats stats;
+  double ratio = 0;    // to the first run
+  std::string change;  // regression, improvement, same, within-noise; "" for the first run
+};
+
+struct HistoryRow {
+  std::string method, pair, gpu_pair;
+  std::uint64_t bytes = 0;
+  bool lower_is_better = false;
+  std::string metric;              // busbw_gbps, algbw_gbps or time_us (CompareRow::metric)
+  std::vector<HistoryCell> cells;  // one per run; cells[0] is the baseline
+};
+
+struct History {
+  std::vector<std::string> files;
+  std::vector<std::string> headings;     // per run: "2: b.json (driver 570.86.10)"
+  std::vector<std::string> columns;      // the same without the file: "2 (driver 570.86.10)"
+  std::vector<std::string> differences;  // "run 3: driver: a -> b", against the first run
+  std::vector<HistoryRow> rows;          // by method, pair, size
+  std::vector<int> regressions;          // per run (0 for the first)
+  std::vector<int> improvements;
+  std::vector<std::string> only_some;  // results not in every run, by run
+  int exit_code = 0;
+};
+
+// Throws InputError when a run cannot be compared with the first.
+History build_history(const std::vector<RunDocument>& runs, const std::vector<std::string>& files,
+                      const CompareOptions& o);
+
+// text, markdown, html (plots embedded) or csv (one row per result and run, for plots).
+std::string render_history(const History& h, const CompareOptions& o,
+                           const std::vector<PlotFile>& plots);
+
+}  // namespace peerbench

@@ -1,0 +1,16 @@
+#pragma once
+// A plan as people read it: the table of a dry run.
+#include <ostream>
+#include <string>
+
+#include "core/plan/plan.h"
+
+namespace peerbench {
+
+// The plan as a table (at most 32 rows per method unless `verbose`; then every step and why
+// pairs are not applicable).
+std::string format_plan(const Plan& plan, const PlanInput& in, bool verbose);
+// The same table, written while the steps are generated: a dry run of any size in bounded memory.
+void write_plan(std::ostream& out, const PlanInput& in, bool verbose);
+
+}  // namespace peerbench

@@ -1,0 +1,39 @@
+// The report formats, one file each (report_text, report_markdown, report_html, report_csv),
+// over the pieces of a run they share (report_parts); and the escapers they use.
+#include "core/present/report.h"
+
+#include <string_view>
+
+#include "core/base/escaped.h"
+
+namespace peerbench {
+
+std::unique_ptr<DocumentReporter> make_text_reporter();      // report_text.cpp
+std::unique_ptr<DocumentReporter> make_markdown_reporter();  // report_markdown.cpp
+std::unique_ptr<DocumentReporter> make_html_reporter();      // report_html.cpp
+std::unique_ptr<DocumentReporter> make_csv_reporter();       // report_csv.cpp
+
+std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {
+  switch (f) {
+    case ReportFormat::kText:
+      return make_text_reporter();
+    case ReportFormat::kMarkdown:
+      return make_markdown_reporter();
+    case ReportFormat::kHtml:
+      return make_html_reporter();
+    case ReportFormat::kCsv:
+      return make_csv_reporter();
+  }
+  return make_text_reporter();
+}
+
+// One definition of each rule: core/escaped.h's.
+std::string html_escape(const std::string& s) {
+  return out::Html::escape(s);
+}
+
+std::string csv_field(const std::string& s) {
+  return out::Csv::escape(s);
+}
+
+}  // namespace peerbench

@@ -1,0 +1,77 @@
+#pragma once
+// Reporters: every way results leave peerbench goes through one of these classes.
+//   LiveReporter       one aligned line per (method, pair, size) as it completes (run)
+//   TextReporter       terminal summary: matrix at the largest size, verdicts with reasons
+//   MarkdownReporter   the same for attaching to tickets and acceptance reports, with plots
+//   HtmlReporter       one self-contained file; every string from the JSON escaped
+//   CsvReporter        one row per method, pair and size, for spreadsheets
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/present/view_options.h"
+#include "core/model/results.h"
+
+namespace peerbench {
+
+struct ReportInput {
+  std::string path;  // the JSON file (label)
+  const RunDocument* doc = nullptr;
+  std::vector<PairVerdict> verdicts;
+  std::string expectations_source;
+};
+
+struct PlotFile {
+  std::string name;  // file name in the plots folder
+  std::string caption;
+  std::string data_uri;  // for HTML embedding ("" to link by path)
+  std::string path;      // where it is read from
+  std::string link;      // as the Markdown links it: relative to the .md file's folder
+};
+
+class DocumentReporter {
+ public:
+  virtual ~DocumentReporter() = default;
+  virtual std::string render(const std::vector<ReportInput>& runs,
+                             const std::vector<PlotFile>& plots) const = 0;
+};
+
+std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f);
+
+// Live table for `run`: a header once, then one line per case, like nccl-tests.
+class LiveReporter {
+ public:
+  explicit LiveReporter(std::ostream& out, int verbosity) : out_(out), verbosity_(verbosity) {}
+  // `rank_time`: whose time the table shows, said above the columns beside nccl-tests' default.
+  void header(const std::string& rank_time = kSlowestRankTime);
+  void result(const RunDocument& d, const MethodInfo* m, const Result& r);
+  // -C: a cpu(us) column, the host's time to enqueue one operation, beside the GPU's time.
+  void show_cpu_time(bool on) { cpu_time_ = on; }
+  // nccl-tests' footer: "# Out of bounds values : N OK" and "# Avg bus bandwidth    : X" (one
+  // line per method and variant measured, averaged over its sizes).
+  void footer(const RunDocument& d);
+  static constexpr const char* kSlowestRankTime =
+      "the slowest rank's, median of the samples (nccl-tests' -a 3)";
+  // The header's words for -a (0 rank 0, 1 average, 2 min, 3 max).
+  static std::string rank_time_words(int average);
+  // remaining_s < 0: no end foreseen (a burn-in until stopped).
+  void progress(int done, int total, double elapsed_s, double remaining_s, const std::string& what,
+                bool terminal);
+
+ private:
+  void line(const std::vector<std::string>& cells);
+  std::ostream& out_;
+  int verbosity_;
+  int lines_ = 0;
+  bool cpu_time_ = false;
+};
+
+// Helpers shared by reporters and compare.
+std::string html_escape(const std::string& s);
+std::string csv_field(const std::string& s);  // quotes and defuses spreadsheet formulas
+// Width of the link column in verdict lines: 7, or wider for long labels ("PCIe Gen5 x16").
+int verdict_link_width(const std::vector<PairVerdict>& vs);
+std::string pair_name(int src, int dst);  // "0->1", "rank 2" (host<->GPU: rank 2's GPU) or "all"
+
+}  // namespace peerbench

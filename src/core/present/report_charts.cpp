@@ -1,0 +1,203 @@
+#include "core/present/report_charts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/present/report_parts.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
+
+namespace peerbench {
+namespace {
+
+using namespace report_parts;
+
+std::string y_label(const MethodInfo* m) {
+  if (m->metric == Metric::kLatency) return "time per transfer (us, median)";
+  return m->uses_nccl ? "bus bandwidth (busbw GB/s, median)" : "bandwidth (GB/s, median)";
+}
+
+const char* kSizeAxis = "transfer size (bytes, log-2 scale)";
+
+std::string hosts_of(const RunDocument& d) {
+  return join(d.system.hosts);
+}
+
+// The method's verdict for a pair; a bidirectional method has one, on the pair in rank order.
+const MethodVerdict* verdict_of(const std::vector<PairVerdict>& vs, const MethodInfo* m, int s,
+                                int t) {
+  if (m->bidirectional && s > t) std::swap(s, t);
+  for (const auto& v : vs) {
+    if (v.src != s || v.dst != t) continue;
+    for (const auto& mv : v.methods) {
+      if (mv.method == m->name) return &mv;
+    }
+  }
+  return nullptr;
+}
+
+// A flag about the pair as a whole (NCCL's transport, peer access), not about one method.
+bool pair_flagged(const std::vector<PairVerdict>& vs, int s, int t) {
+  for (const auto& v : vs) {
+    if (v.src != s || v.dst != t) continue;
+    for (const auto& f : v.flags) {
+      if (f.method.empty()) return true;
+    }
+  }
+  return false;
+}
+
+bool flagged_for(const std::vector<PairVerdict>& vs, const MethodInfo* m, int s, int t) {
+  if (m->bidirectional && s > t) std::swap(s, t);
+  for (const auto& v : vs) {
+    if (v.src != s || v.dst != t) continue;
+    for (const auto& f : v.flags) {
+      if (f.method == m->name) return true;
+    }
+  }
+  return false;
+}
+
+// The cell's colour basis: the known-good ratio, else the ratio to the verdict's bar.
+svg::HeatCell heat_cell(const std::string& text, const MethodVerdict* mv, bool flagged) {
+  svg::HeatCell c;
+  c.text = text;
+  c.flagged = flagged || (mv && mv->state == verdict_state::kFlagged);
+  if (mv && mv->expected_ratio) {
+    c.basis = svg::Basis::kExpected;
+    c.goodness = *mv->expected_ratio;
+    c.detail = format_fixed(c.goodness, 2) + " of known-good";
+  } else if (mv && mv->bar && mv->value && *mv->bar > 0 && *mv->value > 0) {
+    c.basis = svg::Basis::kBar;
+    c.goodness = mv->unit == "us" ? *mv->bar / *mv->value : *mv->value / *mv->bar;
+    c.detail = format_fixed(c.goodness, 2) + " of its bar (no known-good figure)";
+  } else if (mv && mv->value) {
+    c.detail = "no known-good figure or bar";
+  }
+  return c;
+}
+
+// Per pair (or per GPU for host<->GPU methods), the method's figure at each size.
+std::map<std::pair<int, int>, std::vector<svg::Point>> points_by_pair(const RunDocument& d,
+                                                                      const MethodInfo* m) {
+  std::map<std::pair<int, int>, std::vector<svg::Point>> out;
+  for (const auto& r : d.results) {
+    if (r.method != m->name || r.src < 0 || !has_figure(r)) continue;
+    out[{r.src, r.dst}].push_back({static_cast<double>(r.bytes), headline_value(m, r)});
+  }
+  return out;
+}
+
+// Past kMaxPairLines pairs: the median, slowest and fastest pair at each size; the slowest
+// named where one pair is the slowest at every size.
+std::vector<svg::Series> summary_series(
+    const std::map<std::pair<int, int>, std::vector<svg::Point>>& pairs, bool lower_is_better) {
+  std::map<double, std::vector<std::pair<double, std::pair<int, int>>>> by_size;
+  for (const auto& [pair, pts] : pairs) {
+    for (const auto& p : pts) by_size[p.x].push_back({p.y, pair});
+  }
+  svg::Series median{"median of " + std::to_string(pairs.size()) + " pairs", {}};
+  svg::Series slow{"", {}};
+  svg::Series fast{"fastest pair at each size", {}};
+  std::set<std::pair<int, int>> slowest;
+  for (auto& [x, ys] : by_size) {
+    std::sort(ys.begin(), ys.end());
+    const auto& worst = lower_is_better ? ys.back() : ys.front();
+    median.points.push_back({x, ys[ys.size() / 2].first});
+    slow.points.push_back({x, worst.first});
+    fast.points.push_back({x, (lower_is_better ? ys.front() : ys.back()).first});
+    slowest.insert(worst.second);
+  }
+  slow.name = slowest.size() == 1
+                  ? "slowest pair: " + pair_name(slowest.begin()->first, slowest.begin()->second)
+                  : "slowest pair at each size";
+  return {median, slow, fast};
+}
+
+}  // namespace
+
+std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultIndex& idx) {
+  const auto& d = *in.doc;
+  const auto pm = methods_in(d, MethodScope::kPair);
+  if (pm.empty()) return std::nullopt;
+  const auto links = links_of(in.verdicts);
+  svg::HeatMap h;
+  h.title = "Pairs on " + hosts_of(d) + ", coloured by the ratio to known-good";
+  h.row_heading = "GPU pair and link";
+  h.column_heading = "method (unit @ size)";
+  h.table_extra_head = {"NCCL transport"};
+  for (const auto* m : pm) {
+    h.columns.push_back(m->name);
+    h.column_units.push_back(unit_at(d, m));
+  }
+  for (const auto& [s, t] : idx.pairs()) {
+    h.rows.push_back(pair_name(s, t));
+    h.row_notes.push_back(link_label(links, s, t));
+    h.row_flagged.push_back(pair_flagged(in.verdicts, s, t));
+    std::vector<svg::HeatCell> row;
+    for (const auto* m : pm) {
+      row.push_back(heat_cell(cell(idx, m, s, t), verdict_of(in.verdicts, m, s, t),
+                              flagged_for(in.verdicts, m, s, t)));
+    }
+    h.cells.push_back(std::move(row));
+    h.table_extra.push_back({transport_of(idx, s, t)});
+  }
+  h.note =
+      "Colour: the ratio at the size each verdict judged (known-good figures: "
+      "data/known_good); the text: the median at the largest size; '!' = data errors.";
+  return h;
+}
+
+std::vector<svg::LineChart> size_charts(const RunDocument& d, MethodScope scope) {
+  std::vector<svg::LineChart> out;
+  for (const auto* m : methods_in(d, scope)) {
+    const auto pairs = points_by_pair(d, m);
+    std::set<double> sizes;
+    for (const auto& [pair, pts] : pairs) {
+      for (const auto& p : pts) sizes.insert(p.x);
+    }
+    if (sizes.size() < 2) continue;
+    svg::LineChart c;
+    const bool latency = m->metric == Metric::kLatency;
+    c.title = m->name + " against size on " + hosts_of(d) +
+              (scope == MethodScope::kPerGpu ? " (each GPU and its host)" : "");
+    c.x_label = kSizeAxis;
+    c.y_label = y_label(m);
+    c.decimals = latency ? 2 : 1;
+    if (pairs.size() > kMaxPairLines) {
+      c.series = summary_series(pairs, latency);
+    } else {
+      for (const auto& [pair, pts] : pairs)
+        c.series.push_back({pair_name(pair.first, pair.second), pts});
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::optional<svg::LineChart> collectives_chart(const RunDocument& d) {
+  svg::LineChart c;
+  c.title = "NCCL collectives over all ranks on " + hosts_of(d) + ": bus bandwidth against size";
+  c.x_label = "size (bytes, as nccl-tests counts them; log-2 scale)";
+  c.y_label = "bus bandwidth (busbw GB/s, median)";
+  std::size_t most_points = 0;
+  for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
+    const auto variants = variants_of(d, m->name);
+    if (variants.empty()) continue;
+    svg::Series s{m->name + variant_suffix(variants.front()), {}};
+    for (const auto& r : d.results) {
+      if (r.method != m->name || r.src >= 0 || variant_label(r) != variants.front()) continue;
+      if (has_figure(r) && r.busbw_gbps)
+        s.points.push_back({static_cast<double>(r.bytes), r.busbw_gbps->median});
+    }
+    most_points = std::max(most_points, s.points.size());
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+  }
+  if (c.series.empty() || most_points < 2) return std::nullopt;
+  return c;
+}
+
+}  // namespace peerbench

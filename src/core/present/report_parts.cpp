@@ -1,0 +1,365 @@
+// What the report formats share: the pieces of a run a report shows (core/report_parts.h).
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "core/judge/burn_in.h"
+#include "core/model/datatypes.h"
+#include "core/present/report.h"
+#include "core/present/report_parts.h"
+#include "core/model/result_index.h"
+#include "core/present/run_progress.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
+#include "core/present/text_table.h"
+#include "core/judge/verdict.h"
+
+namespace peerbench {
+namespace report_parts {
+
+// The type/op variants of an all-ranks method, in the order the run measured them.
+std::vector<std::string> variants_of(const RunDocument& d, const std::string& method) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& r : d.results) {
+    if (r.method == method && r.src < 0 && seen.insert(variant_label(r)).second)
+      out.push_back(variant_label(r));
+  }
+  return out;
+}
+
+std::string variant_suffix(const std::string& v) {
+  return v.empty() ? "" : " (" + v + ")";
+}
+
+// Methods of one scope that appear in the run's results, in the run's method order.
+std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scope) {
+  std::vector<const MethodInfo*> out;
+  for (const auto& m : d.methods) {
+    if (m.scope != scope) continue;
+    for (const auto& r : d.results) {
+      if (r.method == m.name) {
+        out.push_back(&m);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// Cell for (method, pair) at the largest size: the headline number, or the status.
+std::string cell(const ResultIndex& idx, const MethodInfo* m, int src, int dst) {
+  if (m->bidirectional && src > dst) std::swap(src, dst);  // one result per unordered pair
+  if (const auto* r = idx.largest_ok(m->name, src, dst)) {
+    std::string s = format_fixed(headline_value(m, *r), m->metric == Metric::kLatency ? 2 : 1);
+    if (r->wrong > 0) s += "!";
+    return s;
+  }
+  for (const auto* r : idx.of(m->name, src, dst)) {
+    if (r->status == ResultStatus::kNotApplicable) return "n/a";
+    if (r->status == ResultStatus::kSkipped) return "skip";
+    return to_string(r->status);
+  }
+  return "-";
+}
+
+// Link label per pair, from the verdicts.
+std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs) {
+  std::map<std::pair<int, int>, std::string> out;
+  for (const auto& v : vs) out[{v.src, v.dst}] = v.link;
+  return out;
+}
+
+std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t) {
+  const auto it = links.find({s, t});
+  return it == links.end() ? "?" : it->second;
+}
+
+std::string largest_size_label(const RunDocument& d, const MethodInfo* m) {
+  std::uint64_t b = 0;
+  for (const auto& r : d.results) {
+    if (r.method == m->name && r.status == ResultStatus::kOk) b = std::max(b, r.bytes);
+  }
+  return b ? format_size_compact(b) : "";
+}
+
+std::string unit(const MethodInfo* m) {
+  if (m->metric == Metric::kLatency) return "us";
+  return m->uses_nccl ? "busbw GB/s" : "GB/s";
+}
+
+// "GB/s @ 1G", or the unit alone when nothing was measured.
+std::string unit_at(const RunDocument& d, const MethodInfo* m) {
+  const std::string size = largest_size_label(d, m);
+  return size.empty() ? unit(m) : unit(m) + " @ " + size;
+}
+
+// Host<->GPU methods per GPU at the largest size, and for the every-GPU-at-once methods the
+// host's total (the sum of the GPUs' medians: they ran in the same timed window).
+
+// The host's total of an every-GPU-at-once method, per host: the sum of the ranks' medians at the
+// largest size (they ran in one timed window); a GPU two ranks share carried both and is one GPU.
+std::vector<std::string> host_totals(const RunDocument& d, const ResultIndex& idx,
+                                     const MethodInfo* m) {
+  std::uint64_t bytes = 0;
+  for (const auto& r : d.results) {
+    if (r.method == m->name && r.status == ResultStatus::kOk) bytes = std::max(bytes, r.bytes);
+  }
+  std::map<std::string, std::pair<double, std::set<std::string>>> per_host;
+  for (int g : idx.gpus()) {
+    const auto* r = idx.ok_at(m->name, g, g, bytes);
+    const RankInfo* ri = idx.rank(g);
+    if (!r || !r->algbw_gbps || !ri) continue;
+    auto& [sum, cards] = per_host[ri->host];
+    const std::string card =
+        ri->gpu.pci_bus_id.empty() ? std::to_string(ri->gpu.index) : ri->gpu.pci_bus_id;
+    cards.insert(card);
+    sum += r->algbw_gbps->median;
+  }
+  std::vector<std::string> out;
+  for (const auto& [host, total] : per_host) {
+    const auto n = total.second.size();
+    out.push_back(m->name + " on " + host + ": " + format_fixed(total.first, 1) + " GB/s from " +
+                  std::to_string(n) + " GPU" + (n == 1 ? "" : "s") + " at once @ " +
+                  format_size_compact(bytes) + " (sum of the GPUs' medians)");
+  }
+  return out;
+}
+
+HostTable host_table(const RunDocument& d, const ResultIndex& idx,
+                     const std::map<std::pair<int, int>, std::string>& links) {
+  HostTable t;
+  t.methods = methods_in(d, MethodScope::kPerGpu);
+  if (t.methods.empty()) return t;
+  for (const auto* m : t.methods) t.units.push_back(unit_at(d, m));
+  // "node1 GPU 0"; by PCI bus id where indexes do not tell GPUs apart (per-task binding: every
+  // rank sees its GPU as index 0).
+  std::map<std::string, std::set<std::string>> buses_of_label;
+  auto short_label = [](const RankInfo& r) {
+    return r.host + " GPU " + std::to_string(r.gpu.index);
+  };
+  for (int g : idx.gpus()) {
+    if (const RankInfo* ri = idx.rank(g))
+      buses_of_label[short_label(*ri)].insert(ri->gpu.pci_bus_id);
+  }
+  for (int g : idx.gpus()) {
+    const RankInfo* ri = idx.rank(g);
+    std::string gpu = ri ? short_label(*ri) : "?";
+    if (ri && buses_of_label[gpu].size() > 1) gpu = ri->host + " " + ri->gpu.pci_bus_id;
+    HostTable::Row row{pair_name(g, g), gpu, link_label(links, g, g), {}};
+    for (const auto* m : t.methods) row.cells.push_back(cell(idx, m, g, g));
+    t.rows.push_back(std::move(row));
+  }
+  for (const auto* m : t.methods) {
+    if (!m->all_gpus_at_once) continue;
+    for (auto& s : host_totals(d, idx, m)) t.totals.push_back(std::move(s));
+  }
+  return t;
+}
+
+std::string transport_of(const ResultIndex& idx, int src, int dst) {
+  const auto* p = idx.facts(src, dst);
+  if (!p || !p->nccl) return "";
+  if (!p->nccl->net_paths.empty()) {
+    std::string s;
+    for (const auto& n : p->nccl->net_paths) s += (s.empty() ? "" : ",") + n;
+    return s + (p->nccl->gdrdma.value_or(false) ? "/GDRDMA" : "");
+  }
+  return p->nccl->details.empty() ? p->nccl->kind : p->nccl->details.front();
+}
+
+std::string system_line(const RunDocument& d) {
+  std::ostringstream o;
+  // Distinct GPUs, not ranks: two ranks sharing one GPU are one GPU.
+  std::map<std::string, std::set<std::string>> gpus;
+  for (const auto& r : d.system.ranks) {
+    gpus[r.gpu.name].insert(
+        r.host + "/" + (r.gpu.pci_bus_id.empty() ? std::to_string(r.gpu.index) : r.gpu.pci_bus_id));
+  }
+  o << d.system.ranks.size() << " ranks on " << d.system.hosts.size() << " host"
+    << (d.system.hosts.size() == 1 ? "" : "s");
+  for (const auto& [name, ids] : gpus) o << ", " << ids.size() << "x " << name;
+  if (!d.system.driver_version.empty()) o << ", driver " << d.system.driver_version;
+  if (d.system.cuda_runtime_version) {
+    o << ", CUDA " << d.system.cuda_runtime_version / 1000 << "."
+      << (d.system.cuda_runtime_version % 1000) / 10;
+  }
+  if (!d.system.nccl_version.empty()) o << ", NCCL " << d.system.nccl_version;
+  return o.str();
+}
+
+// Results that were not measured, grouped by method, status and reason: nothing asked for is
+// dropped without saying why.
+std::vector<Unmeasured> unmeasured(const RunDocument& d) {
+  std::vector<Unmeasured> out;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> group;
+  std::set<std::pair<std::size_t, std::string>> listed;
+  for (const auto& r : d.results) {
+    if (r.status == ResultStatus::kOk) continue;
+    const std::string st = to_string(r.status);
+    const auto [it, fresh] = group.emplace(std::make_tuple(r.method, st, r.reason), out.size());
+    if (fresh) out.push_back({r.method, st, r.reason, {}, 0});
+    Unmeasured& u = out[it->second];
+    const std::string p = pair_name(r.src, r.dst);
+    if (listed.insert({it->second, p}).second) u.pairs.push_back(p);
+    ++u.cases;
+  }
+  return out;
+}
+
+// Requested methods that are not measured, per verdict: the incomplete, not-judged,
+// not-applicable and not-a-link ones, each with its reason.
+std::vector<MethodNote> method_notes(const PairVerdict& v) {
+  std::vector<MethodNote> out;
+  for (const auto& m : v.methods) {
+    if (m.state == verdict_state::kPass || m.state == verdict_state::kFlagged) continue;
+    out.push_back({pair_name(v.src, v.dst), m.method, m.state, m.reason});
+  }
+  return out;
+}
+
+// The GPUs of the judged pairs: host, index, PCI bus id, UUID, serial.
+std::vector<CardId> cards_in(const std::vector<PairVerdict>& vs) {
+  std::vector<CardId> out;
+  std::set<int> seen;
+  for (const auto& v : vs) {
+    for (const auto& c : v.cards) {
+      if (seen.insert(c.rank).second) out.push_back(c);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const CardId& a, const CardId& b) { return a.rank < b.rank; });
+  return out;
+}
+
+std::string serial_text(const CardId& c) {
+  return c.serial.empty() ? "not recorded" : c.serial;
+}
+
+// Per pair and method: the figure beside its known-good one (data/known_good), and its source;
+// or, once per pair, why there is none.
+
+std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs) {
+  std::vector<KnownGoodRow> out;
+  for (const auto& v : vs) {
+    std::set<std::string> unknown_said;
+    for (const auto& m : v.methods) {
+      const std::string pair = pair_name(v.src, v.dst);
+      if (!m.expected) {
+        if (!m.expected_basis.empty() && unknown_said.insert(m.expected_basis).second)
+          out.push_back({pair, v.link, m.method, "", "", "", m.expected_basis});
+        continue;
+      }
+      const bool us = m.unit == "us";
+      out.push_back({pair, v.link, m.method,
+                     m.value ? format_fixed(*m.value, us ? 2 : 1) + " " + m.unit : "",
+                     format_fixed(*m.expected, us ? 2 : 1),
+                     m.expected_ratio ? format_fixed(*m.expected_ratio, 2) : "", m.expected_basis});
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string burn_in_headline(const BurnIn& b) {
+  std::uint64_t wrong = 0;
+  int failed = 0;
+  double elapsed = 0;
+  for (const auto& c : b.cycles) {
+    wrong += c.wrong;
+    failed += c.failed;
+    elapsed = std::max(elapsed, c.started_s + c.elapsed_s);
+  }
+  const std::string asked = b.cycles_requested > 0 ? "of " + std::to_string(b.cycles_requested)
+                            : b.duration_s > 0     ? "for " + format_fixed(b.duration_s, 0) + " s"
+                                                   : "until stopped";
+  return std::to_string(b.cycles_done) + " whole cycle" + (b.cycles_done == 1 ? "" : "s") + " (" +
+         asked + ") in " + format_fixed(elapsed, 0) + " s, stopped by " +
+         (b.stopped_by.empty() ? std::string("nothing yet (running)") : b.stopped_by) + "; " +
+         std::to_string(wrong) + " wrong elements, " + std::to_string(failed) + " failed cases";
+}
+
+BurnInRow burn_in_row(const RunDocument& d, const BurnInSeries& s, const BurnInFindings& f) {
+  const MethodInfo* m = find_method(d.methods, s.method);
+  BurnInRow r;
+  r.method = s.method + (s.datatype.empty() ? "" : " (" + s.datatype + "/" + s.op + ")");
+  r.pair = pair_name(s.src, s.dst);
+  r.size = format_size_compact(s.bytes);
+  r.unit = unit(m);
+  r.cycles = f.cycles;
+  const int decimals = m && m->metric == Metric::kLatency ? 2 : 1;
+  if (f.cycles > 0) {
+    r.median = format_fixed(f.median, decimals);
+    r.range = format_fixed(f.min, decimals) + "-" + format_fixed(f.max, decimals);
+    r.cv = format_fixed(100 * f.cv, 2) + "%";
+  }
+  if (f.drift) r.drift = (*f.drift >= 0 ? "+" : "") + format_fixed(100 * *f.drift, 2) + "%";
+  r.errors = cycle_list(s.error_cycles);
+  r.failed = cycle_list(s.failed_cycles);
+  r.contended = cycle_list(s.contended_cycles);
+  return r;
+}
+
+}  // namespace
+
+std::optional<BurnInSummary> burn_in_summary(const RunDocument& d) {
+  if (!d.burn_in) return std::nullopt;
+  const BurnIn& b = *d.burn_in;
+  BurnInSummary out;
+  out.headline = burn_in_headline(b);
+  for (const auto& c : b.cycles) {
+    for (const auto& line : c.counters) {
+      out.counters.push_back("cycle " + std::to_string(c.cycle) + " at " +
+                             format_fixed(c.started_s, 0) + " s: " + line);
+    }
+  }
+  for (const auto& s : b.series) {
+    if (const auto f = burn_in_findings(b, s.method, s.src, s.dst, s.bytes))
+      out.rows.push_back(burn_in_row(d, s, *f));
+  }
+  return out;
+}
+
+std::string upper(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// A verdict as the text report shows it: upper case where it is not a pass and not neutral.
+std::string verdict_word(const std::string& state) {
+  if (state == verdict_state::kPass || state == verdict_state::kNotJudged ||
+      state == verdict_state::kNotApplicable || state == verdict_state::kNotALink)
+    return state;
+  return upper(state);
+}
+
+// CSS class of a verdict state: only pass is green; nothing unmeasured looks like it.
+std::string state_class(const std::string& state) {
+  if (state == verdict_state::kPass) return "pass";
+  if (state == verdict_state::kFlagged) return "flagged";
+  // Not a pass, and not the link's fault: amber, as incomplete.
+  if (state == verdict_state::kIncomplete || state == verdict_state::kContended ||
+      state == verdict_state::kThrottled || state == verdict_state::kNoisy)
+    return "incomplete";
+  return "neutral";
+}
+
+}  // namespace report_parts
+
+int verdict_link_width(const std::vector<PairVerdict>& vs) {
+  std::size_t w = 7;
+  for (const auto& v : vs) w = std::max(w, v.link.size() + 2);
+  return static_cast<int>(w);
+}
+
+std::string pair_name(int src, int dst) {
+  if (src < 0 && dst < 0) return "all";
+  if (src == dst) return "rank " + std::to_string(src);  // host<->GPU methods: its GPU
+  return std::to_string(src) + "->" + std::to_string(dst);
+}
+
+}  // namespace peerbench

@@ -1,0 +1,95 @@
+#pragma once
+// What the report formats share (core/report.cpp, core/report_html.cpp): the pieces of a run a
+// report shows, computed once from the document and its verdicts. Internal to the reporters.
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/result_index.h"
+#include "core/model/results.h"
+
+namespace peerbench::report_parts {
+
+// The type/op variants of an all-ranks method, in the order the run measured them.
+std::vector<std::string> variants_of(const RunDocument& d, const std::string& method);
+std::string variant_suffix(const std::string& v);  // " (float/sum)", or ""
+// Methods of one scope that appear in the run's results, in the run's method order.
+std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scope);
+// Cell for (method, pair) at the largest size: the headline number, or the status.
+std::string cell(const ResultIndex& idx, const MethodInfo* m, int src, int dst);
+// Link label per pair, from the verdicts.
+std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs);
+std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t);
+std::string largest_size_label(const RunDocument& d, const MethodInfo* m);
+std::string unit(const MethodInfo* m);  // "us", "busbw GB/s", "GB/s"
+// "GB/s @ 1G", or the unit alone when nothing was measured.
+std::string unit_at(const RunDocument& d, const MethodInfo* m);
+
+// Host<->GPU methods per GPU at the largest size, and for the every-GPU-at-once methods the
+// host's total (the sum of the GPUs' medians: they ran in the same timed window).
+struct HostTable {
+  std::vector<const MethodInfo*> methods;
+  std::vector<std::string> units;
+  struct Row {
+    std::string rank, gpu, link;  // "rank 2", "node1 GPU 0", "PCIe Gen5 x16"
+    std::vector<std::string> cells;
+  };
+  std::vector<Row> rows;
+  std::vector<std::string> totals;  // "h2d-all on vm: 110.6 GB/s from 2 GPUs at once @ 1G ..."
+};
+HostTable host_table(const RunDocument& d, const ResultIndex& idx,
+                     const std::map<std::pair<int, int>, std::string>& links);
+
+std::string transport_of(const ResultIndex& idx, int src, int dst);  // NCCL's, in words
+std::string system_line(const RunDocument& d);  // "2 ranks on 1 host, 2x NVIDIA H200, ..."
+
+// Results that were not measured, grouped by method, status and reason: nothing asked for is
+// dropped without saying why.
+struct Unmeasured {
+  std::string method, status, reason;
+  std::vector<std::string> pairs;
+  int cases = 0;
+};
+std::vector<Unmeasured> unmeasured(const RunDocument& d);
+
+// Requested methods that are not measured, per verdict: the incomplete, not-judged,
+// not-applicable and not-a-link ones, each with its reason.
+struct MethodNote {
+  std::string pair, method, state, reason;
+};
+std::vector<MethodNote> method_notes(const PairVerdict& v);
+
+// The GPUs of the judged pairs: host, index, PCI bus id, UUID, serial.
+std::vector<CardId> cards_in(const std::vector<PairVerdict>& vs);
+std::string serial_text(const CardId& c);
+
+// Per pair and method: the figure beside its known-good one (data/known_good), and its source;
+// or, once per pair, why there is none.
+struct KnownGoodRow {
+  std::string pair, link, method, measured, expected, ratio, basis;
+};
+std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs);
+
+// A burn-in (-N, --duration): its cycles in one line, the counters that grew, and per case the
+// spread of its figure across the cycles, the drift (last quarter against the first) and the
+// cycles with data errors, failures or another process beside it.
+struct BurnInRow {
+  std::string method, pair, size, unit, median, range, cv, drift, errors, failed, contended;
+  int cycles = 0;
+};
+struct BurnInSummary {
+  std::string headline;               // "102 cycles in 600 s (until 10m), stopped by duration; ..."
+  std::vector<std::string> counters;  // "cycle 3 at 14 s: link 2 replay +1 on GPU 0 ..."
+  std::vector<BurnInRow> rows;
+};
+std::optional<BurnInSummary> burn_in_summary(const RunDocument& d);
+
+std::string upper(std::string s);
+// A verdict as the text report shows it: upper case where it is not a pass and not neutral.
+std::string verdict_word(const std::string& state);
+// CSS class of a verdict state: only pass is green; nothing unmeasured looks like it.
+std::string state_class(const std::string& state);
+
+}  // namespace peerbench::report_parts

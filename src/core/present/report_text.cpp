@@ -1,0 +1,228 @@
+// The text report: for a terminal, every string from the file shown escaped.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "core/model/datatypes.h"
+#include "core/base/escaped.h"
+#include "core/present/report.h"
+#include "core/present/report_parts.h"
+#include "core/model/result_index.h"
+#include "core/present/run_progress.h"
+#include "core/model/sizes.h"
+#include "core/base/text.h"
+#include "core/present/text_table.h"
+#include "core/judge/verdict.h"
+
+namespace peerbench {
+namespace {
+using namespace report_parts;
+using W = out::Writer<out::Term>;
+using S = out::Safe<out::Term>;
+S e(std::string_view s) {
+  return out::esc<out::Term>(s);
+}
+// A TextTable shows its cells escaped for the terminal (core/text_table.h): it is the layer.
+S shown(const TextTable& t) {
+  return S::from_code(t.render());
+}
+
+class TextReporter : public DocumentReporter {
+ public:
+  std::string render(const std::vector<ReportInput>& runs,
+                     const std::vector<PlotFile>&) const override {
+    W o;
+    for (const auto& in : runs) {
+      const auto& d = *in.doc;
+      const ResultIndex idx(d);
+      o << "peerbench report: " << e(in.path) << "\n";
+      o << "  run: " << e(system_line(d)) << "\n";
+      o << "  status " << e(d.status) << ", started " << e(d.started_at) << ", peerbench "
+        << e(d.tool.version) << " (" << e(d.tool.git_revision) << ")\n";
+      if (d.status != "complete" && d.in_progress.is_object()) {
+        o << "  cut short while running: " << e(describe_in_progress(d.in_progress)) << "\n";
+      }
+      o << "  NCCL transport capture: " << e(d.nccl.mode)
+        << (d.nccl.note.empty() ? S() : " (" + e(d.nccl.note) + ")") << "\n\n";
+      matrix(o, in, idx);
+      host_lines(o, host_table(d, idx, links_of(in.verdicts)));
+      all_ranks_lines(o, d);
+      cards(o, in.verdicts);
+      not_measured(o, d);
+      known_good(o, in.verdicts);
+      burn_in(o, d);
+      verdicts(o, in);
+      if (!d.errors.empty()) {
+        o << "Errors recorded by the run:\n";
+        for (const auto& err : d.errors) o << "  " << e(err) << "\n";
+      }
+      if (runs.size() > 1) o << "\n";
+    }
+    return o.str();
+  }
+
+ private:
+  static void matrix(W& o, const ReportInput& in, const ResultIndex& idx) {
+    const auto& d = *in.doc;
+    const auto pm = methods_in(d, MethodScope::kPair);
+    if (pm.empty()) return;
+    const auto links = links_of(in.verdicts);
+    o << "Pairs at the largest size (median; '!' = data errors):\n";
+    std::vector<Align> align{Align::kLeft, Align::kLeft};
+    align.insert(align.end(), pm.size(), Align::kRight);
+    TextTable t(align);
+    std::vector<std::string> names{"pair", "link"};
+    std::vector<std::string> units{"", ""};
+    for (const auto* m : pm) {
+      names.push_back(m->name);
+      units.push_back(unit_at(d, m));  // once per method: each scans the results
+    }
+    names.push_back("NCCL transport");
+    t.add_row(std::move(names));
+    t.add_row(std::move(units));
+    for (const auto& [s, t_] : idx.pairs()) {
+      std::vector<std::string> row{pair_name(s, t_), link_label(links, s, t_)};
+      for (const auto* m : pm) row.push_back(cell(idx, m, s, t_));
+      row.push_back(transport_of(idx, s, t_));
+      t.add_row(std::move(row));
+    }
+    o << shown(t) << "\n";
+  }
+
+  static void host_lines(W& o, const HostTable& t) {
+    if (t.methods.empty()) return;
+    o << "Host <-> GPU at the largest size (copy engine, pinned host memory on the GPU's NUMA "
+         "node; median):\n";
+    std::vector<Align> align{Align::kLeft, Align::kLeft, Align::kLeft};
+    align.insert(align.end(), t.methods.size(), Align::kRight);
+    TextTable table(align);
+    std::vector<std::string> names{"rank", "gpu", "link"};
+    std::vector<std::string> units{"", "", ""};
+    for (std::size_t i = 0; i < t.methods.size(); ++i) {
+      names.push_back(t.methods[i]->name);
+      units.push_back(t.units[i]);
+    }
+    table.add_row(std::move(names));
+    table.add_row(std::move(units));
+    for (const auto& r : t.rows) {
+      std::vector<std::string> row{r.rank, r.gpu, r.link};
+      row.insert(row.end(), r.cells.begin(), r.cells.end());
+      table.add_row(std::move(row));
+    }
+    o << shown(table);
+    for (const auto& s : t.totals) o << "  " << e(s) << "\n";
+    o << "\n";
+  }
+
+  static void all_ranks_lines(W& o, const RunDocument& d) {
+    for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
+      for (const auto& v : variants_of(d, m->name)) {
+        o << e(m->name + variant_suffix(v)) << " over all ranks (" << e(unit(m)) << ", median):";
+        for (const auto& r : d.results) {
+          if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
+          o << "  " << e(format_size_compact(r.bytes)) << " "
+            << (r.status == ResultStatus::kOk ? out::fixed<out::Term>(headline_value(m, r), 1)
+                                              : e(to_string(r.status)));
+        }
+        o << "\n";
+      }
+    }
+  }
+
+  static void cards(W& o, const std::vector<PairVerdict>& vs) {
+    const auto cs = cards_in(vs);
+    if (cs.empty()) return;
+    o << "\nGPUs (the cards behind the verdicts):\n";
+    TextTable t;
+    for (const auto& c : cs) {
+      t.add_row({"rank " + std::to_string(c.rank),
+                 "host " + c.host + ", GPU " + std::to_string(c.gpu_index) + ", PCI " +
+                     c.pci_bus_id + ", UUID " + c.uuid + ", serial " + serial_text(c)});
+    }
+    o << shown(t);
+  }
+
+  static void not_measured(W& o, const RunDocument& d) {
+    const auto um = unmeasured(d);
+    if (um.empty()) return;
+    o << "\nNot measured:\n";
+    for (const auto& u : um) {
+      o << "  " << e(u.method) << " " << e(join(u.pairs)) << " (" << u.cases << " case"
+        << (u.cases == 1 ? S() : S("s")) << "): " << e(u.status)
+        << (u.reason.empty() ? S() : ": " + e(u.reason)) << "\n";
+    }
+  }
+
+  static void known_good(W& o, const std::vector<PairVerdict>& vs) {
+    const auto rows = known_good_rows(vs);
+    if (rows.empty()) return;
+    o << "\nAgainst known-good figures (measured / known-good; under 1 is worse, latency too):\n";
+    TextTable t({Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft});
+    for (const auto& r : rows) {
+      if (r.expected.empty()) {
+        t.add_row({r.pair, r.method, "", r.basis});
+      } else {
+        t.add_row({r.pair, r.method, r.measured, "= " + r.ratio + " of " + r.basis});
+      }
+    }
+    o << shown(t);
+  }
+
+  static void burn_in(W& o, const RunDocument& d) {
+    const auto b = burn_in_summary(d);
+    if (!b) return;
+    o << "\nBurn-in: " << e(b->headline) << "\n";
+    for (const auto& c : b->counters) o << "  error counter grew: " << e(c) << "\n";
+    TextTable t({Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
+                 Align::kRight, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft,
+                 Align::kLeft});
+    t.add_row({"method", "pair", "size", "cycles", "median", "min-max", "cv", "drift",
+               "data errors in", "failed in", "contended in"});
+    for (const auto& r : b->rows) {
+      t.add_row({r.method, r.pair, r.size, std::to_string(r.cycles), r.median + " " + r.unit,
+                 r.range, r.cv, r.drift, r.errors, r.failed, r.contended});
+    }
+    o << shown(t);
+  }
+
+  static void verdicts(W& o, const ReportInput& in) {
+    o << "\nVerdicts (thresholds: " << e(in.expectations_source) << "):\n";
+    // The pair, link and verdict line up over all verdicts; each verdict's details follow it.
+    TextTable heads;
+    for (const auto& v : in.verdicts)
+      heads.add_row({pair_name(v.src, v.dst), v.link, verdict_word(v.verdict)});
+    const auto widths = heads.widths();
+    for (const auto& v : in.verdicts) {
+      TextTable line;
+      line.add_row({pair_name(v.src, v.dst), v.link, verdict_word(v.verdict),
+                    v.observed.empty() ? "" : "[" + v.observed + "]"});
+      o << S::from_code(line.render("  ", "  ", widths));
+      for (const auto& f : v.flags) {
+        o << "      " << e(f.code) << ": " << e(f.message) << "\n";
+        o << "        evidence: " << e(f.evidence.dump()) << "\n";
+      }
+      for (const auto& n : method_notes(v)) {
+        o << "      " << e(n.state) << ": " << e(n.method)
+          << (n.reason.empty() ? S() : ": " + e(n.reason)) << "\n";
+      }
+    }
+    const auto c = count_verdicts(in.verdicts);
+    o << "\nVerdict: " << e(verdict_headline(c)) << "\n";
+    o << "Summary: " << c.verdicts << " verdicts, " << c.pass << " pass, " << c.flagged
+      << " flagged, " << c.contended << " contended, " << c.throttled << " throttled, " << c.noisy
+      << " noisy, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "
+      << c.not_applicable << " not applicable, " << c.not_a_link << " not a link; " << c.flags
+      << " flags, " << c.incomplete_methods << " requested measurements missing\n";
+  }
+};
+// ---------------------------------------------------------------------------------------------
+
+}  // namespace
+
+std::unique_ptr<DocumentReporter> make_text_reporter() {
+  return std::make_unique<TextReporter>();
+}
+
+}  // namespace peerbench

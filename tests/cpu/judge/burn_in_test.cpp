@@ -1,0 +1,117 @@
+// Issue 18: burn-in bookkeeping on the CPU. Every cycle's results fold into a series per case;
+// the verdicts then name data errors with their cycles, failures that come and go, and drift.
+#include <gtest/gtest.h>
+
+#include "core/base/errors.h"
+#include "core/judge/burn_in.h"
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
+#include "test_docs.h"
+
+namespace peerbench {
+namespace {
+
+constexpr std::uint64_t G = 1ull << 30;
+
+// A clean 2 x H200 run whose ce-write 0->1 ran `cycles` cycles with figures from `gbps`.
+RunDocument burned(const std::vector<double>& gbps, std::vector<int> corrupt = {},
+                   std::vector<int> failed = {}) {
+  RunDocument d = test::clean_h200_pair();
+  BurnIn b;
+  b.cycles_requested = static_cast<int>(gbps.size());
+  const auto catalog = test::catalog();
+  for (int c = 1; c <= static_cast<int>(gbps.size()); ++c) {
+    Result r = test::bw_result("ce-write", 0, 1, G, gbps[c - 1]);
+    if (std::find(corrupt.begin(), corrupt.end(), c) != corrupt.end()) r.wrong = 3;
+    if (std::find(failed.begin(), failed.end(), c) != failed.end()) {
+      r.status = ResultStatus::kError;
+      r.reason = "cudaErrorLaunchFailure";
+      r.algbw_gbps.reset();
+      r.time_us.reset();
+    }
+    record_burn_in_result(b, c, r, find_method(catalog, "ce-write"));
+    b.cycles.push_back({c, 10.0 * c, 10.0, r.wrong, r.status != ResultStatus::kOk ? 1 : 0, {}});
+  }
+  b.cycles_done = static_cast<int>(gbps.size());
+  b.stopped_by = "cycles";
+  d.burn_in = b;
+  return d;
+}
+
+std::vector<std::string> codes_of(const std::vector<PairVerdict>& vs, int s, int t) {
+  for (const auto& v : vs) {
+    if (v.src != s || v.dst != t) continue;
+    std::vector<std::string> c;
+    for (const auto& f : v.flags) c.push_back(f.code);
+    return c;
+  }
+  return {"no verdict"};
+}
+
+TEST(BurnIn, ASteadyBurnInPassesWithItsSpreadInTheEvidence) {
+  const auto d = burned({396, 395, 397, 396, 396, 395, 397, 396});
+  const auto vs = compute_verdicts(d, {});
+  EXPECT_TRUE(codes_of(vs, 0, 1).empty());
+  for (const auto& v : vs) {
+    for (const auto& m : v.methods) {
+      if (m.method != "ce-write" || v.src != 0) continue;
+      EXPECT_EQ(m.evidence["burn_in"]["cycles"], 8);
+      EXPECT_DOUBLE_EQ(m.evidence["burn_in"]["min"].get<double>(), 395);
+      EXPECT_DOUBLE_EQ(m.evidence["burn_in"]["max"].get<double>(), 397);
+    }
+  }
+}
+
+TEST(BurnIn, DataErrorsAreNamedWithTheirCycle) {
+  const auto d = burned({396, 396, 396, 396, 396}, {3});
+  const auto vs = compute_verdicts(d, {});
+  const auto codes = codes_of(vs, 0, 1);
+  ASSERT_NE(std::find(codes.begin(), codes.end(), "burn-in-errors"), codes.end());
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) {
+      if (f.code != "burn-in-errors") continue;
+      EXPECT_NE(f.message.find("in cycle 3 of 5"), std::string::npos) << f.message;
+      EXPECT_EQ(f.evidence["error_cycles"], nlohmann::json::array({3}));
+    }
+  }
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
+}
+
+TEST(BurnIn, FailuresThatComeAndGoAreIntermittent) {
+  const auto d = burned({396, 396, 396, 396, 396, 396}, {}, {2, 5});
+  const auto vs = compute_verdicts(d, {});
+  const auto codes = codes_of(vs, 0, 1);
+  ASSERT_NE(std::find(codes.begin(), codes.end(), "intermittent"), codes.end());
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) {
+      if (f.code == "intermittent")
+        EXPECT_NE(f.message.find("cycles 2 and 5 of 6"), std::string::npos) << f.message;
+    }
+  }
+}
+
+TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
+  const auto d = burned({396, 395, 396, 380, 370, 360, 355, 350});
+  const auto codes = codes_of(compute_verdicts(d, {}), 0, 1);
+  ASSERT_NE(std::find(codes.begin(), codes.end(), "drift"), codes.end());
+  const auto steady = burned({396, 395, 396, 394, 395, 396, 395, 394});
+  EXPECT_TRUE(codes_of(compute_verdicts(steady, {}), 0, 1).empty());
+}
+
+TEST(BurnIn, RoundTripsThroughTheSchema) {
+  auto d = burned({396, 395, 397, 396}, {2});
+  d.burn_in->cycles[1].counters = {"link 3 replay +2 on GPU 1 (0000:01:00.0)"};
+  d.burn_in->series[0].values[3].reset();
+  d.burn_in->series[0].contended_cycles = {4};
+  d.schema_version = kSchemaVersion;
+  const auto j = to_json(d);
+  const RunDocument back = run_document_from_json(j, "burn.json");
+  EXPECT_EQ(to_json(back), j);
+  ASSERT_TRUE(back.burn_in);
+  EXPECT_EQ(back.burn_in->cycles_done, 4);
+  EXPECT_FALSE(back.burn_in->series[0].values[3]);
+  EXPECT_EQ(cycle_list({3, 7, 12}), "3, 7 and 12");
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -1,0 +1,107 @@
+// The example runs in results/examples/ (real 2 x H200 runs, see the README there): they read
+// back, and their verdicts say what each situation calls for. A missing file fails the test.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
+
+namespace peerbench {
+namespace {
+
+RunDocument example(const std::string& name) {
+  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
+}
+
+// Flag codes over all pairs' verdicts.
+std::set<std::string> flag_codes(const RunDocument& d) {
+  std::set<std::string> codes;
+  for (const auto& v : compute_verdicts(d, {})) {
+    for (const auto& f : v.flags) codes.insert(f.code);
+  }
+  return codes;
+}
+
+// NCCL's transport, as read from its log, for every pair.
+void expect_nccl_transport(const RunDocument& d, const std::string& kind) {
+  ASSERT_FALSE(d.pairs.empty());
+  for (const auto& p : d.pairs) {
+    ASSERT_TRUE(p.nccl) << p.src << "->" << p.dst;
+    EXPECT_EQ(p.nccl->kind, kind) << p.src << "->" << p.dst;
+  }
+}
+
+TEST(Examples, DefaultRunOverNvlinkPasses) {
+  const auto d = example("h200x2-default.json");
+  EXPECT_EQ(d.status, "complete");
+  EXPECT_EQ(d.system.ranks.size(), 2u);
+  expect_nccl_transport(d, "P2P");
+  EXPECT_TRUE(flag_codes(d).empty());
+  for (const auto& r : d.results) EXPECT_EQ(r.wrong, 0u) << r.method;
+}
+
+TEST(Examples, NcclWithoutP2pIsFlaggedShm) {
+  const auto d = example("h200x2-nccl-shm.json");
+  EXPECT_EQ(d.environment.at("NCCL_P2P_DISABLE"), "1");
+  expect_nccl_transport(d, "SHM");
+  EXPECT_EQ(flag_codes(d).count("nccl-shm"), 1u);
+}
+
+TEST(Examples, NcclWithoutP2pAndShmIsFlaggedNet) {
+  const auto d = example("h200x2-nccl-net.json");
+  EXPECT_EQ(d.environment.at("NCCL_SHM_DISABLE"), "1");
+  expect_nccl_transport(d, "NET");
+  EXPECT_EQ(flag_codes(d).count("nccl-net"), 1u);
+}
+
+TEST(Examples, LargeNcclSweepReaches8GiB) {
+  const auto d = example("h200x2-nccl-large.json");
+  std::uint64_t largest = 0;
+  for (const auto& r : d.results) {
+    EXPECT_EQ(r.method.rfind("nccl-", 0), 0u) << r.method;
+    largest = std::max(largest, r.bytes);
+  }
+  EXPECT_EQ(largest, 8ull << 30);
+  EXPECT_TRUE(flag_codes(d).empty());
+}
+
+}  // namespace
+}  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// Every NCCL collective at nccl-tests' sizes on 2 x H200: measured, checked, judged as passing.
+TEST(Examples, EveryCollectiveMeasuredAndChecked) {
+  const auto d = example("h200x2-collectives.json");
+  std::set<std::string> at_4g;
+  for (const auto& r : d.results) {
+    EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " " << r.bytes;
+    EXPECT_EQ(r.wrong, 0u) << r.method;
+    EXPECT_TRUE(r.checked) << r.method;
+    EXPECT_EQ(r.datatype, "float") << r.method;
+    if (r.bytes == (4ull << 30) && r.busbw_gbps) at_4g.insert(r.method);
+  }
+  EXPECT_EQ(at_4g.size(), 7u) << "all-reduce, all-gather, reduce-scatter, broadcast, reduce, "
+                                 "all-to-all, send/recv ring";
+  for (const auto& v : compute_verdicts(d, {})) EXPECT_EQ(v.verdict, "pass") << v.observed;
+}
+
+// Each rank seeing only its own GPU (CUDA_VISIBLE_DEVICES per rank): both GPUs are index 0 in
+// their rank's view, yet the pair is told apart by PCI bus id and judged as the NVLink it is.
+TEST(Examples, PerTaskBindingIsJudgedAsTheNvlinkPair) {
+  const auto d = example("h200x2-per-task-binding.json");
+  ASSERT_EQ(d.system.ranks.size(), 2u);
+  EXPECT_EQ(d.system.ranks[0].gpu.index, d.system.ranks[1].gpu.index);
+  EXPECT_NE(d.system.ranks[0].gpu.pci_bus_id, d.system.ranks[1].gpu.pci_bus_id);
+  for (const auto& v : compute_verdicts(d, {})) {
+    EXPECT_NE(v.verdict, "not-a-link") << v.src << "->" << v.dst;
+  }
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -1,0 +1,186 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "core/base/errors.h"
+#include "core/plan/plan.h"
+#include "core/present/plan_text.h"
+#include "test_catalog.h"
+
+namespace peerbench {
+namespace {
+
+PlanInput input(int n, Schedule s, const std::vector<std::string>& methods = {}) {
+  PlanInput in;
+  in.world_size = n;
+  in.host_of_rank.assign(static_cast<std::size_t>(n), "node");
+  for (const auto& m : test::catalog()) {
+    if (methods.empty() || std::find(methods.begin(), methods.end(), m.name) != methods.end())
+      in.methods.push_back(m);
+  }
+  in.schedule = s;
+  in.sizes = {1 << 20, 1 << 30};
+  return in;
+}
+
+TEST(Tournament, EveryUnorderedPairOnceAndRoundsDisjoint) {
+  for (int n = 2; n <= 9; ++n) {
+    const auto rounds = tournament_rounds(n);
+    EXPECT_EQ(rounds.size(), static_cast<std::size_t>(n % 2 ? n : n - 1)) << n;
+    std::set<std::pair<int, int>> seen;
+    for (const auto& r : rounds) {
+      std::set<int> busy;
+      for (const auto& [a, b] : r) {
+        EXPECT_TRUE(busy.insert(a).second && busy.insert(b).second)
+            << "rank twice in a round, n=" << n;
+        EXPECT_TRUE(seen.insert({std::min(a, b), std::max(a, b)}).second) << "pair twice, n=" << n;
+      }
+      if (n % 2 == 0) EXPECT_EQ(r.size(), static_cast<std::size_t>(n / 2));
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2));
+  }
+}
+
+class PlanForRanks : public ::testing::TestWithParam<std::tuple<int, Schedule>> {};
+
+TEST_P(PlanForRanks, EveryOrderedPairOncePerMethodAndRoundsDisjoint) {
+  const auto [n, schedule] = GetParam();
+  const auto in = input(n, schedule);
+  const Plan plan = make_plan(in);
+  std::map<std::string, std::set<std::pair<int, int>>> seen;
+  std::map<std::string, int> rounds;
+  for (const auto& s : plan.steps) {
+    if (s.all_ranks) {
+      EXPECT_TRUE(seen[s.method].insert({-1, -1}).second);
+      continue;
+    }
+    rounds[s.method]++;
+    std::set<int> busy;
+    for (const auto& p : s.pairs) {
+      if (p.src == p.dst) {  // a GPU and its host (h2d, d2h)
+        EXPECT_TRUE(busy.insert(p.src).second) << "a GPU twice in one step";
+        EXPECT_TRUE(seen[s.method].insert({p.src, p.dst}).second) << s.method << " GPU " << p.src;
+        continue;
+      }
+      EXPECT_TRUE(busy.insert(p.src).second && busy.insert(p.dst).second)
+          << "a rank in two pairs of one round";
+      EXPECT_TRUE(seen[s.method].insert({p.src, p.dst}).second)
+          << s.method << " " << p.src << "->" << p.dst;
+      EXPECT_TRUE(p.applicable);
+    }
+    const auto* m = find_method(in.methods, s.method);
+    if (schedule == Schedule::kSerial && !m->all_gpus_at_once) EXPECT_EQ(s.pairs.size(), 1u);
+  }
+  for (const auto& m : in.methods) {
+    if (m.scope == MethodScope::kAllRanks) {
+      EXPECT_EQ(seen[m.name].size(), 1u);
+      continue;
+    }
+    if (m.scope == MethodScope::kPerGpu) {
+      EXPECT_EQ(seen[m.name].size(), static_cast<std::size_t>(n)) << m.name << ": every GPU once";
+      EXPECT_EQ(rounds[m.name], m.all_gpus_at_once ? 1 : n) << m.name;
+      continue;
+    }
+    const std::size_t expect = m.bidirectional ? n * (n - 1) / 2 : n * (n - 1);
+    EXPECT_EQ(seen[m.name].size(), expect) << m.name;
+    if (m.bidirectional) {
+      for (const auto& [a, b] : seen[m.name])
+        EXPECT_LT(a, b) << "bidir results are keyed src < dst";
+    }
+    if (schedule == Schedule::kRounds && n % 2 == 0) {
+      // n-1 rounds each way for unidirectional methods, n-1 in all for bidirectional ones.
+      EXPECT_EQ(rounds[m.name], m.bidirectional ? n - 1 : 2 * (n - 1)) << m.name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, PlanForRanks,
+                         ::testing::Combine(::testing::Values(2, 3, 4, 8),
+                                            ::testing::Values(Schedule::kSerial,
+                                                              Schedule::kRounds)),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "ranks_" +
+                                  to_string(std::get<1>(info.param));
+                         });
+
+TEST(Plan, FixedSizeMethodsIgnoreTheSweep) {
+  auto in = input(2, Schedule::kSerial, {"ce-latency", "sm-latency", "ce-write"});
+  in.latency_bytes = 8;
+  for (const auto& s : make_plan(in).steps) {
+    if (s.method == "ce-latency") EXPECT_EQ(s.sizes, (std::vector<std::uint64_t>{8}));
+    if (s.method == "sm-latency") EXPECT_EQ(s.sizes, (std::vector<std::uint64_t>{4}));
+    if (s.method == "ce-write") EXPECT_EQ(s.sizes.size(), 2u);
+  }
+}
+
+TEST(Plan, CrossHostPairsAreNotApplicableForCopiesButRunForNccl) {
+  auto in = input(4, Schedule::kSerial, {"ce-write", "nccl-sendrecv"});
+  in.host_of_rank = {"a", "a", "b", "b"};
+  int na = 0, nccl = 0;
+  for (const auto& s : make_plan(in).steps) {
+    for (const auto& p : s.pairs) {
+      const bool cross = in.host_of_rank[p.src] != in.host_of_rank[p.dst];
+      if (s.method == "ce-write") {
+        EXPECT_EQ(p.applicable, !cross);
+        if (cross) {
+          ++na;
+          EXPECT_NE(p.reason.find("different hosts"), std::string::npos);
+        }
+      } else {
+        EXPECT_TRUE(p.applicable);
+        ++nccl;
+      }
+    }
+  }
+  EXPECT_EQ(na, 8);
+  EXPECT_EQ(nccl, 12);
+}
+
+TEST(Plan, PairFilters) {
+  auto in = input(4, Schedule::kSerial, {"ce-write", "ce-bidir"});
+  in.host_of_rank = {"a", "a", "b", "b"};
+  in.pairs = parse_pair_filter("intra-host");
+  for (const auto& s : make_plan(in).steps) {
+    for (const auto& p : s.pairs) EXPECT_EQ(in.host_of_rank[p.src], in.host_of_rank[p.dst]);
+  }
+  in.pairs = parse_pair_filter("inter-host");
+  for (const auto& s : make_plan(in).steps) {
+    for (const auto& p : s.pairs) EXPECT_NE(in.host_of_rank[p.src], in.host_of_rank[p.dst]);
+  }
+  in.pairs = parse_pair_filter("0>1");
+  const auto plan = make_plan(in);
+  ASSERT_EQ(plan.steps.size(), 2u);  // ce-write 0->1, ce-bidir {0,1}
+  EXPECT_EQ(plan.steps[0].pairs[0].src, 0);
+  EXPECT_EQ(plan.steps[0].pairs[0].dst, 1);
+}
+
+TEST(Plan, ExplicitPairsBeyondTheJobAreRefused) {
+  auto in = input(2, Schedule::kSerial, {"ce-write"});
+  in.pairs = parse_pair_filter("0-5");
+  EXPECT_THROW(make_plan(in), UsageError);
+  in.pairs = parse_pair_filter("inter-host");  // one host: nothing left
+  EXPECT_THROW(make_plan(in), UsageError);
+}
+
+TEST(Plan, DefaultSuiteOnEightGpusWithRoundsFitsFiveMinutes) {
+  auto in = input(8, Schedule::kRounds);
+  in.sizes = {1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30};  // the default sweep
+  const Plan rounds = make_plan(in);
+  EXPECT_LT(rounds.estimate_s, 300.0) << format_plan(rounds, in, false);
+  in.schedule = Schedule::kSerial;
+  const Plan serial = make_plan(in);
+  EXPECT_GT(serial.estimate_s, 2 * rounds.estimate_s);
+  EXPECT_EQ(serial.cases, rounds.cases);
+}
+
+TEST(Plan, FormatShowsRoundsPairsAndEstimate) {
+  auto in = input(4, Schedule::kRounds, {"ce-write", "nccl-allreduce"});
+  const auto text = format_plan(make_plan(in), in, false);
+  EXPECT_NE(text.find("ce-write"), std::string::npos);
+  EXPECT_NE(text.find("all 4 ranks"), std::string::npos);
+  EXPECT_NE(text.find("Estimated time"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peerbench

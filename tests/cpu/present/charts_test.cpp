@@ -1,0 +1,179 @@
+// Issue 19.1: charts inside the HTML pages, drawn as SVG in C++ (core/svg_chart): the pair
+// matrix coloured by the ratio to known-good (healthy pairs alike), bandwidth against size on a
+// log-2 axis, every collective on one chart, the fleet's spread with the outliers named; each
+// chart with a title, axis labels with units and a text table beside it.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
+#include "core/present/report.h"
+#include "core/present/report_charts.h"
+#include "core/present/svg_chart.h"
+#include "test_docs.h"
+
+namespace peerbench {
+namespace {
+
+RunDocument example(const std::string& name) {
+  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
+}
+
+// The fill of the heat-map cell whose tooltip starts with `title` ("0-&gt;1  NV18, ce-write").
+std::string cell_fill(const std::string& svg, const std::string& title) {
+  const auto at = svg.find("<g><title>" + title);
+  if (at == std::string::npos) return "(no cell " + title + ")";
+  const auto fill = svg.find("fill=\"", at);
+  return svg.substr(fill + 6, 7);
+}
+
+int count(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+// What every figure must have: a title (caption, SVG title and accessible name), the SVG, a
+// table beside it, no script and no reference outside the page.
+void expect_complete_figure(const std::string& html, const std::string& title) {
+  EXPECT_EQ(html.rfind("<figure class=\"chart\"><figcaption>", 0), 0u) << html.substr(0, 200);
+  EXPECT_NE(html.find("<svg class=\"chart\""), std::string::npos);
+  EXPECT_NE(html.find("role=\"img\" aria-label=\"" + title), std::string::npos) << title;
+  EXPECT_NE(html.find("<title>" + title), std::string::npos);
+  EXPECT_NE(html.find("<desc>"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"chart-table\">"), std::string::npos);
+  EXPECT_NE(html.find("<table>"), std::string::npos);
+  for (const char* banned : {"<script", "href=", "src=", "url(", "http:", "https:"})
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+}
+
+TEST(Charts, HeatMapColoursByKnownGoodSoHealthyPairsLookAlike) {
+  // NCCL over shared memory: the copies at 386.9 and 387.0 GB/s (1.00 of known-good) get one
+  // colour, NCCL at 0.11 of known-good another.
+  const RunDocument d = example("h200x2-nccl-shm.json");
+  ReportInput in;
+  in.path = "shm.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  const ResultIndex idx(d);
+  const auto h = pair_heat_map(in, idx);
+  ASSERT_TRUE(h);
+  const std::string svg = svg::render(*h);
+  expect_complete_figure(svg, h->title);
+  const std::string a = cell_fill(svg, "0-&gt;1  NV18  FLAGGED, ce-write (GB/s @ 64M): 386.9");
+  const std::string b = cell_fill(svg, "1-&gt;0  NV18  FLAGGED, ce-write (GB/s @ 64M): 387.0");
+  EXPECT_EQ(a, "#1a9850") << "0.95 or more of known-good";
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(cell_fill(svg, "0-&gt;1  NV18  FLAGGED, nccl-sendrecv (busbw GB/s @ 64M): 36.6"),
+            "#d73027")
+      << "under 0.50 of known-good";
+  // Staged has no known-good figure and no bar judged here: grey, and the legend says why.
+  EXPECT_EQ(cell_fill(svg, "0-&gt;1  NV18  FLAGGED, staged"), "#e6e6e6");
+  EXPECT_NE(svg.find("nothing to compare with"), std::string::npos);
+  // The pair's own flag (NCCL over SHM) marks its row; the table holds figure and ratio.
+  EXPECT_NE(svg.find("class=\"tick flagged-row\""), std::string::npos);
+  EXPECT_NE(svg.find("386.9 (1.00)"), std::string::npos);
+  EXPECT_NE(svg.find("36.6 (0.11)"), std::string::npos);
+  EXPECT_NE(svg.find("SHM/direct/direct"), std::string::npos) << "NCCL transport in the table";
+}
+
+TEST(Charts, BandwidthAgainstSizeOnALog2Axis) {
+  const RunDocument d = example("h200x2-default.json");
+  const auto charts = size_charts(d, MethodScope::kPair);
+  const svg::LineChart* ce_write = nullptr;
+  std::set<std::string> methods;
+  for (const auto& c : charts) {
+    methods.insert(c.title.substr(0, c.title.find(' ')));
+    if (c.title.rfind("ce-write ", 0) == 0) ce_write = &c;
+  }
+  EXPECT_TRUE(methods.count("nccl-sendrecv"));
+  EXPECT_FALSE(methods.count("ce-latency")) << "measured at one size: no line to draw";
+  ASSERT_NE(ce_write, nullptr);
+  EXPECT_EQ(ce_write->series.size(), 2u) << "0->1 and 1->0";
+  const std::string svg = svg::render(*ce_write);
+  expect_complete_figure(svg, ce_write->title);
+  EXPECT_NE(svg.find("transfer size (bytes, log-2 scale)"), std::string::npos);
+  EXPECT_NE(svg.find("bandwidth (GB/s, median)"), std::string::npos);
+  for (const char* tick : {">1M<", ">4M<", ">16M<", ">64M<", ">256M<", ">1G<"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  // Sizes 4x apart sit equally far apart: the first series' markers.
+  std::vector<double> xs;
+  const std::regex marker("<circle cx=\"([0-9.]+)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), marker);
+       it != std::sregex_iterator() && xs.size() < 6; ++it)
+    xs.push_back(std::stod((*it)[1]));
+  ASSERT_EQ(xs.size(), 6u);
+  for (std::size_t i = 2; i < xs.size(); ++i) EXPECT_NEAR(xs[i] - xs[i - 1], xs[1] - xs[0], 0.2);
+  // The table beside it: every size, both pairs.
+  EXPECT_NE(svg.find("<th>size</th><th>0-&gt;1</th><th>1-&gt;0</th>"), std::string::npos);
+}
+
+TEST(Charts, PastEightPairsTheMedianSlowestAndFastestWithTheSlowestNamed) {
+  test::NodeSpec spec;
+  spec.gpus = 8;
+  RunDocument d = test::make_doc(spec);
+  for (int a = 0; a < 8; ++a) {
+    for (int b = 0; b < 8; ++b) {
+      for (std::uint64_t size = 1 << 20; size <= (1u << 30) && a != b; size *= 4)
+        d.results.push_back(test::bw_result("ce-write", a, b, size, a == 2 && b == 5 ? 300 : 395));
+    }
+  }
+  const auto charts = size_charts(d, MethodScope::kPair);
+  ASSERT_EQ(charts.size(), 1u);
+  ASSERT_EQ(charts[0].series.size(), 3u);
+  EXPECT_EQ(charts[0].series[0].name, "median of 56 pairs");
+  EXPECT_EQ(charts[0].series[1].name, "slowest pair: 2->5");
+  EXPECT_EQ(charts[0].series[1].points.back().y, 300);
+  EXPECT_EQ(charts[0].series[2].points.back().y, 395);
+}
+
+TEST(Charts, EveryCollectiveOnOneChart) {
+  const RunDocument d = example("h200x2-default.json");
+  const auto c = collectives_chart(d);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->series.size(), 7u);
+  const std::string svg = svg::render(*c);
+  expect_complete_figure(svg, c->title);
+  EXPECT_NE(svg.find("bus bandwidth (busbw GB/s, median)"), std::string::npos);
+  EXPECT_NE(svg.find("nccl-allreduce (float/sum)"), std::string::npos);
+  EXPECT_NE(svg.find(">266.1<"), std::string::npos) << "all-gather's busbw at 1 GiB, as report";
+}
+
+TEST(Charts, HtmlReportCarriesItsChartsInThePage) {
+  const RunDocument d = example("h200x2-default.json");
+  ReportInput in;
+  in.path = "default.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  const auto html = make_reporter(ReportFormat::kHtml)->render({in}, {});
+  // The heat map, nine methods against size, the collectives: each with its table.
+  EXPECT_EQ(count(html, "<figure class=\"chart\">"), 1 + 9 + 1);
+  EXPECT_EQ(count(html, "<div class=\"chart-table\"><"), 11);
+  for (const char* banned : {"<script", "<img", "<link", "url(", "http:", "https:"})
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+}
+
+TEST(Charts, StripChartNamesOutliersAndStaysSmallForLargeFleets) {
+  svg::StripChart c;
+  c.title = "spread";
+  c.x_label = "figure / fleet median";
+  c.threshold = 0.9;
+  c.threshold_label = "outlier line";
+  svg::StripRow row;
+  row.label = "ce-write NV18 @ 1G";
+  for (int i = 0; i < 20000; ++i)
+    row.points.push_back({1.0 + (i % 50) * 0.001, "node" + std::to_string(i), "", false});
+  row.points.push_back({0.7, "node-slow <b>", "0.70 of the median", true});
+  c.rows.push_back(row);
+  const std::string svg = svg::render(c);
+  expect_complete_figure(svg, "spread");
+  EXPECT_NE(svg.find(">node-slow &lt;b&gt;<"), std::string::npos) << "named, escaped";
+  EXPECT_NE(svg.find("outlier node-slow &lt;b&gt;: 0.70 of the median"), std::string::npos);
+  EXPECT_LT(svg.size(), 200000u) << "20,000 members drawn as marks per pixel column";
+  EXPECT_NE(svg.find("members here"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -1,0 +1,240 @@
+#include <gtest/gtest.h>
+
+#include "core/base/errors.h"
+#include "core/present/compare.h"
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
+#include "core/present/report.h"
+#include "test_docs.h"
+
+namespace peerbench {
+namespace {
+
+ReportInput input_for(const RunDocument& d, const std::string& path = "run.json") {
+  ReportInput in;
+  in.path = path;
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  in.expectations_source = "built-in defaults";
+  return in;
+}
+
+TEST(Report, TextShowsMatrixVerdictsAndFlags) {
+  auto spec = test::NodeSpec{};
+  spec.nccl_kind = "SHM";
+  spec.nccl_detail = "SHM/direct/direct";
+  auto d = test::make_doc(spec);
+  d.results = test::clean_h200_pair().results;
+  const auto text = make_reporter(ReportFormat::kText)->render({input_for(d)}, {});
+  EXPECT_NE(text.find("0->1"), std::string::npos);
+  EXPECT_NE(text.find("NV18"), std::string::npos);
+  EXPECT_NE(text.find("395.0"), std::string::npos);
+  EXPECT_NE(text.find("FLAGGED"), std::string::npos);
+  EXPECT_NE(text.find("nccl-shm"), std::string::npos);
+  EXPECT_NE(text.find("SHM/direct/direct"), std::string::npos);
+  EXPECT_NE(text.find("nccl-allreduce over all ranks"), std::string::npos);
+}
+
+TEST(Report, MarkdownHasTablesAndPlots) {
+  const auto d = test::clean_h200_pair();
+  const auto md = make_reporter(ReportFormat::kMarkdown)
+                      ->render({input_for(d)},
+                               {{"bw.png", "bandwidth", "", "out/plots/bw.png", "plots/bw.png"}});
+  EXPECT_NE(md.find("| pair | link |"), std::string::npos);
+  EXPECT_NE(md.find("**Verdict: all 3 pass**"), std::string::npos);
+  EXPECT_NE(md.find("![bandwidth](plots/bw.png)"), std::string::npos);
+}
+
+TEST(Report, HtmlEscapesEveryStringFromTheFile) {
+  auto d = test::clean_h200_pair();
+  d.system.ranks[0].host = "<script>alert(1)</script>";
+  d.system.hosts[0] = d.system.ranks[0].host;
+  d.tool.version = "\"><img src=x onerror=alert(2)>";
+  d.results[0].method = "<b>ce-write</b>";
+  d.nccl.note = "a & b";
+  const auto html =
+      make_reporter(ReportFormat::kHtml)
+          ->render({input_for(d)}, {{"p.png", "<i>cap</i>", "data:image/png;base64,AAAA", ""}});
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(html.find("<img src=x"), std::string::npos);
+  EXPECT_EQ(html.find("<b>ce-write"), std::string::npos);
+  EXPECT_EQ(html.find("<i>cap"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("a &amp; b"), std::string::npos);
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_NE(html.find("src=\"data:image/png;base64,AAAA\""), std::string::npos);
+}
+
+TEST(Report, CsvOneRowPerResultAndNoFormulas) {
+  auto d = test::clean_h200_pair();
+  d.results[0].reason = "=HYPERLINK(\"http://x\")";
+  const auto csv = make_reporter(ReportFormat::kCsv)->render({input_for(d)}, {});
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
+            d.results.size() + 1);
+  EXPECT_NE(csv.find("\"'=HYPERLINK(\"\"http://x\"\")\""), std::string::npos) << csv.substr(0, 400);
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("+1"), "'+1");
+  EXPECT_EQ(csv_field("plain"), "plain");
+}
+
+TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  b.system.driver_version = "590.10";
+  for (auto& r : b.results) {
+    if (r.method == "ce-write" && r.src == 0) r.algbw_gbps = test::flat(300);  // clear regression
+    if (r.method == "ce-read" && r.src == 0) r.algbw_gbps = test::flat(370, 0.10);  // -4%: under 5%
+    if (r.method == "sm-write" && r.src == 0)
+      r.algbw_gbps = test::flat(330, 0.2);                                    // -11% but overlaps
+    if (r.method == "ce-latency" && r.src == 0) r.time_us = test::flat(3.5);  // slower latency
+    if (r.method == "staged" && r.src == 1) r.algbw_gbps = test::flat(50);    // improvement
+  }
+  CompareOptions o;
+  const auto c = compare_runs(a, "a.json", b, "b.json", o);
+  auto change = [&](const std::string& m, int src) {
+    for (const auto& r : c.rows) {
+      if (r.method == m && r.pair == std::to_string(src) + "->" + std::to_string(1 - src))
+        return r.change;
+    }
+    return std::string("missing");
+  };
+  EXPECT_EQ(change("ce-write", 0), "regression");
+  EXPECT_EQ(change("ce-read", 0), "same");
+  EXPECT_EQ(change("sm-write", 0), "within-noise");
+  EXPECT_EQ(change("ce-latency", 0), "regression");
+  EXPECT_EQ(change("staged", 1), "improvement");
+  EXPECT_EQ(c.regressions, 2);
+  EXPECT_EQ(c.improvements, 1);
+  EXPECT_NE(std::find(c.differences.begin(), c.differences.end(), "driver: 580.159.04 -> 590.10"),
+            c.differences.end());
+  EXPECT_EQ(comparison_exit_code(c, o), 1);
+  o.fail_on = "none";
+  EXPECT_EQ(comparison_exit_code(c, o), 0);
+  const auto text = render_comparison(c, "a.json", "b.json", o);
+  EXPECT_NE(text.find("REGRESSION"), std::string::npos);
+  EXPECT_NE(text.find("driver: 580.159.04 -> 590.10"), std::string::npos);
+}
+
+TEST(Compare, MatchesGpusAcrossHostsByIndexOrPci) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  for (auto& r : b.system.ranks) r.host = "other-node";
+  b.system.hosts = {"other-node"};
+  CompareOptions o;
+  const auto c = compare_runs(a, "a", b, "b", o);
+  EXPECT_EQ(c.rows.size(), a.results.size());
+  EXPECT_TRUE(c.only_in_a.empty());
+  for (auto& r : b.system.ranks) r.gpu.pci_bus_id = "0000:9" + std::to_string(r.rank) + ":00.0";
+  o.match = "pci";
+  const auto by_pci = compare_runs(a, "a", b, "b", o);
+  EXPECT_EQ(by_pci.rows.size(), 1u) << "only the all-ranks result matches when PCI ids differ";
+  EXPECT_EQ(by_pci.only_in_a.size(), a.results.size() - 1);
+}
+
+TEST(Compare, RefusesUnlikeRuns) {
+  const auto a = test::clean_h200_pair();
+  auto spec = test::NodeSpec{};
+  spec.gpus = 4;
+  const auto b = test::make_doc(spec);
+  try {
+    compare_runs(a, "a.json", b, "b.json", {});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 GPUs"), std::string::npos) << e.what();
+  }
+}
+
+std::string real_run(const std::string& name) {
+  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
+}
+
+int measured(const RunDocument& d) {
+  int n = 0;
+  for (const auto& r : d.results) n += r.status == ResultStatus::kOk;
+  return n;
+}
+
+TEST(Compare, VersionOneRunsCompareByHostAndPciBusId) {
+  const auto a = load_run_file(real_run("h200x2/serial.json"));
+  const auto b = load_run_file(real_run("h200x2/rounds.json"));
+  CompareOptions o;
+  EXPECT_EQ(o.match, "pci");
+  const auto c = compare_runs(a, "serial.json", b, "rounds.json", o);
+  EXPECT_EQ(static_cast<int>(c.rows.size()), measured(a));
+  EXPECT_TRUE(c.only_in_a.empty() && c.only_in_b.empty() && c.in_neither.empty());
+  EXPECT_NE(c.rows[0].gpu_pair.find("host0:0000:00:0"), std::string::npos) << c.rows[0].gpu_pair;
+  o.match = "uuid";
+  const auto u = compare_runs(a, "serial.json", b, "rounds.json", o);
+  EXPECT_EQ(u.rows.size(), c.rows.size());
+  EXPECT_NE(u.rows[0].gpu_pair.find("GPU-"), std::string::npos) << u.rows[0].gpu_pair;
+}
+
+// Two ranks on one GPU (--allow-gpu-sharing): ce-write 0->1 has src and dst on one card, but it
+// is a copy between two ranks, not the GPU's link to its host.
+TEST(Compare, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
+  const auto a = load_run_file(real_run("h200x1-shared-serial.json"));
+  const auto c = compare_runs(a, "a.json", a, "b.json", {});
+  ASSERT_FALSE(c.rows.empty());
+  for (const auto& r : c.rows) {
+    EXPECT_EQ(r.gpu_pair.find("<->host"), std::string::npos)
+        << r.method << " " << r.pair << ": " << r.gpu_pair;
+  }
+  // The real host<->GPU run is named so.
+  const auto h =
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
+  const auto hc = compare_runs(h, "a.json", h, "b.json", {});
+  ASSERT_FALSE(hc.rows.empty());
+  EXPECT_EQ(hc.rows[0].gpu_pair, "host0:0000:00:06.0<->host");
+}
+
+TEST(Compare, TwoRanksOnOneGpuDropNoRow) {
+  const auto a = load_run_file(real_run("h200x1-shared-serial.json"));
+  const auto c = compare_runs(a, "a.json", a, "b.json", {});
+  EXPECT_EQ(static_cast<int>(c.rows.size()), measured(a)) << "every measured result compared";
+  std::size_t listed =
+      c.rows.size() + c.only_in_a.size() + c.only_in_b.size() + c.in_neither.size();
+  EXPECT_EQ(listed, a.results.size()) << "the rest listed, none dropped";
+}
+
+TEST(Compare, RowsMissingOnOneSideAreListed) {
+  const auto a = load_run_file(real_run("h200x2/default.json"));
+  auto b = a;
+  b.results.erase(b.results.begin());            // ce-write 0->1 1M absent from B
+  b.results[0].status = ResultStatus::kTimeout;  // ce-write 0->1 4M timed out in B
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  ASSERT_EQ(c.only_in_a.size(), 2u);
+  EXPECT_NE(c.only_in_a[0].find("(A: ok, B: absent)"), std::string::npos) << c.only_in_a[0];
+  EXPECT_NE(c.only_in_a[1].find("(A: ok, B: timeout)"), std::string::npos) << c.only_in_a[1];
+  const auto text = render_comparison(c, "a.json", "b.json", {});
+  EXPECT_NE(text.find("Only in A"), std::string::npos);
+}
+
+TEST(Verdicts, RoundsNameThePairsThatRanAtOnce) {
+  auto spec = test::NodeSpec{};
+  spec.gpus = 4;
+  auto d = test::make_doc(spec);
+  const std::uint64_t G = 1ull << 30;
+  int round = 0;
+  for (auto r : {std::vector<std::pair<int, int>>{{0, 1}, {2, 3}}, {{0, 2}, {1, 3}}}) {
+    for (auto [a, b] : r) {
+      auto res = test::bw_result("ce-write", a, b, G, a == 0 && b == 1 ? 150 : 395);
+      res.round = round;
+      res.concurrent_pairs = 2;
+      d.results.push_back(res);
+    }
+    ++round;
+  }
+  const auto vs = compute_verdicts(d, {});
+  for (const auto& v : vs) {
+    if (v.src == 0 && v.dst == 1) {
+      EXPECT_EQ(v.concurrent_pairs, (std::vector<std::string>{"2->3"}));
+      EXPECT_NE(v.observed.find("ran at once with 2->3"), std::string::npos) << v.observed;
+      ASSERT_FALSE(v.flags.empty());
+      EXPECT_EQ(v.flags[0].evidence["ran_at_once_with"], nlohmann::json::array({"2->3"}));
+    }
+    if (v.src == 1 && v.dst == 3) EXPECT_EQ(v.concurrent_pairs, (std::vector<std::string>{"0->2"}));
+  }
+}
+
+}  // namespace
+}  // namespace peerbench
