@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "core/base/errors.h"
+#include "core/model/sizes.h"
 #include "core/present/report.h"
 #include "core/present/sections.h"
-#include "core/model/sizes.h"
 
 namespace peerbench {
 namespace {
@@ -108,16 +108,10 @@ std::string gpu_names(const RunDocument& d) {
 
 }  // namespace
 
-Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
-                        const std::string& b_name, const CompareOptions& o) {
-  if (a.system.ranks.size() != b.system.ranks.size()) {
-    throw InputError(b_name, "system.ranks",
-                     "runs are unlike: " + a_name + " has " +
-                         std::to_string(a.system.ranks.size()) + " GPUs, " + b_name + " has " +
-                         std::to_string(b.system.ranks.size()) +
-                         "; compare runs of the same node shape");
-  }
-  Comparison c;
+namespace {
+
+// What differs between the runs besides the figures: versions, GPUs, hosts, config, environment.
+void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "driver", a.system.driver_version, b.system.driver_version);
   diff(c.differences, "CUDA driver API", std::to_string(a.system.cuda_driver_version),
        std::to_string(b.system.cuda_driver_version));
@@ -150,7 +144,11 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
     diff(c.differences, "env " + k, ia == a.environment.end() ? "" : ia->second,
          ib == b.environment.end() ? "" : ib->second);
   }
+}
 
+// Every method, pair and size of either run: compared where both measured it, else listed.
+void match_results(const RunDocument& a, const RunDocument& b, const CompareOptions& o,
+                   Comparison& c) {
   const auto ia = index_results(a, o.match);
   const auto ib = index_results(b, o.match);
   std::set<Key> keys;
@@ -176,6 +174,22 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
       }
     }
   }
+}
+
+}  // namespace
+
+Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
+                        const std::string& b_name, const CompareOptions& o) {
+  if (a.system.ranks.size() != b.system.ranks.size()) {
+    throw InputError(b_name, "system.ranks",
+                     "runs are unlike: " + a_name + " has " +
+                         std::to_string(a.system.ranks.size()) + " GPUs, " + b_name + " has " +
+                         std::to_string(b.system.ranks.size()) +
+                         "; compare runs of the same node shape");
+  }
+  Comparison c;
+  what_differs(a, b, c);
+  match_results(a, b, o, c);
   if (c.rows.empty()) {
     throw InputError(b_name, "results",
                      "runs are unlike: no method, GPU pair and size measured in both " + a_name +
