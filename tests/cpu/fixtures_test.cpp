@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "core/base/errors.h"
+#include "core/judge/verdict.h"
+#include "core/model/schema.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
-#include "core/model/schema.h"
-#include "core/judge/verdict.h"
 #include "test_catalog.h"
 
 namespace peerbench {

@@ -18,8 +18,8 @@
 #include "core/model/schema.h"
 #include "core/model/sizes.h"
 #include "core/plan/plan.h"
-#include "core/present/plan_text.h"
 #include "core/platform/atomic_file.h"
+#include "core/present/plan_text.h"
 #include "core/present/report.h"
 #include "test_catalog.h"
 

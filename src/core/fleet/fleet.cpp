@@ -12,10 +12,10 @@
 #include <tuple>
 
 #include "core/base/errors.h"
-#include "core/fleet/fleet_adapter.h"
-#include "core/platform/input_file.h"
-#include "core/model/sizes.h"
 #include "core/base/text.h"
+#include "core/fleet/fleet_adapter.h"
+#include "core/model/sizes.h"
+#include "core/platform/input_file.h"
 
 namespace peerbench {
 

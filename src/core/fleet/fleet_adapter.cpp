@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <set>
 
+#include "core/base/text.h"
 #include "core/judge/expectations_keys.h"
 #include "core/model/json_in.h"
 #include "core/model/result_index.h"
 #include "core/model/schema.h"
-#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

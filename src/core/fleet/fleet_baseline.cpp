@@ -5,9 +5,9 @@
 #include <set>
 #include <tuple>
 
-#include "core/judge/baseline.h"
 #include "core/base/errors.h"
 #include "core/base/text.h"
+#include "core/judge/baseline.h"
 
 namespace peerbench {
 

@@ -1,8 +1,8 @@
 #pragma once
-// `fleet --write-baseline FILE`: a healthy fleet's medians as an --expect file (core/judge/baseline.h).
-// Only nodes that passed count, and no fleet-outlier pair; per GPU model, link, method, the size
-// the fleet judged and the rank count, and per driver, CUDA and NCCL version where the fleet
-// mixes them. The file says where it came from: nodes, files, dates and versions.
+// `fleet --write-baseline FILE`: a healthy fleet's medians as an --expect file
+// (core/judge/baseline.h). Only nodes that passed count, and no fleet-outlier pair; per GPU model,
+// link, method, the size the fleet judged and the rank count, and per driver, CUDA and NCCL version
+// where the fleet mixes them. The file says where it came from: nodes, files, dates and versions.
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -4,9 +4,9 @@
 #include <set>
 #include <tuple>
 
+#include "core/base/text.h"
 #include "core/fleet/fleet_report.h"
 #include "core/model/sizes.h"
-#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "core/base/escaped.h"
-#include "core/fleet/fleet_report.h"
 #include "core/base/text.h"
+#include "core/fleet/fleet_report.h"
 
 namespace peerbench {
 namespace {

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "core/base/errors.h"
-#include "core/present/sections.h"
-#include "core/model/sizes.h"
 #include "core/base/text.h"
+#include "core/model/sizes.h"
+#include "core/present/sections.h"
 
 namespace peerbench {
 namespace {

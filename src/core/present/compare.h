@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/present/view_options.h"
 #include "core/model/results.h"
 #include "core/model/statistics.h"
+#include "core/present/view_options.h"
 
 namespace peerbench {
 

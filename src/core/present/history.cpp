@@ -7,10 +7,10 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/base/text.h"
+#include "core/model/sizes.h"
 #include "core/model/versions.h"
 #include "core/present/sections.h"
-#include "core/model/sizes.h"
-#include "core/base/text.h"
 
 namespace peerbench {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/present/view_options.h"
 #include "core/model/results.h"
+#include "core/present/view_options.h"
 
 namespace peerbench {
 

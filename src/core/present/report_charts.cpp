@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "core/present/report_parts.h"
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
+#include "core/present/report_parts.h"
 
 namespace peerbench {
 namespace {

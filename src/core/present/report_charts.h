@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/present/report.h"
 #include "core/model/result_index.h"
+#include "core/present/report.h"
 #include "core/present/svg_chart.h"
 
 namespace peerbench {

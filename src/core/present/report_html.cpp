@@ -3,14 +3,14 @@
 #include <sstream>
 
 #include "core/base/escaped.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
+#include "core/model/result_index.h"
+#include "core/model/sizes.h"
 #include "core/present/report.h"
 #include "core/present/report_charts.h"
 #include "core/present/report_parts.h"
-#include "core/model/result_index.h"
-#include "core/model/sizes.h"
 #include "core/present/svg_chart.h"
-#include "core/base/text.h"
-#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace {

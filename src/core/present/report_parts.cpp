@@ -6,16 +6,16 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/base/text.h"
 #include "core/judge/burn_in.h"
+#include "core/judge/verdict.h"
 #include "core/model/datatypes.h"
+#include "core/model/result_index.h"
+#include "core/model/sizes.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
-#include "core/model/result_index.h"
 #include "core/present/run_progress.h"
-#include "core/model/sizes.h"
-#include "core/base/text.h"
 #include "core/present/text_table.h"
-#include "core/judge/verdict.h"
 
 namespace peerbench {
 namespace report_parts {

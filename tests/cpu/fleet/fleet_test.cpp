@@ -11,12 +11,12 @@
 
 #include "core/base/errors.h"
 #include "core/cli/command_line.h"
-#include "core/present/compare.h"
 #include "core/fleet/fleet.h"
 #include "core/fleet/fleet_report.h"
-#include "core/present/history.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
+#include "core/present/compare.h"
+#include "core/present/history.h"
 #include "test_docs.h"
 
 namespace peerbench {

@@ -8,12 +8,12 @@
 
 #include "core/base/text.h"
 #include "core/cli/command_line.h"
-#include "core/present/compare.h"
 #include "core/fleet/fleet.h"
 #include "core/fleet/fleet_report.h"
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
 #include "core/plan/plan.h"
+#include "core/present/compare.h"
 #include "core/present/plan_text.h"
 #include "core/present/relative_link.h"
 #include "core/present/report.h"

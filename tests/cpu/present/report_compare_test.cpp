@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "core/base/errors.h"
-#include "core/present/compare.h"
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
+#include "core/present/compare.h"
 #include "core/present/report.h"
 #include "test_docs.h"
 
