@@ -11,6 +11,7 @@
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
 #include "core/model/results_file.h"
+#include "core/model/schema.h"
 #include "core/present/report.h"
 #include "gpu/check.h"
 #include "gpu/engine.h"
