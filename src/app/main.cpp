@@ -30,6 +30,44 @@ std::string identity(int argc, char** argv) {
   return s;
 }
 
+// Runs the parsed command; a refusal it throws is one line on the printing rank and exit code 2.
+int run_command_line(const peerbench::CommandLine& cl, int argc, char** argv,
+                     const peerbench::LaunchInfo& launch, peerbench::app::RunStart& run,
+                     bool printing) {
+  using namespace peerbench;
+  try {
+    switch (cl.command) {
+      case Command::kHelp:
+        std::fputs(cl.help_text.c_str(), stdout);
+        return kExitOk;
+      case Command::kVersion:
+        return app::version_command();
+      case Command::kListMethods:
+        return app::list_methods_command(gpu::method_catalog());
+      case Command::kReport:
+        return app::report_command(cl.report, gpu::method_catalog());
+      case Command::kCompare:
+        return app::compare_command(cl.compare);
+      case Command::kFleet:
+        return app::fleet_command(cl.fleet);
+      case Command::kTopo:
+        return app::topo_command(cl.topo, cl.argv);
+      case Command::kRun:
+        return app::run_command(cl, argc, argv, launch, run.capture);
+    }
+  } catch (const UsageError& e) {
+    if (printing) print_error(e.what());
+    return kExitUsage;
+  } catch (const InputError& e) {
+    if (printing) print_error(e.what());
+    return kExitUsage;
+  } catch (const WriteError& e) {  // an output path the user gave cannot be written
+    if (printing) print_error(e.what());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
 int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   using namespace peerbench;
   const bool printing = is_printing_rank(launch);
@@ -64,37 +102,7 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   }
   // Commands other than run are one rank's work; the others have nothing to add.
   if (cl.command != Command::kRun && !printing) return kExitOk;
-  try {
-    switch (cl.command) {
-      case Command::kHelp:
-        std::fputs(cl.help_text.c_str(), stdout);
-        return kExitOk;
-      case Command::kVersion:
-        return app::version_command();
-      case Command::kListMethods:
-        return app::list_methods_command(gpu::method_catalog());
-      case Command::kReport:
-        return app::report_command(cl.report, gpu::method_catalog());
-      case Command::kCompare:
-        return app::compare_command(cl.compare);
-      case Command::kFleet:
-        return app::fleet_command(cl.fleet);
-      case Command::kTopo:
-        return app::topo_command(cl.topo, cl.argv);
-      case Command::kRun:
-        return app::run_command(cl, argc, argv, launch, run.capture);
-    }
-  } catch (const UsageError& e) {
-    if (printing) print_error(e.what());
-    return kExitUsage;
-  } catch (const InputError& e) {
-    if (printing) print_error(e.what());
-    return kExitUsage;
-  } catch (const WriteError& e) {  // an output path the user gave cannot be written
-    if (printing) print_error(e.what());
-    return kExitUsage;
-  }
-  return kExitOk;
+  return run_command_line(cl, argc, argv, launch, run, printing);
 }
 
 }  // namespace

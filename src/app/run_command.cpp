@@ -17,10 +17,10 @@
 #include "core/judge/verdict.h"
 #include "core/model/sizes.h"
 #include "core/plan/plan.h"
-#include "core/present/plan_text.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
 #include "core/platform/launcher.h"
+#include "core/present/plan_text.h"
 #include "gpu/check.h"
 #include "gpu/job.h"
 #include "gpu/method.h"
@@ -97,6 +97,46 @@ int dry_run_local(const RunOptions& o) {
   return kExitOk;
 }
 
+// The ranks' command line: this executable and our arguments, less --np.
+std::vector<std::string> rank_arguments(int argc, char** argv) {
+  char self[PATH_MAX] = {0};
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::vector<std::string> args;
+  args.push_back(n > 0 ? std::string(self, static_cast<std::size_t>(n)) : argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    // --np is ours to act on here; the ranks must not see it.
+    const std::string a = argv[i];
+    if (a == "--np") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--np=", 0) == 0) continue;
+    args.push_back(a);
+  }
+  return args;
+}
+
+// Replaces this process with mpirun starting `np` ranks of `args`; returns only by throwing.
+[[noreturn]] void exec_mpirun(const std::string& mpirun, int np,
+                              const std::vector<std::string>& args) {
+  const bool root = ::geteuid() == 0;
+  auto cmd = reexec_command(mpirun, np, args, root);
+  std::printf("# peerbench: no MPI launcher detected; starting %d ranks, one per GPU:\n#   %s\n",
+              np, shell_join(cmd).c_str());
+  if (root)
+    std::printf(
+        "# (running as root: Open MPI refuses root without --allow-run-as-root, so it was "
+        "added)\n");
+  std::fflush(stdout);
+  ::setenv(kReexecMarker, "1", 1);
+  ::setenv(kStdoutTerminalVar, ::isatty(STDOUT_FILENO) == 1 ? "1" : "0", 1);
+  std::vector<char*> cargv;
+  for (auto& a : cmd) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  ::execv(mpirun.c_str(), cargv.data());
+  throw std::runtime_error("cannot start " + mpirun + ": " + std::string(std::strerror(errno)));
+}
+
 // No launcher: start ourselves under mpirun, one rank per local GPU.
 int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   if (std::getenv(kReexecMarker)) {
@@ -137,36 +177,7 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
         "no MPI launcher: mpirun is not on PATH; install Open MPI (scripts/setup.sh) or start "
         "peerbench with your launcher (mpirun -np N, srun)");
   }
-  char self[PATH_MAX] = {0};
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  std::vector<std::string> args;
-  args.push_back(n > 0 ? std::string(self, static_cast<std::size_t>(n)) : argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    // --np is ours to act on here; the ranks must not see it.
-    const std::string a = argv[i];
-    if (a == "--np") {
-      ++i;
-      continue;
-    }
-    if (a.rfind("--np=", 0) == 0) continue;
-    args.push_back(a);
-  }
-  const bool root = ::geteuid() == 0;
-  auto cmd = reexec_command(mpirun, np, args, root);
-  std::printf("# peerbench: no MPI launcher detected; starting %d ranks, one per GPU:\n#   %s\n",
-              np, shell_join(cmd).c_str());
-  if (root)
-    std::printf(
-        "# (running as root: Open MPI refuses root without --allow-run-as-root, so it was "
-        "added)\n");
-  std::fflush(stdout);
-  ::setenv(kReexecMarker, "1", 1);
-  ::setenv(kStdoutTerminalVar, ::isatty(STDOUT_FILENO) == 1 ? "1" : "0", 1);
-  std::vector<char*> cargv;
-  for (auto& a : cmd) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  ::execv(mpirun.c_str(), cargv.data());
-  throw std::runtime_error("cannot start " + mpirun + ": " + std::string(std::strerror(errno)));
+  exec_mpirun(mpirun, np, rank_arguments(argc, argv));
 }
 
 // `run --expect FILE` is acceptance mode: the last line says whether it passed, with the exit

@@ -12,6 +12,80 @@
 
 namespace peerbench::gpu {
 
+namespace {
+
+// Local rank 0's part: a shared-memory segment of `bytes` under a fresh name, its pages reserved.
+// Returns the name, or "" with `error` set.
+std::string create_segment(std::size_t bytes, std::string& error) {
+  std::random_device rd;
+  std::string name = "/peerbench-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+  const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) {
+    error = "shm_open(" + name + "): " + std::strerror(errno);
+    name.clear();
+  } else {
+    // Reserve the pages now: a tmpfs over its size limit (a container's 64 MB /dev/shm) would
+    // otherwise accept ftruncate and kill us with SIGBUS on first touch.
+    int rc = 0;
+    if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+      rc = errno;
+    } else {
+      rc = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+    }
+    if (rc != 0) {
+      error = "cannot reserve " + std::to_string(bytes >> 20) +
+              " MiB in /dev/shm: " + std::strerror(rc) +
+              " (a container may need --shm-size; or use a smaller --staged-chunk)";
+      ::shm_unlink(name.c_str());
+      name.clear();
+    }
+    ::close(fd);
+  }
+  return name;
+}
+
+// Every local rank maps the segment the leader named. Returns the mapping, or nullptr with
+// `error` set.
+void* map_segment(const std::string& name, std::size_t bytes, std::string& error) {
+  void* base = nullptr;
+  if (!name.empty()) {
+    const int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
+    if (fd < 0) {
+      error = "shm_open(" + name + "): " + std::strerror(errno);
+    } else {
+      void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      ::close(fd);
+      if (p == MAP_FAILED) {
+        error = "mmap of the staging segment: " + std::string(std::strerror(errno));
+      } else {
+        base = p;
+      }
+    }
+  } else if (error.empty()) {
+    error = "node leader could not create the staging segment";
+  }
+  return base;
+}
+
+// Collective over ctx.world: true when every rank has its staging, else the reason in `why_not`.
+bool all_staged(const RankContext& ctx, const std::string& error, std::string* why_not) {
+  const bool ok = all_true(ctx.world, error.empty());
+  if (!ok) {
+    // Tell every rank why (the first rank's reason that failed).
+    const auto reasons =
+        allgather_strings(ctx.world, error.empty() ? "" : ctx.where() + ": " + error);
+    for (const auto& r : reasons) {
+      if (!r.empty()) {
+        *why_not = "host staging unavailable: " + r;
+        break;
+      }
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
 std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::size_t chunk,
                                                  int slots, std::string* why_not) {
   std::unique_ptr<HostStaging> s(new HostStaging());
@@ -22,49 +96,9 @@ std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::si
 
   // Local rank 0 creates the segment under a fresh name and tells the others.
   std::string name;
-  if (ctx.local_rank == 0) {
-    std::random_device rd;
-    name = "/peerbench-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
-    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
-      error = "shm_open(" + name + "): " + std::strerror(errno);
-      name.clear();
-    } else {
-      // Reserve the pages now: a tmpfs over its size limit (a container's 64 MB /dev/shm) would
-      // otherwise accept ftruncate and kill us with SIGBUS on first touch.
-      int rc = 0;
-      if (::ftruncate(fd, static_cast<off_t>(s->bytes_)) != 0) {
-        rc = errno;
-      } else {
-        rc = ::posix_fallocate(fd, 0, static_cast<off_t>(s->bytes_));
-      }
-      if (rc != 0) {
-        error = "cannot reserve " + std::to_string(s->bytes_ >> 20) +
-                " MiB in /dev/shm: " + std::strerror(rc) +
-                " (a container may need --shm-size; or use a smaller --staged-chunk)";
-        ::shm_unlink(name.c_str());
-        name.clear();
-      }
-      ::close(fd);
-    }
-  }
+  if (ctx.local_rank == 0) name = create_segment(s->bytes_, error);
   name = bcast_string(ctx.node, name, 0);
-  if (!name.empty()) {
-    const int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
-    if (fd < 0) {
-      error = "shm_open(" + name + "): " + std::strerror(errno);
-    } else {
-      void* p = ::mmap(nullptr, s->bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      ::close(fd);
-      if (p == MAP_FAILED) {
-        error = "mmap of the staging segment: " + std::string(std::strerror(errno));
-      } else {
-        s->base_ = p;
-      }
-    }
-  } else if (error.empty()) {
-    error = "node leader could not create the staging segment";
-  }
+  if (void* p = map_segment(name, s->bytes_, error)) s->base_ = p;
   // Everyone has mapped it (or failed): the name can go, so nothing outlives the job.
   barrier(ctx.node);
   if (ctx.local_rank == 0 && !name.empty()) ::shm_unlink(name.c_str());
@@ -77,19 +111,7 @@ std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::si
       error = e.what();
     }
   }
-  const bool ok = all_true(ctx.world, error.empty());
-  if (!ok) {
-    // Tell every rank why (the first rank's reason that failed).
-    const auto reasons =
-        allgather_strings(ctx.world, error.empty() ? "" : ctx.where() + ": " + error);
-    for (const auto& r : reasons) {
-      if (!r.empty()) {
-        *why_not = "host staging unavailable: " + r;
-        break;
-      }
-    }
-    return nullptr;
-  }
+  if (!all_staged(ctx, error, why_not)) return nullptr;
   if (ctx.local_rank == 0) std::memset(s->base_, 0, kFlagBytes);  // flags start at zero
   barrier(ctx.node);
   return s;

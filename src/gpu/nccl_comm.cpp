@@ -63,6 +63,35 @@ std::vector<std::string> subsystem_list(const std::string& s) {
   return out;
 }
 
+// What the user's own NCCL_DEBUG_FILE will hold, from NCCL_DEBUG's level and the subsystems logged.
+std::string user_file_note(const std::string& level, const std::vector<std::string>& subsystems) {
+  std::string missing;
+  for (const auto& n : kNeeded) {
+    bool have = false;
+    for (const auto& s : subsystems) have = have || s == n || s == "ALL";
+    if (!have) missing += (missing.empty() ? "" : ",") + n;
+  }
+  if (level != "INFO" && level != "TRACE") {
+    return "NCCL_DEBUG_FILE is set by the user but NCCL_DEBUG is '" + level +
+           "', not INFO: transports are not in the log";
+  } else if (!missing.empty()) {
+    return "user's NCCL_DEBUG_SUBSYS lacks " + missing + "; what those subsystems print is missing";
+  } else {
+    return "read from the user's NCCL_DEBUG_FILE";
+  }
+}
+
+// The subsystems peerbench's capture asks for: the ones it needs and any more the user named.
+std::string captured_subsystems() {
+  std::string subsys = "INIT,P2P,SHM,NET,GRAPH";
+  if (const char* user_subsys = env("NCCL_DEBUG_SUBSYS"); user_subsys && user_subsys[0] != '^') {
+    for (const auto& s : subsystem_list(user_subsys)) {
+      if (subsys.find(s) == std::string::npos) subsys += "," + s;
+    }
+  }
+  return subsys;
+}
+
 }  // namespace
 
 NcclLogCapture NcclLogCapture::setup() {
@@ -78,21 +107,7 @@ NcclLogCapture NcclLogCapture::setup() {
     const char* subsys = env("NCCL_DEBUG_SUBSYS");
     c.subsystems_ =
         subsys ? subsystem_list(subsys) : std::vector<std::string>{"INIT", "BOOTSTRAP", "ENV"};
-    std::string missing;
-    for (const auto& n : kNeeded) {
-      bool have = false;
-      for (const auto& s : c.subsystems_) have = have || s == n || s == "ALL";
-      if (!have) missing += (missing.empty() ? "" : ",") + n;
-    }
-    if (level != "INFO" && level != "TRACE") {
-      c.note_ = "NCCL_DEBUG_FILE is set by the user but NCCL_DEBUG is '" + level +
-                "', not INFO: transports are not in the log";
-    } else if (!missing.empty()) {
-      c.note_ =
-          "user's NCCL_DEBUG_SUBSYS lacks " + missing + "; what those subsystems print is missing";
-    } else {
-      c.note_ = "read from the user's NCCL_DEBUG_FILE";
-    }
+    c.note_ = user_file_note(level, c.subsystems_);
     return c;
   }
   if (user_level) {
@@ -115,12 +130,7 @@ NcclLogCapture NcclLogCapture::setup() {
   }
   c.tmpdir_ = buf.data();
   c.path_ = c.tmpdir_ + "/nccl.log";
-  std::string subsys = "INIT,P2P,SHM,NET,GRAPH";
-  if (const char* user_subsys = env("NCCL_DEBUG_SUBSYS"); user_subsys && user_subsys[0] != '^') {
-    for (const auto& s : subsystem_list(user_subsys)) {
-      if (subsys.find(s) == std::string::npos) subsys += "," + s;
-    }
-  }
+  const std::string subsys = captured_subsystems();
   ::setenv("NCCL_DEBUG", "INFO", 1);
   ::setenv("NCCL_DEBUG_SUBSYS", subsys.c_str(), 1);
   ::setenv("NCCL_DEBUG_FILE", c.path_.c_str(), 1);

@@ -45,6 +45,8 @@ class SizeRun {
   void count_link_traffic(bool before);
   void gather_link_traffic();
   Result make_result(std::size_t i, bool failed_before);
+  Result result_identity(const PairState& p) const;
+  LinkCounters link_counters(const Tally& t) const;
   EnqueueInfo enqueue_info(const Tally& t) const;
 
   // Launching: what goes behind the start gate, and the rest after it opens.

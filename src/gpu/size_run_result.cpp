@@ -57,20 +57,7 @@ EnqueueInfo SizeRun::enqueue_info(const Tally& t) const {
 Result SizeRun::make_result(std::size_t i, bool failed_before) {
   auto& p = pairs_[i];
   const Tally& t = tally_[i];
-  Result r;
-  r.method = info_.name;
-  r.src = p.all_ranks ? -1 : p.pair.src;
-  r.dst = p.all_ranks ? -1 : p.pair.dst;
-  r.bytes = bytes_;
-  r.warmup_iters = o_.warmup_iters;
-  r.iters = iters_;
-  r.samples = o_.samples;
-  r.graph_replays = use_graph_ ? replays_ : 0;
-  r.round = step_.round;
-  r.concurrent_pairs = step_.all_ranks ? 1 : std::max(1, step_.running_pairs());
-  if (info_.typed) r.datatype = to_string(ctx_.dtype);
-  if (info_.reduces) r.op = to_string(ctx_.op);
-  if (info_.rooted) r.root = ctx_.root;
+  Result r = result_identity(p);
   if (p.failed || t.times.empty()) {
     r.status = p.failed ? p.fail_status : ResultStatus::kNotRun;
     r.reason = p.reason;
@@ -109,18 +96,40 @@ Result SizeRun::make_result(std::size_t i, bool failed_before) {
   r.checked_elements = t.checked;
   r.wrong = t.wrong;
   r.gate_timeouts = 0;  // a sample whose gate timed out is discarded, never recorded
-  if (!p.all_ranks && counts_link_traffic(info_)) {
-    LinkCounters lc;
-    lc.source = "nvml-field-values";
-    lc.payload_bytes = static_cast<double>(bytes_) * iters_ * replays_ * o_.samples;
-    if (t.nvl_tx >= 0) lc.src_tx_bytes = t.nvl_tx;
-    if (t.nvl_rx >= 0) lc.dst_rx_bytes = t.nvl_rx;
-    lc.note = res_.nvml && res_.nvml->available() ? t.counter_note : "NVML unavailable";
-    if (step_.running_pairs() > 1)
-      lc.note += (lc.note.empty() ? "" : "; ") + std::string("other pairs ran at once");
-    r.link_counters = lc;
-  }
+  if (!p.all_ranks && counts_link_traffic(info_)) r.link_counters = link_counters(t);
   return r;
+}
+
+// What the result is of: the method, the pair, the size and how it was run.
+Result SizeRun::result_identity(const PairState& p) const {
+  Result r;
+  r.method = info_.name;
+  r.src = p.all_ranks ? -1 : p.pair.src;
+  r.dst = p.all_ranks ? -1 : p.pair.dst;
+  r.bytes = bytes_;
+  r.warmup_iters = o_.warmup_iters;
+  r.iters = iters_;
+  r.samples = o_.samples;
+  r.graph_replays = use_graph_ ? replays_ : 0;
+  r.round = step_.round;
+  r.concurrent_pairs = step_.all_ranks ? 1 : std::max(1, step_.running_pairs());
+  if (info_.typed) r.datatype = to_string(ctx_.dtype);
+  if (info_.reduces) r.op = to_string(ctx_.op);
+  if (info_.rooted) r.root = ctx_.root;
+  return r;
+}
+
+// The NVLink counters read around the samples, against the payload the samples moved.
+LinkCounters SizeRun::link_counters(const Tally& t) const {
+  LinkCounters lc;
+  lc.source = "nvml-field-values";
+  lc.payload_bytes = static_cast<double>(bytes_) * iters_ * replays_ * o_.samples;
+  if (t.nvl_tx >= 0) lc.src_tx_bytes = t.nvl_tx;
+  if (t.nvl_rx >= 0) lc.dst_rx_bytes = t.nvl_rx;
+  lc.note = res_.nvml && res_.nvml->available() ? t.counter_note : "NVML unavailable";
+  if (step_.running_pairs() > 1)
+    lc.note += (lc.note.empty() ? "" : "; ") + std::string("other pairs ran at once");
+  return lc;
 }
 
 }  // namespace peerbench::gpu
