@@ -9,10 +9,10 @@
 #include "core/base/text.h"
 #include "core/fleet/fleet_baseline.h"
 #include "core/fleet/fleet_report.h"
-#include "core/present/history.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
+#include "core/present/history.h"
 #include "gpu/method.h"
 
 namespace peerbench::app {

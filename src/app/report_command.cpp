@@ -1,9 +1,9 @@
 #include "app/commands.h"
 #include "app/output.h"
 #include "core/base/errors.h"
-#include "core/present/compare.h"
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
+#include "core/present/compare.h"
 #include "core/present/report.h"
 
 namespace peerbench::app {
