@@ -106,6 +106,12 @@ long status_kib(const char* key) {
 }
 
 TEST(Scale, MemoryStaysUnderFiveTimesTheFile) {
+#ifdef PEERBENCH_SLOW_BUILD
+  // AddressSanitizer keeps freed memory in its quarantine (256 MB) instead of reusing it, so the
+  // peak RSS there counts every temporary string ever made; CI's plain build holds the bound.
+  GTEST_SKIP() << "sanitizer build: its quarantine holds freed memory (the bound is for plain "
+                  "builds)";
+#endif
   const std::string path = ::testing::TempDir() + "/peerbench-big.json";
   std::size_t file_bytes = 0;
   {

@@ -7,6 +7,20 @@
 
 namespace peerbench::out {
 
+namespace {
+
+// Plain printable ASCII without any of `special`: nothing to escape (most strings, at any size of
+// report: one copy, no temporaries).
+bool plain(std::string_view s, std::string_view special) {
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || special.find(c) != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string format_double_as_stream(double v) {
   std::ostringstream o;
   o << v;
@@ -24,6 +38,7 @@ std::string Term::escape(std::string_view s) {
 // CommonMark: a backslash before ASCII punctuation makes it literal. These are the characters
 // that would start markup in a paragraph or end a table cell; line breaks would end the cell.
 std::string Markdown::escape(std::string_view s) {
+  if (plain(s, "\\|`*_<>[]&~")) return std::string(s);
   std::string out;
   for (char c : sanitize_lines_for_terminal(s)) {
     if (c == '\n') {
@@ -53,6 +68,7 @@ Safe<Markdown> markdown_link(std::string_view path) {
 }
 
 std::string Html::escape(std::string_view s) {
+  if (plain(s, "&<>\"'")) return std::string(s);
   std::string out;
   for (char c : sanitize_lines_for_terminal(s)) {
     switch (c) {
