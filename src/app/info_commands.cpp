@@ -11,7 +11,7 @@
 namespace peerbench::app {
 
 int list_methods_command(const std::vector<MethodInfo>& catalog) {
-  // Both lists in one set of columns (core/text_table.h): no name runs into its summary.
+  // Both lists in one set of columns (core/present/text_table.h): no name runs into its summary.
   TextTable methods, groups;
   for (const auto& m : catalog) methods.add_row({m.name, m.summary});
   for (const auto& g : method_groups()) groups.add_row({g.name, g.summary});

@@ -1,4 +1,4 @@
-// The escaping layer (core/escaped.h): what a writer refuses at compile time, and each format's
+// The escaping layer (core/base/escaped.h): what a writer refuses at compile time, and each format's
 // rules on hostile strings.
 #include "core/base/escaped.h"
 
