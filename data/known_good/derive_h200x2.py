@@ -128,7 +128,7 @@ def eligible(r, m, doc):
 
 
 def headline(r, m):
-    """peerbench's headline figure (core/judge/verdict.cpp headline_value)."""
+    """peerbench's headline figure (core/judge/verdict.h headline_value)."""
     if m["metric"] == "latency":
         return r["time_us"]["median"]
     if m["uses_nccl"] and r.get("busbw_gbps"):
