@@ -12,23 +12,13 @@
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
+#include "core/platform/utc_time.h"
 #include "core/present/history.h"
 #include "gpu/method.h"
 
 namespace peerbench::app {
 
-namespace {
-
-std::string utc_now_text() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int fleet_command(const FleetOptions& o) {
   const FleetReport r = build_fleet(o, gpu::method_catalog());
@@ -37,7 +27,7 @@ int fleet_command(const FleetOptions& o) {
     const std::string why = check_writable(o.write_baseline, true);
     if (!why.empty()) throw UsageError("--write-baseline: " + o.write_baseline + ": " + why);
     write_file_atomically(o.write_baseline,
-                          make_baseline(r, r.outlier_tolerance, utc_now_text()).dump(2) + "\n");
+                          make_baseline(r, r.outlier_tolerance, utc_now_iso8601()).dump(2) + "\n");
     std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s\n",
                  sanitize_for_terminal(o.write_baseline).c_str());
   }

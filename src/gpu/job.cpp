@@ -28,15 +28,6 @@ namespace peerbench::gpu {
 
 using nlohmann::json;
 
-std::string utc_now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string default_json_path(const std::string& host) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};

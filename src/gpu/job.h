@@ -17,6 +17,7 @@
 #include "core/model/results_file.h"
 #include "core/plan/plan.h"
 #include "core/plan/run_options.h"
+#include "core/platform/utc_time.h"
 #include "core/present/report.h"
 #include "gpu/mpi_context.h"
 #include "gpu/nccl_comm.h"
@@ -143,6 +144,5 @@ class Job {
 
 // Default results path: results/peerbench-HOST-YYYYMMDD-HHMMSS.json
 std::string default_json_path(const std::string& host);
-std::string utc_now_iso8601();
 
 }  // namespace peerbench::gpu

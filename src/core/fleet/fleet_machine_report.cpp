@@ -8,6 +8,7 @@
 #include "core/base/escaped.h"
 #include "core/base/text.h"
 #include "core/fleet/fleet_report.h"
+#include "core/platform/utc_time.h"
 
 namespace peerbench {
 namespace {
@@ -105,13 +106,9 @@ std::string junit_timestamp(const std::string& started_at, const std::string& fa
   return utc ? started_at.substr(0, 19) : fallback;
 }
 
+// The Ant schema's timestamp has no zone: UTC without its "Z".
 std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return buf;
+  return utc_now_iso8601().substr(0, 19);
 }
 
 // One node's test suite, with the attributes the Ant/Jenkins schema requires of a suite inside
