@@ -1,6 +1,7 @@
 // What the report formats share: the pieces of a run a report shows (core/report_parts.h).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -297,7 +298,11 @@ BurnInRow burn_in_row(const RunDocument& d, const BurnInSeries& s, const BurnInF
     r.range = format_fixed(f.min, decimals) + "-" + format_fixed(f.max, decimals);
     r.cv = format_fixed(100 * f.cv, 2) + "%";
   }
-  if (f.drift) r.drift = (*f.drift >= 0 ? "+" : "") + format_fixed(100 * *f.drift, 2) + "%";
+  if (f.drift) {
+    // Under half of the last digit shown is no drift either way: "+0.00%", never "-0.00%".
+    const double pct = std::abs(100 * *f.drift) < 0.005 ? 0.0 : 100 * *f.drift;
+    r.drift = (pct >= 0 ? "+" : "") + format_fixed(pct, 2) + "%";
+  }
   r.errors = cycle_list(s.error_cycles);
   r.failed = cycle_list(s.failed_cycles);
   r.contended = cycle_list(s.contended_cycles);
