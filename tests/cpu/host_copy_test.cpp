@@ -111,9 +111,9 @@ TEST(HostVerdicts, EachGpuIsJudgedAgainstItsPcieLink) {
   ASSERT_NE(h2d, nullptr);
   EXPECT_EQ(h2d->state, "pass");
   ASSERT_TRUE(h2d->bar);
-  // H200 over PCIe Gen5 x16 has a known-good h2d figure: the bar is 90 % of it.
+  // H200 over PCIe Gen5 x16 has a known-good h2d figure: the bar is 85 % of it.
   ASSERT_TRUE(h2d->expected);
-  EXPECT_NEAR(*h2d->bar, 0.9 * *h2d->expected, 1e-6);
+  EXPECT_NEAR(*h2d->bar, 0.85 * *h2d->expected, 1e-6);
   EXPECT_NE(h2d->bar_basis.find("known-good"), std::string::npos) << h2d->bar_basis;
   EXPECT_NE(h2d->bar_basis.find("PCIe Gen5 x16"), std::string::npos);
   // Without it, the link-rate rule: 60 % of Gen5 x16, scaled by size / (size + 4 MiB).

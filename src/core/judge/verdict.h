@@ -64,8 +64,10 @@ struct Expectations {
   double noisy_cv = 0.1;
   // below-expected: a bandwidth under this fraction of the known-good figure for its GPU model,
   // link and size (data/known_good), where the table has one; 0 turns it off (then the
-  // link-rate rule applies).
-  double expected_fraction = 0.9;
+  // link-rate rule applies). 0.85, not 0.9: known-good figures are medians of healthy runs, so
+  // half of healthy runs sit under them; at 0.9 a healthy 2 x H200 pair met 52 of 112 bars at
+  // 256 MiB-4 GiB by 5-10 %. At 0.85 every bar sits at least 10 % under it (issue 17.7).
+  double expected_fraction = 0.85;
   // drift: a burn-in's last quarter of cycles worse than its first by more than this.
   double drift_tolerance = 0.05;
   // A site's healthy fleet medians (`fleet --write-baseline`): off-baseline under their bars.

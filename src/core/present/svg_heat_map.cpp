@@ -18,11 +18,11 @@ struct Shade {
   const char* label;
 };
 
-// The known-good steps, best first; `below-expected` flags under 0.90 by default.
+// The known-good steps, best first; `below-expected` flags under 0.85 by default.
 const Shade kExpectedShades[] = {
     {"#1a9850", "#fff", "0.95 or more of known-good"},
-    {"#a6d96a", "#222", "0.90 to 0.95 of known-good"},
-    {"#fee08b", "#222", "0.75 to 0.90 of known-good"},
+    {"#a6d96a", "#222", "0.85 to 0.95 of known-good"},
+    {"#fee08b", "#222", "0.75 to 0.85 of known-good"},
     {"#fc8d59", "#222", "0.50 to 0.75 of known-good"},
     {"#d73027", "#fff", "under 0.50 of known-good"},
 };
@@ -33,7 +33,7 @@ const Shade kNoFigure = {"#e6e6e6", "#222", "nothing to compare with, or not mea
 const Shade& shade_of(const HeatCell& c) {
   switch (c.basis) {
     case Basis::kExpected: {
-      const double bounds[] = {0.95, 0.90, 0.75, 0.50};
+      const double bounds[] = {0.95, 0.85, 0.75, 0.50};
       for (int i = 0; i < 4; ++i) {
         if (c.goodness >= bounds[i]) return kExpectedShades[i];
       }

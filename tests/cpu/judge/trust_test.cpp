@@ -142,7 +142,7 @@ TEST(Confirmation, AFlagStandsOnlyWhenTheRepeatFailsToo) {
   d.confirmations.push_back(reverse);
   const auto vs = compute_verdicts(d, {});
   const auto& v = verdict(vs, 0, 1);
-  // H200 over NV18: the bar is 90 % of the known-good figure (below-expected).
+  // H200 over NV18: the bar is 85 % of the known-good figure (below-expected).
   ASSERT_EQ(codes(v), (std::vector<std::string>{"below-expected", "asymmetric"}));
   const auto& ev = v.flags[0].evidence;
   EXPECT_EQ(ev["confirmed"], true);
@@ -272,7 +272,7 @@ TEST(LaunchBound, AHostBoundFigureIsNotJudgedAgainstTheLink) {
 // least 10 % under what a healthy 2 x H200 pair measures from 256 MiB to 4 GiB. Figures:
 // nccl-tests on that machine (shared/REFERENCE.md, busbw GB/s); 512 MiB where REFERENCE.md has
 // it (all-reduce 316, send/recv 355), else the geometric mean of the neighbours. (H200 itself is
-// judged by its known-good curve, 90 % of it: RealH200RunsClearEveryBarByTenPercent.)
+// judged by its known-good curve, 85 % of it: RealH200RunsClearEveryBarByTenPercent.)
 TEST(Bars, EveryBuiltInBarSitsTenPercentUnderAHealthyPair) {
   struct Row {
     const char* method;
@@ -320,10 +320,10 @@ TEST(Bars, EveryBuiltInBarSitsTenPercentUnderAHealthyPair) {
 }
 
 // This repository's own 2 x H200 runs against the bars that judge them: H200 over NV18 and PCIe
-// Gen5 has known-good curves (the medians of these runs), and the bar is 90 % of them (issue 18's
-// default), so a healthy run clears it by 10 % give or take the runs' own spread (within 2 %):
-// never by less than 8 %. The link-rate rule's bars (models without a curve) clear by 10 % and
-// more; EveryBuiltInBarSitsTenPercentUnderAHealthyPair holds them to it.
+// Gen5 has known-good curves (the medians of these runs), and the bar is 85 % of them, so a
+// healthy run a few percent under the median still clears it by 10 % (at 90 % of the median,
+// half of healthy runs cleared it by less). The link-rate rule's bars (models without a curve)
+// clear by 10 % and more; EveryBuiltInBarSitsTenPercentUnderAHealthyPair holds them to it.
 TEST(Bars, RealH200RunsClearEveryBarByTenPercent) {
   namespace fs = std::filesystem;
   int judged = 0;
@@ -338,8 +338,7 @@ TEST(Bars, RealH200RunsClearEveryBarByTenPercent) {
       for (const auto& m : v.methods) {
         if (!m.bar || !m.value || m.unit == "us" || m.bytes < (256ull << 20)) continue;
         ++judged;
-        const bool known = m.bar_basis.find("known-good") != std::string::npos;
-        EXPECT_LE(*m.bar, (known ? 0.92 : 0.9) * *m.value)
+        EXPECT_LE(*m.bar, 0.9 * *m.value)
             << name << " " << m.method << " at " << m.bytes << ": " << m.bar_basis;
       }
     }
