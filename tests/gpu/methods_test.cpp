@@ -30,6 +30,9 @@ class EachMethod : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EachMethod, MovesCorrectDataOnTwoRanks) {
   auto o = quick_options(GetParam());
+  // What this test checks is the data and the run's completeness, not the figures: under
+  // compute-sanitizer's racecheck a 4-byte peer ping-pong takes 127 us, a high-latency flag.
+  o.fail_on = "data-errors,incomplete";
   auto out = run_job(*env().rank, o);
   ASSERT_FALSE(out.doc.results.empty());
   int ok = 0;
