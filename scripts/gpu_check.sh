@@ -9,8 +9,9 @@
 # simulated two-host run. On a host with one GPU, two ranks share it (--allow-gpu-sharing):
 # that exercises the tool, not any link.
 #
-# Exit code: 0 when the build, the tests and the runs went through cleanly; 1 when the build or
-# a test failed, or a log shows a failed NCCL teardown or a start gate opened by its timeout;
+# Exit code: 0 when the build, the tests and the runs went through cleanly; 1 when the build, a
+# test or a check of scripts/gpu_acceptance.sh failed, or a log shows a failed NCCL teardown or a
+# start gate opened by its timeout;
 # 2 for bad arguments. PEERBENCH_REVISION and PEERBENCH_CHECK_BUDGET: see below.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,7 +61,7 @@ t0=$(date +%s)
 (cd build && ctest -L "${PEERBENCH_CTEST_LABEL:-.}" ${PEERBENCH_CTEST_EXCLUDE:+-E "$PEERBENCH_CTEST_EXCLUDE"} --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
 ctest_rc=$?
 say "# ctest (CPU and GPU): rc=$ctest_rc in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
-grep -E '^\[  (FAILED|SKIPPED) |\*\*\*(Failed|Skipped)|PEERBENCH_GPU_SKIP' "$out/ctest.log" | sort -u | tee -a "$log"
+grep -E '^\[  (FAILED|SKIPPED) |\*\*\*(Failed|Skipped)|PEERBENCH_(GPU_)?SKIP' "$out/ctest.log" | sort -u | tee -a "$log"
 
 build/peerbench topo --json "$out/topo.json" > "$out/topo.txt" 2>&1; say "# topo rc=$?"
 
@@ -195,8 +196,9 @@ if [ "$mode" = full ]; then
   # nccl-tests side by side (PEERBENCH_NCCL_TESTS: its binaries), fleet baselines.
   if [ "$ngpu" -ge 2 ]; then
     bash "$here/scripts/gpu_acceptance.sh" "$out/acceptance" "${PEERBENCH_NCCL_TESTS:-}" > /dev/null 2>&1
-    say "# acceptance (scripts/gpu_acceptance.sh): rc=$?"
-    grep -E '^(FAILED|# (queue|largest|highest|fleet))' "$out/acceptance/acceptance.log" | tee -a "$log"
+    acceptance_rc=$?
+    say "# acceptance (scripts/gpu_acceptance.sh): rc=$acceptance_rc"
+    grep -E '^(FAILED|# (queue|largest|highest|fleet|lead))' "$out/acceptance/acceptance.log" | tee -a "$log"
   fi
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   # The sanitizer runs are the slowest part: run them while a lease's 10-minute call has room.
@@ -234,5 +236,5 @@ for j in "$out"/*.json; do
 done
 (cd "$out/.." && tar czf "$out.tar.gz" "$(basename "$out")")
 say "# collected in $out (and $out.tar.gz)"
-[ "$ctest_rc" = 0 ] && [ "$destroy_failed" = 0 ] && [ "$gate_timeouts" = 0 ] && [ "$failed_lines" = 0 ] ||
-  exit 1
+[ "$ctest_rc" = 0 ] && [ "$destroy_failed" = 0 ] && [ "$gate_timeouts" = 0 ] && [ "$failed_lines" = 0 ] &&
+  [ "${acceptance_rc:-0}" = 0 ] || exit 1

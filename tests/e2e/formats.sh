@@ -18,6 +18,7 @@ $py -c 'import prometheus_client.openmetrics.parser' 2> /dev/null || missing+=(p
 $py -c 'import html5lib' 2> /dev/null || missing+=(python3-html5lib)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "PEERBENCH_SKIP: not installed: ${missing[*]} (scripts/setup.sh installs them)"
+  [ -n "${PEERBENCH_REQUIRE_TOOLS:-}" ] && exit 1  # CI: a missing install step
   exit 77
 fi
 work=$(mktemp -d)
