@@ -319,3 +319,27 @@ TEST(RealRuns, BurnInStoppedBySigintShowsItsCyclesSpreadAndDrift) {
 
 }  // namespace
 }  // namespace peerbench
+
+// ---- A real -b 1 -e 1 run on 2 x H200 (issue 17.5): 6 bytes of copies in all, which NVML's
+// NVLink counters (whole KiB per link) read as 0. The run itself flagged off-nvlink on both
+// directions of a healthy NVLink pair; its counters cannot tell a road, so nothing is accused.
+namespace peerbench {
+namespace {
+
+TEST(RealRuns, OneByteCopiesAreNotAccusedOfLeavingNvlink) {
+  const auto d = load_run_file(fixture("h200x2-one-byte.json"));
+  ASSERT_EQ(d.verdicts.size(), 3u);
+  EXPECT_EQ(d.verdicts[0].verdict, "flagged") << "what the run said when it was made";
+  const auto vs = compute_verdicts(d, {});
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) ADD_FAILURE() << pair_name(v.src, v.dst) << ": " << f.code;
+    if (v.src >= 0) EXPECT_EQ(v.verdict, "pass") << pair_name(v.src, v.dst);
+  }
+  const auto& all = find_verdict(vs, -1, -1);
+  EXPECT_EQ(all.verdict, "not-applicable");
+  for (const auto& m : all.methods) EXPECT_NE(m.reason.find("no whole element"), std::string::npos);
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
+}
+
+}  // namespace
+}  // namespace peerbench

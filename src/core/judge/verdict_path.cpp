@@ -67,6 +67,11 @@ void nccl_flags(const Ctx& c, PairVerdict& v, const PairTransport& t, const Link
   }
 }
 
+// NVML's NVLink data counters count whole KiB per link (18 links on H200), and small copies
+// carry protocol overhead: on 2 x H200, 6 B of 1-byte copies read 0 KiB and 6000 B of 1000-byte
+// copies 8-9 KiB. Under 1 MiB of payload the counters cannot tell a road; the check waits for one.
+constexpr double kCountersResolveBytes = 1 << 20;
+
 // A copy-engine copy on NVLink whose NVLink data counters moved less than the payload.
 void off_nvlink_flag(const Ctx& c, PairVerdict& v, const MethodInfo& m,
                      const std::vector<const Result*>& rs, const Link& link) {
@@ -76,7 +81,8 @@ void off_nvlink_flag(const Ctx& c, PairVerdict& v, const MethodInfo& m,
     const Result& r = **it;
     if (r.status != ResultStatus::kOk || !r.link_counters) continue;
     const auto& lc = *r.link_counters;
-    if ((!lc.src_tx_bytes && !lc.dst_rx_bytes) || lc.payload_bytes <= 0) continue;
+    if ((!lc.src_tx_bytes && !lc.dst_rx_bytes) || lc.payload_bytes < kCountersResolveBytes)
+      continue;
     const double moved = std::min(lc.src_tx_bytes.value_or(lc.payload_bytes),
                                   lc.dst_rx_bytes.value_or(lc.payload_bytes));
     if (moved >= c.e.off_nvlink_fraction * lc.payload_bytes) return;
