@@ -232,7 +232,9 @@ say "# gate timeouts: $gate_timeouts"
 say "# FAILED lines: $failed_lines"
 for j in "$out"/*.json; do
   [ -f "$j" ] || continue
-  build/peerbench report "$j" > "${j%.json}.report.txt" 2>&1; say "# report $(basename "$j"): rc=$?"
+  build/peerbench report "$j" > "${j%.json}.report.txt" 2>&1
+  rc=$?  # before the line below: its $(basename) would reset $? to 0 (every report read rc=0)
+  say "# report $(basename "$j"): rc=$rc"
 done
 (cd "$out/.." && tar czf "$out.tar.gz" "$(basename "$out")")
 say "# collected in $out (and $out.tar.gz)"
