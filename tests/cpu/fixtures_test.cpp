@@ -343,3 +343,42 @@ TEST(RealRuns, OneByteCopiesAreNotAccusedOfLeavingNvlink) {
 
 }  // namespace
 }  // namespace peerbench
+
+// ---- Real runs on the 2 x H200 machine from scripts/gpu_check.sh full (2026-12-01, 07711a0).
+namespace peerbench {
+namespace {
+
+// -R 2 (symmetric windows): NCCL's symmetric kernels reach 241-257 busbw GB/s on a healthy pair
+// (nccl-tests the same), under the -R 0 known-good curve. The run flagged below-expected at
+// 4 GiB, confirmed twice; recomputed, the collectives are not judged and say why.
+TEST(RealRuns, SymmetricWindowCollectivesAreNotHeldToTheRegisterZeroCurve) {
+  const auto d = load_run_file(fixture("h200x2-symmetric-R2.json"));
+  EXPECT_EQ(d.verdicts[0].verdict, "flagged") << "what the run said when it was made";
+  const auto vs = compute_verdicts(d, {});
+  const auto& all = find_verdict(vs, -1, -1);
+  EXPECT_TRUE(all.flags.empty());
+  const auto& ar = method_of(all, "nccl-allreduce");
+  EXPECT_EQ(ar.state, "not-judged");
+  EXPECT_NE(ar.reason.find("-R 2"), std::string::npos) << ar.reason;
+  // Send/recv has no symmetric kernels: judged as ever, and it passes.
+  EXPECT_EQ(method_of(all, "nccl-sendrecv-ring").state, "pass");
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
+  // A site's own bar for it still judges it.
+  Expectations site;
+  site.min_gbps["nccl-allreduce"]["*"] = 300;
+  EXPECT_EQ(flag_codes(find_verdict(compute_verdicts(d, site), -1, -1)),
+            (std::vector<std::string>{"below-link"}));
+}
+
+// One rank: busbw is algbw x 0. peerbench wrote 0 and then refused its own file ("0 GB/s is
+// not a measurement").
+TEST(RealRuns, OneRankCollectivesWithZeroBusBandwidthRead) {
+  const auto d = load_run_file(fixture("h200x2-one-rank-collectives.json"));
+  const auto vs = compute_verdicts(d, {});
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_EQ(vs[0].verdict, "not-a-link");
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
+}
+
+}  // namespace
+}  // namespace peerbench

@@ -78,6 +78,9 @@ void index_confirmations(Ctx& c) {
   const auto& cfg = c.d.config;
   if (cfg.is_object() && cfg.contains("confirm") && cfg["confirm"].is_number_integer())
     c.confirm_requested = std::max(0, cfg["confirm"].get<int>());
+  if (cfg.is_object() && cfg.contains("local_register") &&
+      cfg["local_register"].is_number_integer())
+    c.local_register = cfg["local_register"].get<int>();
 }
 
 }  // namespace

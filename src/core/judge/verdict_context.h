@@ -51,6 +51,7 @@ struct Ctx {
   int confirm_requested = 0;  // the run's --confirm (0: off, or a file from before schema 3)
   const KnownGoodTable* known = nullptr;    // the built-in known-good figures
   std::optional<bool> nvls;                 // NCCL_NVLS_ENABLE of the run, where recorded
+  int local_register = 0;                   // the run's -R (2: symmetric windows)
   RunVersions versions;                     // to match a site baseline's version-specific entries
   std::set<CaseKey>* to_confirm = nullptr;  // set by cases_to_confirm(): undecided cases
 
@@ -104,6 +105,10 @@ std::string bar_kind_for(const Ctx& c, const MethodInfo& m, const Link& link, in
 std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                       const Result& r, const std::string& kind, bool small_message,
                                       MethodVerdict& mv);
+// Why an NCCL bandwidth figure has no built-in bar (-R 2), or "" when it has one; a site's
+// min_gbps or baseline entry for it is a bar all the same.
+std::string no_builtin_bar(const Ctx& c, const PairVerdict& v, const MethodInfo& m, const Result& r,
+                           const std::string& kind);
 // The flag `r` earns (below-link), or nullopt; fills mv.bar and mv.bar_basis either way.
 std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                         const Result& r, const Link& link, const std::string& kind,

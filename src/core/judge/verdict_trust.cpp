@@ -284,6 +284,11 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
     mv.unit = "us";
   }
   const std::string kind = bar_kind_for(c, m, link, v.src, v.dst);
+  if (auto why = latency || small ? "" : no_builtin_bar(c, v, m, r, kind); !why.empty()) {
+    mv.state = vs::kNotJudged;
+    mv.reason = why;
+    return;
+  }
   const auto attempts = attempts_of(c, r);
   std::vector<Outcome> outs;
   for (std::size_t k = 0; k < attempts.size(); ++k) {
