@@ -161,10 +161,26 @@ const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const Meth
   return find_baseline(c.e.baseline, q);
 }
 
+// Under -R 2 NCCL runs its symmetric-window kernels (all-reduce, all-gather, reduce-scatter),
+// whose bandwidth curve is their own: on a healthy 2 x H200 all-reduce reaches 241-257 busbw
+// GB/s from 64 MiB to 4 GiB, with nccl-tests the same (-R 0: 268-345), under the known-good curve
+// and the link-rate rule's 4 GiB bar. The known-good table holds no such curve. (Send/recv under
+// -R 2 runs as under -R 1: 330-367 there.) Their small-message times are judged as ever.
+bool symmetric_window_kernels(const Ctx& c, const MethodInfo& m) {
+  return m.uses_nccl && c.local_register == 2 &&
+         (m.collective == Collective::kAllReduce || m.collective == Collective::kAllGather ||
+          m.collective == Collective::kReduceScatter);
+}
+
 KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                const Result& r, const Link& link) {
   KnownGoodLookup none;
   if (!c.known) return none;
+  if (symmetric_window_kernels(c, m) && m.metric == Metric::kBandwidth &&
+      r.bytes > c.e.small_message_max_bytes) {
+    none.why_unknown = "no known-good figure for NCCL's symmetric-window kernels (-R 2)";
+    return none;
+  }
   const std::string model = model_of(c, v);
   if (model.empty()) {
     none.why_unknown = "the GPUs are of different models";
@@ -211,17 +227,9 @@ std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const 
                     {"link", v.link}});
 }
 
-// Under -R 2 NCCL runs its symmetric-window kernels (all-reduce, all-gather, reduce-scatter),
-// whose bandwidth curve is their own: on a healthy 2 x H200 all-reduce reaches 241-257 busbw
-// GB/s from 64 MiB to 4 GiB, with nccl-tests the same (-R 0: 268-345), under the known-good curve
-// and the link-rate rule's 4 GiB bar. The known-good table holds no such curve, so a built-in bar
-// would accuse a healthy link. (Send/recv under -R 2 runs as under -R 1: 330-367 there.)
 std::string no_builtin_bar(const Ctx& c, const PairVerdict& v, const MethodInfo& m, const Result& r,
                            const std::string& kind) {
-  const bool symmetric_kernels = m.collective == Collective::kAllReduce ||
-                                 m.collective == Collective::kAllGather ||
-                                 m.collective == Collective::kReduceScatter;
-  if (!m.uses_nccl || !symmetric_kernels || c.local_register != 2) return "";
+  if (!symmetric_window_kernels(c, m)) return "";
   if (site_bar(c.e.min_gbps, m.name, kind)) return "";
   if (const BaselineEntry* b = baseline_for(c, v, m, r); b && !b->lower_is_better) return "";
   return "not judged: under -R 2 NCCL runs its symmetric-window kernels, whose bandwidth curve is "

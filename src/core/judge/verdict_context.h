@@ -105,6 +105,8 @@ std::string bar_kind_for(const Ctx& c, const MethodInfo& m, const Link& link, in
 std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                       const Result& r, const std::string& kind, bool small_message,
                                       MethodVerdict& mv);
+// -R 2's symmetric-window kernels (all-reduce, all-gather, reduce-scatter): a curve of their own.
+bool symmetric_window_kernels(const Ctx& c, const MethodInfo& m);
 // Why an NCCL bandwidth figure has no built-in bar (-R 2), or "" when it has one; a site's
 // min_gbps or baseline entry for it is a bar all the same.
 std::string no_builtin_bar(const Ctx& c, const PairVerdict& v, const MethodInfo& m, const Result& r,
