@@ -47,41 +47,52 @@ std::string big_run(int gpus, int sizes) {
   return to_json(d).dump();
 }
 
-// Read, judge and render in `formats`: what `report` does with a file (one format a call).
-// CPU seconds.
-double report_seconds(const std::string& text, std::vector<ReportFormat> formats = {
-                                                   ReportFormat::kText, ReportFormat::kMarkdown,
-                                                   ReportFormat::kHtml, ReportFormat::kCsv}) {
+// The file `report` would be given: `text` written to a temporary path.
+std::string write_run(const std::string& text, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Load, judge and render in `formats`: what `report` does with a file (one format a call),
+// through the same streamed reader. CPU seconds.
+double report_seconds(const std::string& path, std::size_t file_bytes,
+                      std::vector<ReportFormat> formats = {
+                          ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml,
+                          ReportFormat::kCsv}) {
   const std::clock_t t0 = std::clock();
-  const RunDocument d = run_document_from_json(parse_json_text(text, "big.json"), "big.json");
+  const RunDocument d = load_run_file(path);
   ReportInput in;
-  in.path = "big.json";
+  in.path = path;
   in.doc = &d;
   in.verdicts = compute_verdicts(d, {});
   std::size_t out = 0;
   for (auto f : formats) out += make_reporter(f)->render({in}, {}).size();
-  EXPECT_GT(out, text.size() / (40 * (5 - formats.size())));
+  EXPECT_GT(out, file_bytes / (40 * (5 - formats.size())));
   return static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
 }
 
 TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
   const std::string small = big_run(16, 7);  // 240 pairs x 3 methods x 7 sizes = 5,040
   const std::string large = big_run(36, 9);  // 1260 pairs x 3 x 9 = 34,020
-  const double ts = report_seconds(small);
-  const double tl = report_seconds(large);
+  const double ts = report_seconds(write_run(small, "scale-small.json"), small.size());
+  const double tl = report_seconds(write_run(large, "scale-large.json"), large.size());
   // 6.75x the results: linear ~6.75x, quadratic ~45x.
   EXPECT_LT(tl / ts, 15.0) << "small " << ts << " s, large " << tl << " s";
 }
 
 TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
   const std::string text = big_run(58, 10);  // 3306 pairs x 3 x 10 = 99,180 results
-  // `peerbench report` as a user runs it: read, judge, one text report. The faster of two runs:
-  // a shared build machine only ever adds time.
-  const double t = std::min(report_seconds(text, {ReportFormat::kText}),
-                            report_seconds(text, {ReportFormat::kText}));
+  const std::string path = write_run(text, "scale-100k.json");
+  // `peerbench report FILE` as a user runs it: load, judge, one text report. The fastest of three
+  // runs: a shared build machine only ever adds time.
+  double t = 1e9;
+  for (int i = 0; i < 3; ++i)
+    t = std::min(t, report_seconds(path, text.size(), {ReportFormat::kText}));
   // The same machine's pace, from parsing the file's JSON alone: the 2-core build machine's CPU
-  // ran this at 0.9 s at its best and 1.5 s at its slowest in one hour, so 3 s holds at the best
+  // ran this at 0.8 s at its best and 1.5 s at its slowest in one hour, so 3 s holds at the best
   // pace and scales with a slower one (what the report adds to parsing is what is bounded).
+  // Measured here `report` took 1.9-2.0 s where parsing took 0.82-0.87 s.
   auto parse_seconds = [&] {
     const std::clock_t t0 = std::clock();
     const auto parsed = nlohmann::json::parse(text);
@@ -89,6 +100,7 @@ TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
     return static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
   };
   const double pace = std::max(1.0, std::min(parse_seconds(), parse_seconds()) / 0.9);
+  std::remove(path.c_str());
 #ifdef PEERBENCH_SLOW_BUILD
   GTEST_SKIP() << "sanitizer build: " << t << " s (the bound is for plain builds)";
 #else

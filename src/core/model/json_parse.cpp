@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <istream>
 #include <sstream>
 #include <streambuf>
@@ -140,22 +141,29 @@ class CheckedDomSax : public nlohmann::detail::json_sax_dom_parser<nlohmann::jso
 
  private:
   // Keys seen in the object being read. Results objects have ~25 keys: a reused vector scanned
-  // linearly costs no allocation per key; past kLinear keys, a hash set takes over.
+  // linearly costs no allocation per key, and comparing hashes first keeps the scan off memcmp
+  // (it was a sixth of `report`'s time on 100k results); past kLinear keys, a hash set takes over.
   struct Frame {
     static constexpr std::size_t kLinear = 48;
     bool array = false;
     std::size_t index = 0;
     std::string key;
     std::vector<std::string> few;  // capacity and strings reused across objects
+    std::vector<std::size_t> few_hash;
     std::size_t nfew = 0;
     std::unordered_set<std::string> many;
 
     bool add_key(const std::string& k) {
       if (nfew < kLinear) {
+        const std::size_t h = std::hash<std::string>{}(k);
         for (std::size_t i = 0; i < nfew; ++i) {
-          if (few[i] == k) return false;
+          if (few_hash[i] == h && few[i] == k) return false;
         }
-        if (few.size() == nfew) few.emplace_back();
+        if (few.size() == nfew) {
+          few.emplace_back();
+          few_hash.emplace_back();
+        }
+        few_hash[nfew] = h;
         few[nfew++].assign(k);
         return true;
       }
