@@ -341,6 +341,26 @@ TEST(RealRuns, OneByteCopiesAreNotAccusedOfLeavingNvlink) {
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
 }
 
+// The pair table of that run printed ce-write as "GB/s @ 1 ... 0.0" (1 B in 3.2 us is 0.0003
+// GB/s): a dead-looking link in every format, beside a verdict that judged 3.22 us and passed.
+// At latency sizes the tables show the time per operation the verdict judged.
+TEST(RealRuns, OneByteTablesShowTheTimePerCopyNotZeroGigabytes) {
+  const auto d = load_run_file(fixture("h200x2-one-byte.json"));
+  const auto vs = compute_verdicts(d, {});
+  const std::string text = render(d, vs, ReportFormat::kText);
+  EXPECT_NE(text.find("us @ 1\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GB/s @ 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0->1  NV18      3.22"), std::string::npos) << text;
+  EXPECT_NE(text.find("1->0  NV18      4.03"), std::string::npos) << text;
+  const std::string md = render(d, vs, ReportFormat::kMarkdown);
+  EXPECT_NE(md.find("| ce-write (us @ 1) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| NV18 | 3.22 |"), std::string::npos) << md;
+  const std::string html = render(d, vs, ReportFormat::kHtml);
+  EXPECT_NE(html.find("us @ 1"), std::string::npos);
+  EXPECT_EQ(html.find("GB/s @ 1<"), std::string::npos);
+  for (const auto* doc : {&text, &md}) EXPECT_EQ(doc->find(" 0.0 "), std::string::npos) << *doc;
+}
+
 }  // namespace
 }  // namespace peerbench
 

@@ -45,6 +45,10 @@
 
 namespace peerbench {
 
+// Up to this size a bandwidth method is at latency sizes ("-b 8 -e 8"): the verdict judges its
+// time per operation, and report tables show that time (Expectations::small_message_max_bytes).
+constexpr std::uint64_t kSmallMessageMaxBytes = 64ull << 10;
+
 // Bars, built-in or from an --expect file. Link kinds for per-kind bars: "nvlink", "pcie",
 // "staged" (through host memory: the staged method, NCCL's SHM transport), "net" (the network).
 struct Expectations {
@@ -79,7 +83,7 @@ struct Expectations {
   std::uint64_t judge_min_bytes = 256ull << 20;
   // A bandwidth method whose largest size is at most this is a latency-size run ("-b 8 -e 8"):
   // its time per operation is judged against small_message_us instead.
-  std::uint64_t small_message_max_bytes = 64ull << 10;
+  std::uint64_t small_message_max_bytes = kSmallMessageMaxBytes;
   // off-nvlink: NVLink data counters moved less than this fraction of a copy's payload.
   double off_nvlink_fraction = 0.9;
   // Site bars per method: method -> link kind (or "*" for every kind) -> value.

@@ -129,18 +129,20 @@ std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultInd
   h.row_heading = "GPU pair and link";
   h.column_heading = "method (unit @ size)";
   h.table_extra_head = {"NCCL transport"};
+  std::vector<Column> columns;
   for (const auto* m : pm) {
+    columns.push_back(column_of(d, m));
     h.columns.push_back(m->name);
-    h.column_units.push_back(unit_at(d, m));
+    h.column_units.push_back(columns.back().unit);
   }
   for (const auto& [s, t] : idx.pairs()) {
     h.rows.push_back(pair_name(s, t));
     h.row_notes.push_back(link_label(links, s, t));
     h.row_flagged.push_back(pair_flagged(in.verdicts, s, t));
     std::vector<svg::HeatCell> row;
-    for (const auto* m : pm) {
-      row.push_back(heat_cell(cell(idx, m, s, t), verdict_of(in.verdicts, m, s, t),
-                              flagged_for(in.verdicts, m, s, t)));
+    for (const auto& c : columns) {
+      row.push_back(heat_cell(cell(idx, c, s, t), verdict_of(in.verdicts, c.m, s, t),
+                              flagged_for(in.verdicts, c.m, s, t)));
     }
     h.cells.push_back(std::move(row));
     h.table_extra.push_back({transport_of(idx, s, t)});

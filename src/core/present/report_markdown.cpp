@@ -94,13 +94,15 @@ class MarkdownReporter : public DocumentReporter {
     o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
          "in us; `!` marks data errors.\n\n";
     o << "| pair | link |";
-    for (const auto* m : pm) o << " " << e(m->name) << " (" << e(unit_at(d, m)) << ") |";
+    std::vector<Column> columns;
+    for (const auto* m : pm) columns.push_back(column_of(d, m));
+    for (const auto& c : columns) o << " " << e(c.m->name) << " (" << e(c.unit) << ") |";
     o << " NCCL transport |\n|---|---|";
     for (std::size_t i = 0; i < pm.size(); ++i) o << "---:|";
     o << "---|\n";
     for (const auto& [s, t] : idx.pairs()) {
       o << "| " << pair(s, t) << " | " << e(link_label(links, s, t)) << " |";
-      for (const auto* m : pm) o << " " << e(cell(idx, m, s, t)) << " |";
+      for (const auto& c : columns) o << " " << e(cell(idx, c, s, t)) << " |";
       o << " " << e(transport_of(idx, s, t)) << " |\n";
     }
     o << "\n";

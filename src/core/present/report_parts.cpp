@@ -51,11 +51,25 @@ std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scop
   return out;
 }
 
-// Cell for (method, pair) at the largest size: the headline number, or the status.
-std::string cell(const ResultIndex& idx, const MethodInfo* m, int src, int dst) {
+Column column_of(const RunDocument& d, const MethodInfo* m) {
+  Column c;
+  c.m = m;
+  for (const auto& r : d.results) {
+    if (r.method == m->name && r.status == ResultStatus::kOk) c.bytes = std::max(c.bytes, r.bytes);
+  }
+  c.time_per_op = m->metric != Metric::kLatency && c.bytes > 0 && c.bytes <= kSmallMessageMaxBytes;
+  c.unit = c.time_per_op ? "us" : unit(m);
+  if (c.bytes) c.unit += " @ " + format_size_compact(c.bytes);
+  return c;
+}
+
+std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
+  const MethodInfo* m = c.m;
   if (m->bidirectional && src > dst) std::swap(src, dst);  // one result per unordered pair
   if (const auto* r = idx.largest_ok(m->name, src, dst)) {
-    std::string s = format_fixed(headline_value(m, *r), m->metric == Metric::kLatency ? 2 : 1);
+    const bool in_time = c.time_per_op || m->metric == Metric::kLatency;
+    const double v = c.time_per_op ? (r->time_us ? r->time_us->median : 0) : headline_value(m, *r);
+    std::string s = format_fixed(v, in_time ? 2 : 1);
     if (r->wrong > 0) s += "!";
     return s;
   }
@@ -79,27 +93,10 @@ std::string link_label(const std::map<std::pair<int, int>, std::string>& links, 
   return it == links.end() ? "?" : it->second;
 }
 
-std::string largest_size_label(const RunDocument& d, const MethodInfo* m) {
-  std::uint64_t b = 0;
-  for (const auto& r : d.results) {
-    if (r.method == m->name && r.status == ResultStatus::kOk) b = std::max(b, r.bytes);
-  }
-  return b ? format_size_compact(b) : "";
-}
-
 std::string unit(const MethodInfo* m) {
   if (m->metric == Metric::kLatency) return "us";
   return m->uses_nccl ? "busbw GB/s" : "GB/s";
 }
-
-// "GB/s @ 1G", or the unit alone when nothing was measured.
-std::string unit_at(const RunDocument& d, const MethodInfo* m) {
-  const std::string size = largest_size_label(d, m);
-  return size.empty() ? unit(m) : unit(m) + " @ " + size;
-}
-
-// Host<->GPU methods per GPU at the largest size, and for the every-GPU-at-once methods the
-// host's total (the sum of the GPUs' medians: they ran in the same timed window).
 
 // The host's total of an every-GPU-at-once method, per host: the sum of the ranks' medians at the
 // largest size (they ran in one timed window); a GPU two ranks share carried both and is one GPU.
@@ -135,7 +132,9 @@ HostTable host_table(const RunDocument& d, const ResultIndex& idx,
   HostTable t;
   t.methods = methods_in(d, MethodScope::kPerGpu);
   if (t.methods.empty()) return t;
-  for (const auto* m : t.methods) t.units.push_back(unit_at(d, m));
+  std::vector<Column> columns;
+  for (const auto* m : t.methods) columns.push_back(column_of(d, m));
+  for (const auto& c : columns) t.units.push_back(c.unit);
   // "node1 GPU 0"; by PCI bus id where indexes do not tell GPUs apart (per-task binding: every
   // rank sees its GPU as index 0).
   std::map<std::string, std::set<std::string>> buses_of_label;
@@ -151,7 +150,7 @@ HostTable host_table(const RunDocument& d, const ResultIndex& idx,
     std::string gpu = ri ? short_label(*ri) : "?";
     if (ri && buses_of_label[gpu].size() > 1) gpu = ri->host + " " + ri->gpu.pci_bus_id;
     HostTable::Row row{pair_name(g, g), gpu, link_label(links, g, g), {}};
-    for (const auto* m : t.methods) row.cells.push_back(cell(idx, m, g, g));
+    for (const auto& c : columns) row.cells.push_back(cell(idx, c, g, g));
     t.rows.push_back(std::move(row));
   }
   for (const auto* m : t.methods) {

@@ -17,15 +17,23 @@ std::vector<std::string> variants_of(const RunDocument& d, const std::string& me
 std::string variant_suffix(const std::string& v);  // " (float/sum)", or ""
 // Methods of one scope that appear in the run's results, in the run's method order.
 std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scope);
+// One method's column in the pair and host tables: its median at the method's largest size.
+// A bandwidth method measured only at latency sizes (at most kSmallMessageMaxBytes, where the
+// verdict judges time per operation) shows that time: 1 B in 3.2 us is 0.0003 GB/s, which a
+// table printed as "0.0" for a healthy NVLink pair.
+struct Column {
+  const MethodInfo* m = nullptr;
+  std::uint64_t bytes = 0;   // the largest size measured; 0 when nothing was
+  bool time_per_op = false;  // cells in us, not GB/s
+  std::string unit;          // "GB/s @ 1G", "us @ 8", or the unit alone when nothing was measured
+};
+Column column_of(const RunDocument& d, const MethodInfo* m);
 // Cell for (method, pair) at the largest size: the headline number, or the status.
-std::string cell(const ResultIndex& idx, const MethodInfo* m, int src, int dst);
+std::string cell(const ResultIndex& idx, const Column& c, int src, int dst);
 // Link label per pair, from the verdicts.
 std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs);
 std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t);
-std::string largest_size_label(const RunDocument& d, const MethodInfo* m);
 std::string unit(const MethodInfo* m);  // "us", "busbw GB/s", "GB/s"
-// "GB/s @ 1G", or the unit alone when nothing was measured.
-std::string unit_at(const RunDocument& d, const MethodInfo* m);
 
 // Host<->GPU methods per GPU at the largest size, and for the every-GPU-at-once methods the
 // host's total (the sum of the GPUs' medians: they ran in the same timed window).

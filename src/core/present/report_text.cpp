@@ -75,16 +75,18 @@ class TextReporter : public DocumentReporter {
     TextTable t(align);
     std::vector<std::string> names{"pair", "link"};
     std::vector<std::string> units{"", ""};
+    std::vector<Column> columns;  // once per method: each scans the results
     for (const auto* m : pm) {
+      columns.push_back(column_of(d, m));
       names.push_back(m->name);
-      units.push_back(unit_at(d, m));  // once per method: each scans the results
+      units.push_back(columns.back().unit);
     }
     names.push_back("NCCL transport");
     t.add_row(std::move(names));
     t.add_row(std::move(units));
     for (const auto& [s, t_] : idx.pairs()) {
       std::vector<std::string> row{pair_name(s, t_), link_label(links, s, t_)};
-      for (const auto* m : pm) row.push_back(cell(idx, m, s, t_));
+      for (const auto& c : columns) row.push_back(cell(idx, c, s, t_));
       row.push_back(transport_of(idx, s, t_));
       t.add_row(std::move(row));
     }
