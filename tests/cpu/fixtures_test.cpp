@@ -401,6 +401,14 @@ TEST(RealRuns, OneRankCollectivesWithZeroBusBandwidthRead) {
   ASSERT_EQ(vs.size(), 1u);
   EXPECT_EQ(vs[0].verdict, "not-a-link");
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
+  // Its figures are times at these sizes (996-3000 B): the report printed "0.0" GB/s for each.
+  EXPECT_NE(vs[0].observed.find("nccl-allreduce 2.67 us @ 3000"), std::string::npos)
+      << vs[0].observed;
+  const std::string text = render(d, vs, ReportFormat::kText);
+  EXPECT_NE(text.find("us per operation up to 64K):  1 not-applicable  996 2.82 us"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find(" 0.0"), std::string::npos) << text;
 }
 
 }  // namespace

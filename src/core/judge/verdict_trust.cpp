@@ -118,19 +118,27 @@ const Result* reverse_attempt(const Ctx& c, const MethodInfo& m, const Result& r
   return nullptr;
 }
 
-std::string figure_text(const MethodInfo& m, const Result& r) {
-  if (m.metric == Metric::kLatency || r.bytes == 0) {
-    return format_fixed(r.time_us ? r.time_us->median : 0, 2) + " us";
-  }
-  return format_fixed(headline_value(&m, r), 1) + " GB/s";
+// What a verdict judges: the time per operation for latency methods and at latency sizes
+// (small_message_max_bytes; 8 B is 0.0 GB/s), else the headline bandwidth.
+bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r) {
+  return m.metric == Metric::kLatency || r.bytes <= c.e.small_message_max_bytes;
 }
 
-json attempts_json(const MethodInfo& m, const std::vector<Outcome>& outs) {
+double judged_value(const Ctx& c, const MethodInfo& m, const Result& r) {
+  if (judged_in_time(c, m, r)) return r.time_us ? r.time_us->median : 0;
+  return headline_value(&m, r);
+}
+
+std::string figure_text(const Ctx& c, const MethodInfo& m, const Result& r) {
+  const bool us = judged_in_time(c, m, r);
+  return format_fixed(judged_value(c, m, r), us ? 2 : 1) + (us ? " us" : " GB/s");
+}
+
+json attempts_json(const Ctx& c, const MethodInfo& m, const std::vector<Outcome>& outs) {
   json list = json::array();
   for (const auto& o : outs) {
     json a = {{"attempt", o.attempt},
-              {"value", m.metric == Metric::kLatency ? (o.r->time_us ? o.r->time_us->median : 0)
-                                                     : headline_value(&m, *o.r)},
+              {"value", judged_value(c, m, *o.r)},
               {"trust", to_string(o.trust)},
               {"fails", o.flag.has_value()}};
     if (o.trust == Trust::kContended || o.trust == Trust::kThrottled)
@@ -162,16 +170,16 @@ void apply(const Ctx& c, PairVerdict& v, const MethodInfo& m, const std::vector<
   switch (d.ruling) {
     case Ruling::kPass:
       if (o.attempt > 0) {
-        mv.value = m.metric == Metric::kLatency ? o.r->time_us->median : headline_value(&m, *o.r);
+        mv.value = judged_value(c, m, *o.r);
         mv.reason = "confirmation repeat " + std::to_string(o.attempt) + " measured " +
-                    figure_text(m, *o.r) + " and passes; the plan's measurement was " +
-                    figure_text(m, *outs.front().r) + " (" + to_string(outs.front().trust) + ")";
-        mv.evidence = {{"attempts", attempts_json(m, outs)}};
+                    figure_text(c, m, *o.r) + " and passes; the plan's measurement was " +
+                    figure_text(c, m, *outs.front().r) + " (" + to_string(outs.front().trust) + ")";
+        mv.evidence = {{"attempts", attempts_json(c, m, outs)}};
       }
       return;
     case Ruling::kFlag: {
       Flag f = *o.flag;
-      f.evidence["attempts"] = attempts_json(m, outs);
+      f.evidence["attempts"] = attempts_json(c, m, outs);
       f.evidence["confirmed"] = d.confirmed;
       if (!d.confirmed) f.evidence["confirmation"] = "none: the run made no repeats (--confirm 0)";
       v.flags.push_back(std::move(f));
@@ -181,11 +189,11 @@ void apply(const Ctx& c, PairVerdict& v, const MethodInfo& m, const std::vector<
       raise_state(mv, vs::kIncomplete,
                   "would be flagged (" + o.flag->message +
                       "), but the confirmation repeat the run asked for was not measured",
-                  {{"attempts", attempts_json(m, outs)}});
+                  {{"attempts", attempts_json(c, m, outs)}});
       collect(c, outs);
       return;
     case Ruling::kUntrusted: {
-      std::string why = figure_text(m, *o.r) + " at " + format_size(o.r->bytes);
+      std::string why = figure_text(c, m, *o.r) + " at " + format_size(o.r->bytes);
       if (d.worst == Trust::kNoisy) {
         const auto cv = sample_cv(*o.r).value_or(0);
         why += ": its samples spread " + format_fixed(100 * cv, 1) + " % (coefficient of " +
@@ -196,7 +204,7 @@ void apply(const Ctx& c, PairVerdict& v, const MethodInfo& m, const std::vector<
                interference_text(c, *o.r);
       }
       why += o.flag ? "; it would fail: " + o.flag->message : "; not a link figure";
-      raise_state(mv, to_string(d.worst), why, {{"attempts", attempts_json(m, outs)}});
+      raise_state(mv, to_string(d.worst), why, {{"attempts", attempts_json(c, m, outs)}});
       collect(c, outs);
       return;
     }
@@ -255,8 +263,11 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
                     const Link& link, MethodVerdict& mv) {
   mv.state = vs::kPass;
   mv.bytes = r.bytes;
-  mv.value = headline_value(&m, r);
-  mv.unit = m.metric == Metric::kLatency ? "us" : m.uses_nccl ? "busbw GB/s" : "GB/s";
+  const bool latency = m.metric == Metric::kLatency;
+  const bool small = !latency && judged_in_time(c, m, r);
+  // The figure judged, whatever the state (a one-rank collective's busbw is 0 by definition).
+  mv.value = judged_value(c, m, r);
+  mv.unit = judged_in_time(c, m, r) ? "us" : m.uses_nccl ? "busbw GB/s" : "GB/s";
   if (link.cls.kind == LinkKind::kSameGpu) {
     mv.state = vs::kNotALink;
     mv.reason = c.d.system.ranks.size() <= 1
@@ -270,18 +281,12 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
     mv.reason = "launch-bound: " + r.enqueue->note;
     return;
   }
-  const bool latency = m.metric == Metric::kLatency;
-  const bool small = !latency && r.bytes <= c.e.small_message_max_bytes;
   if (!latency && !small && r.bytes < c.e.judge_min_bytes) {
     mv.state = vs::kNotJudged;
     mv.reason = "not judged: largest size " + format_size(r.bytes) + " < " +
                 format_size(c.e.judge_min_bytes);
     if (contended(r) || throttled(r)) mv.reason += "; it ran beside " + interference_text(c, r);
     return;
-  }
-  if (latency || small) {
-    mv.value = r.time_us ? r.time_us->median : 0;
-    mv.unit = "us";
   }
   const std::string kind = bar_kind_for(c, m, link, v.src, v.dst);
   if (auto why = latency || small ? "" : no_builtin_bar(c, v, m, r, kind); !why.empty()) {

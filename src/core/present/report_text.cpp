@@ -118,17 +118,30 @@ class TextReporter : public DocumentReporter {
     o << "\n";
   }
 
+  // Per size, the median busbw; at latency sizes the time per operation, which the verdict
+  // judges there (8 B is 0.0 GB/s, and one rank's busbw is 0 by definition).
   static void all_ranks_lines(W& o, const RunDocument& d) {
     for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
       for (const auto& v : variants_of(d, m->name)) {
-        o << e(m->name + variant_suffix(v)) << " over all ranks (" << e(unit(m)) << ", median):";
+        std::string figures;
+        bool timed = false;
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
-          o << "  " << e(format_size_compact(r.bytes)) << " "
-            << (r.status == ResultStatus::kOk ? out::fixed<out::Term>(headline_value(m, r), 1)
-                                              : e(to_string(r.status)));
+          figures += "  " + format_size_compact(r.bytes) + " ";
+          const bool as_time = r.bytes <= kSmallMessageMaxBytes && r.time_us;
+          if (r.status != ResultStatus::kOk) {
+            figures += to_string(r.status);
+          } else if (as_time) {
+            figures += format_fixed(r.time_us->median, 2) + " us";
+            timed = true;
+          } else {
+            figures += format_fixed(headline_value(m, r), 1);
+          }
         }
-        o << "\n";
+        o << e(m->name + variant_suffix(v)) << " over all ranks (" << e(unit(m)) << ", median"
+          << e(timed ? "; us per operation up to " + format_size_compact(kSmallMessageMaxBytes)
+                     : std::string())
+          << "):" << e(figures) << "\n";
       }
     }
   }

@@ -173,6 +173,34 @@ TEST(Confirmation, ARepeatThatPassesClearsTheCase) {
   EXPECT_NE(m.reason.find("confirmation repeat 1 measured 396.0 GB/s"), std::string::npos);
 }
 
+// At a latency size the verdict judges time per operation, and so does its evidence: a passing
+// repeat of an 8-byte copy was reported as "measured 0.0 GB/s" beside a bar in us.
+TEST(Confirmation, ARepeatAtALatencySizeIsReportedInMicroseconds) {
+  auto d = watched(clean_h200_pair());
+  d.config["confirm"] = 1;
+  for (int s : {0, 1}) {
+    Result& r = result(d, "ce-write", s, 1 - s);
+    r = test::latency_result("ce-write", s, 1 - s, s == 0 ? 40.0 : 2.2);
+    r.interference.emplace();
+  }
+  Result again = test::latency_result("ce-write", 0, 1, 2.25);
+  again.attempt = 1;
+  again.interference.emplace();
+  d.confirmations.push_back(again);
+  const auto vs = compute_verdicts(d, {});
+  const auto& v = verdict(vs, 0, 1);
+  EXPECT_TRUE(codes(v).empty());
+  const auto& m = method(v, "ce-write");
+  EXPECT_EQ(m.state, "pass");
+  EXPECT_EQ(m.unit, "us");
+  EXPECT_DOUBLE_EQ(*m.value, 2.25);
+  EXPECT_NE(m.reason.find("measured 2.25 us and passes; the plan's measurement was 40.00 us"),
+            std::string::npos)
+      << m.reason;
+  EXPECT_DOUBLE_EQ(m.evidence["attempts"][0]["value"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(m.evidence["attempts"][1]["value"].get<double>(), 2.25);
+}
+
 TEST(Confirmation, AContendedCaseWithACleanRepeatIsJudgedByTheRepeat) {
   auto d = watched(clean_h200_pair());
   d.config["confirm"] = 1;
