@@ -8,6 +8,7 @@
 #include "core/model/json_in.h"
 #include "core/model/result_index.h"
 #include "core/model/schema.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 namespace {
@@ -91,8 +92,13 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
       // is kept out of the fleet's medians and never an outlier.
       if (!has_figure(*r) || contended(*r) || throttled(*r)) continue;
       const double ops = r->warmup_iters + static_cast<double>(r->iters) * r->samples;
-      out.push_back({r->method, r->bytes, headline_value(m, *r), m && m->metric == Metric::kLatency,
-                     r->time_us ? r->time_us->median * ops * 1e-6 : 0});
+      // Latency methods, and bandwidth methods at latency sizes, by their time per operation:
+      // what the verdict judges there (8 B is 0.0 GB/s), so a site baseline can hold it.
+      const bool in_time =
+          (m && m->metric == Metric::kLatency) || r->bytes <= kSmallMessageMaxBytes;
+      const double time_us = r->time_us ? r->time_us->median : 0;
+      out.push_back({r->method, r->bytes, in_time ? time_us : headline_value(m, *r), in_time,
+                     time_us * ops * 1e-6});
     }
   }
   return out;

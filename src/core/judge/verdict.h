@@ -42,12 +42,9 @@
 
 #include "core/judge/baseline.h"
 #include "core/model/results.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
-
-// Up to this size a bandwidth method is at latency sizes ("-b 8 -e 8"): the verdict judges its
-// time per operation, and report tables show that time (Expectations::small_message_max_bytes).
-constexpr std::uint64_t kSmallMessageMaxBytes = 64ull << 10;
 
 // Bars, built-in or from an --expect file. Link kinds for per-kind bars: "nvlink", "pcie",
 // "staged" (through host memory: the staged method, NCCL's SHM transport), "net" (the network).

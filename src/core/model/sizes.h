@@ -7,6 +7,10 @@
 
 namespace peerbench {
 
+// Up to this size a bandwidth method is at latency sizes ("-b 8 -e 8"): verdicts judge its time
+// per operation (Expectations::small_message_max_bytes), and reports and compare show that time.
+constexpr std::uint64_t kSmallMessageMaxBytes = 64ull << 10;
+
 // Parses "4096", "64K", "512M", "8G", "1T" (suffix case-insensitive, optional trailing 'B' or
 // 'iB'). Throws UsageError naming `flag` when the text is not a positive size.
 std::uint64_t parse_size(const std::string& text, const std::string& flag);

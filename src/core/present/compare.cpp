@@ -210,9 +210,11 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   row.pair = pair_name(ra->src, ra->dst);
   row.gpu_pair = gpu_pair_text(key, ra);
   row.bytes = key.bytes;
-  row.lower_is_better = m && m->metric == Metric::kLatency;
-  // The figure `report` shows: busbw for NCCL methods (where both runs recorded it), the time
-  // for latency methods, algbw otherwise.
+  // The figure `report` shows: the time for latency methods and at latency sizes (8 B is 0.00
+  // GB/s in both runs however much slower one is), busbw for NCCL methods (where both runs
+  // recorded it), algbw otherwise.
+  row.lower_is_better = (m && m->metric == Metric::kLatency) ||
+                        (key.bytes <= kSmallMessageMaxBytes && ra->time_us && rb->time_us);
   if (row.lower_is_better) {
     row.metric = "time_us";
     row.a = *ra->time_us;

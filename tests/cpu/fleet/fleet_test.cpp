@@ -490,6 +490,39 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
 }
 
+// At latency sizes the site's figure is the time per operation, as the verdict judges it there.
+// Before, the baseline held 8-byte NCCL figures in GB/s (0.0014), which the verdict's time check
+// ignores: a node 30 % slower at 8 B passed against its own site's baseline.
+TEST(SiteBaseline, LatencySizesAreHeldAsTimePerOperation) {
+  const RunDocument small = load_run_file(fixture("h200x2/nccl-small-graph.json"));
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(small, "n" + std::to_string(i)));
+  const auto file = make_baseline(fleet_of(dir), 0.1, "now");
+  bool allreduce = false;
+  for (const auto& e : file["baseline"]["entries"]) {
+    EXPECT_EQ(e["unit"], "us") << e.dump();
+    EXPECT_GT(e["median"].get<double>(), 1.0) << e.dump();
+    if (e["method"] != "nccl-allreduce") continue;
+    allreduce = true;
+    EXPECT_NEAR(e["bar"].get<double>(), 1.1 * e["median"].get<double>(), 1e-9);
+  }
+  EXPECT_TRUE(allreduce);
+  const std::string path = dir + "/baseline.json";
+  write_text(path, file.dump(2));
+  const Expectations e = load_expectations(path, test::catalog());
+  EXPECT_EQ(verdict_exit_code(compute_verdicts(as_node(small, "x"), e), "all"), kExitOk);
+  RunDocument slower = as_node(small, "slow");
+  slow(slower, "nccl-allreduce", 1 / 1.3);
+  const auto vs = compute_verdicts(slower, e);
+  bool flagged = false;
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags)
+      flagged |= f.code == "off-baseline" && f.method == "nccl-allreduce";
+  }
+  EXPECT_TRUE(flagged);
+}
+
 TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {

@@ -115,6 +115,33 @@ TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
   EXPECT_NE(text.find("driver: 580.159.04 -> 590.10"), std::string::npos);
 }
 
+// A driver that makes 8-byte all-reduce 45 % slower: both runs read 0.00 busbw GB/s at 8 B, so
+// compare showed "0.00 ... 0.00 same" there. At latency sizes it compares the time per operation.
+TEST(Compare, LatencySizesCompareTimePerOperation) {
+  const auto a = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
+                               "/tests/fixtures/runs/h200x2/nccl-small-graph.json");
+  auto b = a;
+  b.system.driver_version = "590.10";
+  for (auto& r : b.results) {
+    if (r.method == "nccl-allreduce") {
+      r.time_us = test::flat(8.2);
+      r.algbw_gbps = r.busbw_gbps = test::flat(8 / 8.2e3);
+    }
+  }
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  ASSERT_FALSE(c.rows.empty());
+  for (const auto& r : c.rows) {
+    EXPECT_EQ(r.metric, "time_us") << r.method;
+    EXPECT_TRUE(r.lower_is_better) << r.method;
+    const bool slowed = r.method.rfind("nccl-allreduce", 0) == 0;
+    EXPECT_EQ(r.change, slowed ? "regression" : "same") << r.method;
+  }
+  EXPECT_EQ(c.regressions, 1);
+  const auto text = render_comparison(c, "a.json", "b.json", {});
+  EXPECT_NE(text.find("time us"), std::string::npos);
+  EXPECT_EQ(text.find("0.00 [0.0-0.0]"), std::string::npos) << text;
+}
+
 TEST(Compare, MatchesGpusAcrossHostsByIndexOrPci) {
   const auto a = test::clean_h200_pair();
   auto b = a;
