@@ -9,6 +9,7 @@
 #include "core/base/text.h"
 #include "core/fleet/fleet_baseline.h"
 #include "core/fleet/fleet_report.h"
+#include "core/model/json_text.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
@@ -26,8 +27,9 @@ int fleet_command(const FleetOptions& o) {
     refuse_output_over_inputs(o.write_baseline, "--write-baseline", r.inputs);
     const std::string why = check_writable(o.write_baseline, true);
     if (!why.empty()) throw UsageError("--write-baseline: " + o.write_baseline + ": " + why);
-    write_file_atomically(o.write_baseline,
-                          make_baseline(r, r.outlier_tolerance, utc_now_iso8601()).dump(2) + "\n");
+    write_file_atomically(
+        o.write_baseline,
+        json_text(make_baseline(r, r.outlier_tolerance, utc_now_iso8601()), 2) + "\n");
     std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s\n",
                  sanitize_for_terminal(o.write_baseline).c_str());
   }

@@ -5,6 +5,7 @@
 #include "app/commands.h"
 #include "core/base/errors.h"
 #include "core/build_info.h"
+#include "core/model/json_text.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/present/topology_text.h"
@@ -39,7 +40,7 @@ int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
     tool.version = build_info::kVersion;
     tool.git_revision = build_info::kGitRevision;
     tool.command_line = argv;
-    write_file_atomically(o.json_path, topology_document(t, tool).dump(1) + "\n",
+    write_file_atomically(o.json_path, json_text(topology_document(t, tool), 1) + "\n",
                           /*create_dirs=*/true);
     if (!o.quiet) std::cout << "\nWrote " << o.json_path << "\n";
   }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/base/text.h"
+#include "core/model/json_text.h"
 #include "core/model/schema.h"
 #include "core/model/schema_activity.h"
 #include "core/model/sizes.h"
@@ -95,7 +96,7 @@ void Job::start_monitor() {
 std::vector<IdleCheck> Job::gather_idle_checks(const std::string& when, double waited_s) {
   const IdleCheck mine = monitor_->idle_check(when, 1.1, waited_s);
   std::vector<IdleCheck> all;
-  for (const auto& s : allgather_strings(rank_.world, to_json(mine).dump()))
+  for (const auto& s : allgather_strings(rank_.world, json_text(to_json(mine))))
     all.push_back(idle_check_from(JsonIn(json::parse(s), "idle check of a rank")));
   return all;
 }
@@ -165,7 +166,7 @@ void Job::run_confirmations(Engine& engine) {
       for (const auto& c : cases_to_confirm(outcome_.doc, expectations_))
         mine.push_back(to_json(c));
     }
-    const json cases = json::parse(bcast_string(rank_.world, mine.dump(), 0));
+    const json cases = json::parse(bcast_string(rank_.world, json_text(mine), 0));
     if (cases.empty()) return;
     const auto checks = gather_idle_checks("before confirmation " + std::to_string(k), 0);
     if (out() && opts_.verbosity > 0) {
@@ -205,7 +206,7 @@ void Job::record_gpu_activity() {
   monitor_.reset();  // stops the thread
   if (res_) res_->monitor = nullptr;
   std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& s : allgather_strings(rank_.world, to_json(mine).dump())) {
+  for (const auto& s : allgather_strings(rank_.world, json_text(to_json(mine)))) {
     GpuActivityLog g = gpu_activity_from(JsonIn(json::parse(s), "GPU activity of a rank"));
     if (seen.insert({g.host, g.pci_bus_id}).second)
       outcome_.doc.gpu_activity.push_back(std::move(g));

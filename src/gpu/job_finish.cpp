@@ -10,6 +10,7 @@
 
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
+#include "core/model/json_text.h"
 #include "core/model/results_file.h"
 #include "core/model/schema.h"
 #include "core/present/report.h"
@@ -30,7 +31,7 @@ void Job::record_link_health() {
     health_.note += std::string(health_.note.empty() ? "" : "; ") +
                     "PCIe not read under load (no staged, h2d or d2h step ran)";
   }
-  for (const auto& s : allgather_strings(rank_.world, to_json(health_).dump())) {
+  for (const auto& s : allgather_strings(rank_.world, json_text(to_json(health_)))) {
     outcome_.doc.link_health.push_back(
         gpu_link_health_from_json(json::parse(s), "link health of a rank", "link_health"));
   }
@@ -48,7 +49,8 @@ void Job::record_nccl_transports() {
   if (res_->nccl && fatal_.empty()) PB_CUDA(cudaDeviceSynchronize());
   NcclLogParse merged;
   std::set<std::string> graphs_seen;
-  for (const auto& s : allgather_strings(rank_.world, to_json(capture_.read(log_start_)).dump())) {
+  for (const auto& s :
+       allgather_strings(rank_.world, json_text(to_json(capture_.read(log_start_))))) {
     const auto part = nccl_log_parse_from_json(json::parse(s), "NCCL log of a rank");
     merged.transports.insert(merged.transports.end(), part.transports.begin(),
                              part.transports.end());
@@ -88,7 +90,7 @@ void Job::finish() {
     outcome_.json_written = file_->write(doc);
     if (!outcome_.json_written && out()) {
       *out() << "# The results file could not be written; the JSON follows on stdout.\n"
-             << to_json(doc).dump(1) << "\n";
+             << json_text(to_json(doc), 1) << "\n";
     }
     print_summary(elapsed);
   }

@@ -8,6 +8,7 @@
 
 #include "core/base/text.h"
 #include "core/build_info.h"
+#include "core/model/json_text.h"
 #include "core/model/schema.h"
 #include "core/model/sizes.h"
 #include "core/plan/plan.h"
@@ -92,7 +93,7 @@ void Job::describe_system() {
   mine.local_rank = rank_.local_rank;
   mine.gpu = my_gpu_;
   mine.cpu_binding = bind_near_gpu(my_gpu_.pci_bus_id);
-  for (const auto& s : allgather_strings(rank_.world, to_json(mine).dump())) {
+  for (const auto& s : allgather_strings(rank_.world, json_text(to_json(mine)))) {
     doc.system.ranks.push_back(rank_info_from_json(json::parse(s), "rank info", "rank"));
   }
   doc.system.hosts = rank_.hosts();
@@ -132,9 +133,9 @@ void Job::probe_topology() {
     try {
       TopologyReport t;
       t.hosts.push_back(probe_host_topology(rank_.host, nvml_, gpus_hidden_from_me()));
-      mine = to_json(t).dump();
+      mine = json_text(to_json(t));
     } catch (const std::exception& e) {
-      mine = json{{"error", rank_.where() + ": topology probe failed: " + e.what()}}.dump();
+      mine = json_text(json{{"error", rank_.where() + ": topology probe failed: " + e.what()}});
     }
   }
   TopologyReport topo;
@@ -203,7 +204,7 @@ void Job::enable_peer_access() {
     }
     my_facts.push_back(f);
   }
-  for (const auto& s : allgather_strings(rank_.world, my_facts.dump())) {
+  for (const auto& s : allgather_strings(rank_.world, json_text(my_facts))) {
     for (const auto& f : json::parse(s)) outcome_.doc.pairs.push_back(pair_facts_from_json(f));
   }
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "collective_kernels.h"
+#include "core/model/json_text.h"
 #include "core/model/schema_activity.h"
 #include "core/model/statistics.h"
 #include "gpu/check.h"
@@ -123,7 +124,7 @@ void SizeRun::record_units() {
 void SizeRun::gather_interference() {
   std::string mine;
   if (res_.monitor && res_.monitor->watching())
-    mine = to_json(res_.monitor->case_window(t0_s_)).dump();
+    mine = json_text(to_json(res_.monitor->case_window(t0_s_)));
   const auto all = allgather_strings(res_.rank->world, mine);  // collective: every rank
   for (std::size_t i = 0; i < pairs_.size(); ++i) {
     std::vector<GpuInterference> seen;

@@ -371,3 +371,63 @@ TEST(Robust, ReportsEscapeControlCodesFromTheFile) {
 
 }  // namespace
 }  // namespace peerbench
+
+// ---- Text that is not UTF-8 (found by fuzz_options in CI: `--expect $'s\xd9-'`). nlohmann's
+// writer throws on such strings, so a path, host name or process name in another encoding lost
+// the whole results file at the end of a run. They are written with U+FFFD for the bad bytes.
+#include "core/cli/command_line.h"
+#include "core/model/json_text.h"
+#include "core/plan/run_options.h"
+#include "test_docs.h"
+
+namespace peerbench {
+namespace {
+
+TEST(Robust, TextThatIsNotUtf8IsWrittenNotThrown) {
+  const char* argv[] = {"peerbench", "run", "--expect", "s\xd9-"};
+  const CommandLine cl = parse_command_line(4, argv, test::catalog());
+  ASSERT_EQ(cl.command, Command::kRun);
+  RunDocument d = test::clean_h200_pair();
+  d.config = run_options_to_json(cl.run);
+  const std::string host = std::string("n\xff") + "de";
+  for (auto& r : d.system.ranks) r.host = host;
+  d.system.hosts = {host};
+  if (d.topology) {
+    for (auto& h : d.topology->hosts) h.host = host;
+  }
+  GpuInterference g;
+  g.rank = 0;
+  g.gpu_index = 0;
+  g.host = "node0";
+  g.pci_bus_id = "0000:01:00.0";
+  g.processes.push_back({99,
+                         "tr\xc3"
+                         "ain",
+                         0, 0});
+  for (auto& r : d.results) r.interference = std::vector<GpuInterference>{g};
+  EXPECT_THROW((void)to_json(d).dump(), nlohmann::json::type_error) << "what the writer did";
+  const std::string path = ::testing::TempDir() + "/pb-not-utf8.json";
+  std::ostringstream warn;
+  ResultsFile f(path, &warn);
+  ASSERT_TRUE(f.write(d)) << warn.str();
+  const RunDocument back = load_run_file(path);
+  EXPECT_EQ(back.config["expect"], "s\xef\xbf\xbd-");
+  EXPECT_EQ(back.system.hosts[0], back.system.ranks[1].host);
+  EXPECT_EQ(back.system.ranks[1].host,
+            "n\xef\xbf\xbd"
+            "de");
+  EXPECT_EQ(back.results[0].interference->at(0).processes[0].name,
+            "tr\xef\xbf\xbd"
+            "ain");
+  // Reports of such a run render (the evidence is JSON text too).
+  ReportInput in;
+  in.path = path;
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  for (auto fmt : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml})
+    EXPECT_FALSE(make_reporter(fmt)->render({in}, {}).empty());
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace peerbench

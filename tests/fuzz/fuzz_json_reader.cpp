@@ -8,6 +8,7 @@
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
 #include "core/model/json_in.h"
+#include "core/model/json_text.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema.h"
 #include "core/present/report.h"
@@ -31,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
          {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
       (void)make_reporter(f)->render({in}, {});
     }
-    (void)to_json(d).dump();
+    (void)json_text(to_json(d));
   } catch (const InputError&) {
   }
   return 0;

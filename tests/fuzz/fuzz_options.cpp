@@ -9,6 +9,7 @@
 
 #include "core/base/errors.h"
 #include "core/cli/command_line.h"
+#include "core/model/json_text.h"
 #include "core/plan/plan.h"
 #include "core/present/plan_text.h"
 #include "test_catalog.h"
@@ -32,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const CommandLine cl = parse_command_line(static_cast<int>(argv.size()), argv.data(), catalog);
     if (cl.command != Command::kRun) return 0;
-    (void)run_options_to_json(cl.run).dump();
+    (void)json_text(run_options_to_json(cl.run));  // as the results file writes it
     // A small job (the rank count from the input's length), hosts of two GPUs each.
     const int n = 2 + static_cast<int>(size % 7);
     std::vector<std::string> hosts;

@@ -6,6 +6,7 @@
 #include "core/base/text.h"
 #include "core/judge/expectations_keys.h"
 #include "core/model/json_in.h"
+#include "core/model/json_text.h"
 #include "core/model/result_index.h"
 #include "core/model/schema.h"
 #include "core/model/sizes.h"
@@ -143,7 +144,7 @@ std::vector<std::string> run_problems(const RunDocument& d) {
   if (d.status != "complete") {
     std::string s = "run " + d.status;
     if (d.in_progress.is_object() && d.in_progress.contains("method"))
-      s += " while running " + d.in_progress["method"].dump();
+      s += " while running " + json_text(d.in_progress["method"]);
     out.push_back(s);
   }
   int not_run = 0;

@@ -8,6 +8,7 @@
 #include "core/base/escaped.h"
 #include "core/base/text.h"
 #include "core/fleet/fleet_report.h"
+#include "core/model/json_text.h"
 #include "core/platform/utc_time.h"
 
 namespace peerbench {
@@ -43,7 +44,7 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
       if (f.method != m) continue;
       c.failure_type += (c.failure_type.empty() ? "" : ",") + f.code;
       c.failure_message += (c.failure_message.empty() ? "" : "; ") + f.message;
-      c.failure_body += f.code + ": " + f.message + "\nevidence: " + f.evidence.dump() + "\n";
+      c.failure_body += f.code + ": " + f.message + "\nevidence: " + json_text(f.evidence) + "\n";
     }
     out.push_back(c);
   }

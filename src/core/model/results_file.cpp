@@ -1,5 +1,6 @@
 #include "core/model/results_file.h"
 
+#include "core/model/json_text.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 
@@ -9,7 +10,7 @@ bool ResultsFile::write(const RunDocument& d) {
   try {
     // Folders for the file are made at the first write, not when the path is checked, so a run
     // that fails before writing leaves none behind; a folder that vanishes later is a failure.
-    write_file_atomically(path_, to_json(d).dump(1) + "\n", /*create_dirs=*/!written_);
+    write_file_atomically(path_, json_text(to_json(d), 1) + "\n", /*create_dirs=*/!written_);
     written_ = true;
     if (failing_ && warnings_)
       *warnings_ << "peerbench: results file " << path_ << " is written again\n";

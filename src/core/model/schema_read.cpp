@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/base/errors.h"
+#include "core/model/json_text.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema_activity.h"
 #include "core/model/schema_readers.h"
@@ -132,7 +133,7 @@ std::uint64_t read_bytes(const JsonIn& b) {
   const double v = b.number(0, kMaxBytes);
   if (!(v >= 1) || std::floor(v) != v) {
     std::ostringstream m;
-    m << b.raw().dump() << " is not a size; use a whole number of bytes of at least 1";
+    m << json_text(b.raw()) << " is not a size; use a whole number of bytes of at least 1";
     b.fail(m.str());
   }
   return static_cast<std::uint64_t>(v);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/base/errors.h"
+#include "core/model/json_text.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
 #include "core/present/sections.h"
@@ -131,8 +132,8 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule",
                         "check", "allreduce_inplace", "datatypes", "ops", "root", "staged_chunk",
                         "staged_slots", "latency_iters"}) {
-    const auto va = a.config.is_object() && a.config.contains(k) ? a.config[k].dump() : "";
-    const auto vb = b.config.is_object() && b.config.contains(k) ? b.config[k].dump() : "";
+    const auto va = a.config.is_object() && a.config.contains(k) ? json_text(a.config[k]) : "";
+    const auto vb = b.config.is_object() && b.config.contains(k) ? json_text(b.config[k]) : "";
     diff(c.differences, std::string("config ") + k, va, vb);
   }
   std::set<std::string> env_keys;

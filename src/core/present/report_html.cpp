@@ -5,6 +5,7 @@
 #include "core/base/escaped.h"
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
+#include "core/model/json_text.h"
 #include "core/model/result_index.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
@@ -231,8 +232,8 @@ class HtmlReporter : public DocumentReporter {
         << "</td><td>" << e(gpus) << "</td><td class=\"" << S::from_code(state_class(v.verdict))
         << "\">" << e(v.verdict) << "</td><td>" << e(v.observed) << "</td><td>";
       for (const auto& f : v.flags) {
-        o << "<b>" << e(f.code) << "</b>: " << e(f.message) << "<br><code>" << e(f.evidence.dump())
-          << "</code><br>";
+        o << "<b>" << e(f.code) << "</b>: " << e(f.message) << "<br><code>"
+          << e(json_text(f.evidence)) << "</code><br>";
       }
       for (const auto& n : method_notes(v)) {
         o << "<span class=\"" << S::from_code(state_class(n.state)) << "\">" << e(n.state)

@@ -9,6 +9,7 @@
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
 #include "core/model/datatypes.h"
+#include "core/model/json_text.h"
 #include "core/model/result_index.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
@@ -208,7 +209,7 @@ class MarkdownReporter : public DocumentReporter {
         if (!any) o << "\n### Flags\n\n";
         any = true;
         o << "- **" << e(f.code) << "** " << pair(v.src, v.dst) << ": " << e(f.message)
-          << "  \n  evidence: `" << e(f.evidence.dump()) << "`\n";
+          << "  \n  evidence: `" << e(json_text(f.evidence)) << "`\n";
       }
     }
     any = false;

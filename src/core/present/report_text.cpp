@@ -9,6 +9,7 @@
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
 #include "core/model/datatypes.h"
+#include "core/model/json_text.h"
 #include "core/model/result_index.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
@@ -216,7 +217,7 @@ class TextReporter : public DocumentReporter {
       o << S::from_code(line.render("  ", "  ", widths));
       for (const auto& f : v.flags) {
         o << "      " << e(f.code) << ": " << e(f.message) << "\n";
-        o << "        evidence: " << e(f.evidence.dump()) << "\n";
+        o << "        evidence: " << e(json_text(f.evidence)) << "\n";
       }
       for (const auto& n : method_notes(v)) {
         o << "      " << e(n.state) << ": " << e(n.method)

@@ -1,5 +1,6 @@
 #include "core/present/run_progress.h"
 
+#include "core/model/json_text.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
 
@@ -54,7 +55,7 @@ std::string field_text(const std::string& key, const json& v) {
 }  // namespace
 
 std::string describe_in_progress(const json& record) {
-  if (!record.is_object()) return record.dump();
+  if (!record.is_object()) return json_text(record);
   std::string s;
   auto add = [&](const std::string& part) {
     if (!part.empty()) s += (s.empty() ? "" : ", ") + part;
@@ -65,7 +66,7 @@ std::string describe_in_progress(const json& record) {
       add(field_text(key, record.at(key)));
   }
   for (const auto& [key, value] : record.items()) {
-    if (!is_known_field(key, value)) add(key + "=" + value.dump());
+    if (!is_known_field(key, value)) add(key + "=" + json_text(value));
   }
   return s;
 }
