@@ -39,6 +39,8 @@ for target in json_reader nccl_log options; do
     printf 'run\0--pairs\0000-1,2>3\0-m\0ce,nccl\0--timeout\0002.5\0--dry-run' > "$corpus/pairs"
     printf 'report\0a.json\0--format\0html\0-o\0r.html\0--fail-on\0below-link' > "$corpus/report"
     printf 'compare\0a.json\0b.json\0--threshold\0007\0--match\0pci' > "$corpus/compare"
+    # Found by CI (2026-12-01): a path that is not UTF-8 aborted the JSON writer.
+    printf -- '--expect\0s\331-' > "$corpus/not-utf8"
   fi
   # Whole seeds: libFuzzer cuts inputs longer than -max_len, and the example runs exceed 64 KiB.
   max_len=$(find "$corpus" -type f -printf '%s\n' | sort -n | tail -1)
