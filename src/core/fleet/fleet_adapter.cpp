@@ -9,7 +9,6 @@
 #include "core/model/json_text.h"
 #include "core/model/result_index.h"
 #include "core/model/schema.h"
-#include "core/model/sizes.h"
 
 namespace peerbench {
 namespace {
@@ -95,10 +94,8 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
       const double ops = r->warmup_iters + static_cast<double>(r->iters) * r->samples;
       // Latency methods, and bandwidth methods at latency sizes, by their time per operation:
       // what the verdict judges there (8 B is 0.0 GB/s), so a site baseline can hold it.
-      const bool in_time =
-          (m && m->metric == Metric::kLatency) || r->bytes <= kSmallMessageMaxBytes;
       const double time_us = r->time_us ? r->time_us->median : 0;
-      out.push_back({r->method, r->bytes, in_time ? time_us : headline_value(m, *r), in_time,
+      out.push_back({r->method, r->bytes, figure_value(m, *r), figure_is_time(m, r->bytes),
                      time_us * ops * 1e-6});
     }
   }

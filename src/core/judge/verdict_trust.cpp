@@ -118,15 +118,13 @@ const Result* reverse_attempt(const Ctx& c, const MethodInfo& m, const Result& r
   return nullptr;
 }
 
-// What a verdict judges: the time per operation for latency methods and at latency sizes
-// (small_message_max_bytes; 8 B is 0.0 GB/s), else the headline bandwidth.
+// What a verdict judges, at the run's own latency-size bound.
 bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r) {
-  return m.metric == Metric::kLatency || r.bytes <= c.e.small_message_max_bytes;
+  return figure_is_time(&m, r.bytes, c.e.small_message_max_bytes);
 }
 
 double judged_value(const Ctx& c, const MethodInfo& m, const Result& r) {
-  if (judged_in_time(c, m, r)) return r.time_us ? r.time_us->median : 0;
-  return headline_value(&m, r);
+  return figure_value(&m, r, c.e.small_message_max_bytes);
 }
 
 std::string figure_text(const Ctx& c, const MethodInfo& m, const Result& r) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/base/errors.h"
+#include "core/judge/verdict.h"
 #include "core/model/json_text.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
@@ -214,8 +215,7 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   // The figure `report` shows: the time for latency methods and at latency sizes (8 B is 0.00
   // GB/s in both runs however much slower one is), busbw for NCCL methods (where both runs
   // recorded it), algbw otherwise.
-  row.lower_is_better = (m && m->metric == Metric::kLatency) ||
-                        (key.bytes <= kSmallMessageMaxBytes && ra->time_us && rb->time_us);
+  row.lower_is_better = figure_is_time(m, key.bytes) && ra->time_us && rb->time_us;
   if (row.lower_is_better) {
     row.metric = "time_us";
     row.a = *ra->time_us;

@@ -57,7 +57,7 @@ Column column_of(const RunDocument& d, const MethodInfo* m) {
   for (const auto& r : d.results) {
     if (r.method == m->name && r.status == ResultStatus::kOk) c.bytes = std::max(c.bytes, r.bytes);
   }
-  c.time_per_op = m->metric != Metric::kLatency && c.bytes > 0 && c.bytes <= kSmallMessageMaxBytes;
+  c.time_per_op = c.bytes > 0 && figure_is_time(m, c.bytes);
   c.unit = c.time_per_op ? "us" : unit(m);
   if (c.bytes) c.unit += " @ " + format_size_compact(c.bytes);
   return c;
@@ -67,9 +67,9 @@ std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
   const MethodInfo* m = c.m;
   if (m->bidirectional && src > dst) std::swap(src, dst);  // one result per unordered pair
   if (const auto* r = idx.largest_ok(m->name, src, dst)) {
-    const bool in_time = c.time_per_op || m->metric == Metric::kLatency;
+    // The column's kind, not the cell's size: a pair whose largest size is smaller stays in GB/s.
     const double v = c.time_per_op ? (r->time_us ? r->time_us->median : 0) : headline_value(m, *r);
-    std::string s = format_fixed(v, in_time ? 2 : 1);
+    std::string s = format_fixed(v, c.time_per_op ? 2 : 1);
     if (r->wrong > 0) s += "!";
     return s;
   }

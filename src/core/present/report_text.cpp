@@ -129,11 +129,10 @@ class TextReporter : public DocumentReporter {
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
           figures += "  " + format_size_compact(r.bytes) + " ";
-          const bool as_time = r.bytes <= kSmallMessageMaxBytes && r.time_us;
           if (r.status != ResultStatus::kOk) {
             figures += to_string(r.status);
-          } else if (as_time) {
-            figures += format_fixed(r.time_us->median, 2) + " us";
+          } else if (figure_is_time(m, r.bytes)) {
+            figures += format_fixed(figure_value(m, r), 2) + " us";
             timed = true;
           } else {
             figures += format_fixed(headline_value(m, r), 1);
