@@ -215,6 +215,7 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   // The figure `report` shows: the time for latency methods and at latency sizes (8 B is 0.00
   // GB/s in both runs however much slower one is), busbw for NCCL methods (where both runs
   // recorded it), algbw otherwise.
+  row.latency_method = m && m->metric == Metric::kLatency;
   row.lower_is_better = figure_is_time(m, key.bytes) && ra->time_us && rb->time_us;
   if (row.lower_is_better) {
     row.metric = "time_us";
@@ -316,7 +317,10 @@ svg::LineChart change_chart(const Comparison& c) {
   chart.reference_label = "no change";
   std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_method;
   for (const auto& r : c.rows) {
-    if (r.ratio > 0 && !r.lower_is_better) by_method[r.method][r.bytes].push_back(r.ratio);
+    // A bandwidth method's rows at latency sizes compare times: at one size A/B of the time is
+    // B/A of the bandwidth, so the curve runs on from 8 B with under 1 still slower.
+    if (r.ratio > 0 && !r.latency_method)
+      by_method[r.method][r.bytes].push_back(r.lower_is_better ? 1 / r.ratio : r.ratio);
   }
   for (auto& [method, sizes] : by_method) {
     svg::Series s{method, {}};

@@ -18,8 +18,9 @@ struct CompareRow {
   std::string gpu_pair;  // GPU identity used for matching
   std::uint64_t bytes = 0;
   bool lower_is_better = false;
+  bool latency_method = false;  // ce-latency, sm-latency: kept off the B/A chart
   // The compared figure, as `report` shows it: busbw_gbps (NCCL methods), algbw_gbps (other
-  // bandwidth methods) or time_us (latency methods).
+  // bandwidth methods) or time_us (latency methods, and every method at latency sizes).
   std::string metric;
   Stats a;
   Stats b;

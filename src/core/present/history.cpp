@@ -116,11 +116,23 @@ Section method_section(const History& h, const std::string& method) {
   for (const auto& column : h.columns) t.head.push_back(column);
   t.numeric.assign(t.head.size(), true);
   t.numeric[0] = t.numeric[1] = false;
+  // A bandwidth method swept from 8 B compares times at latency sizes and GB/s above them.
+  std::string timed, rated;
   for (const auto& row : h.rows) {
     if (row.method != method) continue;
-    s.title = method + (row.lower_is_better          ? " (time us, lower is better)"
-                        : row.metric == "busbw_gbps" ? " (busbw GB/s, higher is better)"
-                                                     : " (algbw GB/s, higher is better)");
+    if (row.lower_is_better) {
+      timed = "time us, lower is better";
+    } else {
+      rated = row.metric == "busbw_gbps" ? "busbw GB/s, higher is better"
+                                         : "algbw GB/s, higher is better";
+    }
+  }
+  s.title = method + " (" +
+            (timed.empty() || rated.empty() ? timed + rated
+                                            : timed + " at latency sizes; " + rated + " above") +
+            ")";
+  for (const auto& row : h.rows) {
+    if (row.method != method) continue;
     std::vector<std::string> cells{row.pair, row.gpu_pair, format_size_compact(row.bytes)};
     bool regression = false;
     for (std::size_t k = 0; k < row.cells.size(); ++k) {

@@ -4,6 +4,7 @@
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
 #include "core/present/compare.h"
+#include "core/present/history.h"
 #include "core/present/report.h"
 #include "test_docs.h"
 
@@ -140,6 +141,29 @@ TEST(Compare, LatencySizesCompareTimePerOperation) {
   const auto text = render_comparison(c, "a.json", "b.json", {});
   EXPECT_NE(text.find("time us"), std::string::npos);
   EXPECT_EQ(text.find("0.00 [0.0-0.0]"), std::string::npos) << text;
+}
+
+// A run swept from 8 B: the B/A chart keeps the latency sizes (as A/B of the time, so under 1 is
+// still slower), and the history's section says which rows are times.
+TEST(Compare, ASweepFromEightBytesKeepsItsSmallSizesOnTheChart) {
+  auto a = test::clean_h200_pair();
+  for (int s : {0, 1}) a.results.push_back(test::latency_result("ce-write", s, 1 - s, 2.2));
+  auto b = a;
+  for (auto& r : b.results) {
+    if (r.method == "ce-write" && r.bytes == 8) r.time_us = test::flat(3.3);
+  }
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  EXPECT_EQ(c.regressions, 2);
+  CompareOptions html;
+  html.format = ReportFormat::kHtml;
+  const std::string page = render_comparison(c, "a.json", "b.json", html);
+  EXPECT_NE(page.find("0.667"), std::string::npos) << "the 8 B point of ce-write, A/B of the time";
+  const auto h = build_history({a, b, b}, {"a.json", "b.json", "c.json"}, {});
+  const std::string text = render_history(h, {}, {});
+  EXPECT_NE(text.find("ce-write (time us, lower is better at latency sizes; algbw GB/s, higher is "
+                      "better above)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Compare, MatchesGpusAcrossHostsByIndexOrPci) {
