@@ -24,8 +24,8 @@ def load(path):
     except ValueError as e:
         fail("plot.py", f"{path}: not JSON ({e})")
     if not isinstance(doc, dict) or doc.get("kind") != "peerbench-run" or \
-            doc.get("schema_version") not in (1, 2, 3):
-        fail("plot.py", f"{path}: not a peerbench run of schema_version 1 to 3")
+            doc.get("schema_version") not in (1, 2, 3, 4):
+        fail("plot.py", f"{path}: not a peerbench run of schema_version 1 to 4")
     return doc
 
 

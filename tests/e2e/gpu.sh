@@ -17,7 +17,7 @@ check "[ -s '$work/run.json' ]" "writes the JSON"
 python3 - "$work/run.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == 3 and d["status"] == "complete", d["status"]
+assert d["schema_version"] == 4 and d["status"] == "complete", d["status"]
 res = d["results"]
 assert res, "no results"
 bad = [r for r in res if r["check"]["wrong"]]

@@ -14,7 +14,15 @@ void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodIn
            s.datatype == r.datatype && s.op == r.op;
   });
   if (it == b.series.end()) {
-    b.series.push_back({r.method, r.src, r.dst, r.bytes, r.datatype, r.op, {}, {}, {}, {}});
+    BurnInSeries s;
+    s.method = r.method;
+    s.src = r.src;
+    s.dst = r.dst;
+    s.bytes = r.bytes;
+    s.datatype = r.datatype;
+    s.op = r.op;
+    s.unit = figure_is_time(m, r.bytes) ? "us" : "GB/s";
+    b.series.push_back(std::move(s));
     it = b.series.end() - 1;
   }
   BurnInSeries& s = *it;
@@ -25,7 +33,7 @@ void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodIn
       r.status != ResultStatus::kNotApplicable)
     s.failed_cycles.push_back(cycle);
   if (interfered) s.contended_cycles.push_back(cycle);
-  if (has_figure(r) && !interfered) s.values[cycle - 1] = headline_value(m, r);
+  if (has_figure(r) && !interfered) s.values[cycle - 1] = figure_value(m, r);
 }
 
 std::optional<BurnInFindings> burn_in_findings(const BurnIn& b, const std::string& method, int src,

@@ -17,6 +17,7 @@ void add_findings(const Ctx& c, PairVerdict& v, MethodVerdict& mv, const BurnInF
   const BurnInSeries& s = *f.series;
   const BurnIn& b = *c.d.burn_in;
   mv.evidence["burn_in"] = {{"cycles", b.cycles_done},
+                            {"unit", s.unit},
                             {"cycles_with_figure", f.cycles},
                             {"min", f.min},
                             {"median", f.median},
@@ -49,7 +50,7 @@ void add_findings(const Ctx& c, PairVerdict& v, MethodVerdict& mv, const BurnInF
                       "% from the first quarter of the cycles to the last (tolerance " +
                       format_fixed(100 * c.e.drift_tolerance, 0) + "%; across cycles min " +
                       format_fixed(f.min, 2) + ", median " + format_fixed(f.median, 2) + ", max " +
-                      format_fixed(f.max, 2) + ")",
+                      format_fixed(f.max, 2) + " " + s.unit + ")",
                   {{"drift", *f.drift}, {"tolerance", c.e.drift_tolerance}, {"cycles", f.cycles}}));
   }
 }
@@ -62,8 +63,7 @@ void burn_in_flags(const Ctx& c, PairVerdict& v) {
     if (mv.bytes == 0) continue;
     const auto f = burn_in_findings(*c.d.burn_in, mv.method, v.src, v.dst, mv.bytes);
     if (!f) continue;
-    const MethodInfo* m = c.method(mv.method);
-    add_findings(c, v, mv, *f, m && m->metric == Metric::kLatency);
+    add_findings(c, v, mv, *f, f->series->unit == "us");
   }
 }
 

@@ -213,6 +213,9 @@ struct BurnInSeries {
   int src = -1, dst = -1;
   std::uint64_t bytes = 0;
   std::string datatype, op;
+  // "us": values are the median time per operation (a latency size: figure_is_time); "GB/s": the
+  // headline bandwidth (busbw for NCCL methods). Says which way is better for drift.
+  std::string unit = "GB/s";
   std::vector<std::optional<double>> values;  // index: cycle - 1
   std::vector<int> error_cycles;              // data errors (wrong elements)
   std::vector<int> failed_cycles;             // not ok: error, timeout, not run

@@ -14,8 +14,10 @@ namespace peerbench {
 // 3: verdict states contended, throttled and noisy; confirmation repeats; per-case interference,
 //    per-iteration statistics, enqueue facts and requested sizes; GPU activity; NVLink speed and
 //    fabric state. A version-2 reader would misread the new states.
-// Versions 1 and 2 still read (the new fields are then empty), so old runs report and compare.
-inline constexpr int kSchemaVersion = 3;
+// 4: a burn-in series has a unit: at latency sizes it holds the time per operation in us, where
+//    version 3 held GB/s (a version-3 reader would read microseconds as GB/s).
+// Versions 1 to 3 still read (the new fields are then empty), so old runs report and compare.
+inline constexpr int kSchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kRunKind = "peerbench-run";
 inline constexpr const char* kTopologyKind = "peerbench-topology";

@@ -215,6 +215,7 @@ json to_json(const BurnIn& b) {
                       {"bytes", x.bytes},
                       {"datatype", x.datatype.empty() ? json() : json(x.datatype)},
                       {"op", x.op.empty() ? json() : json(x.op)},
+                      {"unit", x.unit},
                       {"values", values},
                       {"error_cycles", x.error_cycles},
                       {"failed_cycles", x.failed_cycles},
@@ -238,9 +239,17 @@ std::vector<int> cycle_numbers(const JsonIn& in, const char* key, int most) {
   return out;
 }
 
+// Schema 3 kept no unit: its values were the headline figure, a time only for latency methods.
+std::string series_unit(const JsonIn& x, const MethodInfo* m) {
+  const auto u = x.opt_str("unit");
+  if (!u) return m && m->metric == Metric::kLatency ? "us" : "GB/s";
+  if (*u != "us" && *u != "GB/s") x.at("unit").fail("'" + *u + "' is not us or GB/s");
+  return *u;
+}
+
 }  // namespace
 
-BurnIn burn_in_from(const JsonIn& in) {
+BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods) {
   BurnIn b;
   b.cycles_requested = static_cast<int>(in.at("cycles_requested").integer(0, 1 << 20));
   b.duration_s = in.opt_number("duration_s", 0, 1e7).value_or(0);
@@ -265,6 +274,7 @@ BurnIn burn_in_from(const JsonIn& in) {
     s.bytes = static_cast<std::uint64_t>(x.at("bytes").number(0, 1e15));
     s.datatype = x.opt_str("datatype").value_or("");
     s.op = x.opt_str("op").value_or("");
+    s.unit = series_unit(x, find_method(methods, s.method));
     for (const auto& v : x.at("values").array(1 << 20)) {
       if (v.raw().is_null()) {
         s.values.emplace_back();

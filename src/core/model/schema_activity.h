@@ -29,7 +29,8 @@ nlohmann::json to_json(const GpuActivityLog& g);
 GpuActivityLog gpu_activity_from(const JsonIn& in);
 
 nlohmann::json to_json(const BurnIn& b);
-BurnIn burn_in_from(const JsonIn& in);
+// `methods`: the file's catalog; a series without "unit" (schema 3) holds headline figures.
+BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods);
 
 nlohmann::json to_json(const FabricInfo& f);
 FabricInfo fabric_info_from(const JsonIn& in);

@@ -325,7 +325,7 @@ void read_run_document(const JsonIn& in, const std::string& file, RunDocument& d
   if (auto ga = in.opt("gpu_activity")) {
     for (const auto& g : ga->array(kMaxItems)) d.gpu_activity.push_back(gpu_activity_from(g));
   }
-  if (auto b = in.opt("burn_in")) d.burn_in = burn_in_from(*b);
+  if (auto b = in.opt("burn_in")) d.burn_in = burn_in_from(*b, d.methods);
   rethrow("verdicts");
   if (auto vs = in.opt("verdicts")) {
     for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));

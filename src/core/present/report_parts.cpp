@@ -289,9 +289,9 @@ BurnInRow burn_in_row(const RunDocument& d, const BurnInSeries& s, const BurnInF
   r.method = s.method + (s.datatype.empty() ? "" : " (" + s.datatype + "/" + s.op + ")");
   r.pair = pair_name(s.src, s.dst);
   r.size = format_size_compact(s.bytes);
-  r.unit = unit(m);
+  r.unit = s.unit == "us" || !m ? s.unit : unit(m);
   r.cycles = f.cycles;
-  const int decimals = m && m->metric == Metric::kLatency ? 2 : 1;
+  const int decimals = s.unit == "us" ? 2 : 1;
   if (f.cycles > 0) {
     r.median = format_fixed(f.median, decimals);
     r.range = format_fixed(f.min, decimals) + "-" + format_fixed(f.max, decimals);

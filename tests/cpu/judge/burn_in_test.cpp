@@ -98,6 +98,68 @@ TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
   EXPECT_TRUE(codes_of(compute_verdicts(steady, {}), 0, 1).empty());
 }
 
+// At latency sizes a bandwidth method's series holds the time per operation (8 B is 0.0 GB/s in
+// any unit that shows bandwidth): a time that grows is the drift, a time that falls is not.
+BurnIn burned_at_8_bytes(const std::vector<double>& us) {
+  BurnIn b;
+  const auto catalog = test::catalog();
+  for (int c = 1; c <= static_cast<int>(us.size()); ++c) {
+    Result r = test::latency_result("nccl-allreduce", 0, 1, us[c - 1]);
+    record_burn_in_result(b, c, r, find_method(catalog, "nccl-allreduce"));
+    b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
+  }
+  b.cycles_done = static_cast<int>(us.size());
+  b.stopped_by = "cycles";
+  return b;
+}
+
+TEST(BurnIn, AtLatencySizesTheSeriesIsTheTimePerOperation) {
+  const BurnIn slower = burned_at_8_bytes({3.3, 3.3, 3.4, 3.6, 3.9, 4.2, 4.4, 4.6});
+  ASSERT_EQ(slower.series.size(), 1u);
+  EXPECT_EQ(slower.series[0].unit, "us");
+  EXPECT_DOUBLE_EQ(*slower.series[0].values[0], 3.3);
+  const auto f = burn_in_findings(slower, "nccl-allreduce", 0, 1, 8);
+  ASSERT_TRUE(f && f->drift);
+  EXPECT_GT(*f->drift, 0.2) << "the time grew by about a third";
+
+  RunDocument d = test::clean_h200_pair();
+  d.results.push_back(test::latency_result("nccl-allreduce", 0, 1, 3.3));
+  d.burn_in = slower;
+  const auto vs = compute_verdicts(d, {});
+  auto codes = codes_of(vs, 0, 1);
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "drift"), codes.end());
+  for (const auto& v : vs) {
+    for (const auto& fl : v.flags) {
+      if (fl.code == "drift")
+        EXPECT_NE(fl.message.find("max 4.60 us)"), std::string::npos) << fl.message;
+    }
+  }
+  d.burn_in = burned_at_8_bytes({4.6, 4.4, 4.2, 3.9, 3.6, 3.4, 3.3, 3.3});
+  codes = codes_of(compute_verdicts(d, {}), 0, 1);
+  EXPECT_EQ(std::find(codes.begin(), codes.end(), "drift"), codes.end()) << "faster is no drift";
+}
+
+TEST(BurnIn, ASchema3SeriesWithoutAUnitHoldsTheHeadlineFigure) {
+  auto d = burned({396, 395, 397, 396});
+  d.burn_in->series.push_back(burned_at_8_bytes({3.3, 3.3}).series[0]);
+  d.schema_version = kSchemaVersion;
+  auto j = to_json(d);
+  EXPECT_EQ(j["burn_in"]["series"][1]["unit"], "us");
+  for (auto& s : j["burn_in"]["series"]) s.erase("unit");
+  j["schema_version"] = 3;
+  const RunDocument back = run_document_from_json(j, "old.json");
+  EXPECT_EQ(back.burn_in->series[0].unit, "GB/s");
+  EXPECT_EQ(back.burn_in->series[1].unit, "GB/s") << "schema 3 kept GB/s at 8 B too";
+  j["burn_in"]["series"][0]["unit"] = "MB/s";
+  j["schema_version"] = kSchemaVersion;
+  try {
+    run_document_from_json(j, "bad.json");
+    ADD_FAILURE() << "a unit other than us or GB/s is refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unit"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BurnIn, RoundTripsThroughTheSchema) {
   auto d = burned({396, 395, 397, 396}, {2});
   d.burn_in->cycles[1].counters = {"link 3 replay +2 on GPU 1 (0000:01:00.0)"};

@@ -513,7 +513,7 @@ TEST(SchemaThree, NewFieldsRoundTrip) {
   d.topology->hosts[0].gpus[0].nvlinks.push_back({0, true, 4u, "0000:01:00.0", 26.562});
   d.verdicts = compute_verdicts(d, {});
   const auto j = to_json(d);
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   const RunDocument back = run_document_from_json(j, "run.json");
   EXPECT_EQ(to_json(back), j);
   EXPECT_EQ(back.confirmations.at(0).attempt, 1);
