@@ -215,7 +215,8 @@ void SizeRun::run_batches() {
     } catch (const std::exception& e) {
       record_failure(e);
     }
-    if (hang_here_) break;
+    // Every rank walks every batch, the failed ones without work: the barriers stay matched (a
+    // rank that left the loop early hung its peers in the next barrier).
   }
   if (worker() && rep_.ok()) rep_.elapsed_ms = elapsed_ms;
 }
