@@ -32,7 +32,8 @@ namespace peerbench::gpu {
 // host flag accepts only so many launches before the launch call itself blocks, and then the
 // gate can open only by its timeout (2 x H200: ~1000 NCCL operations went in, 4000 did not;
 // shared/REFERENCE.md). A quarter of that keeps far from the edge; a sample of more is timed as
-// several batches, each behind its own gate (size_run.cpp).
+// several batches, each behind its own gate, or a graph of many operations streams its replays
+// after one opening (size_run_samples.cpp).
 constexpr int kGateDepth = 256;
 
 // A failure that ends the run (sticky CUDA error, stuck GPU work, NCCL error): every rank

@@ -36,6 +36,7 @@ class SizeRun {
   void timed_samples();
   void prepare_sample(int sample);
   void run_batches();
+  void run_streamed_graph();
   void run_blocking();
   void check_sample(int sample);
   void record_sample(const std::vector<RankReport>& all);
@@ -53,6 +54,8 @@ class SizeRun {
   kernels::CollectiveData collective_data(const CollectiveLayout& l, std::uint32_t sample) const;
   int units_per_batch() const;
   bool timed_per_unit() const;
+  bool streams_graph() const;
+  cudaEvent_t replay_mark(int replay) const;
   void enqueue_batch(int first, int count);
   double wait_batch(int count);
   void release_gate();

@@ -23,8 +23,9 @@ Stats per_direction_stats(const Tally& t, std::size_t flow, double scale, bool b
 }  // namespace
 
 // How the host fed the GPU. Behind the start gate the host's rate cannot enter the figure; a
-// method that runs without the gate is launch-bound when the host took about as long to enqueue
-// each iteration as the GPU took to run it: the GPU waited for the host.
+// method that runs without the gate (or a streamed graph, size_run_samples.cpp) is launch-bound
+// when the host took about as long to enqueue each iteration as the GPU took to run it: the GPU
+// waited for the host.
 EnqueueInfo SizeRun::enqueue_info(const Tally& t) const {
   EnqueueInfo e;
   const double ops = static_cast<double>(iters_) * replays_;
@@ -33,14 +34,16 @@ EnqueueInfo SizeRun::enqueue_info(const Tally& t) const {
   e.host_us_per_op = host_us.empty() ? 0 : summarize(host_us).median;
   const int per_batch = units_per_batch();
   const int total = use_graph_ ? replays_ : iters_;
-  e.batches = (total + per_batch - 1) / per_batch;
+  e.batches = streams_graph() ? 1 : (total + per_batch - 1) / per_batch;
   if (o_.blocking > 0) {
     e.launch_bound = true;
     e.note = "blocking mode (-z " + std::to_string(o_.blocking) +
              "): the host waited for every operation, so the figure holds its waits";
     return e;
   }
-  if (!m_.use_start_gate() && !t.times.empty()) {
+  // Without the gate, or after its one opening in a streamed graph sample, the GPU can wait for
+  // the host.
+  if ((!m_.use_start_gate() || streams_graph()) && !t.times.empty()) {
     std::vector<double> device_us;
     for (double s : t.times) device_us.push_back(s * 1e6 * transfers_ * (use_graph_ ? iters_ : 1));
     const double device = summarize(device_us).median / (use_graph_ ? iters_ : 1);

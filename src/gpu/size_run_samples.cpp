@@ -106,6 +106,24 @@ bool SizeRun::timed_per_unit() const {
   return per_unit_;
 }
 
+// A graph of many operations (a quarter of the gate depth or more) streams its replays: the first
+// behind the start gate, the rest launched while the GPU runs them, as nccl-tests' -G loop does.
+// Each gate opening costs the ranks' skew in releasing it (about 20 us on 2 x H200): behind every
+// 200-operation replay of 8 B that was 0.1 us per operation. A replay outlasts its launch many
+// times over, so the host's rate stays out; enqueue_info still compares the two. Every rank
+// decides alike (no rank-local state), so the ranks' barriers match.
+bool SizeRun::streams_graph() const {
+  return use_graph_ && !per_unit_ && o_.blocking == 0 && m_.use_start_gate() && replays_ > 1 &&
+         iters_ * std::max(1, m_.launches_per_iteration()) >= kGateDepth / 4;
+}
+
+// Replay u's end: marks[1..3] in turn. The host waits for replay u - 2 before launching u, so a
+// mark is recorded again only after its last record completed, and the host never blocks inside
+// a launch where the watchdog cannot see it.
+cudaEvent_t SizeRun::replay_mark(int replay) const {
+  return res_.marks[1 + static_cast<std::size_t>(replay % 3)].get();
+}
+
 void SizeRun::enqueue_batch(int first, int count) {
   const auto st = res_.stream.get();
   if (m_.use_start_gate()) {
@@ -197,6 +215,10 @@ void SizeRun::run_batches() {
     run_blocking();
     return;
   }
+  if (streams_graph()) {
+    run_streamed_graph();
+    return;
+  }
   const int total = use_graph_ ? replays_ : iters_;
   const int per_batch = units_per_batch();
   double elapsed_ms = 0;
@@ -219,6 +241,42 @@ void SizeRun::run_batches() {
     // rank that left the loop early hung its peers in the next barrier).
   }
   if (worker() && rep_.ok()) rep_.elapsed_ms = elapsed_ms;
+}
+
+// The streamed graph sample: one gate opening, then replays 1.. launched at most two ahead of the
+// GPU, each wait under the watchdog; timed from the gate to the last replay's end.
+void SizeRun::run_streamed_graph() {
+  const auto st = res_.stream.get();
+  unit_ms_.clear();
+  try {
+    if (worker() && rep_.ok()) enqueue_batch(0, 1);  // the gate, marks[0], replay 0, marks[1]
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
+  barrier(res_.rank->world);
+  release_gate();
+  try {
+    if (!worker() || !rep_.ok()) return;
+    if (hang_here_) {
+      rep_.elapsed_ms = wait_batch(1);  // the hang fault: the watchdog ends it
+      return;
+    }
+    const NcclComm* comm = info_.uses_nccl ? res_.nccl.get() : nullptr;
+    for (int u = 1; u < replays_; ++u) {
+      if (u >= 2) wait_with_watchdog(replay_mark(u - 2), comm, o_.timeout_s, label());
+      const auto t0 = std::chrono::steady_clock::now();
+      graph_.launch(st);
+      PB_CUDA(cudaEventRecord(replay_mark(u), st));
+      rep_.enqueue_us +=
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    }
+    wait_with_watchdog(replay_mark(replays_ - 1), comm, o_.timeout_s, label());
+    float ms = 0;
+    PB_CUDA(cudaEventElapsedTime(&ms, res_.marks[0].get(), replay_mark(replays_ - 1)));
+    rep_.elapsed_ms = ms;
+  } catch (const std::exception& e) {
+    record_failure(e);
+  }
 }
 
 void SizeRun::release_gate() {
