@@ -121,31 +121,29 @@ std::vector<svg::Series> summary_series(
 
 std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultIndex& idx) {
   const auto& d = *in.doc;
-  const auto pm = methods_in(d, MethodScope::kPair);
-  if (pm.empty()) return std::nullopt;
-  const auto links = links_of(in.verdicts);
+  const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
+  if (pt.columns.empty()) return std::nullopt;
   svg::HeatMap h;
   h.title = "Pairs on " + hosts_of(d) + ", coloured by the ratio to known-good";
   h.row_heading = "GPU pair and link";
   h.column_heading = "method (unit @ size)";
   h.table_extra_head = {"NCCL transport"};
-  std::vector<Column> columns;
-  for (const auto* m : pm) {
-    columns.push_back(column_of(d, m));
-    h.columns.push_back(m->name);
-    h.column_units.push_back(columns.back().unit);
+  for (const auto& c : pt.columns) {
+    h.columns.push_back(c.m->name);
+    h.column_units.push_back(c.unit);
   }
-  for (const auto& [s, t] : idx.pairs()) {
-    h.rows.push_back(pair_name(s, t));
-    h.row_notes.push_back(link_label(links, s, t));
-    h.row_flagged.push_back(pair_flagged(in.verdicts, s, t));
+  for (const auto& r : pt.rows) {
+    h.rows.push_back(r.pair);
+    h.row_notes.push_back(r.link);
+    h.row_flagged.push_back(pair_flagged(in.verdicts, r.src, r.dst));
     std::vector<svg::HeatCell> row;
-    for (const auto& c : columns) {
-      row.push_back(heat_cell(cell(idx, c, s, t), verdict_of(in.verdicts, c.m, s, t),
-                              flagged_for(in.verdicts, c.m, s, t)));
+    for (std::size_t k = 0; k < pt.columns.size(); ++k) {
+      const MethodInfo* m = pt.columns[k].m;
+      row.push_back(heat_cell(r.cells[k], verdict_of(in.verdicts, m, r.src, r.dst),
+                              flagged_for(in.verdicts, m, r.src, r.dst)));
     }
     h.cells.push_back(std::move(row));
-    h.table_extra.push_back({transport_of(idx, s, t)});
+    h.table_extra.push_back({r.transport});
   }
   h.note =
       "Colour: the ratio at the size each verdict judged (known-good figures: "

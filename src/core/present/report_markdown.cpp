@@ -89,22 +89,19 @@ class MarkdownReporter : public DocumentReporter {
 
   static void matrix(W& o, const ReportInput& in, const ResultIndex& idx) {
     const auto& d = *in.doc;
-    const auto pm = methods_in(d, MethodScope::kPair);
-    if (pm.empty()) return;
-    const auto links = links_of(in.verdicts);
+    const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
+    if (pt.columns.empty()) return;
     o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
          "in us; `!` marks data errors.\n\n";
     o << "| pair | link |";
-    std::vector<Column> columns;
-    for (const auto* m : pm) columns.push_back(column_of(d, m));
-    for (const auto& c : columns) o << " " << e(c.m->name) << " (" << e(c.unit) << ") |";
+    for (const auto& c : pt.columns) o << " " << e(c.m->name) << " (" << e(c.unit) << ") |";
     o << " NCCL transport |\n|---|---|";
-    for (std::size_t i = 0; i < pm.size(); ++i) o << "---:|";
+    for (std::size_t i = 0; i < pt.columns.size(); ++i) o << "---:|";
     o << "---|\n";
-    for (const auto& [s, t] : idx.pairs()) {
-      o << "| " << pair(s, t) << " | " << e(link_label(links, s, t)) << " |";
-      for (const auto& c : columns) o << " " << e(cell(idx, c, s, t)) << " |";
-      o << " " << e(transport_of(idx, s, t)) << " |\n";
+    for (const auto& r : pt.rows) {
+      o << "| " << pair(r.src, r.dst) << " | " << e(r.link) << " |";
+      for (const auto& c : r.cells) o << " " << e(c) << " |";
+      o << " " << e(r.transport) << " |\n";
     }
     o << "\n";
   }

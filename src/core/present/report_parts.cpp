@@ -127,6 +127,20 @@ std::vector<std::string> host_totals(const RunDocument& d, const ResultIndex& id
   return out;
 }
 
+PairTable pair_table(const RunDocument& d, const ResultIndex& idx,
+                     const std::map<std::pair<int, int>, std::string>& links) {
+  PairTable t;
+  for (const auto* m : methods_in(d, MethodScope::kPair)) t.columns.push_back(column_of(d, m));
+  if (t.columns.empty()) return t;
+  for (const auto& [s, d_] : idx.pairs()) {
+    PairTable::Row row{
+        s, d_, pair_name(s, d_), link_label(links, s, d_), {}, transport_of(idx, s, d_)};
+    for (const auto& c : t.columns) row.cells.push_back(cell(idx, c, s, d_));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 HostTable host_table(const RunDocument& d, const ResultIndex& idx,
                      const std::map<std::pair<int, int>, std::string>& links) {
   HostTable t;

@@ -35,6 +35,21 @@ std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdic
 std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t);
 std::string unit(const MethodInfo* m);  // "us", "busbw GB/s", "GB/s"
 
+// Pair methods per ordered pair at the largest size: what the text and Markdown tables and the
+// HTML heat map show.
+struct PairTable {
+  std::vector<Column> columns;  // a pair method each, in the run's method order
+  struct Row {
+    int src = -1, dst = -1;
+    std::string pair, link;  // "0->1", "NV18"
+    std::vector<std::string> cells;
+    std::string transport;  // NCCL's, in words
+  };
+  std::vector<Row> rows;
+};
+PairTable pair_table(const RunDocument& d, const ResultIndex& idx,
+                     const std::map<std::pair<int, int>, std::string>& links);
+
 // Host<->GPU methods per GPU at the largest size, and for the every-GPU-at-once methods the
 // host's total (the sum of the GPUs' medians: they ran in the same timed window).
 struct HostTable {

@@ -67,28 +67,25 @@ class TextReporter : public DocumentReporter {
  private:
   static void matrix(W& o, const ReportInput& in, const ResultIndex& idx) {
     const auto& d = *in.doc;
-    const auto pm = methods_in(d, MethodScope::kPair);
-    if (pm.empty()) return;
-    const auto links = links_of(in.verdicts);
+    const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
+    if (pt.columns.empty()) return;
     o << "Pairs at the largest size (median; '!' = data errors):\n";
     std::vector<Align> align{Align::kLeft, Align::kLeft};
-    align.insert(align.end(), pm.size(), Align::kRight);
+    align.insert(align.end(), pt.columns.size(), Align::kRight);
     TextTable t(align);
     std::vector<std::string> names{"pair", "link"};
     std::vector<std::string> units{"", ""};
-    std::vector<Column> columns;  // once per method: each scans the results
-    for (const auto* m : pm) {
-      columns.push_back(column_of(d, m));
-      names.push_back(m->name);
-      units.push_back(columns.back().unit);
+    for (const auto& c : pt.columns) {
+      names.push_back(c.m->name);
+      units.push_back(c.unit);
     }
     names.push_back("NCCL transport");
     t.add_row(std::move(names));
     t.add_row(std::move(units));
-    for (const auto& [s, t_] : idx.pairs()) {
-      std::vector<std::string> row{pair_name(s, t_), link_label(links, s, t_)};
-      for (const auto& c : columns) row.push_back(cell(idx, c, s, t_));
-      row.push_back(transport_of(idx, s, t_));
+    for (const auto& r : pt.rows) {
+      std::vector<std::string> row{r.pair, r.link};
+      row.insert(row.end(), r.cells.begin(), r.cells.end());
+      row.push_back(r.transport);
       t.add_row(std::move(row));
     }
     o << shown(t) << "\n";
