@@ -102,6 +102,10 @@ std::vector<LegendEntry> legend_entries(const HeatMap& h) {
   return out;
 }
 
+std::string caption(const HeatMap& h) {
+  return "columns: " + h.column_heading + "; rows: " + h.row_heading;
+}
+
 Layout layout_of(const HeatMap& h, std::size_t legend_rows) {
   Layout l;
   std::size_t row_chars = h.row_heading.size(), col_chars = 0;
@@ -116,7 +120,10 @@ Layout layout_of(const HeatMap& h, std::size_t legend_rows) {
   const double grid_w = l.cell_w * static_cast<double>(h.columns.size());
   const double grid_h = l.cell_h * static_cast<double>(h.rows.size());
   l.legend_rows = legend_rows;
-  l.width = static_cast<int>(std::max(l.left + grid_w + label_len * 0.82 + 10, 420.0));
+  // The caption under the title is as wide as its words (12 px text: about 7 px a character); a
+  // map of one or two columns is narrower than that, and clipped it ("rows: GPU pair a").
+  const double caption_w = 32 + 7.0 * static_cast<double>(caption(h).size());
+  l.width = static_cast<int>(std::max({l.left + grid_w + label_len * 0.82 + 10, caption_w, 420.0}));
   l.note_lines = wrap(h.note, static_cast<std::size_t>((l.width - 32) / 6.2));
   l.height = static_cast<int>(l.top + grid_h + 34 + 18.0 * static_cast<double>(legend_rows) +
                               15.0 * static_cast<double>(l.note_lines.size()) + 8);
@@ -125,8 +132,7 @@ Layout layout_of(const HeatMap& h, std::size_t legend_rows) {
 
 std::string grid_labels(const HeatMap& h, const Layout& l) {
   std::string o;
-  o += text(l.left, 44, "columns: " + h.column_heading + "; rows: " + h.row_heading, "start",
-            "axis-label");
+  o += text(16, 44, caption(h), "start", "axis-label");
   for (std::size_t c = 0; c < h.columns.size(); ++c) {
     const double x = l.left + l.cell_w * (static_cast<double>(c) + 0.5);
     const double y = l.top - 8;

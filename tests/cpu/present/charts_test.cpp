@@ -79,6 +79,34 @@ TEST(Charts, HeatMapColoursByKnownGoodSoHealthyPairsLookAlike) {
   EXPECT_NE(svg.find("SHM/direct/direct"), std::string::npos) << "NCCL transport in the table";
 }
 
+// A map of one column (the real 1-byte run: ce-write alone) is narrower than its caption, which
+// was clipped to "rows: GPU pair a". The picture is now as wide as the caption's words.
+TEST(Charts, AOneColumnHeatMapKeepsItsWholeCaption) {
+  const RunDocument d = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
+                                      "/tests/fixtures/runs/h200x2-one-byte.json");
+  ReportInput in;
+  in.path = "one-byte.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  const ResultIndex idx(d);
+  const auto h = pair_heat_map(in, idx);
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->columns.size(), 1u);
+  const std::string svg = svg::render(*h);
+  const std::string caption = "columns: method (unit @ size); rows: GPU pair and link";
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      svg, m,
+      std::regex("<text x=\"([0-9.]+)\"[^>]*>" +
+                 std::regex_replace(caption, std::regex("[()@]"), "\\$&") + "</text>")))
+      << svg.substr(0, 800);
+  const double x = std::stod(m[1]);
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("<svg class=\"chart\" width=\"([0-9]+)\"")));
+  // 12-px text: at most 7 px a character, so the caption ends inside the picture.
+  EXPECT_GE(std::stod(m[1]), x + 7.0 * static_cast<double>(caption.size()))
+      << "width " << m[1] << ", caption from x " << x;
+}
+
 TEST(Charts, BandwidthAgainstSizeOnALog2Axis) {
   const RunDocument d = example("h200x2-default.json");
   const auto charts = size_charts(d, MethodScope::kPair);
