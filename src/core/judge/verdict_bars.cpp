@@ -176,8 +176,7 @@ KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodI
                                const Result& r, const Link& link) {
   KnownGoodLookup none;
   if (!c.known) return none;
-  if (symmetric_window_kernels(c, m) && m.metric == Metric::kBandwidth &&
-      r.bytes > c.e.small_message_max_bytes) {
+  if (symmetric_window_kernels(c, m) && !judged_in_time(c, m, r)) {
     none.why_unknown = "no known-good figure for NCCL's symmetric-window kernels (-R 2)";
     return none;
   }

@@ -230,4 +230,8 @@ Flag make_flag(const std::string& code, const std::string& method, const std::st
   return f;
 }
 
+bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r) {
+  return figure_is_time(&m, r.bytes, c.e.small_message_max_bytes);
+}
+
 }  // namespace peerbench::verdict_detail

@@ -73,6 +73,8 @@ bool same_gpu(const GpuInfo& a, const GpuInfo& b);
 const GpuTopology* topology_gpu(const Ctx& c, const RankInfo& r);
 std::string bar_kind_of(const LinkClass& cls);
 Link link_of(const Ctx& c, int src, int dst);
+// Whether the verdict judges `r` as a time per operation, at the run's own latency-size bound.
+bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r);
 Link host_link_of(const Ctx& c, int rank);
 // " over all ranks", " between the host and rank 0 (...)", " from rank 0 (...) to rank 1 (...)".
 std::string where_text(const Ctx& c, const PairVerdict& v);

@@ -118,11 +118,6 @@ const Result* reverse_attempt(const Ctx& c, const MethodInfo& m, const Result& r
   return nullptr;
 }
 
-// What a verdict judges, at the run's own latency-size bound.
-bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r) {
-  return figure_is_time(&m, r.bytes, c.e.small_message_max_bytes);
-}
-
 double judged_value(const Ctx& c, const MethodInfo& m, const Result& r) {
   return figure_value(&m, r, c.e.small_message_max_bytes);
 }
