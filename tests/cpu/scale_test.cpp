@@ -75,8 +75,12 @@ double report_seconds(const std::string& path, std::size_t file_bytes,
 TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
   const std::string small = big_run(16, 7);  // 240 pairs x 3 methods x 7 sizes = 5,040
   const std::string large = big_run(36, 9);  // 1260 pairs x 3 x 9 = 34,020
-  const double ts = report_seconds(write_run(small, "scale-small.json"), small.size());
-  const double tl = report_seconds(write_run(large, "scale-large.json"), large.size());
+  const std::string small_path = write_run(small, "scale-small.json");
+  const std::string large_path = write_run(large, "scale-large.json");
+  const double ts = report_seconds(small_path, small.size());
+  const double tl = report_seconds(large_path, large.size());
+  std::remove(small_path.c_str());  // 24 MB that would stay in /tmp
+  std::remove(large_path.c_str());
   // 6.75x the results: linear ~6.75x, quadratic ~45x.
   EXPECT_LT(tl / ts, 15.0) << "small " << ts << " s, large " << tl << " s";
 }

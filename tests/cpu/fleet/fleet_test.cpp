@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "core/base/errors.h"
@@ -31,9 +32,20 @@ const RunDocument& real_run() {
   return d;
 }
 
+// Removes the test's folders when the test process ends (ctest runs each test in its own).
+struct TempDirs {
+  std::vector<std::string> made;
+  ~TempDirs() {
+    std::error_code ec;
+    for (const auto& d : made) std::filesystem::remove_all(d, ec);
+  }
+};
+
 std::string temp_dir() {
+  static TempDirs dirs;
   std::string t = ::testing::TempDir() + "/pb_fleet_XXXXXX";
   if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp");
+  dirs.made.push_back(t);
   return t;
 }
 
