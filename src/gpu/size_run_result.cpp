@@ -34,7 +34,8 @@ EnqueueInfo SizeRun::enqueue_info(const Tally& t) const {
   e.host_us_per_op = host_us.empty() ? 0 : summarize(host_us).median;
   const int per_batch = units_per_batch();
   const int total = use_graph_ ? replays_ : iters_;
-  e.batches = streams_graph() ? 1 : (total + per_batch - 1) / per_batch;
+  // As counted while the timed samples ran; the plan's count where none was opened (-z).
+  e.batches = gate_openings_ > 0 ? gate_openings_ : (total + per_batch - 1) / per_batch;
   if (o_.blocking > 0) {
     e.launch_bound = true;
     e.note = "blocking mode (-z " + std::to_string(o_.blocking) +

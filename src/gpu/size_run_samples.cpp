@@ -110,11 +110,15 @@ bool SizeRun::timed_per_unit() const {
 // behind the start gate, the rest launched while the GPU runs them, as nccl-tests' -G loop does.
 // Each gate opening costs the ranks' skew in releasing it (about 20 us on 2 x H200): behind every
 // 200-operation replay of 8 B that was 0.1 us per operation. A replay outlasts its launch many
-// times over, so the host's rate stays out; enqueue_info still compares the two. Every rank
+// times over, so the host's rate stays out; enqueue_info still compares the two. Two replays are
+// in flight at most, so a replay of up to the gate depth keeps the queue at 512 entries, about
+// half of what went in on 2 x H200: with a stuck GPU the launch still returns and the watchdog,
+// waiting on the replay before, ends the sample. Larger replays take one gate each. Every rank
 // decides alike (no rank-local state), so the ranks' barriers match.
 bool SizeRun::streams_graph() const {
+  const int entries = iters_ * std::max(1, m_.launches_per_iteration());
   return use_graph_ && !per_unit_ && o_.blocking == 0 && m_.use_start_gate() && replays_ > 1 &&
-         iters_ * std::max(1, m_.launches_per_iteration()) >= kGateDepth / 4;
+         entries >= kGateDepth / 4 && entries <= kGateDepth;
 }
 
 // Replay u's end: marks[1..3] in turn. The host waits for replay u - 2 before launching u, so a
@@ -215,6 +219,7 @@ void SizeRun::run_batches() {
     run_blocking();
     return;
   }
+  if (!per_unit_) gate_openings_ = 0;
   if (streams_graph()) {
     run_streamed_graph();
     return;
@@ -280,6 +285,7 @@ void SizeRun::run_streamed_graph() {
 }
 
 void SizeRun::release_gate() {
+  if (!per_unit_) ++gate_openings_;
   ++res_.gate_epoch;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   *static_cast<volatile std::uint32_t*>(res_.gate.host()) = res_.gate_epoch;

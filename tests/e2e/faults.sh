@@ -57,21 +57,25 @@ check "[ \"\$(jq_ $work/hang.json \"all(r['status']=='not-run' for r in d['resul
 sleep 1
 check "no_orphans" "stuck kernel: no peerbench process left"
 
-# 3b. The same stuck kernel inside a CUDA graph of 200 copies (-G 20): the timed samples stream
-#     their replays after one gate opening, the per-iteration sample walks 20 gate batches. Every
-#     rank leaves within the timeout (a rank that left its batches early hung the other in a
-#     barrier, and the job never ended).
-t0=$(date +%s)
-"${mpi[@]}" -np 2 "$bin" run "${share[@]}" -b 8 -e 8 -w 1 -n 200 -G 20 -s 2 -m ce-write,sm-write \
-  --timeout 8 --inject-fault hang:ce-write:1 -J "$work/hang-graph.json" > "$work/hang-graph.log" 2>&1
-rc=$?
-dt=$(( $(date +%s) - t0 ))
-check "[ $rc != 0 ] && [ $dt -lt 60 ]" "stuck kernel in a graph: job exits non-zero in $dt s (rc $rc)"
-check "grep -q 'did not finish' '$work/hang-graph.log'" "stuck kernel in a graph: one line names it"
-check "[ \"\$(jq_ $work/hang-graph.json \"[r['status'] for r in d['results'] if r['method']=='ce-write' and r['src']==0][0]\")\" = ok ]" \
-  "stuck kernel in a graph: the pair the fault's rank only receives on still measured"
-sleep 1
-check "no_orphans" "stuck kernel in a graph: no peerbench process left"
+# 3b. The same stuck kernel in samples of several gate batches (-n 1000: 4 batches of 256
+#     copies), then in a streamed CUDA graph (-n 200 -G 20: one gate opening, the replays launched
+#     live). Every rank leaves within the timeout: a rank that left its batches early hung the other
+#     in the next barrier, and the job never ended (580 s on one H200, killed).
+for shape in "-n 1000" "-n 200 -G 20"; do
+  tag=$(echo "$shape" | tr -d ' -')
+  t0=$(date +%s)
+  # shellcheck disable=SC2086 # $shape is two or four words
+  "${mpi[@]}" -np 2 "$bin" run "${share[@]}" -b 8 -e 8 -w 1 $shape -s 2 -m ce-write,sm-write \
+    --timeout 8 --inject-fault hang:ce-write:1 -J "$work/hang-$tag.json" > "$work/hang-$tag.log" 2>&1
+  rc=$?
+  dt=$(( $(date +%s) - t0 ))
+  check "[ $rc != 0 ] && [ $dt -lt 60 ]" "stuck kernel, $shape: job exits non-zero in $dt s (rc $rc)"
+  check "grep -q 'ce-write 1->0 at 8 B did not finish' '$work/hang-$tag.log'" "stuck kernel, $shape: one line names it"
+  check "[ \"\$(jq_ $work/hang-$tag.json \"[r['status'] for r in d['results'] if r['method']=='ce-write' and r['src']==0][0]\")\" = ok ]" \
+    "stuck kernel, $shape: the pair the fault's rank only receives on still measured"
+  sleep 1
+  check "no_orphans" "stuck kernel, $shape: no peerbench process left"
+done
 
 # 4. A peer that never posts its receive: NCCL's watchdog aborts the communicator. One GPU:
 #    two ranks posing as two hosts, so NCCL accepts them.
