@@ -85,6 +85,46 @@ TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
   EXPECT_LT(tl / ts, 15.0) << "small " << ts << " s, large " << tl << " s";
 }
 
+// A burn-in's series, as `report` reads, judges and shows them (text). CPU seconds, best of 3.
+double burn_in_report_seconds(int series) {
+  RunDocument d = test::clean_h200_pair();
+  BurnIn b;
+  b.cycles_done = 4;
+  for (int c = 1; c <= 4; ++c) b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
+  for (int i = 0; i < series; ++i) {
+    BurnInSeries s;
+    s.method = "ce-write";
+    s.src = i % 2;
+    s.dst = 1 - i % 2;
+    s.bytes = (1ull << 20) + static_cast<std::uint64_t>(i);
+    s.values = {396.0, 395.0, 397.0, 396.0};
+    b.series.push_back(std::move(s));
+  }
+  d.burn_in = std::move(b);
+  double best = 1e9;
+  for (int k = 0; k < 3; ++k) {
+    const std::clock_t t0 = std::clock();
+    ReportInput in;
+    in.path = "burn.json";
+    in.doc = &d;
+    in.verdicts = compute_verdicts(d, {});
+    EXPECT_GT(make_reporter(ReportFormat::kText)->render({in}, {}).size(),
+              static_cast<std::size_t>(series) * 40);
+    best = std::min(best, static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC);
+  }
+  return best;
+}
+
+// Each series is looked at once (an audit's 100,000-series file took 44 s: every row searched
+// every series).
+TEST(Scale, BurnInReportTimeGrowsLinearlyWithSeries) {
+  const double small = burn_in_report_seconds(5000);
+  const double large = burn_in_report_seconds(20000);
+  // 4x the series: linear ~4x, quadratic ~16x.
+  std::printf("burn-in report: 5,000 series %.4f s, 20,000 %.4f s\n", small, large);
+  EXPECT_LT(large / small, 9.0) << "5,000 series " << small << " s, 20,000 " << large << " s";
+}
+
 TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
   const std::string text = big_run(58, 10);  // 3306 pairs x 3 x 10 = 99,180 results
   const std::string path = write_run(text, "scale-100k.json");

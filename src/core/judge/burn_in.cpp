@@ -36,17 +36,11 @@ void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodIn
   if (has_figure(r) && !interfered) s.values[cycle - 1] = figure_value(m, r);
 }
 
-std::optional<BurnInFindings> burn_in_findings(const BurnIn& b, const std::string& method, int src,
-                                               int dst, std::uint64_t bytes) {
-  const BurnInSeries* s = nullptr;
-  for (const auto& x : b.series) {
-    if (x.method == method && x.src == src && x.dst == dst && x.bytes == bytes && !s) s = &x;
-  }
-  if (!s) return std::nullopt;
+BurnInFindings burn_in_findings(const BurnInSeries& s) {
   BurnInFindings f;
-  f.series = s;
+  f.series = &s;
   std::vector<double> v;
-  for (const auto& x : s->values) {
+  for (const auto& x : s.values) {
     if (x) v.push_back(*x);
   }
   f.cycles = static_cast<int>(v.size());

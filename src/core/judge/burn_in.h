@@ -20,8 +20,7 @@ struct BurnInFindings {
   std::optional<double> drift;  // (last quarter's median - first quarter's) / first's; >= 4 cycles
   const BurnInSeries* series = nullptr;
 };
-std::optional<BurnInFindings> burn_in_findings(const BurnIn& b, const std::string& method, int src,
-                                               int dst, std::uint64_t bytes);
+BurnInFindings burn_in_findings(const BurnInSeries& s);
 
 // "3, 7 and 12"
 std::string cycle_list(const std::vector<int>& cycles);

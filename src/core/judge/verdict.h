@@ -164,11 +164,7 @@ std::string card_label(const CardId& c);
 // The headline figure of a result: algbw median (bandwidth) or time median (latency); busbw for
 // collectives.
 double headline_value(const MethodInfo* m, const Result& r);
-// Whether a figure at `bytes` is a time per operation: a latency method's, and a bandwidth
-// method's at latency sizes (up to `small_max`, Expectations::small_message_max_bytes), where
-// 8 B is 0.0 GB/s. Verdicts judge it, and reports, compare and fleet show it.
-bool figure_is_time(const MethodInfo* m, std::uint64_t bytes,
-                    std::uint64_t small_max = kSmallMessageMaxBytes);
+// figure_is_time (core/model/method_info.h): whether that figure is a time per operation.
 // That figure: the median time in us, or headline_value.
 double figure_value(const MethodInfo* m, const Result& r,
                     std::uint64_t small_max = kSmallMessageMaxBytes);

@@ -61,9 +61,9 @@ void burn_in_flags(const Ctx& c, PairVerdict& v) {
   if (!c.d.burn_in) return;
   for (auto& mv : v.methods) {
     if (mv.bytes == 0) continue;
-    const auto f = burn_in_findings(*c.d.burn_in, mv.method, v.src, v.dst, mv.bytes);
-    if (!f) continue;
-    add_findings(c, v, mv, *f, f->series->unit == "us");
+    const auto it = c.burn_in_series.find({mv.method, v.src, v.dst, mv.bytes});
+    if (it == c.burn_in_series.end()) continue;
+    add_findings(c, v, mv, burn_in_findings(*it->second), it->second->unit == "us");
   }
 }
 

@@ -94,6 +94,10 @@ void index_document(Ctx& c) {
   const auto it = c.d.environment.find("NCCL_NVLS_ENABLE");
   if (it != c.d.environment.end()) c.nvls = it->second != "0";
   c.versions = run_versions(c.d);
+  if (c.d.burn_in) {
+    for (const auto& s : c.d.burn_in->series)
+      c.burn_in_series.emplace(std::make_tuple(s.method, s.src, s.dst, s.bytes), &s);
+  }
 }
 
 std::string bar_kind_of(const LinkClass& cls) {

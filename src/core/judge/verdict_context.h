@@ -48,6 +48,8 @@ struct Ctx {
   std::map<std::pair<std::string, std::string>, ModelLinks> model_links;
   // Confirmation repeats of each case, in attempt order.
   std::map<CaseKey, std::vector<const Result*>> confirmations;
+  // Each case's burn-in series, by method, pair and size: the first variant's, as verdicts judge.
+  std::map<std::tuple<std::string, int, int, std::uint64_t>, const BurnInSeries*> burn_in_series;
   int confirm_requested = 0;  // the run's --confirm (0: off, or a file from before schema 3)
   const KnownGoodTable* known = nullptr;    // the built-in known-good figures
   std::optional<bool> nvls;                 // NCCL_NVLS_ENABLE of the run, where recorded

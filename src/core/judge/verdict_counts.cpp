@@ -126,10 +126,6 @@ double headline_value(const MethodInfo* m, const Result& r) {
   return r.algbw_gbps ? r.algbw_gbps->median : 0;
 }
 
-bool figure_is_time(const MethodInfo* m, std::uint64_t bytes, std::uint64_t small_max) {
-  return (m && m->metric == Metric::kLatency) || bytes <= small_max;
-}
-
 double figure_value(const MethodInfo* m, const Result& r, std::uint64_t small_max) {
   if (figure_is_time(m, r.bytes, small_max)) return r.time_us ? r.time_us->median : 0;
   return headline_value(m, r);

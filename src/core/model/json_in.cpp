@@ -1,5 +1,7 @@
 #include "core/model/json_in.h"
 
+#include "core/base/text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -7,6 +9,17 @@
 #include "core/base/errors.h"
 
 namespace peerbench {
+
+std::string quoted_value(const std::string& v) {
+  constexpr std::size_t kMost = 64;
+  const bool cut = v.size() > kMost;
+  std::string head = v.substr(0, kMost);
+  while (cut && !head.empty() && (static_cast<unsigned char>(head.back()) & 0xC0) == 0x80)
+    head.pop_back();  // not inside a UTF-8 sequence
+  if (cut && !head.empty() && static_cast<unsigned char>(head.back()) >= 0xC0) head.pop_back();
+  return "'" + sanitize_for_terminal(head) +
+         (cut ? "...' (" + std::to_string(v.size()) + " bytes)" : "'");
+}
 
 JsonIn::JsonIn(const nlohmann::json& j, std::string file, std::string path)
     : j_(&j), file_(std::make_shared<const std::string>(std::move(file))) {

@@ -17,6 +17,10 @@
 
 namespace peerbench {
 
+// A value read from a file, for a one-line error: quoted, escaped for a terminal (a NUL would
+// end the message early, a line break would forge a second line) and cut to 64 characters.
+std::string quoted_value(const std::string& v);
+
 class JsonIn {
  public:
   JsonIn(const nlohmann::json& j, std::string file, std::string path = "");

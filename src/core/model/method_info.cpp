@@ -105,4 +105,8 @@ std::string to_string(Metric m) {
   return m == Metric::kBandwidth ? "bandwidth" : "latency";
 }
 
+bool figure_is_time(const MethodInfo* m, std::uint64_t bytes, std::uint64_t small_max) {
+  return (m && m->metric == Metric::kLatency) || bytes <= small_max;
+}
+
 }  // namespace peerbench

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/model/bandwidth.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 
@@ -52,6 +53,12 @@ std::vector<std::string> resolve_methods(const std::string& spec,
                                          const std::vector<MethodInfo>& catalog);
 
 const MethodInfo* find_method(const std::vector<MethodInfo>& catalog, const std::string& name);
+
+// Whether a figure at `bytes` is a time per operation: a latency method's, and a bandwidth
+// method's at latency sizes (up to `small_max`, Expectations::small_message_max_bytes), where
+// 8 B is 0.0 GB/s. Verdicts judge it; reports, compare, fleet and burn-in series show it.
+bool figure_is_time(const MethodInfo* m, std::uint64_t bytes,
+                    std::uint64_t small_max = kSmallMessageMaxBytes);
 
 std::string to_string(MethodScope s);
 std::string to_string(Metric m);

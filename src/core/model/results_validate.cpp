@@ -1,5 +1,7 @@
 #include "core/model/results_validate.h"
 
+#include "core/model/json_in.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -79,7 +81,7 @@ class RunChecks {
     for (std::size_t i = 0; i < d_.system.ranks.size(); ++i) {
       if (!listed.count(d_.system.ranks[i].host)) {
         fail("system.ranks[" + std::to_string(i) + "].host",
-             "'" + d_.system.ranks[i].host + "' is not in system.hosts");
+             quoted_value(d_.system.ranks[i].host) + " is not in system.hosts");
       }
     }
   }
@@ -199,7 +201,7 @@ class RunChecks {
   const MethodInfo& method_of(const std::string& at, const Result& r) const {
     const auto it = methods_.find(r.method);
     if (it == methods_.end()) {
-      fail(at + ".method", "'" + r.method + "' is not in the file's methods");
+      fail(at + ".method", quoted_value(r.method) + " is not in the file's methods");
     }
     return *it->second;
   }

@@ -1,5 +1,10 @@
 #include "core/model/schema_activity.h"
 
+#include <set>
+#include <tuple>
+
+#include "core/model/sizes.h"
+
 namespace peerbench {
 
 using nlohmann::json;
@@ -48,7 +53,7 @@ ActivitySighting sighting_from(const JsonIn& in) {
   ActivitySighting s;
   s.kind = in.at("kind").str(64);
   if (s.kind != "process" && s.kind != "throttle" && s.kind != "busy-while-idle")
-    in.at("kind").fail("'" + s.kind + "' is not process, throttle or busy-while-idle");
+    in.at("kind").fail(quoted_value(s.kind) + " is not process, throttle or busy-while-idle");
   if (auto p = in.opt("process")) s.process = foreign_process_from(*p);
   s.reason = in.opt_str("reason").value_or("");
   s.first_seen_s = in.at("first_seen_s").number(0, kMaxSeconds);
@@ -239,17 +244,33 @@ std::vector<int> cycle_numbers(const JsonIn& in, const char* key, int most) {
   return out;
 }
 
-// Schema 3 kept no unit: its values were the headline figure, a time only for latency methods.
-std::string series_unit(const JsonIn& x, const MethodInfo* m) {
-  const auto u = x.opt_str("unit");
-  if (!u) return m && m->metric == Metric::kLatency ? "us" : "GB/s";
-  if (*u != "us" && *u != "GB/s") x.at("unit").fail("'" + *u + "' is not us or GB/s");
-  return *u;
+// Schema 3 kept no unit: its values were the headline figure, a time only for latency methods
+// (a "unit" there is not read). From schema 4 every series has one, and it must be the one the
+// writer gives its method and size: a wrong one would turn drift's direction around.
+std::string series_unit(const JsonIn& x, const MethodInfo* m, std::uint64_t bytes, int version) {
+  if (version < 4) return m && m->metric == Metric::kLatency ? "us" : "GB/s";
+  const std::string u = x.at("unit").str(64);
+  if (u != "us" && u != "GB/s") x.at("unit").fail(quoted_value(u) + " is not us or GB/s");
+  if (!m) return u;  // a method the file does not describe: validate_run_document names it
+  const std::string fits = figure_is_time(m, bytes) ? "us" : "GB/s";
+  if (u != fits) {
+    x.at("unit").fail("'" + u + "' does not fit " + m->name + " at " + format_size(bytes) + " (" +
+                      fits + " there)");
+  }
+  return u;
+}
+
+// The same case twice: which one the verdict judged would depend on the order.
+void refuse_duplicate(
+    const JsonIn& x, const BurnInSeries& s,
+    std::set<std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>>& seen) {
+  if (!seen.insert({s.method, s.src, s.dst, s.bytes, s.datatype, s.op}).second)
+    x.fail("a second series of " + s.method + " at " + format_size(s.bytes) + " for that pair");
 }
 
 }  // namespace
 
-BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods) {
+BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, int version) {
   BurnIn b;
   b.cycles_requested = static_cast<int>(in.at("cycles_requested").integer(0, 1 << 20));
   b.duration_s = in.opt_number("duration_s", 0, 1e7).value_or(0);
@@ -265,7 +286,9 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods) {
     if (auto k = c.opt("counters")) x.counters = k->string_array(1 << 16);
     b.cycles.push_back(std::move(x));
   }
-  const int most = std::max(1, b.cycles_done);
+  // A burn-in stopped mid-cycle keeps the cases that cycle finished: one cycle past the whole ones.
+  const int most = b.cycles_done + 1;
+  std::set<std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>> seen;
   for (const auto& x : in.at("series").array(1 << 20)) {
     BurnInSeries s;
     s.method = x.at("method").str(128);
@@ -274,8 +297,16 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods) {
     s.bytes = static_cast<std::uint64_t>(x.at("bytes").number(0, 1e15));
     s.datatype = x.opt_str("datatype").value_or("");
     s.op = x.opt_str("op").value_or("");
-    s.unit = series_unit(x, find_method(methods, s.method));
-    for (const auto& v : x.at("values").array(1 << 20)) {
+    s.unit = series_unit(x, find_method(methods, s.method), s.bytes, version);
+    refuse_duplicate(x, s, seen);
+    const auto values = x.at("values").array(1 << 20);
+    if (values.size() > static_cast<std::size_t>(most)) {
+      x.at("values").fail(std::to_string(values.size()) + " values for " +
+                          std::to_string(b.cycles_done) +
+                          " whole cycles (at most one more: the "
+                          "cycle in flight)");
+    }
+    for (const auto& v : values) {
       if (v.raw().is_null()) {
         s.values.emplace_back();
       } else {

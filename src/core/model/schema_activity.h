@@ -29,8 +29,9 @@ nlohmann::json to_json(const GpuActivityLog& g);
 GpuActivityLog gpu_activity_from(const JsonIn& in);
 
 nlohmann::json to_json(const BurnIn& b);
-// `methods`: the file's catalog; a series without "unit" (schema 3) holds headline figures.
-BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods);
+// `methods`: the file's catalog; `version`: its schema (before 4 a series holds headline figures
+// and has no unit).
+BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, int version);
 
 nlohmann::json to_json(const FabricInfo& f);
 FabricInfo fabric_info_from(const JsonIn& in);

@@ -26,7 +26,7 @@ void read_tool_and_status(const JsonIn& in, RunDocument& d) {
   d.finished_at = in.opt_str("finished_at").value_or("");
   d.status = in.at("status").str(64);
   if (d.status != "complete" && d.status != "incomplete" && d.status != "failed") {
-    in.at("status").fail("'" + d.status + "' is not complete, incomplete or failed");
+    in.at("status").fail(quoted_value(d.status) + " is not complete, incomplete or failed");
   }
   if (in.has("in_progress")) d.in_progress = in.at("in_progress").raw();
 }
@@ -147,7 +147,7 @@ Result read_result(const JsonIn& r) {
   res.bytes = read_bytes(r.at("bytes"));
   const auto st = r.at("status").str(64);
   auto status = result_status_from_string(st);
-  if (!status) r.at("status").fail("'" + st + "' is not a result status");
+  if (!status) r.at("status").fail(quoted_value(st) + " is not a result status");
   res.status = *status;
   res.reason = r.opt_str("reason").value_or("");
   res.warmup_iters = static_cast<int>(r.opt_integer("warmup_iters", 0, 1 << 30).value_or(0));
@@ -325,7 +325,7 @@ void read_run_document(const JsonIn& in, const std::string& file, RunDocument& d
   if (auto ga = in.opt("gpu_activity")) {
     for (const auto& g : ga->array(kMaxItems)) d.gpu_activity.push_back(gpu_activity_from(g));
   }
-  if (auto b = in.opt("burn_in")) d.burn_in = burn_in_from(*b, d.methods);
+  if (auto b = in.opt("burn_in")) d.burn_in = burn_in_from(*b, d.methods, d.schema_version);
   rethrow("verdicts");
   if (auto vs = in.opt("verdicts")) {
     for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));

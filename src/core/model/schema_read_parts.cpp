@@ -26,7 +26,7 @@ void read_compute_capability(const JsonIn& gpu, GpuInfo& g) {
                        [](char c) { return c >= '0' && c <= '9'; });
   };
   if (dot == std::string::npos || !digits(0, dot) || !digits(dot + 1, cc.size())) {
-    at->fail("'" + cc + "' is not a compute capability; expected MAJOR.MINOR such as 9.0");
+    at->fail(quoted_value(cc) + " is not a compute capability; expected MAJOR.MINOR such as 9.0");
   }
   g.cc_major = std::stoi(cc.substr(0, dot));
   g.cc_minor = std::stoi(cc.substr(dot + 1));
@@ -174,7 +174,7 @@ MethodInfo method_from(const JsonIn& in) {
   } else if (scope == "per-gpu") {
     m.scope = MethodScope::kPerGpu;
   } else {
-    in.at("scope").fail("'" + scope + "' is not pair, all-ranks or per-gpu");
+    in.at("scope").fail(quoted_value(scope) + " is not pair, all-ranks or per-gpu");
   }
   const auto metric = in.at("metric").str();
   if (metric == "bandwidth") {

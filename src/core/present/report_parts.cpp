@@ -335,10 +335,7 @@ std::optional<BurnInSummary> burn_in_summary(const RunDocument& d) {
                              format_fixed(c.started_s, 0) + " s: " + line);
     }
   }
-  for (const auto& s : b.series) {
-    if (const auto f = burn_in_findings(b, s.method, s.src, s.dst, s.bytes))
-      out.rows.push_back(burn_in_row(d, s, *f));
-  }
+  for (const auto& s : b.series) out.rows.push_back(burn_in_row(d, s, burn_in_findings(s)));
   return out;
 }
 

@@ -118,9 +118,9 @@ TEST(BurnIn, AtLatencySizesTheSeriesIsTheTimePerOperation) {
   ASSERT_EQ(slower.series.size(), 1u);
   EXPECT_EQ(slower.series[0].unit, "us");
   EXPECT_DOUBLE_EQ(*slower.series[0].values[0], 3.3);
-  const auto f = burn_in_findings(slower, "nccl-allreduce", 0, 1, 8);
-  ASSERT_TRUE(f && f->drift);
-  EXPECT_GT(*f->drift, 0.2) << "the time grew by about a third";
+  const auto f = burn_in_findings(slower.series[0]);
+  ASSERT_TRUE(f.drift);
+  EXPECT_GT(*f.drift, 0.2) << "the time grew by about a third";
 
   RunDocument d = test::clean_h200_pair();
   d.results.push_back(test::latency_result("nccl-allreduce", 0, 1, 3.3));
@@ -139,6 +139,70 @@ TEST(BurnIn, AtLatencySizesTheSeriesIsTheTimePerOperation) {
   EXPECT_EQ(std::find(codes.begin(), codes.end(), "drift"), codes.end()) << "faster is no drift";
 }
 
+std::string refusal(const nlohmann::json& j) {
+  try {
+    run_document_from_json(j, "burn.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(read)";
+}
+
+// From an audit with hostile files: every schema-4 series carries the unit its method and size
+// give (a missing or wrong one turned drift's direction around and passed a 40 % slide), a case
+// appears once, and a series holds no more values than the cycles run (plus the one in flight).
+TEST(BurnIn, ASchema4SeriesMustCarryTheUnitOfItsMethodAndSize) {
+  auto d = burned({396, 395, 397, 396});
+  d.burn_in->series.push_back(burned_at_8_bytes({3.3, 3.3}).series[0]);
+  d.schema_version = kSchemaVersion;
+  const auto good = to_json(d);
+  EXPECT_EQ(refusal(good), "(read)");
+  auto j = good;
+  j["burn_in"]["series"][1].erase("unit");
+  EXPECT_NE(refusal(j).find("burn_in.series[1].unit"), std::string::npos) << refusal(j);
+  j = good;
+  j["burn_in"]["series"][1]["unit"] = nullptr;
+  EXPECT_NE(refusal(j).find("unit"), std::string::npos) << refusal(j);
+  j = good;
+  j["burn_in"]["series"][0]["unit"] = "us";  // ce-write at 1 GiB
+  EXPECT_NE(refusal(j).find("'us' does not fit ce-write at 1 GiB (GB/s there)"), std::string::npos)
+      << refusal(j);
+  j = good;
+  j["burn_in"]["series"][1]["unit"] = "GB/s";  // nccl-allreduce at 8 B
+  EXPECT_NE(refusal(j).find("(us there)"), std::string::npos) << refusal(j);
+  j = good;
+  j["burn_in"]["series"].push_back(j["burn_in"]["series"][0]);
+  EXPECT_NE(refusal(j).find("a second series of ce-write"), std::string::npos) << refusal(j);
+  j = good;
+  for (int k = 0; k < 3; ++k) j["burn_in"]["series"][0]["values"].push_back(396.0);
+  EXPECT_NE(refusal(j).find("7 values for 4 whole cycles"), std::string::npos) << refusal(j);
+  j = good;
+  j["burn_in"]["series"][0]["unit"] = std::string("us\0 and more", 12);
+  const std::string why = refusal(j);
+  EXPECT_NE(why.find("'us\\x00 and more'"), std::string::npos) << why;
+  EXPECT_NE(why.find("is not us or GB/s"), std::string::npos) << "nothing cut at the NUL: " << why;
+}
+
+// Two variants of one case (-d float,half) are two series, each reported with its own figures.
+TEST(BurnIn, EachVariantIsReportedWithItsOwnSeries) {
+  RunDocument d = test::clean_h200_pair();
+  const auto catalog = test::catalog();
+  BurnIn b;
+  for (int c = 1; c <= 4; ++c) {
+    for (const auto& [type, busbw] : {std::pair{"float", 260.0}, std::pair{"half", 130.0}}) {
+      Result r = test::bw_result("nccl-allreduce", 0, 1, G, busbw);
+      r.datatype = type;
+      r.op = "sum";
+      record_burn_in_result(b, c, r, find_method(catalog, "nccl-allreduce"));
+    }
+    b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
+  }
+  b.cycles_done = 4;
+  ASSERT_EQ(b.series.size(), 2u);
+  EXPECT_DOUBLE_EQ(burn_in_findings(b.series[0]).median, 260.0);
+  EXPECT_DOUBLE_EQ(burn_in_findings(b.series[1]).median, 130.0);
+}
+
 TEST(BurnIn, ASchema3SeriesWithoutAUnitHoldsTheHeadlineFigure) {
   auto d = burned({396, 395, 397, 396});
   d.burn_in->series.push_back(burned_at_8_bytes({3.3, 3.3}).series[0]);
@@ -150,6 +214,8 @@ TEST(BurnIn, ASchema3SeriesWithoutAUnitHoldsTheHeadlineFigure) {
   const RunDocument back = run_document_from_json(j, "old.json");
   EXPECT_EQ(back.burn_in->series[0].unit, "GB/s");
   EXPECT_EQ(back.burn_in->series[1].unit, "GB/s") << "schema 3 kept GB/s at 8 B too";
+  j["burn_in"]["series"][1]["unit"] = "us";  // schema 3 had no unit: not read there
+  EXPECT_EQ(run_document_from_json(j, "old.json").burn_in->series[1].unit, "GB/s");
   j["burn_in"]["series"][0]["unit"] = "MB/s";
   j["schema_version"] = kSchemaVersion;
   try {

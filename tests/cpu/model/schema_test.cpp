@@ -231,5 +231,14 @@ TEST(Schema, NcclObservationsAndRankInfoTravelBetweenRanks) {
   EXPECT_EQ(rb.gpu.pci_bus_id, "0000:1B:00.0");
 }
 
+// A value read from a file, in a one-line error: escaped (a NUL ended the message there, a line
+// break forged a second line) and cut at 64 characters, never inside a UTF-8 character.
+TEST(Schema, AValueInAnErrorIsEscapedAndCut) {
+  EXPECT_EQ(quoted_value("GB/s"), "'GB/s'");
+  EXPECT_EQ(quoted_value(std::string("us\0x\n", 5)), "'us\\x00x\\x0a'");
+  const std::string long_value = std::string(63, 'a') + "\xc3\xa9" + std::string(100, 'b');
+  EXPECT_EQ(quoted_value(long_value), "'" + std::string(63, 'a') + "...' (165 bytes)");
+}
+
 }  // namespace
 }  // namespace peerbench
