@@ -235,10 +235,10 @@ sys.exit(0 if worst <= 0.02 else 1)
 PY
   check "[ $? = 0 ]" "peerbench -a 1 within 2 % of nccl-tests at -R 0/1/2"
   if [[ $parts == *small* ]]; then
-    # No check, a lead: peerbench times each 200-operation replay behind its own start gate, so
-    # any cost per gate opening (the ranks' skew, a cold pipeline) is spread over 200 operations;
-    # nccl-tests runs its 100 replays back to back. The same 20000 operations as 20 replays of
-    # 1000 show whether the -R 2 8-byte gap (3.37 against 3.18-3.25 us) is that cost.
+    # No check, a lead: what one gate opening costs. -n 200 -G 100 above streams its replays after
+    # one opening per sample (ed2105e); replays of 1000 operations are past the streaming bound
+    # (the gate depth) and take one opening each, as every replay did before ed2105e, when the -R 2
+    # 8-byte gap was 3.37 against 3.18-3.25 us. nccl-tests runs its replays back to back.
     for k in 1 2 3; do
       "${mpi[@]}" "$nt/all_reduce_perf_mpi" -b 8 -e 8 -n 1000 -G 20 -R 2 > "$out/nt-long-R2-$k.txt" 2>&1
     done
