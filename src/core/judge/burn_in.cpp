@@ -21,7 +21,7 @@ void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodIn
     s.bytes = r.bytes;
     s.datatype = r.datatype;
     s.op = r.op;
-    s.unit = figure_is_time(m, r.bytes) ? "us" : "GB/s";
+    s.unit = burn_in_unit(m, r.bytes);
     b.series.push_back(std::move(s));
     it = b.series.end() - 1;
   }

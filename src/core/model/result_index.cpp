@@ -47,6 +47,10 @@ const std::vector<const Result*>& ResultIndex::every_variant(const std::string& 
   return it == every_.end() ? kNone : it->second;
 }
 
+std::string burn_in_unit(const MethodInfo* m, std::uint64_t bytes) {
+  return figure_is_time(m, bytes) ? "us" : "GB/s";
+}
+
 bool has_figure(const Result& r) {
   return r.status == ResultStatus::kOk && (r.algbw_gbps || r.time_us);
 }

@@ -222,6 +222,10 @@ struct BurnInSeries {
   std::vector<int> contended_cycles;          // beside another process or under held clocks
 };
 
+// The unit of a case's series from schema 4: "us" where its figure is a time (figure_is_time),
+// "GB/s" elsewhere. The writer sets it and the reader holds a file to it.
+std::string burn_in_unit(const MethodInfo* m, std::uint64_t bytes);
+
 struct BurnInCycle {
   int cycle = 0;
   double started_s = 0, elapsed_s = 0;  // since the run started

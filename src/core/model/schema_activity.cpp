@@ -252,7 +252,7 @@ std::string series_unit(const JsonIn& x, const MethodInfo* m, std::uint64_t byte
   const std::string u = x.at("unit").str(64);
   if (u != "us" && u != "GB/s") x.at("unit").fail(quoted_value(u) + " is not us or GB/s");
   if (!m) return u;  // a method the file does not describe: validate_run_document names it
-  const std::string fits = figure_is_time(m, bytes) ? "us" : "GB/s";
+  const std::string fits = burn_in_unit(m, bytes);
   if (u != fits) {
     x.at("unit").fail("'" + u + "' does not fit " + m->name + " at " + format_size(bytes) + " (" +
                       fits + " there)");
