@@ -77,8 +77,14 @@ TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
   const std::string large = big_run(36, 9);  // 1260 pairs x 3 x 9 = 34,020
   const std::string small_path = write_run(small, "scale-small.json");
   const std::string large_path = write_run(large, "scale-large.json");
-  const double ts = report_seconds(small_path, small.size());
-  const double tl = report_seconds(large_path, large.size());
+  // Best of 3 each: one CI run read 0.12 s and 1.87 s (15.5x), with the other suite's build
+  // beside it on two cores; a single short timing is at the mercy of the machine.
+  double ts = 1e9, tl = 1e9;
+  for (int k = 0; k < 3; ++k) {
+    ts = std::min(ts, report_seconds(small_path, small.size()));
+    tl = std::min(tl, report_seconds(large_path, large.size()));
+  }
+  std::printf("report: 5,040 results %.3f s, 34,020 %.3f s (%.1fx)\n", ts, tl, tl / ts);
   std::remove(small_path.c_str());  // 24 MB that would stay in /tmp
   std::remove(large_path.c_str());
   // 6.75x the results: linear ~6.75x, quadratic ~45x.
