@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/base/errors.h"
+#include "core/judge/burn_in.h"
 #include "core/judge/verdict.h"
 #include "core/model/results.h"
 #include "core/model/results_file.h"
@@ -138,6 +139,7 @@ class Job {
   int cycle_ = 1;          // burn-in cycle running (1-based)
   bool stopping_ = false;  // a signal asked the job to stop
   BurnInCycle this_cycle_;
+  BurnInRecorder burn_in_recorder_;
   std::vector<NvLinkErrorCounts> cycle_links_;  // this rank's GPU at the cycle's start
   std::optional<int> cycle_replays_;
 };

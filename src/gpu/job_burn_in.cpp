@@ -48,7 +48,7 @@ void Job::record_cycle_result(const Result& r) {
       r.status == ResultStatus::kNotRun)
     ++this_cycle_.failed;
   if (outcome_.doc.burn_in)
-    record_burn_in_result(*outcome_.doc.burn_in, cycle_, r, find_method(selected_, r.method));
+    burn_in_recorder_.record(*outcome_.doc.burn_in, cycle_, r, find_method(selected_, r.method));
 }
 
 // The cycle's counters that grew on every rank's GPU, then the cycle into the file.

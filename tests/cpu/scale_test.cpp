@@ -12,6 +12,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "core/judge/burn_in.h"
 #include "core/judge/verdict.h"
 #include "core/model/json_in.h"
 #include "core/model/schema.h"
@@ -129,6 +130,39 @@ TEST(Scale, BurnInReportTimeGrowsLinearlyWithSeries) {
   // 4x the series: linear ~4x, quadratic ~16x.
   std::printf("burn-in report: 5,000 series %.4f s, 20,000 %.4f s\n", small, large);
   EXPECT_LT(large / small, 9.0) << "5,000 series " << small << " s, 20,000 " << large << " s";
+}
+
+// A burn-in cycle of `cases` results folded into the series, as every rank does after each
+// cycle. CPU seconds for 3 cycles, best of 3.
+double burn_in_record_seconds(int cases) {
+  const auto catalog = test::catalog();
+  const MethodInfo* m = find_method(catalog, "ce-write");
+  std::vector<Result> cycle;
+  for (int i = 0; i < cases; ++i)
+    cycle.push_back(test::bw_result("ce-write", i % 2, 1 - i % 2, (1ull << 20) + i, 396.0));
+  double best = 1e9;
+  for (int k = 0; k < 3; ++k) {
+    BurnIn b;
+    BurnInRecorder rec;
+    const std::clock_t t0 = std::clock();
+    for (int c = 1; c <= 3; ++c) {
+      for (const auto& r : cycle) rec.record(b, c, r, m);
+    }
+    best = std::min(best, static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC);
+    EXPECT_EQ(b.series.size(), static_cast<std::size_t>(cases));
+    EXPECT_EQ(b.series.back().values.size(), 3u);
+  }
+  return best;
+}
+
+// A case finds its series through an index: each result searched every series before, so a
+// cycle of n cases cost n^2 (an 8-GPU plan of all methods and sizes has thousands).
+TEST(Scale, BurnInRecordingGrowsLinearlyWithCases) {
+  const double small = burn_in_record_seconds(5000);
+  const double large = burn_in_record_seconds(20000);
+  std::printf("burn-in record: 5,000 cases %.4f s, 20,000 %.4f s\n", small, large);
+  // 4x the cases: n log n ~4.6x, quadratic ~16x.
+  EXPECT_LT(large / small, 9.0) << "5,000 cases " << small << " s, 20,000 " << large << " s";
 }
 
 TEST(Scale, HundredThousandResultsReportInThreeSeconds) {

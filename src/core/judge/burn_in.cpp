@@ -8,12 +8,17 @@
 
 namespace peerbench {
 
-void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodInfo* m) {
-  auto it = std::find_if(b.series.begin(), b.series.end(), [&](const BurnInSeries& s) {
-    return s.method == r.method && s.src == r.src && s.dst == r.dst && s.bytes == r.bytes &&
-           s.datatype == r.datatype && s.op == r.op;
-  });
-  if (it == b.series.end()) {
+BurnInSeries& BurnInRecorder::series_for(BurnIn& b, const Result& r, const MethodInfo* m) {
+  if (index_.size() != b.series.size()) {  // series this recorder did not add (a file read back)
+    index_.clear();
+    for (std::size_t i = 0; i < b.series.size(); ++i) {
+      const BurnInSeries& s = b.series[i];
+      index_.emplace(Key{s.method, s.src, s.dst, s.bytes, s.datatype, s.op}, i);
+    }
+  }
+  const auto [it, added] =
+      index_.emplace(Key{r.method, r.src, r.dst, r.bytes, r.datatype, r.op}, b.series.size());
+  if (added) {
     BurnInSeries s;
     s.method = r.method;
     s.src = r.src;
@@ -23,9 +28,12 @@ void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodIn
     s.op = r.op;
     s.unit = burn_in_unit(m, r.bytes);
     b.series.push_back(std::move(s));
-    it = b.series.end() - 1;
   }
-  BurnInSeries& s = *it;
+  return b.series[it->second];
+}
+
+void BurnInRecorder::record(BurnIn& b, int cycle, const Result& r, const MethodInfo* m) {
+  BurnInSeries& s = series_for(b, r, m);
   if (s.values.size() < static_cast<std::size_t>(cycle)) s.values.resize(cycle);
   const bool interfered = contended(r) || throttled(r);
   if (r.wrong > 0) s.error_cycles.push_back(cycle);

@@ -3,15 +3,29 @@
 // (its figure each cycle, the cycles with data errors, failures or another process beside it),
 // and what the series say: data errors with their cycles, intermittent failures a single pass
 // would miss, and drift between the first cycles and the last.
+#include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "core/model/results.h"
 
 namespace peerbench {
 
-// Adds one cycle's result (cycle numbers from 1) to its case's series.
-void record_burn_in_result(BurnIn& b, int cycle, const Result& r, const MethodInfo* m);
+// Adds each cycle's results (cycle numbers from 1) to their cases' series. It finds a case's
+// series through an index, so a cycle of n results costs n log n, not n^2: a full 8-GPU plan has
+// thousands of cases.
+class BurnInRecorder {
+ public:
+  void record(BurnIn& b, int cycle, const Result& r, const MethodInfo* m);
+
+ private:
+  using Key = std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>;
+  BurnInSeries& series_for(BurnIn& b, const Result& r, const MethodInfo* m);
+  std::map<Key, std::size_t> index_;  // key -> position in b.series
+};
 
 // What a case's series says at its judged size.
 struct BurnInFindings {

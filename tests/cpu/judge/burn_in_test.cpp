@@ -20,6 +20,7 @@ RunDocument burned(const std::vector<double>& gbps, std::vector<int> corrupt = {
   BurnIn b;
   b.cycles_requested = static_cast<int>(gbps.size());
   const auto catalog = test::catalog();
+  BurnInRecorder rec;
   for (int c = 1; c <= static_cast<int>(gbps.size()); ++c) {
     Result r = test::bw_result("ce-write", 0, 1, G, gbps[c - 1]);
     if (std::find(corrupt.begin(), corrupt.end(), c) != corrupt.end()) r.wrong = 3;
@@ -29,7 +30,7 @@ RunDocument burned(const std::vector<double>& gbps, std::vector<int> corrupt = {
       r.algbw_gbps.reset();
       r.time_us.reset();
     }
-    record_burn_in_result(b, c, r, find_method(catalog, "ce-write"));
+    rec.record(b, c, r, find_method(catalog, "ce-write"));
     b.cycles.push_back({c, 10.0 * c, 10.0, r.wrong, r.status != ResultStatus::kOk ? 1 : 0, {}});
   }
   b.cycles_done = static_cast<int>(gbps.size());
@@ -103,9 +104,10 @@ TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
 BurnIn burned_at_8_bytes(const std::vector<double>& us) {
   BurnIn b;
   const auto catalog = test::catalog();
+  BurnInRecorder rec;
   for (int c = 1; c <= static_cast<int>(us.size()); ++c) {
     Result r = test::latency_result("nccl-allreduce", 0, 1, us[c - 1]);
-    record_burn_in_result(b, c, r, find_method(catalog, "nccl-allreduce"));
+    rec.record(b, c, r, find_method(catalog, "nccl-allreduce"));
     b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
   }
   b.cycles_done = static_cast<int>(us.size());
@@ -188,12 +190,13 @@ TEST(BurnIn, EachVariantIsReportedWithItsOwnSeries) {
   RunDocument d = test::clean_h200_pair();
   const auto catalog = test::catalog();
   BurnIn b;
+  BurnInRecorder rec;
   for (int c = 1; c <= 4; ++c) {
     for (const auto& [type, busbw] : {std::pair{"float", 260.0}, std::pair{"half", 130.0}}) {
       Result r = test::bw_result("nccl-allreduce", 0, 1, G, busbw);
       r.datatype = type;
       r.op = "sum";
-      record_burn_in_result(b, c, r, find_method(catalog, "nccl-allreduce"));
+      rec.record(b, c, r, find_method(catalog, "nccl-allreduce"));
     }
     b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
   }
@@ -201,6 +204,24 @@ TEST(BurnIn, EachVariantIsReportedWithItsOwnSeries) {
   ASSERT_EQ(b.series.size(), 2u);
   EXPECT_DOUBLE_EQ(burn_in_findings(b.series[0]).median, 260.0);
   EXPECT_DOUBLE_EQ(burn_in_findings(b.series[1]).median, 130.0);
+}
+
+// A recorder given series it did not add (a burn-in read back) continues them, case by case,
+// rather than starting a second series of the same case.
+TEST(BurnIn, ARecorderContinuesTheSeriesAlreadyThere) {
+  const auto catalog = test::catalog();
+  const MethodInfo* m = find_method(catalog, "ce-write");
+  BurnIn b = *burned({396, 395}).burn_in;
+  BurnInRecorder rec;
+  rec.record(b, 3, test::bw_result("ce-write", 1, 0, G, 380.0), m);  // a new case
+  rec.record(b, 3, test::bw_result("ce-write", 0, 1, G, 394.0), m);  // the old one
+  ASSERT_EQ(b.series.size(), 2u);
+  EXPECT_EQ(b.series[0].src, 0);
+  ASSERT_EQ(b.series[0].values.size(), 3u);
+  EXPECT_DOUBLE_EQ(*b.series[0].values[2], 394.0);
+  EXPECT_EQ(b.series[1].src, 1);
+  EXPECT_FALSE(b.series[1].values[0]) << "the new case has no figure in cycles 1 and 2";
+  EXPECT_DOUBLE_EQ(*b.series[1].values[2], 380.0);
 }
 
 TEST(BurnIn, ASchema3SeriesWithoutAUnitHoldsTheHeadlineFigure) {
