@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
@@ -80,13 +81,20 @@ svg::HeatCell heat_cell(const std::string& text, const MethodVerdict* mv, bool f
   return c;
 }
 
+// A bandwidth at a latency size (8 B is 0.0 GB/s): the time per operation the verdicts judge.
+std::string time_aside(const MethodInfo* m, const Result& r) {
+  if (m->metric == Metric::kLatency || !figure_is_time(m, r.bytes)) return "";
+  return format_fixed(figure_value(m, r), 2) + " us per op";
+}
+
 // Per pair (or per GPU for host<->GPU methods), the method's figure at each size.
 std::map<std::pair<int, int>, std::vector<svg::Point>> points_by_pair(const RunDocument& d,
                                                                       const MethodInfo* m) {
   std::map<std::pair<int, int>, std::vector<svg::Point>> out;
   for (const auto& r : d.results) {
     if (r.method != m->name || r.src < 0 || !has_figure(r)) continue;
-    out[{r.src, r.dst}].push_back({static_cast<double>(r.bytes), headline_value(m, r)});
+    out[{r.src, r.dst}].push_back(
+        {static_cast<double>(r.bytes), headline_value(m, r), time_aside(m, r)});
   }
   return out;
 }
@@ -95,9 +103,15 @@ std::map<std::pair<int, int>, std::vector<svg::Point>> points_by_pair(const RunD
 // named where one pair is the slowest at every size.
 std::vector<svg::Series> summary_series(
     const std::map<std::pair<int, int>, std::vector<svg::Point>>& pairs, bool lower_is_better) {
-  std::map<double, std::vector<std::pair<double, std::pair<int, int>>>> by_size;
+  struct At {
+    double y;
+    std::pair<int, int> pair;
+    const std::string* aside;
+    bool operator<(const At& o) const { return std::tie(y, pair) < std::tie(o.y, o.pair); }
+  };
+  std::map<double, std::vector<At>> by_size;
   for (const auto& [pair, pts] : pairs) {
-    for (const auto& p : pts) by_size[p.x].push_back({p.y, pair});
+    for (const auto& p : pts) by_size[p.x].push_back({p.y, pair, &p.aside});
   }
   svg::Series median{"median of " + std::to_string(pairs.size()) + " pairs", {}};
   svg::Series slow{"", {}};
@@ -105,11 +119,13 @@ std::vector<svg::Series> summary_series(
   std::set<std::pair<int, int>> slowest;
   for (auto& [x, ys] : by_size) {
     std::sort(ys.begin(), ys.end());
-    const auto& worst = lower_is_better ? ys.back() : ys.front();
-    median.points.push_back({x, ys[ys.size() / 2].first});
-    slow.points.push_back({x, worst.first});
-    fast.points.push_back({x, (lower_is_better ? ys.front() : ys.back()).first});
-    slowest.insert(worst.second);
+    const At& worst = lower_is_better ? ys.back() : ys.front();
+    const At& best = lower_is_better ? ys.front() : ys.back();
+    const At& mid = ys[ys.size() / 2];
+    median.points.push_back({x, mid.y, *mid.aside});
+    slow.points.push_back({x, worst.y, *worst.aside});
+    fast.points.push_back({x, best.y, *best.aside});
+    slowest.insert(worst.pair);
   }
   slow.name = slowest.size() == 1
                   ? "slowest pair: " + pair_name(slowest.begin()->first, slowest.begin()->second)
@@ -191,7 +207,7 @@ std::optional<svg::LineChart> collectives_chart(const RunDocument& d) {
     for (const auto& r : d.results) {
       if (r.method != m->name || r.src >= 0 || variant_label(r) != variants.front()) continue;
       if (has_figure(r) && r.busbw_gbps)
-        s.points.push_back({static_cast<double>(r.bytes), r.busbw_gbps->median});
+        s.points.push_back({static_cast<double>(r.bytes), r.busbw_gbps->median, time_aside(m, r)});
     }
     most_points = std::max(most_points, s.points.size());
     if (!s.points.empty()) c.series.push_back(std::move(s));

@@ -47,6 +47,10 @@ double axis_x(const LineChart& c, double x) {
   return on_size_axis(c) ? std::log2(std::max(x, 1.0)) : x;
 }
 
+std::string point_text(const LineChart& c, const Point& p) {
+  return num(p.y, c.decimals) + (p.aside.empty() ? "" : " (" + p.aside + ")");
+}
+
 std::string x_text(const LineChart& c, double x) {
   if (on_size_axis(c)) return format_size_compact(static_cast<std::uint64_t>(x));
   const auto i = static_cast<std::size_t>(x);
@@ -150,7 +154,7 @@ std::string line_series(const LineChart& c, const Frame& f) {
     }
     for (const auto& p : pts) {
       o += series_marker(i, f.px(axis_x(c, p.x)), f.py(p.y), colour,
-                         c.series[i].name + ": " + x_text(c, p.x) + ": " + num(p.y, c.decimals));
+                         c.series[i].name + ": " + x_text(c, p.x) + ": " + point_text(c, p));
     }
     o += "</g>";
   }
@@ -170,7 +174,7 @@ std::string line_table(const LineChart& c, const std::set<double>& xs) {
     for (const auto& s : c.series) {
       const auto it =
           std::find_if(s.points.begin(), s.points.end(), [&](const Point& p) { return p.x == x; });
-      row.push_back(it == s.points.end() ? "" : num(it->y, c.decimals));
+      row.push_back(it == s.points.end() ? "" : point_text(c, *it));
     }
     rows.push_back(std::move(row));
   }

@@ -15,6 +15,9 @@ namespace peerbench::svg {
 struct Point {
   double x = 0;  // bytes on a size axis; the category's index otherwise
   double y = 0;
+  // Shown after y in the table and the tooltip: "3.37 us per op" where a bandwidth at a latency
+  // size reads 0.0 and the time is the figure judged.
+  std::string aside;
 };
 
 struct Series {

@@ -157,6 +157,41 @@ TEST(Charts, PastEightPairsTheMedianSlowestAndFastestWithTheSlowestNamed) {
   EXPECT_EQ(charts[0].series[2].points.back().y, 395);
 }
 
+// 8 B is 0.0 GB/s on any bandwidth axis; the table beside the chart gives the time per operation
+// there, the figure the verdicts judge at latency sizes, and leaves the bandwidth sizes alone.
+TEST(Charts, AtLatencySizesTheTableGivesTheTimePerOperation) {
+  RunDocument d = test::clean_h200_pair();
+  d.results.clear();
+  for (int a = 0; a < 2; ++a) {
+    d.results.push_back(test::latency_result("nccl-sendrecv", a, 1 - a, 7.53));
+    d.results.push_back(test::bw_result("nccl-sendrecv", a, 1 - a, 1ull << 30, 370.2));
+  }
+  const auto charts = size_charts(d, MethodScope::kPair);
+  ASSERT_EQ(charts.size(), 1u);
+  const std::string svg = svg::render(charts[0]);
+  EXPECT_EQ(count(svg, "<td class=\"n\">0.0 (7.53 us per op)</td>"), 2) << svg;
+  EXPECT_EQ(count(svg, "<td class=\"n\">370.2</td>"), 2)
+      << "1 GiB is a bandwidth: nothing beside it";
+  EXPECT_NE(svg.find("0-&gt;1: 8: 0.0 (7.53 us per op)"), std::string::npos) << "the tooltip too";
+
+  // Past eight pairs the summary lines carry the time of the pair they show.
+  test::NodeSpec spec;
+  spec.gpus = 4;
+  RunDocument big = test::make_doc(spec);
+  for (int a = 0; a < 4; ++a) {
+    for (int b = 0; b < 4; ++b) {
+      if (a == b) continue;
+      big.results.push_back(test::latency_result("nccl-sendrecv", a, b, a == 3 ? 9.0 : 7.5));
+      big.results.push_back(test::bw_result("nccl-sendrecv", a, b, 1ull << 30, 370.0));
+    }
+  }
+  const auto summary = size_charts(big, MethodScope::kPair);
+  ASSERT_EQ(summary.size(), 1u);
+  ASSERT_EQ(summary[0].series.size(), 3u);
+  EXPECT_EQ(summary[0].series[1].points.front().aside, "9.00 us per op") << "the slowest pair";
+  EXPECT_EQ(summary[0].series[2].points.front().aside, "7.50 us per op") << "the fastest";
+}
+
 TEST(Charts, EveryCollectiveOnOneChart) {
   const RunDocument d = example("h200x2-default.json");
   const auto c = collectives_chart(d);
