@@ -93,7 +93,7 @@ void Job::print_header() {
   const RunDocument& doc = outcome_.doc;
   *o << "# peerbench " << build_info::kVersion << ": " << rank_.size << " ranks on "
      << doc.system.hosts.size() << " host(s), " << plan_.cases << " cases, estimated "
-     << format_fixed(plan_.estimate_s, 0) << " s\n";
+     << estimate_text(plan_.estimate_s, opts_.cycles, opts_.duration_s, 0) << "\n";
   for (const auto& r : doc.system.ranks) {
     *o << "#  rank " << r.rank << " " << r.host << " GPU " << r.gpu.index << " " << r.gpu.name
        << " " << r.gpu.pci_bus_id << ", " << r.cpu_binding
@@ -219,10 +219,12 @@ double Job::time_left(double elapsed, double est_done) const {
   const double frac = plan_.estimate_s > 0 ? std::min(1.0, est_done / plan_.estimate_s) : 1.0;
   if (!opts_.burn_in())
     return est_done > 0 ? elapsed / est_done * std::max(0.0, plan_.estimate_s - est_done) : 0;
-  if (opts_.duration_s > 0) return std::max(0.0, opts_.duration_s - elapsed);
-  if (opts_.cycles <= 0) return -1;
+  const double by_duration = std::max(0.0, opts_.duration_s - elapsed);
+  if (opts_.cycles <= 0) return opts_.duration_s > 0 ? by_duration : -1;
   const double cycles_done = (cycle_ - 1) + frac;
-  return cycles_done > 0 ? elapsed / cycles_done * std::max(0.0, opts_.cycles - cycles_done) : 0;
+  const double by_cycles =
+      cycles_done > 0 ? elapsed / cycles_done * std::max(0.0, opts_.cycles - cycles_done) : 0;
+  return opts_.duration_s > 0 ? std::min(by_cycles, by_duration) : by_cycles;
 }
 
 }  // namespace peerbench::gpu

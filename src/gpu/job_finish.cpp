@@ -123,8 +123,8 @@ void Job::print_summary(double elapsed) {
        << (doc.nccl.path_type.empty() ? "" : ", graph path " + doc.nccl.path_type) << "\n";
   }
   *o << "# Results: " << opts_.json_path << (outcome_.json_written ? "" : " (NOT written)") << "\n";
-  *o << "# Time: " << format_fixed(elapsed, 1) << " s measured, "
-     << format_fixed(plan_.estimate_s, 1) << " s estimated\n";
+  *o << "# Time: " << format_fixed(elapsed, 1) << " s measured, estimated "
+     << estimate_text(plan_.estimate_s, opts_.cycles, opts_.duration_s, 1) << "\n";
   o->flush();
 }
 

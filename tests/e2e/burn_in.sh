@@ -20,8 +20,8 @@ check "[ \"\$(jq_ $work/n4.json \"[c['wrong'] > 0 for c in d['burn_in']['cycles'
 "$bin" report "$work/n4.json" > "$work/n4.report" 2>&1
 check "grep -q 'burn-in-errors: h2d at 64 MiB .* delivered wrong elements in cycle 3 of 4' '$work/n4.report'" "report names the corrupted cycle"
 
-# 2. By time: cycles until --duration is over.
-"$bin" run --np 1 "${small[@]}" -N 0 --duration 6s -J "$work/dur.json" > "$work/dur.log" 2>&1
+# 2. By time: cycles until --duration is over (no -N: --duration alone bounds the cycles).
+"$bin" run --np 1 "${small[@]}" --duration 6s -J "$work/dur.json" > "$work/dur.log" 2>&1
 rc=$?
 check "[ $rc = 0 ]" "--duration 6s exits 0 (got $rc)"
 check "[ \"\$(jq_ $work/dur.json \"d['burn_in']['stopped_by']\")\" = duration ]" "--duration: stopped by time"

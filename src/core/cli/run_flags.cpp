@@ -117,9 +117,11 @@ void add_nccl_tests_flags(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("0"))(
       "N,run_cycles",
       "burn-in: repeat the whole suite N times (0 with no --duration: until stopped, SIGINT "
-      "ends it cleanly)",
+      "ends it cleanly; with --duration: whichever ends first)",
       cxxopts::value<std::string>()->default_value("1"))(
-      "duration", "burn-in: repeat the suite for this long (90s, 10m, 2h; 0: no limit)",
+      "duration",
+      "burn-in: repeat the suite for this long (90s, 10m, 2h; 0: no limit), as many cycles as "
+      "start in it unless -N is given too",
       cxxopts::value<std::string>())(
       "t,nthreads", "refused: peerbench runs one rank per GPU (nccl-tests' threads per process)",
       cxxopts::value<std::string>())(
@@ -207,7 +209,12 @@ void parse_nccl_tests_options(const cxxopts::ParseResult& r, RunOptions& o) {
   o.register_buffers =
       static_cast<int>(parse_integer(get(r, "local_register"), "-R/--local_register", 0, 2));
   o.cycles = static_cast<int>(parse_integer(get(r, "run_cycles"), "-N/--run_cycles", 0, 1 << 20));
-  if (r.count("duration")) o.duration_s = parse_duration(get(r, "duration"), "--duration");
+  if (r.count("duration")) {
+    o.duration_s = parse_duration(get(r, "duration"), "--duration");
+    // --duration alone is the whole bound: -N's default of one cycle would end a 2 h burn-in
+    // after its first cycle.
+    if (!r.count("run_cycles")) o.cycles = 0;
+  }
 }
 
 void parse_verdict_options(const cxxopts::ParseResult& r, RunOptions& o) {

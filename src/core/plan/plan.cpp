@@ -108,7 +108,21 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
   in.samples = o.samples;
   in.graph_replays = o.cudagraph_replays;
   in.latency_iters = o.latency_iters;
+  in.cycles = o.cycles;
+  in.duration_s = o.duration_s;
   return in;
+}
+
+std::string estimate_text(double cycle_s, int cycles, double duration_s, int decimals) {
+  const auto secs = [&](double s) { return format_fixed(s, decimals) + " s"; };
+  if (cycles == 1) return secs(cycle_s);
+  std::string t = secs(cycle_s) + " a cycle, ";
+  if (cycles == 0)
+    return t +
+           (duration_s > 0 ? "for " + secs(duration_s) + " (--duration)" : "until stopped (-N 0)");
+  t += secs(cycle_s * cycles) + " for " + std::to_string(cycles) + " cycles (-N)";
+  if (duration_s > 0) t += " or " + secs(duration_s) + " (--duration), whichever ends first";
+  return t;
 }
 
 namespace {

@@ -43,6 +43,8 @@ struct PlanInput {
   int samples = 5;
   int graph_replays = 0;
   int latency_iters = 200;
+  int cycles = 1;         // burn-in: -N (0: no bound but --duration or a stop)
+  double duration_s = 0;  // burn-in: --duration (0: none)
 };
 
 struct Plan {
@@ -75,6 +77,11 @@ std::vector<std::vector<std::pair<int, int>>> tournament_rounds(int n);
 // Based on assumed link speeds (NVLink-class), not on measurements; used for estimates only.
 double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const PlanInput& in,
                              int nranks);
+
+// The run's estimate as people read it: "12 s" for one pass; for a burn-in the cycle's estimate
+// and what bounds the whole ("12 s a cycle, for 600 s (--duration)"), since a cycle's estimate
+// alone reads as the run's length.
+std::string estimate_text(double cycle_s, int cycles, double duration_s, int decimals);
 
 // Every step of the plan in order, generated one at a time (bounded memory at any rank count).
 void for_each_plan_step(const PlanInput& in, const std::function<void(const PlanStep&)>& visit);

@@ -74,8 +74,9 @@ class PlanPrinter {
 
   void finish(const Plan& totals) {
     flush_hidden("");
-    out_ << std::fixed << std::setprecision(1) << "# Estimated time: " << totals.estimate_s << " s"
-         << human_duration(totals.estimate_s)
+    const bool whole = in_.cycles == 1;
+    out_ << "# Estimated time: " << estimate_text(totals.estimate_s, in_.cycles, in_.duration_s, 1)
+         << (whole ? human_duration(totals.estimate_s) : "")
          << " (planning model: NVLink-class rates, not a measurement)\n";
   }
 

@@ -290,6 +290,22 @@ TEST(NcclTestsLanguage, FlagsParseAndRecord) {
   EXPECT_EQ(d.register_buffers, 0);
 }
 
+// --duration alone repeats the suite until the time is up; -N with it bounds the cycles as
+// well. (--duration 10m once ran one cycle: -N's default of 1 ended it.)
+TEST(NcclTestsLanguage, DurationAloneRunsUntilItsTimeIsUp) {
+  const auto d = parse({"run", "--duration", "10m"}).run;
+  EXPECT_DOUBLE_EQ(d.duration_s, 600);
+  EXPECT_EQ(d.cycles, 0) << "no bound on cycles but the duration";
+  EXPECT_TRUE(d.burn_in());
+  const auto both = parse({"run", "-N", "5", "--duration", "2h"}).run;
+  EXPECT_EQ(both.cycles, 5);
+  EXPECT_DOUBLE_EQ(both.duration_s, 7200);
+  const auto plain = parse({"run"}).run;
+  EXPECT_EQ(plain.cycles, 1);
+  EXPECT_FALSE(plain.burn_in());
+  EXPECT_EQ(parse({"run", "-N", "0"}).run.cycles, 0) << "until stopped";
+}
+
 TEST(NcclTestsLanguage, ThreadsAndGpusPerProcessAreRefused) {
   for (const char* f : {"-t", "--nthreads", "-g", "--ngpus"}) {
     const std::string e = usage_error({"run", f, "2"});

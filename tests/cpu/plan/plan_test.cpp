@@ -182,5 +182,22 @@ TEST(Plan, FormatShowsRoundsPairsAndEstimate) {
   EXPECT_NE(text.find("Estimated time"), std::string::npos);
 }
 
+// A burn-in's estimate says it is a cycle's and what bounds the whole: a 10-minute burn-in once
+// printed "10.0 s estimated" beside "606.2 s measured".
+TEST(Plan, ABurnInEstimateIsACyclesAndSaysWhatBoundsTheWhole) {
+  EXPECT_EQ(estimate_text(12.34, 1, 0, 1), "12.3 s");
+  EXPECT_EQ(estimate_text(10, 0, 600, 0), "10 s a cycle, for 600 s (--duration)");
+  EXPECT_EQ(estimate_text(10, 0, 0, 0), "10 s a cycle, until stopped (-N 0)");
+  EXPECT_EQ(estimate_text(10, 5, 0, 0), "10 s a cycle, 50 s for 5 cycles (-N)");
+  EXPECT_EQ(estimate_text(10, 5, 30, 0),
+            "10 s a cycle, 50 s for 5 cycles (-N) or 30 s (--duration), whichever ends first");
+  auto in = input(2, Schedule::kSerial, {"ce-write"});
+  in.cycles = 0;
+  in.duration_s = 7200;
+  const auto text = format_plan(make_plan(in), in, false);
+  EXPECT_NE(text.find(" s a cycle, for 7200.0 s (--duration)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("hours"), std::string::npos) << "no '(2.0 hours)' read as the cycle's";
+}
+
 }  // namespace
 }  // namespace peerbench
