@@ -303,13 +303,16 @@ TEST(StartGate, AStreamedGraphOpensTheGateOncePerSample) {
   }
 }
 
-// Memory after each of several identical jobs: a leak grows with every run, while one-time
+// Memory after each of several identical jobs: a leak lowers it run after run, while one-time
 // costs (CUDA's lazily loaded modules, NCCL's per-process state; NVIDIA/nccl#604 shows ~50 MB on
-// the first communicator only) stop after the first runs. So the later runs must be flat.
+// the first communicator only) and the moment of the reading move it once. Two ranks on one GPU
+// read each other's memory too: one H200 read 142101 MiB after runs 2 and 3 and 142091 after
+// each of runs 4 to 10 (a step, flat after it), which the two windows this test compared took
+// for a leak.
 TEST(Resources, RepeatedRunsKeepGpuMemoryFlat) {
   auto o = quick_options("ce-write,sm-bidir,staged,nccl-sendrecv");
   std::vector<double> free_mib;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 12; ++i) {
     (void)run_job(*env().rank, o);
     std::size_t free_b = 0, total = 0;
     ASSERT_EQ(cudaMemGetInfo(&free_b, &total), cudaSuccess);
@@ -317,13 +320,17 @@ TEST(Resources, RepeatedRunsKeepGpuMemoryFlat) {
   }
   std::string trace;
   for (double f : free_mib) trace += std::to_string(static_cast<long long>(f)) + " ";
-  // Free memory read right after a job dips while NCCL's proxy threads still release buffers
-  // (seen on 2 x H200: a few hundred MiB, back by the next run). A leak lowers the high-water
-  // mark itself: the best of runs 6..10 must reach the best of runs 1..5.
-  const double early = *std::max_element(free_mib.begin(), free_mib.begin() + 5);
-  const double late = *std::max_element(free_mib.begin() + 5, free_mib.end());
-  EXPECT_LT(early - late, 8.0) << "GPU memory shrinks with every run (free MiB after each: "
-                               << trace << ")";
+  // Runs 3-12 in five pairs, the best of each: a reading right after a job dips while NCCL's
+  // proxy threads still release buffers (a few hundred MiB on 2 x H200, back by the next run),
+  // and the better of two readings steps over it. A leak of 1 MiB a run lowers every pair's best,
+  // by 8 MiB in all; a step lowers one.
+  std::vector<double> best;
+  for (std::size_t k = 2; k + 1 < free_mib.size(); k += 2)
+    best.push_back(std::max(free_mib[k], free_mib[k + 1]));
+  std::size_t falls = 0;
+  for (std::size_t k = 1; k < best.size(); ++k) falls += best[k] < best[k - 1] - 0.5 ? 1 : 0;
+  const bool leak = falls == best.size() - 1 && best.front() - best.back() >= 8.0;
+  EXPECT_FALSE(leak) << "GPU memory shrinks with every run (free MiB after each: " << trace << ")";
   if (env().rank->rank == 0)
     std::printf("# free GPU memory after each job (MiB): %s\n", trace.c_str());
 }
