@@ -2,8 +2,11 @@
 // the schema, and their verdicts are what the situation calls for.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
+#include "core/model/results_validate.h"
 #include "core/model/schema.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
@@ -409,6 +412,76 @@ TEST(RealRuns, OneRankCollectivesWithZeroBusBandwidthRead) {
             std::string::npos)
       << text;
   EXPECT_EQ(text.find(" 0.0"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace peerbench
+
+// ---- From an audit with hostile files: a burn-in that does not fit its own run (an ending its
+// run cannot have, cycle records that are not the cycles done, series of cases never measured or
+// of impossible figures, a cycle's errors no series names) is refused with its field named, not
+// reported; each of these passed before (exit 0).
+namespace peerbench {
+namespace {
+
+std::string burn_in_refusal(const nlohmann::json& j) {
+  try {
+    validate_run_document(run_document_from_json(j, "burn.json"), "burn.json");  // as a file is
+    return "(read)";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+TEST(RealRuns, ABurnInThatDoesNotFitItsRunIsRefused) {
+  const auto path = fixture("h200x2-burn-in-sigint.json");
+  const nlohmann::json good = to_json(load_run_file(path));
+  EXPECT_EQ(burn_in_refusal(good), "(read)");
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](auto& j) { j["burn_in"]["stopped_by"] = "banana"; },
+       "burn_in.stopped_by': 'banana' is not cycles, duration, SIGINT or error"},
+      {[](auto& j) { j["burn_in"]["stopped_by"] = "error"; },
+       "'error' in a complete run; an error fails the run"},
+      {[](auto& j) { j["burn_in"]["stopped_by"] = nullptr; }, "missing in a complete run"},
+      {[](auto& j) { j["burn_in"]["stopped_by"] = "cycles"; }, "'cycles', but 10 of 0 cycles"},
+      {[](auto& j) { j["burn_in"]["stopped_by"] = "duration"; }, "'duration', but duration_s is 0"},
+      {[](auto& j) { j["burn_in"]["cycles_done"] = 100; },
+       "burn_in.cycles': 11 cycle records for 100 whole cycles"},
+      {[](auto& j) { j["burn_in"]["cycles"].erase(3); },
+       "cycles[3].cycle': 5; cycle records are numbered 1, 2, ... (4 here)"},
+      {[](auto& j) { j["burn_in"]["cycles"][1]["cycle"] = 1; }, "cycles[1].cycle': 1; cycle"},
+      {[](auto& j) { j["burn_in"]["cycles"][3]["started_s"] = 0.5; },
+       "cycles[3].started_s': starts before the cycle before it"},
+      {[](auto& j) { j["burn_in"]["cycles"][1]["wrong"] = 5; },
+       "5 wrong elements, but no series names cycle 2 in its error_cycles"},
+      {[](auto& j) { j["burn_in"]["cycles"][1]["failed"] = 3; },
+       "3 failed cases, but no series names cycle 2 in its failed_cycles"},
+      {[](auto& j) { j["burn_in"]["series"][0]["method"] = "ce-wrte"; },
+       "series[0]': no result in results is 'ce-wrte' 0->1 at 64 MiB"},
+      {[](auto& j) { j["burn_in"]["series"][0]["src"] = 5; }, "'ce-write' 5->1 at 64 MiB"},
+      {[](auto& j) { j["burn_in"]["series"][0]["bytes"] = 1 << 30; }, "'ce-write' 0->1 at 1 GiB"},
+      {[](auto& j) { j["burn_in"]["series"][2]["op"] = "bogus"; },
+       "all ranks at 64 MiB 'float' 'bogus'"},
+      {[](auto& j) { j["burn_in"]["series"][0]["values"][2] = 0.0; },
+       "series[0].values[2]': 0 GB/s is not a measurement"},
+      {[](auto& j) { j["burn_in"]["series"][0]["values"][2] = 1e11; }, "1e+11 GB/s is not"},
+      {[](auto& j) { j["burn_in"]["series"][0]["values"] = nlohmann::json::array(); },
+       "series[0].values': empty"},
+      {[](auto& j) {
+         j["burn_in"]["series"][0]["error_cycles"] = {2, 2};
+       },
+       "error_cycles[1]': 2 after 2; cycles are listed once each, in order"},
+      {[](auto& j) { j["burn_in"]["series"][0]["bytes"] = 67108864.5; }, "series[0].bytes'"},
+      {[](auto& j) { j["burn_in"]["cycles"][1]["wrong"] = 1.5; }, "cycles[1].wrong'"},
+      {[](auto& j) { j["config"]["run_cycles"] = 1; },
+       "cycles_requested': 0, but the run's config.run_cycles is 1"},
+  };
+  for (const auto& [edit, why] : cases) {
+    auto j = good;
+    edit(j);
+    const std::string got = burn_in_refusal(j);
+    EXPECT_NE(got.find(why), std::string::npos) << "expected: " << why << "\ngot: " << got;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // What a burn-in's cycles say of a pair's methods: data errors with the cycles they came in,
 // failures that come and go (intermittent: what a single pass would miss), and drift from the
 // first cycles to the last. The spread across cycles goes into each method's evidence.
+#include <algorithm>
+
 #include "core/base/text.h"
 #include "core/judge/burn_in.h"
 #include "core/judge/verdict_context.h"
@@ -35,13 +37,15 @@ void add_findings(const Ctx& c, PairVerdict& v, MethodVerdict& mv, const BurnInF
             cycle_list(s.error_cycles) + " of " + std::to_string(b.cycles_done),
         {{"error_cycles", s.error_cycles}, {"cycles", b.cycles_done}}));
   }
+  // The cycles the case ran in: the whole ones, and the one cut short where it got that far.
+  const int ran = std::max(b.cycles_done, static_cast<int>(s.values.size()));
   const auto failed = static_cast<int>(s.failed_cycles.size());
-  if (failed > 0 && failed < b.cycles_done) {
+  if (failed > 0 && failed < ran) {
     v.flags.push_back(make_flag("intermittent", mv.method,
                                 what + " failed in cycle" + (failed > 1 ? "s " : " ") +
-                                    cycle_list(s.failed_cycles) + " of " +
-                                    std::to_string(b.cycles_done) + " and ran in the others",
-                                {{"failed_cycles", s.failed_cycles}, {"cycles", b.cycles_done}}));
+                                    cycle_list(s.failed_cycles) + " of " + std::to_string(ran) +
+                                    " and ran in the others",
+                                {{"failed_cycles", s.failed_cycles}, {"cycles", ran}}));
   }
   if (f.drift && (lower_is_better ? *f.drift : -*f.drift) > c.e.drift_tolerance) {
     v.flags.push_back(

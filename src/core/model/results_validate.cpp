@@ -11,6 +11,7 @@
 
 #include "core/base/errors.h"
 #include "core/model/bandwidth.h"
+#include "core/model/burn_in_validate.h"
 
 namespace peerbench {
 namespace {
@@ -251,6 +252,7 @@ class RunChecks {
 
 void validate_run_document(const RunDocument& d, const std::string& file) {
   RunChecks(d, file).all();
+  validate_burn_in(d, file);
 }
 
 }  // namespace peerbench

@@ -25,7 +25,8 @@ inline constexpr double kBandwidthRounding = 1e-4;
 // directions, pairs and verdicts) naming ranks the run does not have or a rank paired with
 // itself, results of a method not in `methods`, times or bandwidths of 0, negative or beyond the
 // bounds above, and bandwidths other than bytes / time (busbw: algbw x the method's factor,
-// core/model/bandwidth.h) beyond rounding. (Sizes of 0 or fractions are refused while reading.)
+// core/model/bandwidth.h) beyond rounding, and a burn-in that does not fit the run
+// (core/model/burn_in_validate.h). (Sizes of 0 or fractions are refused while reading.)
 void validate_run_document(const RunDocument& d, const std::string& file);
 
 }  // namespace peerbench

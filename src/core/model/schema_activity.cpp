@@ -239,7 +239,13 @@ namespace {
 std::vector<int> cycle_numbers(const JsonIn& in, const char* key, int most) {
   std::vector<int> out;
   if (auto a = in.opt(key)) {
-    for (const auto& c : a->array(1 << 20)) out.push_back(static_cast<int>(c.integer(1, most)));
+    for (const auto& c : a->array(1 << 20)) {
+      const auto n = static_cast<int>(c.integer(1, most));
+      if (!out.empty() && n <= out.back())
+        c.fail(std::to_string(n) + " after " + std::to_string(out.back()) +
+               "; cycles are listed once each, in order");
+      out.push_back(n);
+    }
   }
   return out;
 }
@@ -251,7 +257,7 @@ std::string series_unit(const JsonIn& x, const MethodInfo* m, std::uint64_t byte
   if (version < 4) return m && m->metric == Metric::kLatency ? "us" : "GB/s";
   const std::string u = x.at("unit").str(64);
   if (u != "us" && u != "GB/s") x.at("unit").fail(quoted_value(u) + " is not us or GB/s");
-  if (!m) return u;  // a method the file does not describe: validate_run_document names it
+  if (!m) return u;  // a method the file does not describe: validate_burn_in names it
   const std::string fits = burn_in_unit(m, bytes);
   if (u != fits) {
     x.at("unit").fail("'" + u + "' does not fit " + m->name + " at " + format_size(bytes) + " (" +
@@ -281,7 +287,8 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, in
     x.cycle = static_cast<int>(c.at("cycle").integer(1, 1 << 20));
     x.started_s = c.at("started_s").number(0, 1e7);
     x.elapsed_s = c.at("elapsed_s").number(0, 1e7);
-    x.wrong = static_cast<std::uint64_t>(c.opt_number("wrong", 0, 1e18).value_or(0));
+    x.wrong =
+        static_cast<std::uint64_t>(c.opt_integer("wrong", 0, 1000000000000000000ll).value_or(0));
     x.failed = static_cast<int>(c.opt_integer("failed", 0, 1 << 30).value_or(0));
     if (auto k = c.opt("counters")) x.counters = k->string_array(1 << 16);
     b.cycles.push_back(std::move(x));
@@ -294,7 +301,7 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, in
     s.method = x.at("method").str(128);
     s.src = static_cast<int>(x.opt_integer("src", 0, 1 << 20).value_or(-1));
     s.dst = static_cast<int>(x.opt_integer("dst", 0, 1 << 20).value_or(-1));
-    s.bytes = static_cast<std::uint64_t>(x.at("bytes").number(0, 1e15));
+    s.bytes = static_cast<std::uint64_t>(x.at("bytes").integer(1, 1000000000000000ll));
     s.datatype = x.opt_str("datatype").value_or("");
     s.op = x.opt_str("op").value_or("");
     s.unit = series_unit(x, find_method(methods, s.method), s.bytes, version);

@@ -91,6 +91,28 @@ TEST(BurnIn, FailuresThatComeAndGoAreIntermittent) {
   }
 }
 
+// From an audit: a case that ran in cycle 1 and failed in every cycle after it, the one cut short
+// included, failed in 4 of the 5 cycles it ran in; comparing with the whole cycles alone (4)
+// called it "always failed" and passed the burn-in.
+TEST(BurnIn, AFailureThatLastsIntoTheCycleCutShortIsIntermittent) {
+  auto d = burned({396, 396, 396, 396, 396}, {}, {2, 3, 4, 5});
+  d.burn_in->cycles_done = 4;  // SIGINT in cycle 5, after this case
+  d.burn_in->stopped_by = "SIGINT";
+  const auto vs = compute_verdicts(d, {});
+  const auto codes = codes_of(vs, 0, 1);
+  ASSERT_NE(std::find(codes.begin(), codes.end(), "intermittent"), codes.end());
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) {
+      if (f.code == "intermittent")
+        EXPECT_NE(f.message.find("cycles 2, 3, 4 and 5 of 5"), std::string::npos) << f.message;
+    }
+  }
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
+  const auto always = burned({396, 396, 396}, {}, {1, 2, 3});  // never ran: a plain failure
+  const auto again = codes_of(compute_verdicts(always, {}), 0, 1);
+  EXPECT_EQ(std::find(again.begin(), again.end(), "intermittent"), again.end());
+}
+
 TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
   const auto d = burned({396, 395, 396, 380, 370, 360, 355, 350});
   const auto codes = codes_of(compute_verdicts(d, {}), 0, 1);
