@@ -166,6 +166,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       default:
         break;
     }
+    if (cl.command != Command::kHelp)
+      reject_repeated_flags(o.parse(static_cast<int>(args.size()), args.data()));
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
     throw UsageError(prog + ": " + flag_given_a_value(args, clean_cxxopts_message(e.what())));
   } catch (const cxxopts::exceptions::exception& e) {

@@ -1,10 +1,12 @@
 #include "core/cli/flags.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
+#include "core/model/json_in.h"
 
 namespace peerbench {
 
@@ -12,6 +14,22 @@ void reject_positionals(const cxxopts::ParseResult& r, const std::string& comman
   if (!r.unmatched().empty()) {
     throw UsageError(command + ": unexpected argument '" + r.unmatched().front() +
                      "'; options start with - (see peerbench " + command + " --help)");
+  }
+}
+
+void reject_repeated_flags(const cxxopts::ParseResult& r) {
+  std::map<std::string, std::string> first;
+  for (const auto& kv : r.arguments()) {
+    const std::string& k = kv.key();
+    if (k == "inputs" || k == "paths") continue;  // the positional words
+    const auto [it, added] = first.emplace(k, kv.value());
+    if (added || it->second == kv.value()) continue;
+    const std::string flag = (k.size() == 1 ? "-" : "--") + k;
+    const bool list = k == "methods" || k == "pairs" || k == "datatype" || k == "op" ||
+                      k == "fail-on" || k == "confirm";
+    throw UsageError(flag + ": given twice (" + quoted_value(it->second) + ", then " +
+                     quoted_value(kv.value()) + "); give it once" +
+                     (list ? " (its values comma-separated: " + flag + " a,b)" : ""));
   }
 }
 

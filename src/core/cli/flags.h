@@ -15,6 +15,10 @@ using Args = std::vector<const char*>;
 
 // A word that is not an option is refused, naming the command's --help.
 void reject_positionals(const cxxopts::ParseResult& r, const std::string& command);
+// A flag given twice with two values: only the last would count, and the first would be dropped
+// without a word (-m a -m b, --expect x --expect y). The same value twice, and words that are
+// not options, pass.
+void reject_repeated_flags(const cxxopts::ParseResult& r);
 // The value of a flag that has one (a default or a given one).
 std::string get(const cxxopts::ParseResult& r, const std::string& key);
 // --fail-on (run and report): all, none, or flag codes and failing states, comma-separated.

@@ -130,6 +130,29 @@ TEST(Options, EveryBadValueIsOneLineNamingTheFlag) {
   }
 }
 
+// From an audit: a flag given twice kept its last value, so `-m ce-write -m sm-write` measured
+// sm-write alone and `report --expect site.json --expect other.json` dropped the site's bars,
+// each with exit 0. Two values are refused; the same value twice and a switch twice pass.
+TEST(Options, AFlagGivenTwiceWithTwoValuesIsRefused) {
+  EXPECT_EQ(usage_error({"run", "-m", "ce-write", "-m", "sm-write"}),
+            "--methods: given twice ('ce-write', then 'sm-write'); give it once (its values "
+            "comma-separated: --methods a,b)");
+  EXPECT_EQ(usage_error({"run", "-T", "5", "--timeout", "7"}),
+            "--timeout: given twice ('5', then '7'); give it once");
+  EXPECT_NE(usage_error({"run", "-N", "3", "--duration", "1h", "-N", "5"}).find("--run_cycles"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"report", "a.json", "--expect", "x.json", "--expect", "y.json"})
+                .find("--expect: given twice"),
+            std::string::npos);
+  EXPECT_NE(
+      usage_error({"fleet", "a.json", "--write-baseline", "x.json", "--write-baseline", "y.json"})
+          .find("--write-baseline: given twice"),
+      std::string::npos);
+  EXPECT_EQ(usage_error({"run", "-N", "3", "-N", "3"}), "");
+  EXPECT_EQ(usage_error({"run", "-v", "-v"}), "");
+  EXPECT_EQ(usage_error({"report", "a.json", "b.json", "c.json"}), "");
+}
+
 TEST(Options, MethodGroupsExpandInCatalogOrder) {
   EXPECT_EQ(parse({"-m", "latency"}).run.methods,
             (std::vector<std::string>{"ce-latency", "sm-latency"}));
