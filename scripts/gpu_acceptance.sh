@@ -7,14 +7,20 @@
 #   scripts/gpu_acceptance.sh OUT [NCCL_TESTS_DIR]
 #
 # NCCL_TESTS_DIR holds nccl-tests' *_perf_mpi binaries (../shared/anchors/build-nccl-tests.sh);
-# without it the side-by-side part is left out and says so. Exit 0 when every check held.
+# without it the side-by-side part is left out and says so. Exit 0 when every check held, 1 when
+# one failed, 2 for bad arguments.
 set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+cli_usage="gpu_acceptance.sh OUT [NCCL_TESTS_DIR]"
+# shellcheck source=cli.sh
+source "$here/scripts/cli.sh"
+case ${1:-} in -h | --help) cli_help_exit ;; esac
+[ $# -ge 1 ] && [ $# -le 2 ] || cli_usage_exit
 out=$1
 nt=${2:-}
-here=$(cd "$(dirname "$0")/.." && pwd)
 pb=$here/build/peerbench
 loop=$here/build/tests/gpu_busy_loop
-mkdir -p "$out"
+cli_make_dir "$out"
 log=$out/acceptance.log
 export NCCL_NVLS_ENABLE=0
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi

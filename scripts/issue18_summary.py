@@ -2,8 +2,14 @@
 """Summary of gpu_check's issue-18 runs (-R, -a, -z, -C): one line each, for its summary log.
 
     scripts/issue18_summary.py OUTDIR
+
+OUTDIR is the folder gpu_check.sh wrote the runs into (reg*-graph.json, reg*-64m.json, avg*.json,
+blocking.json); a run that is missing or has no ok result is named with the reason.
+Exit code 0; 2 for bad arguments or an OUTDIR that is not a folder.
 """
+import argparse
 import json
+import os
 import sys
 
 
@@ -17,9 +23,14 @@ def first_ok(path):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: issue18_summary.py OUTDIR")
-    out = sys.argv[1]
+    ap = argparse.ArgumentParser(prog="issue18_summary.py", description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir", metavar="OUTDIR", help="the folder of gpu_check.sh's runs")
+    out = ap.parse_args().outdir
+    if not os.path.isdir(out):
+        sys.stderr.write(f"issue18_summary.py: error: {out} is not a folder\n")
+        sys.exit(2)
     for reg in (0, 1, 2):
         g, why_g = first_ok(f"{out}/reg{reg}-graph.json")
         m, why_m = first_ok(f"{out}/reg{reg}-64m.json")

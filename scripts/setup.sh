@@ -2,7 +2,7 @@
 # Installs what peerbench needs to build and test, on Debian/Ubuntu. Idempotent: it looks for
 # each tool, header and CMake package first and installs only what is missing, naming it before
 # apt-get runs (apt-get update at most once). CUDA (nvcc) and NCCL are expected to be installed
-# already (NVIDIA's packages); it says so clearly when not.
+# already (NVIDIA's packages); it says so clearly when not, and when cxxopts is older than 3.
 #
 #   scripts/setup.sh            build + test dependencies
 #   scripts/setup.sh --fuzz     also clang with libFuzzer (fuzz targets)
@@ -27,6 +27,16 @@ have_header() {  # header path relative to an include dir
     [ -e "$d/$1" ] && return 0
   done
   return 1
+}
+cxxopts_version() {  # sets cxxopts_header and cxxopts_major from the header the compiler finds first
+  cxxopts_header="" cxxopts_major=""
+  for d in /usr/local/include /usr/include/x86_64-linux-gnu /usr/include; do
+    if [ -e "$d/cxxopts.hpp" ]; then
+      cxxopts_header=$d/cxxopts.hpp
+      cxxopts_major=$(sed -n '/^#define CXXOPTS__VERSION_MAJOR [0-9]/{s/^#define CXXOPTS__VERSION_MAJOR \([0-9]*\).*/\1/p;q}' "$cxxopts_header")
+      return 0
+    fi
+  done
 }
 have_cmake_pkg() {  # CMake package config name
   for d in /usr/lib/cmake /usr/lib/x86_64-linux-gnu/cmake /usr/share/cmake /usr/local/lib/cmake /usr/local/share/cmake /usr/lib64/cmake; do
@@ -109,6 +119,13 @@ if [ ${#optional[@]} -gt 0 ]; then
   fi
 else
   echo "setup: matplotlib present (plots)"
+fi
+
+# CMakeLists.txt asks for cxxopts 3 (find_package(cxxopts 3)); older releases package 2.x.
+cxxopts_version
+if [ "${cxxopts_major:-0}" -lt 3 ]; then
+  echo "setup: peerbench needs cxxopts 3 or later, found ${cxxopts_major:+version $cxxopts_major in }${cxxopts_header:-no cxxopts.hpp}: install cxxopts 3 in its place (Debian 12's libcxxopts-dev, or github.com/jarro2783/cxxopts installed with CMake into /usr/local)" >&2
+  exit 1
 fi
 
 # CUDA and NCCL come from NVIDIA; we only check for them.
