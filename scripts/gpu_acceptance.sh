@@ -79,6 +79,8 @@ fi
 if want 2; then
 # 2. Another job on GPU 1 while the pair is measured: contended, named, never blamed.
 pair=(-m ce-write,sm-write,nccl-sendrecv -b 256M -e 256M -w 2 -n 10 -s 3)
+# Two jobs at once: longer samples, so that they overlap (one -n: a flag given twice is refused)
+twin=(-m ce-write,sm-write,nccl-sendrecv -b 256M -e 256M -w 2 -n 40 -s 3)
 "$loop" 200 1 2048 > "$out/loop.out" 2>&1 &
 lp=$!
 for _ in $(seq 50); do grep -q '^busy pid' "$out/loop.out" && break; sleep 0.2; done
@@ -96,9 +98,9 @@ PY
 rc=$(pbrun refused "${pair[@]}" --require-idle)
 check "[ $rc = 2 ] && grep -q 'require-idle.*pid $lp' '$out/refused.log'" "--require-idle beside it: exit 2 naming pid $lp (got $rc)"
 kill $lp 2> /dev/null; wait $lp 2> /dev/null; sleep 2
-"${mpi[@]}" "$pb" run "${pair[@]}" -n 40 -J "$out/twin-a.json" > "$out/twin-a.log" 2>&1 &
+"${mpi[@]}" "$pb" run "${twin[@]}" -J "$out/twin-a.json" > "$out/twin-a.log" 2>&1 &
 ta=$!
-rc_b=$(pbrun twin-b "${pair[@]}" -n 40)
+rc_b=$(pbrun twin-b "${twin[@]}")
 wait $ta; rc_a=$?
 check "[ $rc_a = 1 ] && [ $rc_b = 1 ] && grep -q 'pid [0-9]* (peerbench' '$out/twin-a.log' && grep -q 'pid [0-9]* (peerbench' '$out/twin-b.log'" "two peerbench jobs at once: both exit 1 and name the other (rc $rc_a, $rc_b)"
 

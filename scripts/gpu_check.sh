@@ -51,10 +51,11 @@ if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPEERBENCH_REVIS
 fi
 say "# build: $(( $(date +%s) - t0 )) s"
 
-share=(); np=$ngpu
+share=(); cap=(); np=$ngpu
 if [ "$ngpu" -lt 2 ]; then
   # Two processes time-slice one GPU: keep sizes small, this only checks the tool works.
-  share=(--allow-gpu-sharing -e 64M); np=2; say "# one GPU: ranks share it"
+  # (cap: runs without sizes of their own; a flag given twice with two values is refused)
+  share=(--allow-gpu-sharing); cap=(-e 64M); np=2; say "# one GPU: ranks share it"
 fi
 
 t0=$(date +%s)
@@ -144,7 +145,7 @@ fi
 [ "$mode" = issues ] && { say "# collected in $out"; exit $(( ctest_rc != 0 )); }
 
 # The README's main job: no launcher, every local GPU, default suite.
-run default build/peerbench run "${share[@]}" --np "$np" -J "$out/default.json"
+run default build/peerbench run "${share[@]}" "${cap[@]}" --np "$np" -J "$out/default.json"
 grep -E '^  [a-z-]+ +[0-9a>-]+ +1073741824 ' "$out/default.log" | tee -a "$log"
 if [ "$mode" = full ]; then
   big=(-b 512M -e 8G -f 2 -w 3 -n 10 -s 5)
@@ -180,8 +181,8 @@ if [ "$mode" = full ]; then
   run p2p-cumem env $(nccl_log p2p-cumem) "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m nccl -b 1M -e 64M -J "$out/p2p-cumem.json"
   run p2p-disabled env NCCL_P2P_DISABLE=1 $(nccl_log shm) "${mpirun_[@]}" -x NCCL_P2P_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-disabled.json"
   run p2p-shm-disabled env NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 $(nccl_log net-socket) "${mpirun_[@]}" -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -np "$np" build/peerbench run "${share[@]}" -b 1M -e 64M -J "$out/p2p-shm-disabled.json"
-  run rounds "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule rounds -m ce-write,sm-write,nccl-sendrecv -J "$out/rounds.json"
-  run serial "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" --schedule serial -m ce-write,sm-write,nccl-sendrecv -J "$out/serial.json"
+  run rounds "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" "${cap[@]}" --schedule rounds -m ce-write,sm-write,nccl-sendrecv -J "$out/rounds.json"
+  run serial "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" "${cap[@]}" --schedule serial -m ce-write,sm-write,nccl-sendrecv -J "$out/serial.json"
   build/peerbench compare "$out/serial.json" "$out/rounds.json" > "$out/compare-serial-rounds.txt" 2>&1
   say "# compare serial vs rounds: rc=$? $(tail -1 "$out/compare-serial-rounds.txt")"
   # Per-task GPU binding: each rank sees only its own GPU (Slurm --gpus-per-task does this).

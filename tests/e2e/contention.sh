@@ -17,6 +17,7 @@ source "$(dirname "$0")/common.sh"
 mpi=(mpirun --oversubscribe --bind-to none)
 jq_() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 host=(-m h2d,d2h -b 256M -e 256M -w 2 -n 10 -s 3)
+twin=(-m h2d,d2h -b 256M -e 256M -w 2 -n 40 -s 3)  # two jobs at once: longer, to overlap
 report_rc() { "$bin" report "$1" > /dev/null 2>&1; echo $?; }
 
 # 1. A quiet GPU: pass, exit 0, report agrees; the JSON says the GPU was watched and idle.
@@ -63,9 +64,9 @@ wait $loop_pid 2> /dev/null
 sleep 2
 
 # 3. Two peerbench jobs at once: each is the other's contention.
-"$bin" run --np 1 "${host[@]}" -n 40 -J "$work/twin-a.json" > "$work/twin-a.log" 2>&1 &
+"$bin" run --np 1 "${twin[@]}" -J "$work/twin-a.json" > "$work/twin-a.log" 2>&1 &
 a=$!
-"$bin" run --np 1 "${host[@]}" -n 40 -J "$work/twin-b.json" > "$work/twin-b.log" 2>&1
+"$bin" run --np 1 "${twin[@]}" -J "$work/twin-b.json" > "$work/twin-b.log" 2>&1
 rc_b=$?
 wait $a
 rc_a=$?

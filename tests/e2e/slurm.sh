@@ -85,6 +85,11 @@ rc=$?
   lacks all --gpu-bind 0 && ok "slurm.sbatch: one task and one GPU per GPU the node has (SLURM_GPUS_ON_NODE=4)" ||
   bad "slurm.sbatch: exit $rc: $(args all 0) $(cat "$work/all.err")"
 
+job ownjson slurm.sbatch -- -m ce -J mine.json
+has ownjson 0 -J mine.json && [ "$(grep -cxF -- -J "$(call ownjson 0)")" = 1 ] &&
+  ok "slurm.sbatch: the options' own -J replaces the default (a flag given twice is refused)" ||
+  bad "slurm.sbatch -J: $(args ownjson 0)"
+
 job override slurm.sbatch GPUS_PER_NODE=2 --
 has override 0 --ntasks-per-node=2 --gpus-per-node=2 && ok "slurm.sbatch: GPUS_PER_NODE=2 wins" ||
   bad "slurm.sbatch GPUS_PER_NODE: $(args override 0)"
