@@ -19,17 +19,26 @@
 
 namespace peerbench::app {
 
-namespace {}  // namespace
-
 int fleet_command(const FleetOptions& o) {
   const FleetReport r = build_fleet(o, gpu::method_catalog());
   if (!o.write_baseline.empty()) {
     refuse_output_over_inputs(o.write_baseline, "--write-baseline", r.inputs);
+    try {
+      refuse_output_over_inputs(o.write_baseline, "--write-baseline", {o.output_path});
+    } catch (const UsageError&) {  // the report would replace the baseline just written
+      throw UsageError("--write-baseline and -o/--output name the same file (" +
+                       sanitize_for_terminal(o.write_baseline) +
+                       "): the report would replace the baseline; give two paths");
+    }
     const std::string why = check_writable(o.write_baseline, true);
     if (!why.empty()) throw UsageError("--write-baseline: " + o.write_baseline + ": " + why);
-    write_file_atomically(
-        o.write_baseline,
-        json_text(make_baseline(r, r.outlier_tolerance, utc_now_iso8601()), 2) + "\n");
+    try {  // folders made as -J makes them
+      write_file_atomically(
+          o.write_baseline,
+          json_text(make_baseline(r, r.outlier_tolerance, utc_now_iso8601()), 2) + "\n", true);
+    } catch (const WriteError& e) {
+      throw UsageError(std::string("--write-baseline: ") + e.what());
+    }
     std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s\n",
                  sanitize_for_terminal(o.write_baseline).c_str());
   }

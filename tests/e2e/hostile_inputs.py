@@ -492,13 +492,17 @@ def expect_accepts(key, v):
             return key != "fleet_outlier_tolerance"  # null is absent, but fleet's key is read
         return number and 0 <= v <= FRACTIONS[key]
     if key in ("judge_min_bytes", "small_message_max_bytes"):
+        # The sizes judged as times (up to small_message_max_bytes, 64K by default) must stay
+        # below those judged as bandwidth (from judge_min_bytes, 256M by default).
         if v is None:
             return True
-        if isinstance(v, str):
-            return v in ("256M",)
-        return number and v >= 1 and float(v).is_integer() and v <= 1 << 50
-    if key == "min_gbps":  # per method
-        return v is None or (number and 0 <= v <= 1e6) or v == {}
+        size = {"256M": 256 << 20}.get(v) if isinstance(v, str) else (
+            v if number and v >= 1 and float(v).is_integer() and v <= 1 << 50 else None)
+        if size is None:
+            return False
+        return size > 64 << 10 if key == "judge_min_bytes" else size < 256 << 20
+    if key == "min_gbps":  # per method; a bar of 0 would pass everything in place of the others
+        return v is None or (number and 0 < v <= 1e6) or v == {}
     if key in ("max_latency_us", "latency_us", "small_message_us"):
         return v is None or (number and 0 < v <= 1e9) or v == {}
     if key == "comment":

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/base/text.h"
+
 namespace peerbench {
 
 // A flag or value on the command line is wrong. The message names the flag and what is allowed.
@@ -16,9 +18,11 @@ class UsageError : public std::runtime_error {
 // The message names the file and the field.
 class InputError : public std::runtime_error {
  public:
+  // Escaped whole (core/base/text.h): a key or value from the file may hold a NUL, which would
+  // end what() there and cut the reason from the line.
   InputError(const std::string& file, const std::string& field, const std::string& problem)
-      : std::runtime_error(file + (field.empty() ? "" : ": field '" + field + "'") + ": " +
-                           problem),
+      : std::runtime_error(sanitize_for_terminal(
+            file + (field.empty() ? "" : ": field '" + field + "'") + ": " + problem)),
         file_(file),
         field_(field) {}
   const std::string& file() const { return file_; }

@@ -83,8 +83,18 @@ json provenance(const FleetReport& r) {
 json make_baseline(const FleetReport& r, double tolerance, const std::string& written_at) {
   const bool mixed = std::any_of(r.versions.begin(), r.versions.end(),
                                  [](const VersionSpread& v) { return v.mixed(); });
-  json entries = json::array();
+  json entries = json::array(), too_few = json::array();
   for (auto& [key, x] : gather(r, mixed)) {
+    // Under kFleetMinGroupPairs the fleet judges nothing (its median is one of two figures): a
+    // bar from it would fail a healthy pair of the very node it came from.
+    if (static_cast<int>(x.values.size()) < kFleetMinGroupPairs) {
+      too_few.push_back({{"method", x.entry.method},
+                         {"model", x.entry.model},
+                         {"link", x.entry.link},
+                         {"bytes", x.entry.bytes},
+                         {"pairs", x.values.size()}});
+      continue;
+    }
     std::sort(x.values.begin(), x.values.end());
     BaselineEntry& e = x.entry;
     e.min = x.values.front();
@@ -99,9 +109,14 @@ json make_baseline(const FleetReport& r, double tolerance, const std::string& wr
   }
   if (entries.empty()) {
     throw InputError("fleet", "--write-baseline",
-                     "no node passed, so there is no healthy figure to write a baseline from");
+                     too_few.empty()
+                         ? "no node passed, so there is no healthy figure to write a baseline from"
+                         : "no case has " + std::to_string(kFleetMinGroupPairs) +
+                               " healthy pairs or more (of the same model, link and size), the "
+                               "fewest a fleet median is drawn from; give more nodes");
   }
-  const json from = provenance(r);
+  json from = provenance(r);
+  from["cases_too_few_pairs"] = too_few;
   return json{{"comment", "site baseline of " + std::to_string(from["nodes"].size()) +
                               " healthy nodes, written " + written_at + " by peerbench fleet"},
               {"fleet_outlier_tolerance", tolerance},

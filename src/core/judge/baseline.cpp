@@ -1,5 +1,11 @@
 #include "core/judge/baseline.h"
 
+#include <algorithm>
+
+#include "core/base/text.h"
+#include "core/model/json_in.h"
+#include "core/model/sizes.h"
+
 namespace peerbench {
 
 using nlohmann::json;
@@ -60,10 +66,28 @@ json to_json(const BaselineEntry& e) {
   return j;
 }
 
-std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section) {
-  section.require_object();
+namespace {
+
+// A key the writer does not know is a typo ("tolerence", "entires"), and a typo would switch a
+// bar off without a word.
+void only_keys(const JsonIn& in, const std::vector<std::string>& known) {
+  in.require_object();
+  for (const auto& [k, v] : in.raw().items()) {
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      in.fail("unknown key " + quoted_value(k) + "; allowed: " + join(known));
+  }
+}
+
+}  // namespace
+
+std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
+                                                 const std::vector<MethodInfo>& catalog,
+                                                 std::uint64_t small_max) {
+  only_keys(section, {"tolerance", "written_at", "per_version", "from", "entries", "comment"});
   std::vector<BaselineEntry> out;
   for (const auto& in : section.at("entries").array(1 << 20)) {
+    only_keys(in, {"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
+                   "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
     BaselineEntry e;
     e.model = in.at("model").str(256);
     e.link = in.at("link").str(64);
@@ -74,6 +98,19 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section) {
     const auto unit = in.at("unit").str(16);
     if (unit != "GB/s" && unit != "us") in.at("unit").fail("'" + unit + "' is not GB/s or us");
     e.lower_is_better = unit == "us";
+    // An entry no case can match judges nothing: a method that does not exist, or a unit other
+    // than the one its method and size are judged in (a time at latency sizes, GB/s above).
+    const MethodInfo* m = find_method(catalog, e.method);
+    if (!catalog.empty() && !m) {
+      std::vector<std::string> names;
+      for (const auto& c : catalog) names.push_back(c.name);
+      in.at("method").fail("unknown method " + quoted_value(e.method) +
+                           "; allowed: " + join(names));
+    }
+    const std::string fits = figure_is_time(m, e.bytes, small_max) ? "us" : "GB/s";
+    if (m && unit != fits)
+      in.at("unit").fail("'" + unit + "' does not fit " + e.method + " at " + format_size(e.bytes) +
+                         " (judged in " + fits + " there)");
     e.min = in.at("min").number(0, 1e9);
     e.p25 = in.at("p25").number(e.min, 1e9);
     e.median = in.at("median").number(e.p25, 1e9);

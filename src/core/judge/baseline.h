@@ -49,7 +49,11 @@ const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
 
 nlohmann::json to_json(const BaselineEntry& e);
 // The "baseline" section of an expect file: {"tolerance", "written_at", "from": {...}, "entries"}.
-// Entries are read strictly (InputError naming the field); the provenance is kept as it is.
-std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section);
+// Entries are read strictly (InputError naming the field): unknown keys, a method not in
+// `catalog` (unless empty) and a unit other than the one its method is judged in at that size
+// (`small_max`: the file's small_message_max_bytes) are refused. The provenance is kept as it is.
+std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
+                                                 const std::vector<MethodInfo>& catalog,
+                                                 std::uint64_t small_max);
 
 }  // namespace peerbench

@@ -36,10 +36,15 @@ void require_method(const JsonIn& at, const std::string& name,
   at.fail("unknown method '" + name + "'; allowed: " + join(names));
 }
 
-// A bar: a number in [0, hi], or above 0 for a time (a latency bar of 0 us fails every result).
-double bar_value(const JsonIn& at, double hi, bool positive) {
+// A bar: a number in (0, hi]. A time bar of 0 us fails every result; a bandwidth bar of 0 passes
+// every one, and being the site's it would take the place of every other bar.
+double bar_value(const JsonIn& at, double hi, bool time) {
   const double v = at.number(0, hi);
-  if (positive && !(v > 0)) at.fail("a time bar of 0 can never be met; give a time above 0 us");
+  if (!(v > 0)) {
+    at.fail(time ? "a time bar of 0 can never be met; give a time above 0 us"
+                 : "a bar of 0 GB/s passes every figure and takes the place of the known-good "
+                   "and link-rate bars; leave the method out to keep them");
+  }
   return v;
 }
 
@@ -93,7 +98,7 @@ void check_keys(const JsonIn& in) {
       "fleet_outlier_tolerance", "comment"};
   for (const auto& [k, v] : in.raw().items()) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {
-      in.fail("unknown key '" + k + "'; allowed: " + join(known));
+      in.fail("unknown key " + quoted_value(k) + "; allowed: " + join(known));
     }
   }
 }
@@ -115,10 +120,17 @@ Expectations expectations_from_json(const json& j, const std::string& file,
   if (auto v = in.opt_number("noisy_cv", 0, 10)) e.noisy_cv = *v;
   if (auto v = in.opt_number("expected_fraction", 0, 1)) e.expected_fraction = *v;
   if (auto v = in.opt_number("drift_tolerance", 0, 1)) e.drift_tolerance = *v;
-  if (auto b = in.opt("baseline")) e.baseline = baseline_entries_from(*b);
   if (auto v = in.opt_number("off_nvlink_fraction", 0, 1)) e.off_nvlink_fraction = *v;
   if (auto v = in.opt("judge_min_bytes")) e.judge_min_bytes = size_value(*v);
   if (auto v = in.opt("small_message_max_bytes")) e.small_message_max_bytes = size_value(*v);
+  if (e.small_message_max_bytes >= e.judge_min_bytes) {  // a size judged both ways
+    in.at(in.has("small_message_max_bytes") ? "small_message_max_bytes" : "judge_min_bytes")
+        .fail("small_message_max_bytes (" + format_size(e.small_message_max_bytes) +
+              ", judged as a time up to it) must be below judge_min_bytes (" +
+              format_size(e.judge_min_bytes) + ", bandwidth judged from it)");
+  }
+  if (auto b = in.opt("baseline"))  // after small_message_max_bytes: it sets which sizes are times
+    e.baseline = baseline_entries_from(*b, catalog, e.small_message_max_bytes);
   if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, 1e6, false, catalog);
   if (auto m = in.opt("max_latency_us")) e.max_latency_us = per_method(*m, 1e9, true, catalog);
   if (auto m = in.opt("latency_us")) {

@@ -161,6 +161,20 @@ const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const Meth
   return find_baseline(c.e.baseline, q);
 }
 
+namespace {
+
+// Where the site gave a baseline and it has no entry for the case (another model, link, size or
+// rank count, or its versions), the basis says so: a baseline that judges nothing is not silent.
+std::string no_baseline_entry(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                              const Result& r) {
+  if (c.e.baseline.empty() || baseline_for(c, v, m, r)) return "";
+  return "; no entry in the site baseline (" + c.e.source + ") for " + model_of(c, v) + " " +
+         v.link + " " + m.name + " at " + format_size(r.bytes) + " over " +
+         std::to_string(c.d.system.ranks.size()) + " ranks";
+}
+
+}  // namespace
+
 // Under -R 2 NCCL runs its symmetric-window kernels (all-reduce, all-gather, reduce-scatter),
 // whose bandwidth curve is their own: on a healthy 2 x H200 all-reduce reaches 241-257 busbw
 // GB/s from 64 MiB to 4 GiB, with nccl-tests the same (-R 0: 268-345), under the known-good curve
@@ -214,6 +228,8 @@ std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const 
   if (b && b->lower_is_better && !site_bar(c.e.max_latency_us, m.name, kind))
     return baseline_shortfall(c, v, m, r, *b, value, mv);
   latency_bar(c, m, kind, small_message, mv);
+  if (mv.bar && !site_bar(c.e.max_latency_us, m.name, kind))
+    mv.bar_basis += no_baseline_entry(c, v, m, r);
   if (!mv.bar || value <= *mv.bar) return std::nullopt;
   return make_flag("high-latency", m.name,
                    m.name + " took " + format_fixed(value, 2) + " us per operation at " +
@@ -248,6 +264,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
     return baseline_shortfall(c, v, m, r, *base, headline_value(&m, r), mv);
   } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {
     expected = true;
+    mv.bar_basis += no_baseline_entry(c, v, m, r);
   } else {
     default_bandwidth_bar(c, m, link, r.bytes, mv);
     if (mv.bar && c.known) {
@@ -255,6 +272,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
       if (!k.found())
         mv.bar_basis += "; link-rate rule: no known-good figure (" + k.why_unknown + ")";
     }
+    if (mv.bar) mv.bar_basis += no_baseline_entry(c, v, m, r);
   }
   const double value = headline_value(&m, r);
   if (!mv.bar || value >= *mv.bar) return std::nullopt;

@@ -39,7 +39,7 @@ void check_keys(const JsonIn& in, const std::vector<std::string>& known) {
   in.require_object();
   for (const auto& [k, v] : in.raw().items()) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {
-      in.fail("unknown key '" + k + "'; allowed: " + join(known));
+      in.fail("unknown key " + quoted_value(k) + "; allowed: " + join(known));
     }
   }
 }

@@ -550,5 +550,71 @@ TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
   EXPECT_EQ(drivers, (std::set<std::string>{"580.159.04", "580.200.01"}));
 }
 
+// From an audit: one 2-GPU node gives two pairs per case, under the three a fleet judges; its
+// baseline entries were written anyway, and a healthy pair of that very node then failed the
+// bar (exit 1). Such cases are left out and listed; with none left, nothing is written.
+TEST(SiteBaseline, CasesWithTooFewPairsAreLeftOutAndListed) {
+  const std::string one = temp_dir();
+  write_run(one, "n0", as_node(real_run(), "n0"));
+  try {
+    make_baseline(fleet_of(one), 0.1, "now");
+    ADD_FAILURE() << "one 2-GPU node is no fleet";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no case has 3 healthy pairs or more"), std::string::npos)
+        << e.what();
+  }
+  const std::string two = temp_dir();
+  for (int i = 0; i < 2; ++i)
+    write_run(two, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const auto file = make_baseline(fleet_of(two), 0.1, "now");
+  std::set<std::string> kept, left;
+  for (const auto& e : file["baseline"]["entries"]) {
+    EXPECT_GE(e["pairs"].get<int>(), 3) << e.dump();
+    kept.insert(e["method"].get<std::string>());
+  }
+  for (const auto& c : file["baseline"]["from"]["cases_too_few_pairs"]) {
+    EXPECT_LT(c["pairs"].get<int>(), 3) << c.dump();
+    left.insert(c["method"].get<std::string>());
+  }
+  EXPECT_TRUE(kept.count("ce-write")) << "two pairs on each of two nodes";
+  EXPECT_TRUE(left.count("nccl-allreduce")) << "one figure (all ranks) on each of two nodes";
+}
+
+// From an audit: an entry naming a method that does not exist, or holding its figure in a unit
+// its method is not judged in at that size, matched no case and so switched the site's bar off
+// without a word; unknown keys (typos) passed too.
+TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 3; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const auto good = make_baseline(fleet_of(dir), 0.1, "now");
+  const auto refusal = [](const nlohmann::json& j) -> std::string {
+    try {
+      expectations_from_json(j, "site.json", test::catalog());
+      return "(read)";
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_EQ(refusal(good), "(read)");
+  std::size_t ce = 0;
+  while (good["baseline"]["entries"][ce]["method"] != "ce-write") ++ce;
+  const std::string at = "baseline.entries[" + std::to_string(ce) + "]";
+  auto j = good;
+  j["baseline"]["entries"][ce]["method"] = "ce-wrte";
+  EXPECT_NE(refusal(j).find(at + ".method': unknown method 'ce-wrte'"), std::string::npos)
+      << refusal(j);
+  j = good;
+  j["baseline"]["entries"][ce]["unit"] = "us";
+  EXPECT_NE(refusal(j).find(at + ".unit': 'us' does not fit ce-write"), std::string::npos)
+      << refusal(j);
+  j = good;
+  j["baseline"]["entries"][ce]["tolerence"] = 0.2;
+  EXPECT_NE(refusal(j).find("unknown key 'tolerence'"), std::string::npos) << refusal(j);
+  j = good;
+  j["baseline"]["entires"] = j["baseline"]["entries"];
+  EXPECT_NE(refusal(j).find("unknown key 'entires'"), std::string::npos) << refusal(j);
+}
+
 }  // namespace
 }  // namespace peerbench

@@ -179,6 +179,31 @@ TEST(Expectations, FileIsStrict) {
       InputError);
   EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"([1,2])"), "x.json", test::catalog()),
                InputError);
+  // From an audit: a bandwidth bar of 0 passed everything in place of every other bar; a
+  // small-message bound at or past judge_min_bytes judged 1 GiB copies as times; a NUL in a key
+  // cut the error line short.
+  const auto why = [](const char* text) -> std::string {
+    try {
+      expectations_from_json(nlohmann::json::parse(text), "x.json", test::catalog());
+      return "(read)";
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_NE(why(R"({"min_gbps": {"ce-write": 0}})").find("a bar of 0 GB/s passes every figure"),
+            std::string::npos);
+  EXPECT_NE(why(R"({"min_gbps": {"ce-write": {"nvlink": 0}}})").find("min_gbps.ce-write.nvlink"),
+            std::string::npos);
+  EXPECT_NE(why(R"({"small_message_max_bytes": "1T"})")
+                .find("small_message_max_bytes (1 TiB, judged as a time up to it) must be below "
+                      "judge_min_bytes (256 MiB"),
+            std::string::npos)
+      << why(R"({"small_message_max_bytes": "1T"})");
+  EXPECT_NE(why(R"({"judge_min_bytes": "64K"})").find("field 'judge_min_bytes'"), std::string::npos)
+      << why(R"({"judge_min_bytes": "64K"})");
+  EXPECT_EQ(why(R"({"judge_min_bytes": "1M", "small_message_max_bytes": "512K"})"), "(read)");
+  const std::string nul = why("{\"x\\u0000y\": 1}");
+  EXPECT_NE(nul.find("unknown key 'x\\x00y'; allowed: "), std::string::npos) << nul;
 }
 
 }  // namespace
