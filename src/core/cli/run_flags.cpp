@@ -5,6 +5,7 @@
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/cli/flags.h"
+#include "core/model/json_in.h"
 #include "core/model/sizes.h"
 
 namespace peerbench {
@@ -120,8 +121,8 @@ void add_nccl_tests_flags(cxxopts::Options& o) {
       "ends it cleanly; with --duration: whichever ends first)",
       cxxopts::value<std::string>()->default_value("1"))(
       "duration",
-      "burn-in: repeat the suite for this long (90s, 10m, 2h; 0: no limit), as many cycles as "
-      "start in it unless -N is given too",
+      "burn-in: repeat the suite for this long (90, 90s, 10m, 2h, 1d; above 0, at most a week): "
+      "every cycle that starts in it, unless -N ends it first",
       cxxopts::value<std::string>())(
       "t,nthreads", "refused: peerbench runs one rank per GPU (nccl-tests' threads per process)",
       cxxopts::value<std::string>())(
@@ -161,7 +162,7 @@ void add_run_options(cxxopts::Options& o) {
   add_testing_flags(o);
 }
 
-// "90", "90s", "10m", "2h", "1d": seconds, from 0 to a week.
+// "90", "90s", "10m", "2h", "1d": seconds, above 0 and up to a week.
 double parse_duration(const std::string& text, const std::string& flag) {
   const std::string allowed = "; use seconds, or a number with s, m, h or d (10m, 2h)";
   if (text.empty()) throw UsageError(flag + ": empty" + allowed);
@@ -186,11 +187,18 @@ double parse_duration(const std::string& text, const std::string& flag) {
     default:
       break;
   }
+  // Plain decimals only (no sign, exponent or hex): "1e2m" is more likely a typo than a wish.
+  const bool plain = !number.empty() &&
+                     number.find_first_not_of("0123456789.") == std::string::npos &&
+                     number.find_first_of("0123456789") != std::string::npos &&
+                     number.find('.') == number.rfind('.');
   double v = 0;
   try {
+    if (!plain) throw UsageError("");
     v = parse_number_in(number, flag, 0, 7 * 86400 / unit);
   } catch (const UsageError&) {
-    throw UsageError(flag + ": '" + text + "' is not a duration up to a week" + allowed);
+    throw UsageError(flag + ": " + quoted_value(text) +
+                     " is not a duration above 0 and up to a week" + allowed);
   }
   return v * unit;
 }

@@ -1,6 +1,9 @@
 #include "core/plan/plan.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <ostream>
@@ -115,13 +118,27 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
 
 std::string estimate_text(double cycle_s, int cycles, double duration_s, int decimals) {
   const auto secs = [&](double s) { return format_fixed(s, decimals) + " s"; };
-  if (cycles == 1) return secs(cycle_s);
+  if (cycles == 1 && duration_s <= 0) return secs(cycle_s);
   std::string t = secs(cycle_s) + " a cycle, ";
-  if (cycles == 0)
-    return t +
-           (duration_s > 0 ? "for " + secs(duration_s) + " (--duration)" : "until stopped (-N 0)");
-  t += secs(cycle_s * cycles) + " for " + std::to_string(cycles) + " cycles (-N)";
-  if (duration_s > 0) t += " or " + secs(duration_s) + " (--duration), whichever ends first";
+  if (duration_s <= 0)
+    return t + (cycles == 0
+                    ? "until stopped (-N 0)"
+                    : secs(cycle_s * cycles) + " for " + std::to_string(cycles) + " cycles (-N)");
+  if (cycles == 0) {
+    t += "for " + secs(duration_s) + " (--duration)";
+  } else {
+    t += secs(cycle_s * cycles) + " for " + std::to_string(cycles) + " cycle" +
+         (cycles > 1 ? "s" : "") + " (-N) or " + secs(duration_s) +
+         " (--duration), whichever ends first";
+  }
+  // Every cycle that starts within --duration runs to its end: a duration shorter than a cycle
+  // (or not a whole number of them) takes longer than it says.
+  if (cycle_s <= 0) return t;
+  double started = std::ceil(duration_s / cycle_s - 1e-9);
+  if (cycles > 0) started = std::min(started, static_cast<double>(cycles));
+  const double total = started * cycle_s;
+  if (total > duration_s * 1.05)
+    t += "; about " + secs(total) + " in all, as a cycle that has started finishes";
   return t;
 }
 

@@ -327,6 +327,16 @@ TEST(NcclTestsLanguage, DurationAloneRunsUntilItsTimeIsUp) {
   EXPECT_EQ(plain.cycles, 1);
   EXPECT_FALSE(plain.burn_in());
   EXPECT_EQ(parse({"run", "-N", "0"}).run.cycles, 0) << "until stopped";
+  // Plain decimals with an optional unit, above 0 and up to a week (--help once offered 0).
+  EXPECT_DOUBLE_EQ(parse({"run", "--duration", "1.5h"}).run.duration_s, 5400);
+  EXPECT_DOUBLE_EQ(parse({"run", "--duration", "90"}).run.duration_s, 90);
+  for (const char* bad : {"0", "0s", "1e2s", "+5m", "0x10", "1.2.3m", ".", "8d", "-1"}) {
+    EXPECT_EQ(usage_error({"run", "--duration", bad}),
+              "--duration: '" + std::string(bad) +
+                  "' is not a duration above 0 and up to a week; use seconds, or a number with s, "
+                  "m, h or d (10m, 2h)")
+        << bad;
+  }
 }
 
 TEST(NcclTestsLanguage, ThreadsAndGpusPerProcessAreRefused) {

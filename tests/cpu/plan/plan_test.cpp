@@ -191,6 +191,21 @@ TEST(Plan, ABurnInEstimateIsACyclesAndSaysWhatBoundsTheWhole) {
   EXPECT_EQ(estimate_text(10, 5, 0, 0), "10 s a cycle, 50 s for 5 cycles (-N)");
   EXPECT_EQ(estimate_text(10, 5, 30, 0),
             "10 s a cycle, 50 s for 5 cycles (-N) or 30 s (--duration), whichever ends first");
+  // From an audit: a duration shorter than a cycle said 90 s for a run of at least 522.6 s, and
+  // -N 1 beside --duration lost the duration from the line.
+  EXPECT_EQ(estimate_text(522.6, 0, 90, 1),
+            "522.6 s a cycle, for 90.0 s (--duration); about 522.6 s in all, as a cycle that has "
+            "started finishes");
+  EXPECT_EQ(estimate_text(10, 0, 605, 0),
+            "10 s a cycle, for 605 s (--duration)");  // 610 s: within 5 %
+  EXPECT_EQ(estimate_text(10, 0, 15, 0),
+            "10 s a cycle, for 15 s (--duration); about 20 s in all, as a cycle that has started "
+            "finishes");
+  EXPECT_EQ(estimate_text(522.6, 1, 90, 1),
+            "522.6 s a cycle, 522.6 s for 1 cycle (-N) or 90.0 s (--duration), whichever ends "
+            "first; about 522.6 s in all, as a cycle that has started finishes");
+  EXPECT_EQ(estimate_text(10, 2, 600, 0),
+            "10 s a cycle, 20 s for 2 cycles (-N) or 600 s (--duration), whichever ends first");
   auto in = input(2, Schedule::kSerial, {"ce-write"});
   in.cycles = 0;
   in.duration_s = 7200;
