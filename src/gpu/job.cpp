@@ -132,7 +132,7 @@ void Job::run_steps() {
     if (!whole || !next_cycle()) break;
   }
   if (doc.burn_in && doc.burn_in->stopped_by.empty())
-    doc.burn_in->stopped_by = stopping_ ? "SIGINT" : fatal_.empty() ? "cycles" : "error";
+    doc.burn_in->stopped_by = stopping_ ? stop_signal_ : fatal_.empty() ? "cycles" : "error";
   if (fatal_.empty() && !stopping_) {
     doc.in_progress = {{"method", "confirmation repeats"}};
     if (root()) outcome_.json_written = file_->write(doc);

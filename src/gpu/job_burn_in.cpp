@@ -24,7 +24,17 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 bool Job::stop_asked() {
-  if (!stopping_) stopping_ = !all_true(rank_.world, !stop_requested());  // collective
+  if (stopping_) return true;
+  stopping_ = !all_true(rank_.world, !stop_requested());  // collective
+  if (stopping_) {  // which signal, as the lowest rank that got one saw it (collective too)
+    for (const auto& s : allgather_strings(rank_.world, stop_signal_name())) {
+      if (!s.empty()) {
+        stop_signal_ = s;
+        break;
+      }
+    }
+    if (stop_signal_.empty()) stop_signal_ = "SIGINT";
+  }
   return stopping_;
 }
 
@@ -96,7 +106,7 @@ bool Job::next_cycle() {
   BurnIn& b = *outcome_.doc.burn_in;
   std::string why;
   if (stop_asked()) {
-    why = "SIGINT";
+    why = stop_signal_;
   } else if (opts_.cycles > 0 && cycle_ >= opts_.cycles) {
     why = "cycles";
   } else if (opts_.duration_s > 0 && seconds_since(t_start_) >= opts_.duration_s) {

@@ -9,8 +9,11 @@ namespace peerbench::gpu {
 namespace {
 
 std::atomic<int> g_signals{0};  // a signal handler can only reach process-wide state
+std::atomic<int> g_first{0};    // the first signal, for the file's stopped_by
 
 extern "C" void on_stop_signal(int sig) {
+  int none = 0;
+  g_first.compare_exchange_strong(none, sig);  // before the flag: whoever sees it sees the name
   if (g_signals.fetch_add(1) > 0) _exit(128 + sig);  // asked twice: leave now
 }
 
@@ -27,6 +30,17 @@ void install_stop_handlers() {
 
 bool stop_requested() {
   return g_signals.load() > 0;
+}
+
+const char* stop_signal_name() {
+  switch (g_first.load()) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "";
+  }
 }
 
 }  // namespace peerbench::gpu

@@ -8,5 +8,7 @@ namespace peerbench::gpu {
 void install_stop_handlers();
 // This process was asked to stop.
 bool stop_requested();
+// The first stop signal's name ("SIGINT", "SIGTERM"), or "" when none came.
+const char* stop_signal_name();
 
 }  // namespace peerbench::gpu

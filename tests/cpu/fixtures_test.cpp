@@ -439,7 +439,7 @@ TEST(RealRuns, ABurnInThatDoesNotFitItsRunIsRefused) {
   EXPECT_EQ(burn_in_refusal(good), "(read)");
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
       {[](auto& j) { j["burn_in"]["stopped_by"] = "banana"; },
-       "burn_in.stopped_by': 'banana' is not cycles, duration, SIGINT or error"},
+       "burn_in.stopped_by': 'banana' is not cycles, duration, SIGINT, SIGTERM or error"},
       {[](auto& j) { j["burn_in"]["stopped_by"] = "error"; },
        "'error' in a complete run; an error fails the run"},
       {[](auto& j) { j["burn_in"]["stopped_by"] = nullptr; }, "missing in a complete run"},

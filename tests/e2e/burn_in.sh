@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 18's burn-in on a GPU node: -N cycles with a corrupted sample injected in cycle 3 (named
-# with its cycle), --duration (stops by time, the file written after every cycle), and SIGINT to a
-# rank (ends cleanly with the cycles done: a valid file that reports them). The host<->GPU methods
+# with its cycle), --duration (stops by time, the file written after every cycle), and SIGINT or
+# SIGTERM to a rank (ends cleanly with the cycles done: a valid file that reports them and names
+# the signal). The host<->GPU methods
 # need one GPU. Exit 77 (ctest: skipped) without a usable GPU.
 set -u
 bin=$1
@@ -43,4 +44,20 @@ check "[ \"\$(jq_ $work/int.json \"d['burn_in']['stopped_by']\")\" = SIGINT ]" "
 check "[ \"\$(jq_ $work/int.json \"d['status']\")\" = complete ]" "SIGINT: the first cycle is whole"
 "$bin" report "$work/int.json" > "$work/int.report" 2>&1
 check "[ $? = 0 ]" "SIGINT: the file reports ($(jq_ $work/int.json "d['burn_in']['cycles_done']") cycles done)"
+
+# 4. SIGTERM (what a batch system sends at its time limit): the same clean end, and the file
+# names the signal that came (it once wrote SIGINT for both).
+mpirun --oversubscribe --bind-to none -np 1 "$bin" run "${small[@]}" -N 0 -J "$work/term.json" > "$work/term.log" 2>&1 &
+job=$!
+for _ in $(seq 100); do
+  [ -s "$work/term.json" ] && [ "$(jq_ "$work/term.json" "len((d.get('burn_in') or {}).get('cycles', []))" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
+  sleep 0.2
+done
+pkill -TERM -x peerbench
+wait $job
+rc=$?
+check "[ $rc = 0 ]" "SIGTERM: the job ends cleanly (exit $rc)"
+check "[ \"\$(jq_ $work/term.json \"d['burn_in']['stopped_by']\")\" = SIGTERM ]" "SIGTERM: the file names it"
+"$bin" report "$work/term.json" > /dev/null 2>&1
+check "[ $? = 0 ]" "SIGTERM: the file reports"
 exit $fail

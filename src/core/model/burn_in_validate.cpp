@@ -69,8 +69,8 @@ class BurnInChecks {
     } else if (s == "error") {
       if (d_.status != "failed")
         fail("stopped_by", "'error' in a " + d_.status + " run; an error fails the run");
-    } else if (s != "SIGINT") {
-      fail("stopped_by", quoted_value(s) + " is not cycles, duration, SIGINT or error");
+    } else if (s != "SIGINT" && s != "SIGTERM") {
+      fail("stopped_by", quoted_value(s) + " is not cycles, duration, SIGINT, SIGTERM or error");
     }
     if (b_.cycles_requested > 0 && b_.cycles_done > b_.cycles_requested)
       fail("cycles_done", std::to_string(b_.cycles_done) + " whole cycles, past the " +

@@ -238,7 +238,7 @@ struct BurnIn {
   int cycles_requested = 1;  // -N (0: until stopped)
   double duration_s = 0;     // --duration (0: none)
   int cycles_done = 0;
-  std::string stopped_by;  // cycles, duration, SIGINT, error
+  std::string stopped_by;  // cycles, duration, SIGINT, SIGTERM, error ("" while running)
   std::vector<BurnInCycle> cycles;
   std::vector<BurnInSeries> series;
 };
