@@ -68,8 +68,8 @@ std::string host_name() {
 
 std::string too_few_ranks(int np) {
   return "--np " + std::to_string(np) +
-         ": the selected methods measure pairs of GPUs and need at least 2 ranks (-m host alone "
-         "runs on 1)";
+         ": the selected methods measure pairs of GPUs and need at least 2 ranks (on 1: the "
+         "host<->GPU methods, -m host, and the NCCL collectives)";
 }
 
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond

@@ -37,7 +37,8 @@ void Job::plan_run() {
     throw LaunchError(
         "peerbench run needs at least 2 ranks (one per GPU) to form a pair; this job has 1. "
         "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local "
-        "GPUs (one rank is enough for -m host alone)");
+        "GPUs (one rank is enough for the host<->GPU methods, -m host, and the NCCL "
+        "collectives)");
   }
   const PlanInput pin = make_plan_input(opts_, rank_.size, rank_.host_of_rank, catalog);
   plan_ = make_plan(pin);  // UsageError on a bad --pairs, identically on every rank

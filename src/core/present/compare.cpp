@@ -79,9 +79,11 @@ bool measured(const Result* r) {
   return r && r->status == ResultStatus::kOk && r->time_us && r->algbw_gbps;
 }
 
-// "host0:X->host0:Y" for a pair of GPUs, "host0:X<->host" for one GPU and its host. Decided by
-// the result's ranks, not the key: two ranks sharing one GPU have one card at both ends.
+// "host0:X->host0:Y" for a pair of GPUs, "host0:X<->host" for one GPU and its host, "all ranks"
+// for a collective over all of them. Decided by the result's ranks, not the key: two ranks
+// sharing one GPU have one card at both ends.
 std::string gpu_pair_text(const Key& k, const Result* r) {
+  if (r && r->src < 0 && r->dst < 0) return "all ranks";
   return r && r->src == r->dst ? k.src + "<->host" : k.src + "->" + k.dst;
 }
 
@@ -130,9 +132,12 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "hosts", hosts(a), hosts(b));
   diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
        b.tool.version + " " + b.tool.git_revision);
+  // The options that change what a figure is (whose time -a takes, NCCL's buffers under -R,
+  // blocking -z, events of -I and -C); paths, timeouts and bars do not.
   for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule",
                         "check", "allreduce_inplace", "datatypes", "ops", "root", "staged_chunk",
-                        "staged_slots", "latency_iters"}) {
+                        "staged_slots", "latency_bytes", "latency_iters", "average",
+                        "local_register", "blocking", "report_cputime", "per_iteration"}) {
     const auto va = a.config.is_object() && a.config.contains(k) ? json_text(a.config[k]) : "";
     const auto vb = b.config.is_object() && b.config.contains(k) ? json_text(b.config[k]) : "";
     diff(c.differences, std::string("config ") + k, va, vb);
@@ -327,7 +332,7 @@ svg::LineChart change_chart(const Comparison& c) {
     for (auto& [bytes, ratios] : sizes) {
       // The worst pair: a regression on one pair of many must not vanish in a median.
       s.points.push_back(
-          {static_cast<double>(bytes), *std::min_element(ratios.begin(), ratios.end())});
+          {static_cast<double>(bytes), *std::min_element(ratios.begin(), ratios.end()), ""});
     }
     chart.series.push_back(std::move(s));
   }

@@ -171,7 +171,8 @@ svg::LineChart history_chart(const History& h) {
         if (ratio > 0) ratios.push_back(r.lower_is_better ? 1 / ratio : ratio);
       }
       if (ratios.empty()) continue;
-      s.points.push_back({static_cast<double>(k), *std::min_element(ratios.begin(), ratios.end())});
+      s.points.push_back(
+          {static_cast<double>(k), *std::min_element(ratios.begin(), ratios.end()), ""});
     }
     c.series.push_back(std::move(s));
   }
