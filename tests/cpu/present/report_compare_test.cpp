@@ -116,6 +116,22 @@ TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
   EXPECT_NE(text.find("driver: 580.159.04 -> 590.10"), std::string::npos);
 }
 
+// From an audit: two runs that differ in whose time is taken (-a) and NCCL's buffers (-R) said
+// "nothing recorded" under "What differs", though their figures are not the same kind.
+TEST(Compare, OptionsThatChangeWhatAFigureIsAreListed) {
+  const auto a = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
+                               "/tests/fixtures/runs/h200x2-symmetric-R2.json");
+  auto b = a;
+  b.config["average"] = 3;
+  b.config["local_register"] = 0;
+  const auto c = compare_runs(a, "a.json", b, "b.json", CompareOptions{});
+  const auto has = [&](const std::string& line) {
+    return std::find(c.differences.begin(), c.differences.end(), line) != c.differences.end();
+  };
+  EXPECT_TRUE(has("config average: 1 -> 3")) << ::testing::PrintToString(c.differences);
+  EXPECT_TRUE(has("config local_register: 2 -> 0")) << ::testing::PrintToString(c.differences);
+}
+
 // A driver that makes 8-byte all-reduce 45 % slower: both runs read 0.00 busbw GB/s at 8 B, so
 // compare showed "0.00 ... 0.00 same" there. At latency sizes it compares the time per operation.
 TEST(Compare, LatencySizesCompareTimePerOperation) {
