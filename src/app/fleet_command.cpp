@@ -1,6 +1,8 @@
 // `peerbench fleet` and `peerbench compare` of more than two runs: read many results files,
 // render one verdict or one history through the core's reporters.
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include "app/commands.h"
 #include "app/output.h"
@@ -19,28 +21,53 @@
 
 namespace peerbench::app {
 
+namespace {
+
+// The file a path names, spelled one way: its folder resolved (links, "..", "./") where it
+// exists, then its name; "b.json" and "./b.json" are one file before either exists.
+std::string resolved(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  char buf[PATH_MAX];
+  return (::realpath(dir.c_str(), buf) ? std::string(buf) : dir) + "/" + name;
+}
+
+}  // namespace
+
 int fleet_command(const FleetOptions& o) {
   const FleetReport r = build_fleet(o, gpu::method_catalog());
   if (!o.write_baseline.empty()) {
     refuse_output_over_inputs(o.write_baseline, "--write-baseline", r.inputs);
-    try {
+    bool same = !o.output_path.empty() && resolved(o.output_path) == resolved(o.write_baseline);
+    try {  // and links of one existing file
       refuse_output_over_inputs(o.write_baseline, "--write-baseline", {o.output_path});
-    } catch (const UsageError&) {  // the report would replace the baseline just written
+    } catch (const UsageError&) {
+      same = true;
+    }
+    if (same) {
       throw UsageError("--write-baseline and -o/--output name the same file (" +
                        sanitize_for_terminal(o.write_baseline) +
                        "): the report would replace the baseline; give two paths");
     }
     const std::string why = check_writable(o.write_baseline, true);
     if (!why.empty()) throw UsageError("--write-baseline: " + o.write_baseline + ": " + why);
+    const auto baseline = make_baseline(r, r.outlier_tolerance, utc_now_iso8601());
     try {  // folders made as -J makes them
-      write_file_atomically(
-          o.write_baseline,
-          json_text(make_baseline(r, r.outlier_tolerance, utc_now_iso8601()), 2) + "\n", true);
+      write_file_atomically(o.write_baseline, json_text(baseline, 2) + "\n", true);
     } catch (const WriteError& e) {
       throw UsageError(std::string("--write-baseline: ") + e.what());
     }
-    std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s\n",
-                 sanitize_for_terminal(o.write_baseline).c_str());
+    const auto left = baseline["baseline"]["from"]["cases_too_few_pairs"].size();
+    std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s%s\n",
+                 sanitize_for_terminal(o.write_baseline).c_str(),
+                 left == 0 ? ""
+                           : (" (" + std::to_string(left) +
+                              " cases left out with fewer than 3 healthy pairs: "
+                              "baseline.from.cases_too_few_pairs)")
+                                 .c_str());
   }
   const bool html = o.format == FleetFormat::kHtml;
   const auto plots = html || o.format == FleetFormat::kMarkdown

@@ -148,7 +148,7 @@ bool Job::run_cycle(Engine& engine, LiveReporter& live) {
   double est_done = 0;
   for (std::size_t i = 0; i < plan_.steps.size(); ++i) {
     if (stop_asked()) {
-      if (cycle_ == 1) record_not_run(i, "stopped by a signal (SIGINT or SIGTERM)");
+      if (cycle_ == 1) record_not_run(i, "stopped by a signal (" + stop_signal_ + ")");
       return false;
     }
     const auto& step = plan_.steps[i];

@@ -54,9 +54,7 @@ void Job::begin_cycle() {
 
 void Job::record_cycle_result(const Result& r) {
   this_cycle_.wrong += r.wrong;
-  if (r.status == ResultStatus::kError || r.status == ResultStatus::kTimeout ||
-      r.status == ResultStatus::kNotRun)
-    ++this_cycle_.failed;
+  if (burn_in_failure(r)) ++this_cycle_.failed;
   if (outcome_.doc.burn_in)
     burn_in_recorder_.record(*outcome_.doc.burn_in, cycle_, r, find_method(selected_, r.method));
 }

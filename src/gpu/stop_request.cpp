@@ -11,10 +11,13 @@ namespace {
 std::atomic<int> g_signals{0};  // a signal handler can only reach process-wide state
 std::atomic<int> g_first{0};    // the first signal, for the file's stopped_by
 
+// A second SIGINT (Ctrl-C again) leaves at once. A repeated SIGTERM does not: a batch system at
+// its time limit signals the tasks and the launcher forwards its own, so one stop can arrive
+// twice within milliseconds, and leaving then would skip the final write.
 extern "C" void on_stop_signal(int sig) {
   int none = 0;
   g_first.compare_exchange_strong(none, sig);  // before the flag: whoever sees it sees the name
-  if (g_signals.fetch_add(1) > 0) _exit(128 + sig);  // asked twice: leave now
+  if (g_signals.fetch_add(1) > 0 && sig == SIGINT) _exit(128 + sig);
 }
 
 }  // namespace

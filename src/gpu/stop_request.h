@@ -4,7 +4,8 @@
 // state here is the signal's flag, which a handler can do nothing but set.
 namespace peerbench::gpu {
 
-// Installs the handlers (idempotent). A second signal while stopping ends the process at once.
+// Installs the handlers (idempotent). A second SIGINT while stopping ends the process at once (a
+// repeated SIGTERM does not: batch systems and launchers send it twice for one stop).
 void install_stop_handlers();
 // This process was asked to stop.
 bool stop_requested();

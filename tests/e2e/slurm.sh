@@ -136,4 +136,6 @@ refused $? fleetnogpus "slurm-fleet.sbatch in a job without GPUs"
 touch "$work/a-file"
 job fleetout slurm-fleet.sbatch OUT="$work/a-file" --
 refused $? fleetout "slurm-fleet.sbatch, OUT is a file"
+job fleetjson slurm-fleet.sbatch OUT="$work/fleet-json" -- -m ce -J mine.json
+refused $? fleetjson "slurm-fleet.sbatch with a -J of the user's (each node writes OUT/runs/NODE.json)"
 exit $fail

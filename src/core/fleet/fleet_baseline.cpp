@@ -112,8 +112,10 @@ json make_baseline(const FleetReport& r, double tolerance, const std::string& wr
                      too_few.empty()
                          ? "no node passed, so there is no healthy figure to write a baseline from"
                          : "no case has " + std::to_string(kFleetMinGroupPairs) +
-                               " healthy pairs or more (of the same model, link and size), the "
-                               "fewest a fleet median is drawn from; give more nodes");
+                               " healthy pairs or more, the fewest a fleet median is drawn from "
+                               "(a case: one model, link, size and rank count, and one driver, "
+                               "CUDA and NCCL where the fleet mixes them); give more nodes of a "
+                               "kind");
   }
   json from = provenance(r);
   from["cases_too_few_pairs"] = too_few;

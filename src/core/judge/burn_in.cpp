@@ -32,15 +32,26 @@ BurnInSeries& BurnInRecorder::series_for(BurnIn& b, const Result& r, const Metho
   return b.series[it->second];
 }
 
+bool burn_in_failure(const Result& r) {
+  return r.status == ResultStatus::kError || r.status == ResultStatus::kTimeout;
+}
+
+namespace {
+
+// A cycle once per list: two requested sizes that round to one size are one case, recorded twice.
+void note_cycle(std::vector<int>& cycles, int cycle) {
+  if (cycles.empty() || cycles.back() != cycle) cycles.push_back(cycle);
+}
+
+}  // namespace
+
 void BurnInRecorder::record(BurnIn& b, int cycle, const Result& r, const MethodInfo* m) {
   BurnInSeries& s = series_for(b, r, m);
   if (s.values.size() < static_cast<std::size_t>(cycle)) s.values.resize(cycle);
   const bool interfered = contended(r) || throttled(r);
-  if (r.wrong > 0) s.error_cycles.push_back(cycle);
-  if (r.status != ResultStatus::kOk && r.status != ResultStatus::kSkipped &&
-      r.status != ResultStatus::kNotApplicable)
-    s.failed_cycles.push_back(cycle);
-  if (interfered) s.contended_cycles.push_back(cycle);
+  if (r.wrong > 0) note_cycle(s.error_cycles, cycle);
+  if (burn_in_failure(r)) note_cycle(s.failed_cycles, cycle);
+  if (interfered) note_cycle(s.contended_cycles, cycle);
   if (has_figure(r) && !interfered) s.values[cycle - 1] = figure_value(m, r);
 }
 

@@ -14,6 +14,11 @@
 
 namespace peerbench {
 
+// A result that counts as a burn-in failure: an error or a timeout. A case not run (the run was
+// stopped, another pair failed, an earlier size of it failed) did not fail in that cycle: it
+// ran nowhere, and calling it intermittent would accuse it of another case's failure.
+bool burn_in_failure(const Result& r);
+
 // Adds each cycle's results (cycle numbers from 1) to their cases' series. It finds a case's
 // series through an index, so a cycle of n results costs n log n, not n^2: a full 8-GPU plan has
 // thousands of cases.

@@ -60,7 +60,9 @@ class BurnInChecks {
       if (d_.status != "incomplete")
         fail("stopped_by", "missing in a " + d_.status + " run; only a run still going has none");
     } else if (s == "cycles") {
-      if (b_.cycles_requested == 0 || b_.cycles_done != b_.cycles_requested)
+      if (b_.cycles_requested == 0)
+        fail("stopped_by", "'cycles', but no cycle count was requested (cycles_requested 0)");
+      if (b_.cycles_done != b_.cycles_requested)
         fail("stopped_by", "'cycles', but " + std::to_string(b_.cycles_done) + " of " +
                                std::to_string(b_.cycles_requested) +
                                " cycles requested (cycles_requested) were done");

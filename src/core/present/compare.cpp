@@ -138,9 +138,12 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
                         "check", "allreduce_inplace", "datatypes", "ops", "root", "staged_chunk",
                         "staged_slots", "latency_bytes", "latency_iters", "average",
                         "local_register", "blocking", "report_cputime", "per_iteration"}) {
-    const auto va = a.config.is_object() && a.config.contains(k) ? json_text(a.config[k]) : "";
-    const auto vb = b.config.is_object() && b.config.contains(k) ? json_text(b.config[k]) : "";
-    diff(c.differences, std::string("config ") + k, va, vb);
+    // A key one file lacks is one its version did not record: a change of format, not of run.
+    const bool both = a.config.is_object() && a.config.contains(k) && b.config.is_object() &&
+                      b.config.contains(k);
+    if (both)
+      diff(c.differences, std::string("config ") + k, json_text(a.config[k]),
+           json_text(b.config[k]));
   }
   std::set<std::string> env_keys;
   for (const auto& [k, v] : a.environment) env_keys.insert(k);

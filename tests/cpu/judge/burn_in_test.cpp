@@ -113,6 +113,49 @@ TEST(BurnIn, AFailureThatLastsIntoTheCycleCutShortIsIntermittent) {
   EXPECT_EQ(std::find(again.begin(), again.end(), "intermittent"), again.end());
 }
 
+// From a review: a case not run in a cycle (another pair's fatal error cut it short, or an
+// earlier size of it failed) did not fail there; counted as a failure it was called
+// intermittent for another case's fault. And two requested sizes that round to one size are one
+// case recorded twice in a cycle: its cycle lists name that cycle once, or the file the run
+// wrote would be refused when read back.
+TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
+  const auto catalog = test::catalog();
+  const MethodInfo* m = find_method(catalog, "ce-write");
+  RunDocument d = test::clean_h200_pair();
+  BurnIn b;
+  BurnInRecorder rec;
+  for (int c = 1; c <= 2; ++c) {
+    Result r = test::bw_result("ce-write", 0, 1, G, 396);
+    if (c == 2) {
+      r.status = ResultStatus::kNotRun;
+      r.reason = "not run: cudaErrorLaunchTimeout on pair 1->0";
+      r.algbw_gbps.reset();
+      r.time_us.reset();
+    }
+    rec.record(b, c, r, m);
+    b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
+  }
+  b.cycles_done = 1;
+  b.stopped_by = "error";
+  d.burn_in = b;
+  EXPECT_TRUE(d.burn_in->series[0].failed_cycles.empty());
+  EXPECT_TRUE(codes_of(compute_verdicts(d, {}), 0, 1).empty());
+
+  BurnIn twice;
+  for (int k = 0; k < 2; ++k) {  // 24 B and 16 B of a double all-gather over 2 ranks: both 16 B
+    Result r = test::bw_result("ce-write", 0, 1, G, 396);
+    r.status = ResultStatus::kTimeout;
+    r.wrong = 1;
+    r.interference.emplace();
+    r.interference->push_back({1, "busy", 0, "", {{77, "train.py"}}});
+    rec.record(twice, 3, r, m);
+  }
+  ASSERT_EQ(twice.series.size(), 1u);
+  EXPECT_EQ(twice.series[0].failed_cycles, std::vector<int>{3});
+  EXPECT_EQ(twice.series[0].error_cycles, std::vector<int>{3});
+  EXPECT_EQ(twice.series[0].contended_cycles, std::vector<int>{3});
+}
+
 TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
   const auto d = burned({396, 395, 396, 380, 370, 360, 355, 350});
   const auto codes = codes_of(compute_verdicts(d, {}), 0, 1);
