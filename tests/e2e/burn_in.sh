@@ -45,14 +45,16 @@ check "[ \"\$(jq_ $work/int.json \"d['status']\")\" = complete ]" "SIGINT: the f
 "$bin" report "$work/int.json" > "$work/int.report" 2>&1
 check "[ $? = 0 ]" "SIGINT: the file reports ($(jq_ $work/int.json "d['burn_in']['cycles_done']") cycles done)"
 
-# 4. SIGTERM (what a batch system sends at its time limit): the same clean end, and the file
-# names the signal that came (it once wrote SIGINT for both).
+# 4. SIGTERM, twice within milliseconds (a batch system at its time limit signals the tasks and
+# the launcher forwards its own): the same clean end, and the file names the signal that came
+# (it once wrote SIGINT for both; a second signal once left before the final write).
 mpirun --oversubscribe --bind-to none -np 1 "$bin" run "${small[@]}" -N 0 -J "$work/term.json" > "$work/term.log" 2>&1 &
 job=$!
 for _ in $(seq 100); do
   [ -s "$work/term.json" ] && [ "$(jq_ "$work/term.json" "len((d.get('burn_in') or {}).get('cycles', []))" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
   sleep 0.2
 done
+pkill -TERM -x peerbench
 pkill -TERM -x peerbench
 wait $job
 rc=$?
