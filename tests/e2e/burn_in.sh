@@ -29,16 +29,23 @@ check "[ \"\$(jq_ $work/dur.json \"d['burn_in']['stopped_by']\")\" = duration ]"
 check "[ \"\$(jq_ $work/dur.json \"d['burn_in']['cycles_done'] >= 2\")\" = True ]" "--duration: several cycles"
 check "[ \"\$(jq_ $work/dur.json \"all(len(s['values']) == d['burn_in']['cycles_done'] for s in d['burn_in']['series'])\")\" = True ]" "--duration: every case has a figure per cycle"
 
+# stopped NAME SIGNAL [TIMES]: a burn-in without bound, signalled TIMES times at once after two
+# cycles; echoes the job's exit code.
+stopped() {
+  local name=$1 sig=$2 times=${3:-1} job
+  mpirun --oversubscribe --bind-to none -np 1 "$bin" run "${small[@]}" -N 0 -J "$work/$name.json" > "$work/$name.log" 2>&1 &
+  job=$!
+  for _ in $(seq 100); do
+    [ -s "$work/$name.json" ] && [ "$(jq_ "$work/$name.json" "len((d.get('burn_in') or {}).get('cycles', []))" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
+    sleep 0.2
+  done
+  for _ in $(seq "$times"); do pkill "-$sig" -x peerbench; done
+  wait $job
+  echo $?
+}
+
 # 3. SIGINT to the rank: the cycle in flight finishes, the file reports the cycles done.
-mpirun --oversubscribe --bind-to none -np 1 "$bin" run "${small[@]}" -N 0 -J "$work/int.json" > "$work/int.log" 2>&1 &
-job=$!
-for _ in $(seq 100); do
-  [ -s "$work/int.json" ] && [ "$(jq_ "$work/int.json" "len((d.get('burn_in') or {}).get('cycles', []))" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
-  sleep 0.2
-done
-pkill -INT -x peerbench
-wait $job
-rc=$?
+rc=$(stopped int INT)
 check "[ $rc = 0 ]" "SIGINT: the job ends cleanly (exit $rc)"
 check "[ \"\$(jq_ $work/int.json \"d['burn_in']['stopped_by']\")\" = SIGINT ]" "SIGINT: the file says why it stopped"
 check "[ \"\$(jq_ $work/int.json \"d['status']\")\" = complete ]" "SIGINT: the first cycle is whole"
@@ -48,16 +55,7 @@ check "[ $? = 0 ]" "SIGINT: the file reports ($(jq_ $work/int.json "d['burn_in']
 # 4. SIGTERM, twice within milliseconds (a batch system at its time limit signals the tasks and
 # the launcher forwards its own): the same clean end, and the file names the signal that came
 # (it once wrote SIGINT for both; a second signal once left before the final write).
-mpirun --oversubscribe --bind-to none -np 1 "$bin" run "${small[@]}" -N 0 -J "$work/term.json" > "$work/term.log" 2>&1 &
-job=$!
-for _ in $(seq 100); do
-  [ -s "$work/term.json" ] && [ "$(jq_ "$work/term.json" "len((d.get('burn_in') or {}).get('cycles', []))" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
-  sleep 0.2
-done
-pkill -TERM -x peerbench
-pkill -TERM -x peerbench
-wait $job
-rc=$?
+rc=$(stopped term TERM 2)
 check "[ $rc = 0 ]" "SIGTERM: the job ends cleanly (exit $rc)"
 check "[ \"\$(jq_ $work/term.json \"d['burn_in']['stopped_by']\")\" = SIGTERM ]" "SIGTERM: the file names it"
 "$bin" report "$work/term.json" > /dev/null 2>&1
