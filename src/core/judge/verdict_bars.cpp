@@ -165,9 +165,10 @@ namespace {
 
 // Where the site gave a baseline and it has no entry for the case (another model, link, size or
 // rank count, or its versions), the basis says so: a baseline that judges nothing is not silent.
+// `found`: baseline_for's answer, which the caller has already.
 std::string no_baseline_entry(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
-                              const Result& r) {
-  if (c.e.baseline.empty() || baseline_for(c, v, m, r)) return "";
+                              const Result& r, const BaselineEntry* found) {
+  if (c.e.baseline.empty() || found) return "";
   return "; no entry in the site baseline (" + c.e.source + ") for " + model_of(c, v) + " " +
          v.link + " " + m.name + " at " + format_size(r.bytes) + " over " +
          std::to_string(c.d.system.ranks.size()) + " ranks";
@@ -229,7 +230,7 @@ std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const 
     return baseline_shortfall(c, v, m, r, *b, value, mv);
   latency_bar(c, m, kind, small_message, mv);
   if (mv.bar && !site_bar(c.e.max_latency_us, m.name, kind))
-    mv.bar_basis += no_baseline_entry(c, v, m, r);
+    mv.bar_basis += no_baseline_entry(c, v, m, r, b);
   if (!mv.bar || value <= *mv.bar) return std::nullopt;
   return make_flag("high-latency", m.name,
                    m.name + " took " + format_fixed(value, 2) + " us per operation at " +
@@ -264,7 +265,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
     return baseline_shortfall(c, v, m, r, *base, headline_value(&m, r), mv);
   } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {
     expected = true;
-    mv.bar_basis += no_baseline_entry(c, v, m, r);
+    mv.bar_basis += no_baseline_entry(c, v, m, r, base);
   } else {
     default_bandwidth_bar(c, m, link, r.bytes, mv);
     if (mv.bar && c.known) {
@@ -272,7 +273,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
       if (!k.found())
         mv.bar_basis += "; link-rate rule: no known-good figure (" + k.why_unknown + ")";
     }
-    if (mv.bar) mv.bar_basis += no_baseline_entry(c, v, m, r);
+    if (mv.bar) mv.bar_basis += no_baseline_entry(c, v, m, r, base);
   }
   const double value = headline_value(&m, r);
   if (!mv.bar || value >= *mv.bar) return std::nullopt;
