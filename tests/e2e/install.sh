@@ -85,14 +85,18 @@ grep -q other "$work/called" && ! grep -q moved "$work/called" && ok "PEERBENCH 
 # ---- The man page
 page=$prefix/share/man/man1/peerbench.1
 have_man=0
-if have man man-db; then
+have_groff=0
+have groff groff && have_groff=1
+# man renders through groff: without it `man -l` prints nothing and exits 0 (seen on the GPU
+# machine, which has man but no groff), so both are needed to read the page.
+if have man man-db && [ $have_groff = 1 ]; then
   have_man=1
   MANWIDTH=100 man -l "$page" > "$work/man.txt" 2> "$work/man.err"
   rc=$?
   [ $rc = 0 ] && grep -q '^NAME' "$work/man.txt" && grep -q '^EXIT STATUS' "$work/man.txt" &&
     ok "man -l renders the page ($(wc -l < "$work/man.txt") lines)" || bad "man -l: exit $rc: $(head -3 "$work/man.err")"
 fi
-if have groff groff; then
+if [ $have_groff = 1 ]; then
   groff -man -Tutf8 -ww -z "$page" 2> "$work/groff.err"
   [ ! -s "$work/groff.err" ] && ok "groff finds nothing to warn about" || bad "groff warns: $(head -3 "$work/groff.err")"
 fi
