@@ -1,5 +1,5 @@
-// The escaping layer (core/base/escaped.h): what a writer refuses at compile time, and each format's
-// rules on hostile strings.
+// The escaping layer (core/base/escaped.h): what a writer refuses at compile time, and each
+// format's rules on hostile strings.
 #include "core/base/escaped.h"
 
 #include <gtest/gtest.h>
