@@ -58,6 +58,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     const Expectations bars = o.expect_path.empty() ? recorded_expectations(docs[i], in.path) : e;
     in.verdicts = compute_verdicts(docs[i], bars);
     in.expectations_source = bars.source;
+    in.bars_used = bars_used_line(docs[i], in.verdicts, bars);
     failing += count_failing(in.verdicts, o.fail_on);
     inputs.push_back(std::move(in));
   }

@@ -118,6 +118,7 @@ void Job::print_summary(double elapsed) {
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
   *o << "# " << verdict_headline(count_verdicts(doc.verdicts)) << "\n";
+  *o << "# Bars: " << bars_used_line(doc, doc.verdicts, expectations_) << "\n";
   if (doc.nccl.mode != "not-used") {
     *o << "# NCCL transport capture: " << doc.nccl.mode
        << (doc.nccl.path_type.empty() ? "" : ", graph path " + doc.nccl.path_type) << "\n";

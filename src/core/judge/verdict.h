@@ -148,6 +148,11 @@ VerdictCounts count_verdicts(const std::vector<PairVerdict>& v);
 // "all 3 pass", or "1 flagged, 2 incomplete, 1 pass of 4 verdicts (3 flags)".
 std::string verdict_headline(const VerdictCounts& c);
 
+// One line on what judged the figures: how many by each kind of bar (MethodVerdict::bar_source),
+// and where `e` holds a site baseline, how many it had no entry for, or that it judged none.
+std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>& v,
+                           const Expectations& e);
+
 // Flags and method states selected by `fail_on`: "all" (every flag and every incomplete,
 // contended, throttled or noisy method), "none", or comma-separated flag codes and/or those
 // states.

@@ -32,6 +32,7 @@ void latency_bar(const Ctx& c, const MethodInfo& m, const std::string& kind, boo
   if (auto b = site_bar(c.e.max_latency_us, m.name, kind)) {
     mv.bar = *b;
     mv.bar_basis = "max_latency_us from " + c.e.source;
+    mv.bar_source = kBarSiteBar;
     return;
   }
   const auto& table = small_message ? c.e.small_message_us : c.e.latency_us;
@@ -40,6 +41,7 @@ void latency_bar(const Ctx& c, const MethodInfo& m, const std::string& kind, boo
   mv.bar = it->second;
   mv.bar_basis = std::string(small_message ? "small_message_us" : "latency_us") + "." + kind +
                  " (" + (c.e.source) + ")";
+  mv.bar_source = kBarLatencyTable;
 }
 
 // How much of a link's raw rate a healthy link reaches with a method, and how fast that is
@@ -85,6 +87,7 @@ void default_bandwidth_bar(const Ctx& c, const MethodInfo& m, const Link& link, 
                  rule.name + " " + format_fixed(rule.fraction, 2) + " x " +
                  format_size_compact(bytes) + "/(" + format_size_compact(bytes) + "+" +
                  format_size_compact(rule.ramp_bytes) + "))";
+  mv.bar_source = kBarLinkRate;
 }
 
 // The known-good bar: expected_fraction of the figure a healthy card of this model delivers over
@@ -97,6 +100,7 @@ bool known_good_bar(const Ctx& c, const MethodInfo& m, const Link& link, const s
   mv.bar = c.e.expected_fraction * known.figure->value;
   mv.bar_basis = format_fixed(c.e.expected_fraction * 100, 0) + "% of the known-good " +
                  known.figure->describe();
+  mv.bar_source = kBarKnownGood;
   return true;
 }
 
@@ -127,6 +131,7 @@ std::optional<Flag> baseline_shortfall(const Ctx& c, const PairVerdict& v, const
                  format_fixed(b.median, decimals) + unit + " of " + std::to_string(b.pairs) +
                  " pairs on " + std::to_string(b.nodes) + " nodes (" + b.model + ", " + b.group +
                  ")";
+  mv.bar_source = kBarSiteBaseline;
   const bool worse = b.lower_is_better ? value > b.bar : value < b.bar;
   if (!worse) return std::nullopt;
   return make_flag("off-baseline", m.name,
@@ -261,6 +266,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
   if (auto b = site_bar(c.e.min_gbps, m.name, kind)) {
     mv.bar = *b;
     mv.bar_basis = "min_gbps from " + c.e.source;
+    mv.bar_source = kBarSiteBar;
   } else if (base && !base->lower_is_better) {
     return baseline_shortfall(c, v, m, r, *base, headline_value(&m, r), mv);
   } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {

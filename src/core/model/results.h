@@ -306,6 +306,9 @@ struct MethodVerdict {
   std::uint64_t bytes = 0;      // the size it was judged at
   std::optional<double> bar;    // the threshold it was judged against
   std::string bar_basis;        // where the threshold came from
+  // Which kind of bar that is (bar_source_names): a site's min_gbps or max_latency_us, its fleet
+  // baseline, the known-good figure, the link-rate rule or a per-kind latency bar; "" none.
+  std::string bar_source;
   nlohmann::json evidence;      // contended, throttled, noisy, a repeat's pass: the attempts
   // Against the known-good figure for this GPU model, link, rank count and size
   // (data/known_good): the figure, measured / figure, and where it comes from; or why none.
@@ -313,6 +316,13 @@ struct MethodVerdict {
   std::optional<double> expected_ratio;
   std::string expected_basis;
 };
+
+// MethodVerdict::bar_source values.
+inline constexpr const char* kBarSiteBar = "site-bar";            // min_gbps, max_latency_us
+inline constexpr const char* kBarSiteBaseline = "site-baseline";  // fleet --write-baseline
+inline constexpr const char* kBarKnownGood = "known-good";        // data/known_good
+inline constexpr const char* kBarLinkRate = "link-rate";          // fraction of the raw link
+inline constexpr const char* kBarLatencyTable = "latency-table";  // latency_us, small_message_us
 
 struct PairVerdict {
   int src = -1;  // -1/-1: the all-ranks verdict (all-reduce)

@@ -236,6 +236,12 @@ MethodVerdict method_verdict_from(const JsonIn& in) {
   m.bytes = static_cast<std::uint64_t>(in.opt_number("bytes", 0, kMaxBytes).value_or(0));
   m.bar = in.opt_number("bar", -1e300, 1e300);
   m.bar_basis = in.opt_str("bar_basis").value_or("");
+  m.bar_source = in.opt_str("bar_source").value_or("");
+  if (!m.bar_source.empty() && m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline &&
+      m.bar_source != kBarKnownGood && m.bar_source != kBarLinkRate &&
+      m.bar_source != kBarLatencyTable)
+    in.at("bar_source").fail("is not site-bar, site-baseline, known-good, link-rate or "
+                             "latency-table");
   if (in.has("evidence")) m.evidence = in.at("evidence").raw();
   m.expected = in.opt_number("expected", 0, 1e9);
   m.expected_ratio = in.opt_number("expected_ratio", 0, 1e9);

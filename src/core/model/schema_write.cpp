@@ -107,6 +107,7 @@ json method_verdict_json(const MethodVerdict& m) {
               {"bytes", m.bytes},
               {"bar", opt_json(m.bar)},
               {"bar_basis", str_or_null(m.bar_basis)},
+              {"bar_source", str_or_null(m.bar_source)},
               {"evidence", m.evidence},
               {"expected", opt_json(m.expected)},
               {"expected_ratio", opt_json(m.expected_ratio)},

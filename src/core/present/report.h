@@ -20,6 +20,7 @@ struct ReportInput {
   const RunDocument* doc = nullptr;
   std::vector<PairVerdict> verdicts;
   std::string expectations_source;
+  std::string bars_used;  // bars_used_line: what judged the figures ("" to leave out)
 };
 
 struct PlotFile {

@@ -106,6 +106,7 @@ class HtmlReporter : public DocumentReporter {
     row("peerbench", d.tool.version + " (" + d.tool.git_revision + ")");
     row("NCCL capture", d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note));
     row("thresholds", in.expectations_source);
+    if (!in.bars_used.empty()) row("bars", in.bars_used);
     const std::string cls = c.flagged                            ? "flagged"
                             : c.incomplete                       ? "incomplete"
                             : c.pass == c.verdicts && c.verdicts ? "pass"

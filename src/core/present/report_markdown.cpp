@@ -84,7 +84,9 @@ class MarkdownReporter : public DocumentReporter {
     o << "| peerbench | " << e(d.tool.version + " (" + d.tool.git_revision + ")") << " |\n";
     o << "| NCCL capture | " << e(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note))
       << " |\n";
-    o << "| thresholds | " << e(in.expectations_source) << " |\n\n";
+    o << "| thresholds | " << e(in.expectations_source) << " |\n";
+    if (!in.bars_used.empty()) o << "| bars | " << e(in.bars_used) << " |\n";
+    o << "\n";
   }
 
   static void matrix(W& o, const ReportInput& in, const ResultIndex& idx) {

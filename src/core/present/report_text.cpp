@@ -201,6 +201,7 @@ class TextReporter : public DocumentReporter {
 
   static void verdicts(W& o, const ReportInput& in) {
     o << "\nVerdicts (thresholds: " << e(in.expectations_source) << "):\n";
+    if (!in.bars_used.empty()) o << "  bars: " << e(in.bars_used) << "\n";
     // The pair, link and verdict line up over all verdicts; each verdict's details follow it.
     TextTable heads;
     for (const auto& v : in.verdicts)

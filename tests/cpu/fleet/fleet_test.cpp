@@ -535,6 +535,48 @@ TEST(SiteBaseline, LatencySizesAreHeldAsTimePerOperation) {
   EXPECT_TRUE(flagged);
 }
 
+// From an audit: a site baseline of another GPU model judged nothing, and every report read
+// "pass" under "thresholds: <the baseline>" with no word that its entries matched no case. The
+// reports now say what judged the figures, and that the baseline judged none of them.
+TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  nlohmann::json file = make_baseline(fleet_of(dir), 0.1, "now");
+  const std::string same = dir + "/same.json", other = dir + "/other.json";
+  write_text(same, file.dump(2));
+  for (auto& e : file["baseline"]["entries"]) e["model"] = "NVIDIA H100 80GB HBM3";
+  write_text(other, file.dump(2));
+  const RunDocument d = as_node(real_run(), "x");
+
+  const Expectations own = load_expectations(same, test::catalog());
+  const std::string judged = bars_used_line(d, compute_verdicts(d, own), own);
+  EXPECT_NE(judged.find("by site baseline"), std::string::npos) << judged;
+  EXPECT_EQ(judged.find("judged none"), std::string::npos) << judged;
+
+  const Expectations h100 = load_expectations(other, test::catalog());
+  const auto vs = compute_verdicts(d, h100);
+  const std::string none = bars_used_line(d, vs, h100);
+  EXPECT_EQ(none.find("by site baseline"), std::string::npos) << none;
+  EXPECT_NE(none.find("the site baseline (" + other + ") judged none of them"), std::string::npos)
+      << none;
+  EXPECT_NE(none.find("NVIDIA H100 80GB HBM3 over 2 ranks, this run is NVIDIA H200 over 2 ranks"),
+            std::string::npos)
+      << none;
+  int sourced = 0;
+  for (const auto& v : vs)
+    for (const auto& m : v.methods) {
+      if (!m.bar) continue;
+      EXPECT_NE(m.bar_source, kBarSiteBaseline) << m.method;
+      sourced += !m.bar_source.empty();
+    }
+  EXPECT_GT(sourced, 0) << "every bar says what kind it is";
+
+  const std::string built_in = bars_used_line(d, compute_verdicts(d, Expectations{}), {});
+  EXPECT_NE(built_in.find("by known-good figures (85 %)"), std::string::npos) << built_in;
+  EXPECT_EQ(built_in.find("baseline"), std::string::npos) << built_in;
+}
+
 TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {

@@ -1,0 +1,68 @@
+// Which bars judged a run's figures, for one line above the verdicts: a site baseline that
+// matches no case (another model, rank count or version) would otherwise leave a report that
+// reads "pass" against it while every figure was judged by other bars.
+#include <map>
+#include <set>
+
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
+
+namespace peerbench {
+namespace {
+
+// "NVIDIA H100 80GB HBM3 over 2 ranks" for each distinct model and rank count of the entries.
+std::string baseline_scope(const std::vector<BaselineEntry>& entries) {
+  std::set<std::string> seen;
+  for (const auto& b : entries)
+    seen.insert(b.model + " over " + std::to_string(b.ranks) + " ranks");
+  return join(std::vector<std::string>(seen.begin(), seen.end()), ", ");
+}
+
+std::string run_scope(const RunDocument& d) {
+  std::set<std::string> models;
+  for (const auto& r : d.system.ranks)
+    models.insert(r.gpu.name.empty() ? "(unnamed GPU)" : r.gpu.name);
+  return join(std::vector<std::string>(models.begin(), models.end()), ", ") + " over " +
+         std::to_string(d.system.ranks.size()) + " ranks";
+}
+
+}  // namespace
+
+std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>& v,
+                           const Expectations& e) {
+  // In the order a bar is chosen (verdict_bars.cpp): the site's own, its baseline, known-good,
+  // the link-rate rule; latency bars by link kind beside them.
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {kBarSiteBar, "site bars"},
+      {kBarSiteBaseline, "site baseline"},
+      {kBarKnownGood, "known-good figures (" + format_fixed(e.expected_fraction * 100, 0) + " %)"},
+      {kBarLinkRate, "link-rate rule"},
+      {kBarLatencyTable, "latency bars"}};
+  std::map<std::string, int> by;
+  int judged = 0, without_entry = 0;
+  for (const auto& p : v) {
+    for (const auto& m : p.methods) {
+      if (!m.bar) continue;
+      ++judged;
+      ++by[m.bar_source];
+      if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline) ++without_entry;
+    }
+  }
+  if (judged == 0) return "no figure was judged against a bar";
+  std::vector<std::string> parts;
+  for (const auto& [key, words] : kinds)
+    if (by.count(key)) parts.push_back(std::to_string(by[key]) + " by " + words);
+  std::string line = std::to_string(judged) + (judged == 1 ? " figure" : " figures") +
+                     " judged: " + join(parts, ", ");
+  if (e.baseline.empty()) return line;
+  if (by.count(kBarSiteBaseline) == 0)
+    return line + "; the site baseline (" + e.source +
+           ") judged none of them: its entries are for " + baseline_scope(e.baseline) +
+           ", this run is " + run_scope(d);
+  if (without_entry > 0)
+    line += "; " + std::to_string(without_entry) + " had no entry in the site baseline (" +
+            e.source + ")";
+  return line;
+}
+
+}  // namespace peerbench
