@@ -309,7 +309,7 @@ struct MethodVerdict {
   // Which kind of bar that is (bar_source_names): a site's min_gbps or max_latency_us, its fleet
   // baseline, the known-good figure, the link-rate rule or a per-kind latency bar; "" none.
   std::string bar_source;
-  nlohmann::json evidence;      // contended, throttled, noisy, a repeat's pass: the attempts
+  nlohmann::json evidence;  // contended, throttled, noisy, a repeat's pass: the attempts
   // Against the known-good figure for this GPU model, link, rank count and size
   // (data/known_good): the figure, measured / figure, and where it comes from; or why none.
   std::optional<double> expected;

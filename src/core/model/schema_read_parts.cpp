@@ -240,8 +240,10 @@ MethodVerdict method_verdict_from(const JsonIn& in) {
   if (!m.bar_source.empty() && m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline &&
       m.bar_source != kBarKnownGood && m.bar_source != kBarLinkRate &&
       m.bar_source != kBarLatencyTable)
-    in.at("bar_source").fail("is not site-bar, site-baseline, known-good, link-rate or "
-                             "latency-table");
+    in.at("bar_source")
+        .fail(
+            "is not site-bar, site-baseline, known-good, link-rate or "
+            "latency-table");
   if (in.has("evidence")) m.evidence = in.at("evidence").raw();
   m.expected = in.opt_number("expected", 0, 1e9);
   m.expected_ratio = in.opt_number("expected_ratio", 0, 1e9);
