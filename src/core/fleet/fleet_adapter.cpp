@@ -48,38 +48,6 @@ std::string model_of(const RunDocument& d, const PairVerdict& v) {
   return names.empty() ? "?" : "mixed GPUs";
 }
 
-const GpuTopology* topology_gpu(const RunDocument& d, int rank) {
-  const auto* r = rank_info(d, rank);
-  if (!r || !d.topology) return nullptr;
-  for (const auto& h : d.topology->hosts) {
-    if (h.host != r->host) continue;
-    for (const auto& g : h.gpus) {
-      if (g.pci_bus_id == r->gpu.pci_bus_id) return &g;
-    }
-  }
-  return nullptr;
-}
-
-// "NV18", "NET", or for PCIe paths the generation and width both GPUs are capable of, so a link
-// trained down shows as an outlier among its peers rather than in a group of its own.
-std::string link_group(const RunDocument& d, const PairVerdict& v) {
-  if (v.src < 0) {
-    std::string s = "all " + std::to_string(d.system.ranks.size()) + " GPUs";
-    if (d.system.hosts.size() > 1) s += " on " + std::to_string(d.system.hosts.size()) + " hosts";
-    return s;
-  }
-  const bool pcie =
-      v.link == "PIX" || v.link == "PXB" || v.link == "PHB" || v.link == "NODE" || v.link == "SYS";
-  const auto* a = topology_gpu(d, v.src);
-  const auto* b = topology_gpu(d, v.dst);
-  if (!pcie || !a || !b) return v.link;
-  // The bar the verdict judged the pair by: what both GPUs and slots support.
-  const int gen = std::min(pcie_gen_bar(*a), pcie_gen_bar(*b));
-  const int width = std::min(pcie_width_bar(*a), pcie_width_bar(*b));
-  if (gen == 0 || width == 0) return v.link;
-  return "PCIe Gen" + std::to_string(gen) + " x" + std::to_string(width) + " " + v.link;
-}
-
 // The pair's ok measurements, looked up in the run's index (a scan of every result per verdict
 // made large runs quadratic); for collectives, the variant the verdict judged.
 std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex& idx, int src,
@@ -87,10 +55,11 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
   std::vector<Measurement> out;
   for (const auto& name : idx.methods_of(src, dst)) {
     const auto* m = find_method(d.methods, name);
-    for (const Result* r : idx.of(name, src, dst)) {
+    for (const Result* plan : idx.of(name, src, dst)) {
       // A figure measured beside another job or under held clocks says nothing of the link: it
       // is kept out of the fleet's medians and never an outlier.
-      if (!has_figure(*r) || contended(*r) || throttled(*r)) continue;
+      const Result* r = settled_result(d, *plan);
+      if (!r) continue;
       const double ops = r->warmup_iters + static_cast<double>(r->iters) * r->samples;
       // Latency methods, and bandwidth methods at latency sizes, by their time per operation:
       // what the verdict judges there (8 B is 0.0 GB/s), so a site baseline can hold it.
@@ -113,7 +82,7 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVer
     if (host_of(d, v.src) != host_of(d, v.dst)) p.dst_pci = host_of(d, v.dst) + "/" + p.dst_pci;
   }
   p.gpu_model = model_of(d, v);
-  p.link = link_group(d, v);
+  p.link = baseline_group(d, v);
   p.link_label = v.link;
   p.ranks = static_cast<int>(d.system.ranks.size());
   p.state = fleet_state(v);

@@ -28,12 +28,78 @@ RunVersions run_versions(const RunDocument& d) {
   return v;
 }
 
+namespace {
+
+// The GPU's topology record, found by the rank's host and PCI bus id.
+const GpuTopology* topology_gpu(const RunDocument& d, int rank) {
+  const auto* r = rank_info(d, rank);
+  if (!r || !d.topology) return nullptr;
+  for (const auto& h : d.topology->hosts) {
+    if (h.host != r->host) continue;
+    for (const auto& g : h.gpus) {
+      if (g.pci_bus_id == r->gpu.pci_bus_id) return &g;
+    }
+  }
+  return nullptr;
+}
+
+// "NV18", "NET", or for PCIe paths the generation and width both GPUs are capable of, so a link
+// trained down shows as an outlier among its peers rather than in a group of its own.
+std::string link_group(const RunDocument& d, const PairVerdict& v) {
+  if (v.src < 0) {
+    std::string s = "all " + std::to_string(d.system.ranks.size()) + " GPUs";
+    if (d.system.hosts.size() > 1) s += " on " + std::to_string(d.system.hosts.size()) + " hosts";
+    return s;
+  }
+  const bool pcie =
+      v.link == "PIX" || v.link == "PXB" || v.link == "PHB" || v.link == "NODE" || v.link == "SYS";
+  const auto* a = topology_gpu(d, v.src);
+  const auto* b = topology_gpu(d, v.dst);
+  if (!pcie || !a || !b) return v.link;
+  // The bar the verdict judged the pair by: what both GPUs and slots support.
+  const int gen = std::min(pcie_gen_bar(*a), pcie_gen_bar(*b));
+  const int width = std::min(pcie_width_bar(*a), pcie_width_bar(*b));
+  if (gen == 0 || width == 0) return v.link;
+  return "PCIe Gen" + std::to_string(gen) + " x" + std::to_string(width) + " " + v.link;
+}
+
+int config_int(const RunDocument& d, const char* key, int absent) {
+  const auto& c = d.config;
+  if (!c.is_object() || !c.contains(key)) return absent;
+  const auto& x = c[key];
+  if (x.is_boolean()) return x.get<bool>() ? 1 : 0;
+  return x.is_number() ? x.get<int>() : absent;
+}
+
+}  // namespace
+
+std::string measurement_mode(const RunDocument& d, const MethodInfo* m) {
+  std::vector<std::string> parts;
+  // A key an older file lacks reads as the value its version implied: the default. -R changes
+  // NCCL's buffers only, and the in-place option the all-reduce only.
+  const bool nccl = !m || m->uses_nccl;
+  const bool allreduce = !m || m->collective == Collective::kAllReduce;
+  if (const int r = config_int(d, "local_register", 0); r && nccl)
+    parts.push_back("-R " + std::to_string(r));
+  if (const int a = config_int(d, "average", 3); a != 3) parts.push_back("-a " + std::to_string(a));
+  if (const int z = config_int(d, "blocking", 0)) parts.push_back("-z " + std::to_string(z));
+  if (const int g = config_int(d, "cudagraph_replays", 0))
+    parts.push_back("-G " + std::to_string(g));
+  if (config_int(d, "allreduce_inplace", 0) && allreduce) parts.push_back("in-place");
+  return join(parts, " ");
+}
+
+std::string baseline_group(const RunDocument& d, const PairVerdict& v) {
+  const std::string mode = measurement_mode(d);
+  return link_group(d, v) + (mode.empty() ? "" : ", " + mode);
+}
+
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
                                    const BaselineQuery& q) {
   const BaselineEntry* best = nullptr;
   for (const auto& e : entries) {
     if (e.model != q.model || e.link != q.link || e.method != q.method || e.bytes != q.bytes ||
-        e.ranks != q.ranks)
+        e.ranks != q.ranks || e.group != q.group)
       continue;
     if ((!e.driver.empty() && e.driver != q.versions.driver) ||
         (!e.cuda.empty() && e.cuda != q.versions.cuda) ||

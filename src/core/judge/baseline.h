@@ -35,15 +35,26 @@ struct RunVersions {
 };
 RunVersions run_versions(const RunDocument& d);
 
+// The settings of a run that change what its figures mean (-R, -a, -z, -G, in-place all-reduce):
+// "" for peerbench's defaults, else e.g. "-R 2 -a 1". Keys an older file lacks read as defaults.
+// With `m`, only the settings that touch that method (-R: NCCL's; in-place: the all-reduce).
+std::string measurement_mode(const RunDocument& d, const MethodInfo* m = nullptr);
+// A verdict's group in a fleet and a site baseline: the link label (PCIe paths: the generation
+// and width both GPUs support), for all ranks their count and hosts, then the mode: "NV18",
+// "PCIe Gen5 x16 PIX", "all 2 GPUs on 2 hosts", "all 2 GPUs, -R 2 -a 1". A baseline entry judges
+// only a case of its own group, so a run under -R 2, or across hosts, meets no -R 0 or one-host
+// median.
+std::string baseline_group(const RunDocument& d, const PairVerdict& v);
+
 struct BaselineQuery {
-  std::string model, link, method;
+  std::string model, link, group, method;
   std::uint64_t bytes = 0;
   int ranks = 0;
   RunVersions versions;
 };
 
-// The entry for a case, or nullptr: model, link, method, size and rank count must match, and the
-// versions where the entry names them. Of several, the one drawn from the most pairs.
+// The entry for a case, or nullptr: model, link, group, method, size and rank count must match, and
+// the versions where the entry names them. Of several, the one drawn from the most pairs.
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
                                    const BaselineQuery& q);
 

@@ -227,9 +227,8 @@ std::optional<PairVerdict> pair_verdict(const Ctx& c, int src, int dst) {
 bool gpu_shared(const Ctx& c, int rank) {
   const auto* me = c.idx.rank(rank);
   if (!me) return false;
-  return std::any_of(c.d.system.ranks.begin(), c.d.system.ranks.end(), [&](const RankInfo& r) {
-    return r.rank != rank && r.host == me->host && same_gpu(r.gpu, me->gpu);
-  });
+  return std::any_of(c.d.system.ranks.begin(), c.d.system.ranks.end(),
+                     [&](const RankInfo& r) { return r.rank != rank && same_card(r, *me); });
 }
 
 // One GPU and its host: the host<->GPU methods (h2d, d2h, h2d-all, d2h-all) against the GPU's
@@ -271,8 +270,12 @@ std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
 Link all_ranks_link(const Ctx& c) {
   Link slowest;
   slowest.cls.label = "all";
-  if (c.d.system.ranks.size() == 1) {
-    slowest.cls.kind = LinkKind::kSameGpu;  // one rank: the collective crosses no link
+  const auto& ranks = c.d.system.ranks;
+  // One rank, or every rank on one GPU (under any host names): the collective crosses no link.
+  if (!ranks.empty() && std::all_of(ranks.begin() + 1, ranks.end(), [&](const RankInfo& r) {
+        return same_card(r, ranks.front());
+      })) {
+    slowest.cls.kind = LinkKind::kSameGpu;
     return slowest;
   }
   if (c.d.system.hosts.size() > 1) {

@@ -126,6 +126,12 @@ struct CaseKey {
   bool operator<(const CaseKey& o) const;
 };
 CaseKey case_key(const Result& r);
+// The measurement of a case that other runs and nodes are set beside: where the run repeated it
+// (after an idle check; the repeat settled its verdict), its latest repeat that is measured, not
+// contended, throttled or launch-bound; else `r` itself when it is such; else nullptr. Before,
+// compare and fleet took the plan's figure, so a transient the run's own repeat cleared read as
+// a regression or a fleet outlier (audit).
+const Result* settled_result(const RunDocument& d, const Result& r);
 nlohmann::json to_json(const CaseKey& k);
 CaseKey case_key_from_json(const nlohmann::json& j);
 

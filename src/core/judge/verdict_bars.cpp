@@ -159,6 +159,7 @@ const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const Meth
   BaselineQuery q;
   q.model = model_of(c, v);
   q.link = v.link;
+  q.group = baseline_group(c.d, v);
   q.method = m.name;
   q.bytes = r.bytes;
   q.ranks = static_cast<int>(c.d.system.ranks.size());
@@ -299,6 +300,19 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
     return make_flag(
         "below-expected", m.name,
         head + ", under its " + format_fixed(*mv.bar, 1) + " GB/s bar: " + mv.bar_basis, ev);
+  }
+  if (mv.bar_source == kBarSiteBar) {
+    // The site's number, not the link's rating; one above the raw rate cannot be met at all.
+    const double raw = link.expected ? link.expected->raw_gbps * (m.bidirectional ? 2 : 1) : 0;
+    return make_flag(
+        "below-link", m.name,
+        head + ", under the site's " + format_fixed(*mv.bar, 1) + " GB/s bar (" + mv.bar_basis +
+            ")" +
+            (raw > 0 && *mv.bar > raw
+                 ? "; that bar is above the " + format_fixed(raw, 1) + " GB/s raw rate of " +
+                       v.link_description + ", which no figure reaches"
+                 : ""),
+        ev);
   }
   return make_flag("below-link", m.name,
                    head + ", under the " + format_fixed(*mv.bar, 1) + " GB/s that " +

@@ -166,6 +166,14 @@ bool same_gpu(const GpuInfo& a, const GpuInfo& b) {
   return a.index == b.index;
 }
 
+// A GPU's UUID is unique across hosts, so two ranks that report one UUID drive one GPU whatever
+// their host names say (PEERBENCH_HOST_ID can give one machine's ranks two names); without
+// UUIDs, the PCI id or index on one host.
+bool same_card(const RankInfo& a, const RankInfo& b) {
+  if (!a.gpu.uuid.empty() && a.gpu.uuid == b.gpu.uuid) return true;
+  return a.host == b.host && same_gpu(a.gpu, b.gpu);
+}
+
 const GpuTopology* topology_gpu(const Ctx& c, const RankInfo& r) {
   if (!r.gpu.pci_bus_id.empty()) {
     const auto it = c.gpus_by_bus.find({r.host, r.gpu.pci_bus_id});
@@ -179,11 +187,11 @@ Link link_of(const Ctx& c, int src, int dst) {
   Link l;
   const auto* ra = c.idx.rank(src);
   const auto* rb = c.idx.rank(dst);
-  if (ra && rb && ra->host != rb->host) {
-    l.cls = cross_host_link();
-  } else if (ra && rb && same_gpu(ra->gpu, rb->gpu)) {
+  if (ra && rb && same_card(*ra, *rb)) {
     l.cls.kind = LinkKind::kSameGpu;
     l.cls.label = "X";
+  } else if (ra && rb && ra->host != rb->host) {
+    l.cls = cross_host_link();
   } else {
     l.cls.label = "?";
     const GpuTopology* ga = ra ? topology_gpu(c, *ra) : nullptr;

@@ -72,6 +72,7 @@ bool requested_for(const Ctx& c, const MethodInfo& m, int src, int dst);
 CardId card_from(const RankInfo* r, int rank);
 std::string who(const Ctx& c, int rank);  // "rank 0 (GPU 0 (0000:..., serial ...) on host)"
 bool same_gpu(const GpuInfo& a, const GpuInfo& b);
+bool same_card(const RankInfo& a, const RankInfo& b);  // one GPU, across hosts too (UUID)
 const GpuTopology* topology_gpu(const Ctx& c, const RankInfo& r);
 std::string bar_kind_of(const LinkClass& cls);
 Link link_of(const Ctx& c, int src, int dst);

@@ -2,6 +2,7 @@
 // of one host, NVLink data counters that did not move with a copy, a peer copy slower than going
 // through host memory.
 #include <algorithm>
+#include <map>
 
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
@@ -38,6 +39,39 @@ std::string transport_text(const PairTransport& t) {
   return s + " (" + std::to_string(t.channels) + " ch)";
 }
 
+namespace {
+
+// NCCL variables in the run's environment that steer NCCL off the road a link offers
+// (NCCL_P2P_DISABLE=1 to SHM; with NCCL_SHM_DISABLE=1 to NET; NCCL_IB_DISABLE=1 to sockets). A
+// flag raised under them still fails the run, but names the operator's setting as its cause
+// rather than leaving a technician to suspect the link.
+std::vector<std::string> forcing_variables(const Ctx& c, const std::string& road) {
+  static const std::map<std::string, std::vector<std::string>> steer = {
+      {"SHM", {"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"}},
+      {"NET", {"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE"}},
+      {"Socket", {"NCCL_IB_DISABLE", "NCCL_NET", "NCCL_NET_PLUGIN"}}};
+  std::vector<std::string> set;
+  for (const auto& name : steer.at(road)) {
+    const auto it = c.d.environment.find(name);
+    if (it == c.d.environment.end() || it->second.empty()) continue;
+    const bool disable = name.size() > 8 && name.compare(name.size() - 8, 8, "_DISABLE") == 0;
+    if (disable && it->second == "0") continue;
+    set.push_back(name + "=" + it->second);
+  }
+  return set;
+}
+
+// The flag's message and evidence name the variables that forced the road, when any were set.
+Flag forced_by(Flag f, const std::vector<std::string>& vars) {
+  if (vars.empty()) return f;
+  f.message += "; the run's environment set " + join(vars, " and ") +
+               ", which steers NCCL this way: the setting, not the link, is the first suspect";
+  f.evidence["forced_by"] = vars;
+  return f;
+}
+
+}  // namespace
+
 void nccl_flags(const Ctx& c, PairVerdict& v, const PairTransport& t, const Link& link) {
   const json base = {{"transport", t.kind},   {"details", t.details},     {"channels", t.channels},
                      {"log_line", t.example}, {"net_paths", t.net_paths}, {"link", v.link}};
@@ -46,24 +80,28 @@ void nccl_flags(const Ctx& c, PairVerdict& v, const PairTransport& t, const Link
       return d.rfind("NET/Socket", 0) == 0;
     });
     if (socket) {
-      v.flags.push_back(make_flag(
-          "nccl-net-socket", "",
-          "NCCL used its Socket transport from " + who(c, v.src) + " to " + who(c, v.dst) +
-              ": between hosts that means the InfiniBand/RoCE path is not in use",
-          base));
+      v.flags.push_back(forced_by(
+          make_flag("nccl-net-socket", "",
+                    "NCCL used its Socket transport from " + who(c, v.src) + " to " +
+                        who(c, v.dst) +
+                        ": between hosts that means the InfiniBand/RoCE path is not in use",
+                    base),
+          forcing_variables(c, "Socket")));
     }
     return;
   }
   if (link.cls.kind == LinkKind::kSameGpu) return;
   for (const auto& k : t.kinds) {
     if (k != "SHM" && k != "NET") continue;
-    v.flags.push_back(make_flag(
-        k == "SHM" ? "nccl-shm" : "nccl-net", "",
-        "NCCL used " + (k == "SHM" ? std::string("shared memory (SHM)") : "the network (NET)") +
-            " from " + who(c, v.src) + " to " + who(c, v.dst) + " on one host" +
-            (link.cls.kind == LinkKind::kNvLink ? " although they share " + v.link_description
-                                                : ""),
-        base));
+    v.flags.push_back(forced_by(
+        make_flag(
+            k == "SHM" ? "nccl-shm" : "nccl-net", "",
+            "NCCL used " + (k == "SHM" ? std::string("shared memory (SHM)") : "the network (NET)") +
+                " from " + who(c, v.src) + " to " + who(c, v.dst) + " on one host" +
+                (link.cls.kind == LinkKind::kNvLink ? " although they share " + v.link_description
+                                                    : ""),
+            base),
+        forcing_variables(c, k)));
   }
 }
 

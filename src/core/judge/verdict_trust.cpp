@@ -60,6 +60,15 @@ struct Decision {
 
 // A clean (or merely noisy) pass clears the case. Two clean failures confirm the accusation; one
 // is enough only where the run made no repeats (--confirm 0, or a file from before them).
+// Why a flag stands on one measurement: the run asked for no repeats, or predates them.
+std::string no_confirmation_text(const Ctx& c) {
+  const auto& cfg = c.d.config;
+  if (cfg.is_object() && cfg.contains("confirm"))
+    return "none: the run made no repeats (--confirm 0)";
+  return "none: the file predates confirmation repeats (schema " +
+         std::to_string(c.d.schema_version) + ")";
+}
+
 Decision decide(const Ctx& c, const std::vector<Outcome>& outs) {
   Decision d;
   for (const auto& o : outs) {
@@ -174,7 +183,7 @@ void apply(const Ctx& c, PairVerdict& v, const MethodInfo& m, const std::vector<
       Flag f = *o.flag;
       f.evidence["attempts"] = attempts_json(c, m, outs);
       f.evidence["confirmed"] = d.confirmed;
-      if (!d.confirmed) f.evidence["confirmation"] = "none: the run made no repeats (--confirm 0)";
+      if (!d.confirmed) f.evidence["confirmation"] = no_confirmation_text(c);
       v.flags.push_back(std::move(f));
       return;
     }
@@ -240,6 +249,22 @@ void record_known_good(const Ctx& c, const PairVerdict& v, const MethodInfo& m, 
   mv.expected_basis = k.figure->describe();
 }
 
+// Why a measured figure has no bar, in the user's terms, and what would give it one.
+std::string no_bar_reason(const MethodInfo& m, const Link& link, const std::string& kind,
+                          bool in_time, const std::string& label) {
+  if (in_time) return "no latency bar for link " + label;
+  if (m.family == "staged" || kind == "staged")
+    return "no bar for copies through host memory (an --expect file's min_gbps sets one)";
+  if (kind == "net")
+    return "no bar for a path between hosts (an --expect file's min_gbps or a site baseline "
+           "sets one)";
+  if (!link.expected)
+    return "no bar: the kind and rate of link " + label +
+           " are unknown (the run saw no topology for it; under per-task GPU binding each rank "
+           "sees only its own GPU)";
+  return "no bar for link " + label;
+}
+
 }  // namespace
 
 int state_rank(const std::string& s) {
@@ -274,6 +299,14 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
     mv.reason = "launch-bound: " + r.enqueue->note;
     return;
   }
+  if (r.gate_timeouts > 0) {  // schema 1 kept such samples; since schema 2 they fail the case
+    mv.state = vs::kNotJudged;
+    mv.reason = "the start gate timed out in " + std::to_string(r.gate_timeouts) + " of " +
+                std::to_string(r.samples) +
+                " samples, so its times include launch gaps (a schema-1 file; peerbench now "
+                "discards such samples)";
+    return;
+  }
   if (!latency && !small && r.bytes < c.e.judge_min_bytes) {
     mv.state = vs::kNotJudged;
     mv.reason = "not judged: largest size " + format_size(r.bytes) + " < " +
@@ -299,12 +332,19 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
               {&a}};
     outs.push_back(std::move(o));
   }
-  if ((latency || small) && !mv.bar) {
+  if (!mv.bar) {
+    // No bar is no pass: before, a figure without one (a link of unknown kind, as under per-task
+    // GPU binding) passed whatever it was.
     mv.state = vs::kNotJudged;
-    mv.reason = "no latency bar for link " + v.link;
-    return;
+    mv.reason = no_bar_reason(m, link, kind, latency || small, v.link);
+  } else {
+    apply(c, v, m, outs, decide(c, outs), mv);
+    // A repeat that settled the verdict gives the figure shown: its ratio to known-good too
+    // (before, the repeat's figure stood beside the first measurement's ratio).
+    if (mv.expected && mv.value && *mv.value > 0 && mv.expected_ratio &&
+        *mv.value != judged_value(c, m, r))
+      mv.expected_ratio = mv.unit == "us" ? *mv.expected / *mv.value : *mv.value / *mv.expected;
   }
-  apply(c, v, m, outs, decide(c, outs), mv);
   if (!latency && !small && m.scope == MethodScope::kPair && !m.bidirectional)
     judge_asymmetry(c, v, m, attempts, mv);
 }

@@ -94,7 +94,7 @@ std::string key_label(const Key& k, const Result* a, const Result* b) {
 }
 
 CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
-                       const CompareOptions& o, Comparison& c);
+                       const RunDocument& b, const CompareOptions& o, Comparison& c);
 
 void diff(std::vector<std::string>& out, const std::string& what, const std::string& a,
           const std::string& b) {
@@ -132,6 +132,12 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "hosts", hosts(a), hosts(b));
   diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
        b.tool.version + " " + b.tool.git_revision);
+  // Read with defaults where a file predates a key, so an older run's -R 0 still shows.
+  const auto mode = [](const RunDocument& d) {
+    const std::string m = measurement_mode(d);
+    return m.empty() ? std::string("defaults (-R 0 -a 3 -z 0)") : m;
+  };
+  diff(c.differences, "settings that change the figures", mode(a), mode(b));
   // The options that change what a figure is (whose time -a takes, NCCL's buffers under -R,
   // blocking -z, events of -I and -C); paths, timeouts and bars do not.
   for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule",
@@ -174,7 +180,7 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
       const Result* ra = i < va.size() ? va[i] : nullptr;
       const Result* rb = i < vb.size() ? vb[i] : nullptr;
       if (measured(ra) && measured(rb)) {
-        c.rows.push_back(compare_row(key, *ra, *rb, a, o, c));
+        c.rows.push_back(compare_row(key, *ra, *rb, a, b, o, c));
       } else if (measured(ra)) {
         c.only_in_a.push_back(key_label(key, ra, rb));
       } else if (measured(rb)) {
@@ -211,9 +217,12 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
 namespace {
 
 CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
-                       const CompareOptions& o, Comparison& c) {
-  const Result* ra = &ra_;
-  const Result* rb = &rb_;
+                       const RunDocument& b, const CompareOptions& o, Comparison& c) {
+  // The repeat that settled a case's verdict, where the run made one.
+  const Result* ra = settled_result(a, ra_);
+  const Result* rb = settled_result(b, rb_);
+  if (!ra) ra = &ra_;
+  if (!rb) rb = &rb_;
   const auto* m = find_method(a.methods, key.method);
   CompareRow row;
   row.method = key.variant.empty() ? key.method : key.method + " " + key.variant;
@@ -244,9 +253,16 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
   const bool separated = sb.max < sa.min || sb.min > sa.max;
   const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
-  if (contended(*ra) || contended(*rb) || throttled(*ra) || throttled(*rb)) {
+  const std::string mode_a = measurement_mode(a, m), mode_b = measurement_mode(b, m);
+  if (mode_a != mode_b) {
+    // -R 2's symmetric kernels, another rank's time (-a), blocking (-z) or graphs (-G): another
+    // figure, not a change of the same one (an audit saw -R 2 called a 26 % regression).
+    row.change = "other-settings";
+    ++c.other_settings;
+  } else if (contended(*ra) || contended(*rb) || throttled(*ra) || throttled(*rb)) {
     // Another job on a GPU or held clocks in either run: no regression is called on that figure.
     row.change = contended(*ra) || contended(*rb) ? "contended" : "throttled";
+    ++c.untrusted;
   } else if (!beyond) {
     row.change = "same";
   } else if (!separated) {
@@ -346,10 +362,17 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
                                     const std::string& b_name, const CompareOptions& o) {
   SectionDocument d;
   d.title = "peerbench compare";
+  const int compared = static_cast<int>(c.rows.size()) - c.other_settings - c.untrusted;
   d.verdict = std::to_string(c.regressions) + " regressions, " + std::to_string(c.improvements) +
               " improvements beyond " + format_fixed(100 * o.threshold, 1) +
-              "% with non-overlapping sample ranges, " + std::to_string(c.rows.size()) +
-              " compared";
+              "% with non-overlapping sample ranges, " + std::to_string(compared) + " compared";
+  // Rows left uncompared are counted beside, so "0 regressions" never stands for "nothing seen".
+  if (c.untrusted)
+    d.verdict += "; " + std::to_string(c.untrusted) +
+                 " not compared: another job or held clocks in either run (contended, throttled)";
+  if (c.other_settings)
+    d.verdict += "; " + std::to_string(c.other_settings) +
+                 " not compared: measured under other settings (other-settings; see What differs)";
   d.failed = comparison_exit_code(c, o) != kExitOk;
   d.sections.push_back({"Runs", {"A (baseline): " + a_name, "B (candidate): " + b_name}, {}, {}});
   d.sections.push_back(

@@ -38,6 +38,8 @@ struct Comparison {
   std::vector<std::string> in_neither;  // requested in either run, measured in neither
   int regressions = 0;
   int improvements = 0;
+  int other_settings = 0;  // rows measured under other settings (-R, -a, -z, -G): not compared
+  int untrusted = 0;       // rows where either run was contended or throttled: not compared
 };
 
 // Throws InputError when the runs cannot be compared (different GPU counts, nothing in common).

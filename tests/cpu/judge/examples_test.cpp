@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
@@ -93,14 +95,55 @@ TEST(Examples, EveryCollectiveMeasuredAndChecked) {
 
 // Each rank seeing only its own GPU (CUDA_VISIBLE_DEVICES per rank): both GPUs are index 0 in
 // their rank's view, yet the pair is told apart by PCI bus id and judged as the NVLink it is.
-TEST(Examples, PerTaskBindingIsJudgedAsTheNvlinkPair) {
-  const auto d = example("h200x2-per-task-binding.json");
+// Its topology lists one GPU (made before the probe added the GPUs other ranks drive), so the
+// link's kind and rate are unknown ("?"). Two GPUs still: not "not a link". Before an audit every
+// figure without a bar passed, so an all-reduce at a tenth of its figure read "pass"; a figure
+// with no bar is not judged, and says why.
+TEST(Examples, PerTaskBindingWithAnUnknownLinkIsNotJudgedAndSaysWhy) {
+  auto d = example("h200x2-per-task-binding.json");
   ASSERT_EQ(d.system.ranks.size(), 2u);
   EXPECT_EQ(d.system.ranks[0].gpu.index, d.system.ranks[1].gpu.index);
   EXPECT_NE(d.system.ranks[0].gpu.pci_bus_id, d.system.ranks[1].gpu.pci_bus_id);
-  for (const auto& v : compute_verdicts(d, {})) {
-    EXPECT_NE(v.verdict, "not-a-link") << v.src << "->" << v.dst;
+  for (auto& r : d.results) {
+    if (r.method != "nccl-allreduce" || !r.busbw_gbps) continue;
+    r.busbw_gbps->median *= 0.1;
+    r.algbw_gbps->median *= 0.1;
   }
+  const auto vs = compute_verdicts(d, {});
+  ASSERT_EQ(vs.size(), 3u);
+  for (const auto& v : vs) {
+    EXPECT_EQ(v.verdict, "not-judged") << v.src << "->" << v.dst;
+    for (const auto& m : v.methods) {
+      EXPECT_FALSE(m.bar) << m.method;
+      EXPECT_EQ(m.state, "not-judged") << m.method;
+      EXPECT_NE(m.reason.find("no "), std::string::npos) << m.method << ": " << m.reason;
+    }
+  }
+  EXPECT_EQ(bars_used_line(d, vs, {}), "no figure was judged against a bar");
+}
+
+// The operator's NCCL_P2P_DISABLE (and NCCL_SHM_DISABLE) forced the fallback: the flag stands,
+// and names the setting as its first suspect.
+TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
+  for (const auto& [file, code, vars] :
+       std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
+           {"h200x2-nccl-shm.json", "nccl-shm", {"NCCL_P2P_DISABLE=1"}},
+           {"h200x2-nccl-net.json", "nccl-net", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"}}}) {
+    int seen = 0;
+    for (const auto& v : compute_verdicts(example(file), {})) {
+      for (const auto& f : v.flags) {
+        if (f.code != code) continue;
+        ++seen;
+        EXPECT_EQ(f.evidence["forced_by"], nlohmann::json(vars)) << file;
+        EXPECT_NE(f.message.find("the setting, not the link, is the first suspect"),
+                  std::string::npos)
+            << f.message;
+      }
+    }
+    EXPECT_EQ(seen, 2) << file << ": both directions";
+  }
+  for (const auto& v : compute_verdicts(example("h200x2-default.json"), {}))
+    for (const auto& f : v.flags) EXPECT_FALSE(f.evidence.contains("forced_by")) << f.code;
 }
 
 }  // namespace

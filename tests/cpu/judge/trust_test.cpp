@@ -256,8 +256,10 @@ TEST(Confirmation, OldFilesWithoutRepeatsFlagAsBefore) {
   const auto& v = verdict(vs_v, 0, 1);
   ASSERT_EQ(codes(v).front(), "below-expected");
   EXPECT_EQ(v.flags[0].evidence["confirmed"], false);
-  EXPECT_NE(v.flags[0].evidence["confirmation"].get<std::string>().find("no repeats"),
-            std::string::npos);
+  EXPECT_NE(v.flags[0].evidence["confirmation"].get<std::string>().find(
+                "the file predates confirmation repeats"),
+            std::string::npos)
+      << "not '--confirm 0': the option did not exist";
 }
 
 TEST(Noise, ASpreadFailingCaseIsNoisyNotFlagged) {
