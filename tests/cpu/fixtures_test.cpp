@@ -129,7 +129,7 @@ TEST(RealRuns, CutShortRunIsIncompleteNeverPass) {
   EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").state, "pass");
   EXPECT_EQ(method_of(find_verdict(vs, 1, 0), "ce-write").state, "incomplete");
   EXPECT_EQ(method_of(find_verdict(vs, 1, 0), "staged").reason,
-            "not run: the run was cut short before it");
+            "not measured: the run was cut short before it finished");
   EXPECT_EQ(method_of(find_verdict(vs, -1, -1), "nccl-allreduce").state, "incomplete");
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
   EXPECT_EQ(verdict_exit_code(vs, "incomplete"), kExitFlagged);

@@ -279,6 +279,17 @@ void set_state(FleetNode& n) {
     }
   }
   if (n.state == NodeState::kMissing) return;
+  // A node none of whose pairs was judged or placed (two ranks on one GPU: not a link) has shown
+  // nothing about its links; it passed before (an audit's one-GPU node).
+  const bool shown = std::any_of(n.pairs.begin(), n.pairs.end(), [](const FleetPair& p) {
+    return p.state != "not-counted" || !p.positions.empty();
+  });
+  if (!shown && !n.file.empty()) {
+    n.problems.push_back("nothing on this node was judged or set beside the fleet (" +
+                         std::to_string(n.pairs.size()) +
+                         " pairs, each not a link, not judged or not applicable)");
+    incomplete = true;
+  }
   if (n.flag_count() > 0) {
     n.state = NodeState::kFlagged;
   } else {

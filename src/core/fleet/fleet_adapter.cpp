@@ -88,7 +88,8 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVer
   p.state = fleet_state(v);
   if (p.unsettled()) p.note = state_note(v);
   p.flags = v.flags;
-  p.measurements = measurements_of(d, idx, v.src, v.dst);
+  // Two ranks on one GPU: its figures are the GPU's own memory, no link's; they join no group.
+  if (v.verdict != "not-a-link") p.measurements = measurements_of(d, idx, v.src, v.dst);
   return p;
 }
 

@@ -65,4 +65,20 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
   return line;
 }
 
+std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairVerdict>& now) {
+  if (d.verdicts.empty()) return "";
+  auto summary = [](const std::vector<PairVerdict>& vs) {
+    std::set<std::string> codes;
+    for (const auto& v : vs)
+      for (const auto& f : v.flags) codes.insert(f.code);
+    std::string s = verdict_headline(count_verdicts(vs));
+    if (!codes.empty())
+      s += "; flag codes " + join(std::vector<std::string>(codes.begin(), codes.end()));
+    return s;
+  };
+  const std::string then = summary(d.verdicts), here = summary(now);
+  if (then == here) return "";
+  return "the file recorded " + then + "; recomputed here: " + here;
+}
+
 }  // namespace peerbench

@@ -26,15 +26,21 @@ bool skipped_by_design(const Result& r, const Link& link) {
          r.reason.rfind("p2p:", 0) == 0 || r.reason.rfind("size is not a multiple", 0) == 0;
 }
 
+// The size is named where the reason is about sizes (an element that does not fit); "ranks on
+// different hosts (at 1 MiB)" read as if the size mattered.
 std::string not_applicable_reason(const Result& r) {
-  return r.reason + (r.reason.find(format_size(r.bytes)) == std::string::npos
+  const bool about_size = r.reason.find("size") != std::string::npos ||
+                          r.reason.find("element") != std::string::npos ||
+                          r.reason.find("byte") != std::string::npos;
+  return r.reason + (about_size && r.reason.find(format_size(r.bytes)) == std::string::npos
                          ? " (at " + format_size(r.bytes) + ")"
                          : "");
 }
 
 std::string not_run_reason(const Ctx& c) {
-  if (c.d.status == "incomplete") return "not run: the run was cut short before it";
-  if (c.d.status == "failed") return "not run: the run failed before it";
+  // It may have been the step in flight (in_progress): "before it finished", not "before it".
+  if (c.d.status == "incomplete") return "not measured: the run was cut short before it finished";
+  if (c.d.status == "failed") return "not measured: the run failed before it finished";
   return "requested, but no result is recorded";
 }
 

@@ -158,6 +158,9 @@ std::string verdict_headline(const VerdictCounts& c);
 // and where `e` holds a site baseline, how many it had no entry for, or that it judged none.
 std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>& v,
                            const Expectations& e);
+// Where the verdicts stored in the file (by the peerbench that ran it, with its bars) differ from
+// `now` (recomputed by this build, with these bars): both headlines and flag codes; else "".
+std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairVerdict>& now);
 
 // Flags and method states selected by `fail_on`: "all" (every flag and every incomplete,
 // contended, throttled or noisy method), "none", or comma-separated flag codes and/or those

@@ -122,7 +122,12 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "CUDA runtime", std::to_string(a.system.cuda_runtime_version),
        std::to_string(b.system.cuda_runtime_version));
   diff(c.differences, "NCCL", a.system.nccl_version, b.system.nccl_version);
-  diff(c.differences, "MPI", a.system.mpi_library_version, b.system.mpi_library_version);
+  // Some MPI libraries end the string with a NUL, which made "...2023\x00 -> ...2023" a difference.
+  const auto mpi = [](std::string v) {
+    while (!v.empty() && (v.back() == '\0' || v.back() == '\n' || v.back() == ' ')) v.pop_back();
+    return v;
+  };
+  diff(c.differences, "MPI", mpi(a.system.mpi_library_version), mpi(b.system.mpi_library_version));
   diff(c.differences, "GPUs", gpu_names(a), gpu_names(b));
   auto hosts = [](const RunDocument& d) {
     std::string s;
@@ -140,10 +145,32 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "settings that change the figures", mode(a), mode(b));
   // The options that change what a figure is (whose time -a takes, NCCL's buffers under -R,
   // blocking -z, events of -I and -C); paths, timeouts and bars do not.
-  for (const char* k : {"warmup_iters", "iters", "samples", "cudagraph_replays", "schedule",
-                        "check", "allreduce_inplace", "datatypes", "ops", "root", "staged_chunk",
-                        "staged_slots", "latency_bytes", "latency_iters", "average",
-                        "local_register", "blocking", "report_cputime", "per_iteration"}) {
+  // Sizes, methods and pairs too: they explain the rows listed only in A or only in B.
+  for (const char* k : {"minbytes",
+                        "maxbytes",
+                        "stepfactor",
+                        "stepbytes",
+                        "methods_spec",
+                        "pairs",
+                        "warmup_iters",
+                        "iters",
+                        "samples",
+                        "cudagraph_replays",
+                        "schedule",
+                        "check",
+                        "allreduce_inplace",
+                        "datatypes",
+                        "ops",
+                        "root",
+                        "staged_chunk",
+                        "staged_slots",
+                        "latency_bytes",
+                        "latency_iters",
+                        "average",
+                        "local_register",
+                        "blocking",
+                        "report_cputime",
+                        "per_iteration"}) {
     // A key one file lacks is one its version did not record: a change of format, not of run.
     const bool both = a.config.is_object() && a.config.contains(k) && b.config.is_object() &&
                       b.config.contains(k);
@@ -196,6 +223,20 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
 
 Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
                         const std::string& b_name, const CompareOptions& o) {
+  // GPUs, not ranks: two ranks on one GPU against two GPUs is another node shape.
+  const auto gpus = [](const RunDocument& d) {
+    std::set<std::string> cards;
+    for (const auto& r : d.system.ranks)
+      cards.insert(r.gpu.uuid.empty() ? r.host + "/" + r.gpu.pci_bus_id : r.gpu.uuid);
+    return cards.size();
+  };
+  if (gpus(a) != gpus(b)) {
+    throw InputError(b_name, "system.ranks",
+                     "runs are unlike: " + a_name + " drives " + std::to_string(gpus(a)) +
+                         " GPUs, " + b_name + " drives " + std::to_string(gpus(b)) +
+                         " (ranks that share a GPU count once); compare runs of the same node "
+                         "shape");
+  }
   if (a.system.ranks.size() != b.system.ranks.size()) {
     throw InputError(b_name, "system.ranks",
                      "runs are unlike: " + a_name + " has " +
@@ -309,8 +350,10 @@ std::string comparison_csv(const Comparison& c) {
 }
 
 std::string median_range(const Stats& s) {
-  return format_fixed(s.median, 2) + " [" + format_fixed(s.min, 1) + "-" + format_fixed(s.max, 1) +
-         "]";
+  // One precision for all three: "0.67 [0.7-0.7]" put the median outside its own range.
+  const int places = s.median < 100 ? 2 : 1;
+  return format_fixed(s.median, places) + " [" + format_fixed(s.min, places) + "-" +
+         format_fixed(s.max, places) + "]";
 }
 
 Section results_section(const Comparison& c) {

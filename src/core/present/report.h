@@ -21,6 +21,7 @@ struct ReportInput {
   std::vector<PairVerdict> verdicts;
   std::string expectations_source;
   std::string bars_used;  // bars_used_line: what judged the figures ("" to leave out)
+  std::string recorded;   // recorded_verdicts_note: the file's own verdicts where they differ
 };
 
 struct PlotFile {

@@ -67,6 +67,11 @@ svg::HeatCell heat_cell(const std::string& text, const MethodVerdict* mv, bool f
   svg::HeatCell c;
   c.text = text;
   c.flagged = flagged || (mv && mv->state == verdict_state::kFlagged);
+  if (mv && (mv->state == verdict_state::kContended || mv->state == verdict_state::kThrottled)) {
+    // Not coloured: red would read as a bad link (an audit's screenshot).
+    c.detail = mv->state + ": another job or held clocks beside it, not the link's figure";
+    return c;
+  }
   if (mv && mv->expected_ratio) {
     c.basis = svg::Basis::kExpected;
     c.goodness = *mv->expected_ratio;
@@ -163,7 +168,8 @@ std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultInd
   }
   h.note =
       "Colour: the ratio at the size each verdict judged (known-good figures: "
-      "data/known_good); the text: the median at the largest size; '!' = data errors.";
+      "data/known_good); the text: the median at the largest size; '!' = data errors; 'c' "
+      "(beside another job) and 't' (clocks held) are not coloured: not the link's figure.";
   return h;
 }
 

@@ -107,6 +107,7 @@ class HtmlReporter : public DocumentReporter {
     row("NCCL capture", d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note));
     row("thresholds", in.expectations_source);
     if (!in.bars_used.empty()) row("bars", in.bars_used);
+    if (!in.recorded.empty()) row("recomputed", in.recorded);
     const std::string cls = c.flagged                            ? "flagged"
                             : c.incomplete                       ? "incomplete"
                             : c.pass == c.verdicts && c.verdicts ? "pass"
@@ -132,8 +133,9 @@ class HtmlReporter : public DocumentReporter {
 
   static void host_section(W& o, const HostTable& t) {
     if (t.methods.empty()) return;
-    o << "<h2>Host &lt;-&gt; GPU at the largest size</h2><p>Copy engine, pinned host memory on "
-         "the GPU's NUMA node; median; <code>-all</code> methods ran on every GPU at once.</p>"
+    o << "<h2>Host &lt;-&gt; GPU at the largest size</h2><p>Copy engine, pinned host memory "
+         "placed as listed under the table; median; <code>-all</code> methods ran on every GPU "
+         "at once.</p>"
          "<table><tr><th>rank</th><th>GPU</th><th>link</th>";
     for (std::size_t i = 0; i < t.methods.size(); ++i) {
       o << "<th>" << e(t.methods[i]->name) << "<br>" << e(t.units[i]) << "</th>";
@@ -147,6 +149,7 @@ class HtmlReporter : public DocumentReporter {
     }
     o << "</table>\n";
     for (const auto& s : t.totals) o << "<p>" << e(s) << "</p>\n";
+    for (const auto& s : t.memory) o << "<p>" << e(s) << "</p>\n";
   }
 
   static void all_ranks_tables(W& o, const RunDocument& d) {

@@ -86,6 +86,7 @@ class MarkdownReporter : public DocumentReporter {
       << " |\n";
     o << "| thresholds | " << e(in.expectations_source) << " |\n";
     if (!in.bars_used.empty()) o << "| bars | " << e(in.bars_used) << " |\n";
+    if (!in.recorded.empty()) o << "| recomputed | " << e(in.recorded) << " |\n";
     o << "\n";
   }
 
@@ -94,7 +95,8 @@ class MarkdownReporter : public DocumentReporter {
     const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
     if (pt.columns.empty()) return;
     o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
-         "in us; `!` marks data errors.\n\n";
+         "in us; `!` marks data errors, `c` a figure beside another job and `t` one under held "
+         "clocks (not the link's figure).\n\n";
     o << "| pair | link |";
     for (const auto& c : pt.columns) o << " " << e(c.m->name) << " (" << e(c.unit) << ") |";
     o << " NCCL transport |\n|---|---|";
@@ -110,8 +112,9 @@ class MarkdownReporter : public DocumentReporter {
 
   static void host_section(W& o, const HostTable& t) {
     if (t.methods.empty()) return;
-    o << "## Host <-> GPU at the largest size\n\nCopy engine, pinned host memory on the GPU's "
-         "NUMA node; median; `-all` methods ran on every GPU at once.\n\n| rank | GPU | link |";
+    o << "## Host <-> GPU at the largest size\n\nCopy engine, pinned host memory placed as "
+         "listed under the table; median; `-all` methods ran on every GPU at once.\n\n| rank | "
+         "GPU | link |";
     for (std::size_t i = 0; i < t.methods.size(); ++i)
       o << " " << e(t.methods[i]->name) << " (" << e(t.units[i]) << ") |";
     o << "\n|---|---|---|";
@@ -124,7 +127,8 @@ class MarkdownReporter : public DocumentReporter {
     }
     o << "\n";
     for (const auto& s : t.totals) o << "- " << e(s) << "\n";
-    if (!t.totals.empty()) o << "\n";
+    for (const auto& s : t.memory) o << "- " << e(s) << "\n";
+    o << "\n";
   }
 
   static void all_ranks_tables(W& o, const RunDocument& d) {

@@ -71,6 +71,10 @@ std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
     const double v = c.time_per_op ? (r->time_us ? r->time_us->median : 0) : headline_value(m, *r);
     std::string s = format_fixed(v, c.time_per_op ? 2 : 1);
     if (r->wrong > 0) s += "!";
+    // Beside another job or under held clocks: the figure is not the link's (the verdict says
+    // so; the table must not show it as a slow link).
+    if (contended(*r)) s += "c";
+    if (throttled(*r)) s += "t";
     return s;
   }
   for (const auto* r : idx.of(m->name, src, dst)) {
@@ -166,7 +170,10 @@ HostTable host_table(const RunDocument& d, const ResultIndex& idx,
     HostTable::Row row{pair_name(g, g), gpu, link_label(links, g, g), {}};
     for (const auto& c : columns) row.cells.push_back(cell(idx, c, g, g));
     t.rows.push_back(std::move(row));
+    if (ri && !ri->host_memory.empty())
+      t.memory.push_back(pair_name(g, g) + ": " + ri->host_memory);
   }
+  if (t.memory.empty()) t.memory.push_back("where the pinned buffers were placed: not recorded");
   for (const auto* m : t.methods) {
     if (!m->all_gpus_at_once) continue;
     for (auto& s : host_totals(d, idx, m)) t.totals.push_back(std::move(s));
@@ -268,8 +275,13 @@ std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs) {
         continue;
       }
       const bool us = m.unit == "us";
+      const bool untrusted =
+          m.state == verdict_state::kContended || m.state == verdict_state::kThrottled;
+      // Beside another job or under held clocks: said beside the figure, so its ratio is not
+      // read as the link's.
       out.push_back({pair, v.link, m.method,
-                     m.value ? format_fixed(*m.value, us ? 2 : 1) + " " + m.unit : "",
+                     (m.value ? format_fixed(*m.value, us ? 2 : 1) + " " + m.unit : "") +
+                         (untrusted ? " (" + m.state + ": not the link's figure)" : ""),
                      format_fixed(*m.expected, us ? 2 : 1),
                      m.expected_ratio ? format_fixed(*m.expected_ratio, 2) : "", m.expected_basis});
     }

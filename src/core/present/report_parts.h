@@ -61,6 +61,9 @@ struct HostTable {
   };
   std::vector<Row> rows;
   std::vector<std::string> totals;  // "h2d-all on vm: 110.6 GB/s from 2 GPUs at once @ 1G ..."
+  // Where each rank's pinned host buffer was, as the run recorded it ("rank 0: 1 GiB pinned on
+  // NUMA node 0, GPU's node unknown ..."): the header must not claim the GPU's node for it.
+  std::vector<std::string> memory;
 };
 HostTable host_table(const RunDocument& d, const ResultIndex& idx,
                      const std::map<std::pair<int, int>, std::string>& links);

@@ -69,7 +69,8 @@ class TextReporter : public DocumentReporter {
     const auto& d = *in.doc;
     const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
     if (pt.columns.empty()) return;
-    o << "Pairs at the largest size (median; '!' = data errors):\n";
+    o << "Pairs at the largest size (median; '!' = data errors, 'c' = beside another job, "
+         "'t' = clocks held: not the link's figure):\n";
     std::vector<Align> align{Align::kLeft, Align::kLeft};
     align.insert(align.end(), pt.columns.size(), Align::kRight);
     TextTable t(align);
@@ -93,8 +94,8 @@ class TextReporter : public DocumentReporter {
 
   static void host_lines(W& o, const HostTable& t) {
     if (t.methods.empty()) return;
-    o << "Host <-> GPU at the largest size (copy engine, pinned host memory on the GPU's NUMA "
-         "node; median):\n";
+    o << "Host <-> GPU at the largest size (copy engine, pinned host memory placed as listed "
+         "below; median):\n";
     std::vector<Align> align{Align::kLeft, Align::kLeft, Align::kLeft};
     align.insert(align.end(), t.methods.size(), Align::kRight);
     TextTable table(align);
@@ -113,6 +114,7 @@ class TextReporter : public DocumentReporter {
     }
     o << shown(table);
     for (const auto& s : t.totals) o << "  " << e(s) << "\n";
+    for (const auto& s : t.memory) o << "  " << e(s) << "\n";
     o << "\n";
   }
 
@@ -202,6 +204,7 @@ class TextReporter : public DocumentReporter {
   static void verdicts(W& o, const ReportInput& in) {
     o << "\nVerdicts (thresholds: " << e(in.expectations_source) << "):\n";
     if (!in.bars_used.empty()) o << "  bars: " << e(in.bars_used) << "\n";
+    if (!in.recorded.empty()) o << "  recomputed: " << e(in.recorded) << "\n";
     // The pair, link and verdict line up over all verdicts; each verdict's details follow it.
     TextTable heads;
     for (const auto& v : in.verdicts)

@@ -267,6 +267,25 @@ TEST(Fleet, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
   EXPECT_EQ(h.nodes[0].pairs[0].name(), "0000:00:06.0<->host");
 }
 
+// From an audit: a node of one GPU driven by two ranks passed the fleet, its GPU-local copies
+// (1952 GB/s) formed a fleet group, and OpenMetrics wrote two samples with one label set. Its
+// pairs are no link: they join no group, and a node that showed nothing is incomplete.
+TEST(Fleet, ANodeOfOneSharedGpuShowsNothingAndDoesNotPass) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 3; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  write_run(dir, "one", as_node(load_run_file(fixture("h200x1-shared-serial.json")), "one"));
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& one = node(r, "one");
+  EXPECT_EQ(one.state, NodeState::kIncomplete);
+  ASSERT_FALSE(one.problems.empty());
+  EXPECT_NE(one.problems.back().find("nothing on this node was judged"), std::string::npos);
+  for (const auto& p : one.pairs) EXPECT_TRUE(p.measurements.empty()) << p.name();
+  for (const auto& g : r.groups) EXPECT_NE(g.link, "X") << g.method;
+  EXPECT_EQ(node(r, "n0").state, NodeState::kPass);
+  EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
+}
+
 TEST(Fleet, PcieLinksAreGroupedByGenerationAndWidth) {
   const std::string dir = temp_dir();
   test::NodeSpec spec;

@@ -7,7 +7,10 @@
 
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
+#include "core/model/result_index.h"
 #include "core/model/schema.h"
+#include "core/present/report_charts.h"
+#include "core/present/report_parts.h"
 #include "test_docs.h"
 
 namespace peerbench {
@@ -61,6 +64,37 @@ GpuInterference copy_loop_on_rank1() {
 RunDocument watched(RunDocument d) {
   for (auto& r : d.results) r.interference.emplace();
   return d;
+}
+
+// From an audit: the matrix, the known-good section and the HTML heat map showed a contended
+// figure as a plain number, coloured red like a broken link; only the verdict lines said why.
+TEST(Contention, EveryViewMarksAFigureBesideAnotherJob) {
+  using namespace report_parts;
+  auto d = watched(clean_h200_pair());
+  Result& slow = result(d, "sm-read", 0, 1);
+  slow.algbw_gbps = slow.busbw_gbps = test::flat(174.8);
+  slow.interference->push_back(copy_loop_on_rank1());
+  ReportInput in;
+  in.path = "run.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  const ResultIndex idx(d);
+  const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
+  std::size_t col = 0;
+  while (col < pt.columns.size() && pt.columns[col].m->name != "sm-read") ++col;
+  ASSERT_LT(col, pt.columns.size());
+  EXPECT_EQ(pt.rows[0].cells[col], "174.8c");
+  EXPECT_EQ(pt.rows[1].cells[col].back(), '0') << "the quiet direction is unmarked";
+  const auto heat = pair_heat_map(in, idx);
+  ASSERT_TRUE(heat);
+  EXPECT_EQ(heat->cells[0][col].basis, svg::Basis::kNone) << "not coloured as a link's ratio";
+  EXPECT_NE(heat->cells[0][col].detail.find("not the link's figure"), std::string::npos);
+  EXPECT_EQ(heat->cells[1][col].basis, svg::Basis::kExpected);
+  bool said = false;
+  for (const auto& r : known_good_rows(in.verdicts))
+    if (r.pair == "0->1" && r.method == "sm-read")
+      said = r.measured == "174.8 GB/s (contended: not the link's figure)";
+  EXPECT_TRUE(said);
 }
 
 TEST(Contention, ABusyGpuIsNamedNotBlamed) {
