@@ -110,6 +110,36 @@ const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
   return best;
 }
 
+BaselineOrigin baseline_origin_from(const JsonIn& section) {
+  BaselineOrigin o;
+  const auto from = section.opt("from");
+  if (!from || !from->raw().is_object()) return o;
+  auto list = [&](const char* key, std::vector<std::string>& out) {
+    if (auto x = from->opt(key); x && x->raw().is_array()) out = x->string_array(1 << 10);
+  };
+  list("drivers", o.drivers);
+  list("cuda", o.cuda);
+  list("nccl", o.nccl);
+  return o;
+}
+
+std::string baseline_version_note(const BaselineEntry& e, const BaselineOrigin& from,
+                                  const RunVersions& run) {
+  std::vector<std::string> then, now;
+  auto check = [&](const char* what, const std::string& entry,
+                   const std::vector<std::string>& fleet, const std::string& mine) {
+    if (!entry.empty() || fleet.empty() || mine.empty()) return;
+    if (std::find(fleet.begin(), fleet.end(), mine) != fleet.end()) return;
+    then.push_back(std::string(what) + " " + join(fleet, "/"));
+    now.push_back(std::string(what) + " " + mine);
+  };
+  check("driver", e.driver, from.drivers, run.driver);
+  check("CUDA", e.cuda, from.cuda, run.cuda);
+  check("NCCL", e.nccl, from.nccl, run.nccl);
+  if (then.empty()) return "";
+  return "the baseline's fleet ran " + join(then) + "; this run " + join(now);
+}
+
 json to_json(const BaselineEntry& e) {
   json j = {{"model", e.model},
             {"link", e.link},

@@ -58,6 +58,17 @@ struct BaselineQuery {
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
                                    const BaselineQuery& q);
 
+// The versions a baseline's fleet ran ("from": drivers, cuda, nccl), for saying when a run on
+// others is judged by entries that name none (a fleet of one version writes no per-entry ones).
+struct BaselineOrigin {
+  std::vector<std::string> drivers, cuda, nccl;
+};
+BaselineOrigin baseline_origin_from(const JsonIn& section);
+// "" when the run's versions are among the origin's (or the entry names its own); else "the
+// baseline's fleet ran driver X, NCCL Y; this run driver Z, NCCL W".
+std::string baseline_version_note(const BaselineEntry& e, const BaselineOrigin& from,
+                                  const RunVersions& run);
+
 nlohmann::json to_json(const BaselineEntry& e);
 // The "baseline" section of an expect file: {"tolerance", "written_at", "from": {...}, "entries"}.
 // Entries are read strictly (InputError naming the field): unknown keys, a method not in

@@ -130,7 +130,10 @@ Expectations expectations_from_json(const json& j, const std::string& file,
               format_size(e.judge_min_bytes) + ", bandwidth judged from it)");
   }
   if (auto b = in.opt("baseline"))  // after small_message_max_bytes: it sets which sizes are times
+  {
     e.baseline = baseline_entries_from(*b, catalog, e.small_message_max_bytes);
+    e.baseline_origin = baseline_origin_from(*b);
+  }
   if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, 1e6, false, catalog);
   if (auto m = in.opt("max_latency_us")) e.max_latency_us = per_method(*m, 1e9, true, catalog);
   if (auto m = in.opt("latency_us")) {
@@ -168,6 +171,9 @@ json to_json(const Expectations& e) {
     json entries = json::array();
     for (const auto& b : e.baseline) entries.push_back(to_json(b));
     j["baseline"] = {{"entries", entries}};
+    const auto& o = e.baseline_origin;
+    if (!o.drivers.empty() || !o.cuda.empty() || !o.nccl.empty())
+      j["baseline"]["from"] = {{"drivers", o.drivers}, {"cuda", o.cuda}, {"nccl", o.nccl}};
   }
   return j;
 }

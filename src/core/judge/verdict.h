@@ -73,6 +73,7 @@ struct Expectations {
   double drift_tolerance = 0.05;
   // A site's healthy fleet medians (`fleet --write-baseline`): off-baseline under their bars.
   std::vector<BaselineEntry> baseline;
+  BaselineOrigin baseline_origin;     // the versions its fleet ran
   double asymmetry_tolerance = 0.15;  // |a->b - b->a| / max
   // Bandwidth is judged only at sizes that fill a link. On 2 x H200 (tests/fixtures/runs/h200x2
   // default.json) copies reach 96-98% of their 1 GiB figure at 64 MiB but NCCL only 76-91%

@@ -134,12 +134,17 @@ std::optional<Flag> baseline_shortfall(const Ctx& c, const PairVerdict& v, const
   mv.bar_source = kBarSiteBaseline;
   const bool worse = b.lower_is_better ? value > b.bar : value < b.bar;
   if (!worse) return std::nullopt;
+  // Entries of a one-version fleet name no versions and judge a run on any: a run on another
+  // driver or NCCL is told so, since the change of version may be the cause (audit).
+  const std::string versions = baseline_version_note(b, c.e.baseline_origin, c.versions);
   return make_flag("off-baseline", m.name,
                    m.name + (b.lower_is_better ? " took " : " reached ") +
                        format_fixed(value, decimals) + unit + " at " + format_size(r.bytes) +
                        where_text(c, v) + ", worse than the site's " +
-                       format_fixed(b.bar, decimals) + unit + " bar: " + mv.bar_basis,
+                       format_fixed(b.bar, decimals) + unit + " bar: " + mv.bar_basis +
+                       (versions.empty() ? "" : "; " + versions),
                    {{"measured", value},
+                    {"versions", versions.empty() ? json() : json(versions)},
                     {"bar", b.bar},
                     {"baseline_median", b.median},
                     {"baseline_p25", b.p25},

@@ -190,7 +190,8 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
   }
   d.verdict = std::to_string(reg) + " regressions, " + std::to_string(imp) +
               " improvements beyond " + format_fixed(100 * o.threshold, 1) +
-              "% with non-overlapping sample ranges (cells: median [min-max], change to run 1)";
+              "% with separated samples (interquartile ranges from 4 samples, else min-max; cells: "
+              "median [min-max], change to run 1)";
   d.failed = h.exit_code != 0;
   d.sections.push_back({"Runs", h.headings, {}, {}});
   d.sections.push_back(

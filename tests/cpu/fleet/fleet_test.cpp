@@ -608,6 +608,33 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
   EXPECT_EQ(built_in.find("baseline"), std::string::npos) << built_in;
 }
 
+// A fleet of one version writes entries that name none, and they judge a run on any version:
+// a run on another driver that fails one says which versions the fleet ran (audit).
+TEST(SiteBaseline, AFailureOnOtherVersionsSaysWhichTheFleetRan) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const std::string path = dir + "/base.json";
+  write_text(path, make_baseline(fleet_of(dir), 0.05, "now").dump(2));
+  const Expectations e = load_expectations(path, test::catalog());
+  RunDocument later = as_node(real_run(), "later");
+  later.system.driver_version = "590.10.01";
+  slow(later, "ce-write", 0.8);
+  bool said = false;
+  for (const auto& v : compute_verdicts(later, e))
+    for (const auto& f : v.flags) {
+      if (f.code != "off-baseline" || f.method != "ce-write") continue;
+      said = f.message.find(
+                 "the baseline's fleet ran driver 580.159.04; this run driver "
+                 "590.10.01") != std::string::npos;
+      EXPECT_TRUE(said) << f.message;
+    }
+  EXPECT_TRUE(said);
+  for (const auto& v : compute_verdicts(as_node(real_run(), "same"), e))
+    for (const auto& f : v.flags)
+      EXPECT_FALSE(f.evidence.contains("versions") && !f.evidence["versions"].is_null());
+}
+
 TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {

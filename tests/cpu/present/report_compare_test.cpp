@@ -102,6 +102,36 @@ TEST(Report, CsvOneRowPerResultAndNoFormulas) {
   EXPECT_EQ(csv_field("plain"), "plain");
 }
 
+// From an audit: one slow sample of five in A spread A's min-max over B's, so a 20 % drop in
+// every sample of B read "within-noise". The interquartile ranges of the samples decide.
+TEST(Compare, OneSlowSampleDoesNotHideADrop) {
+  auto a = test::clean_h200_pair();
+  auto b = a;
+  for (auto* d : {&a, &b}) {
+    for (auto& r : d->results) {
+      if (r.method != "ce-write" || r.src != 0) continue;
+      const double t = r.time_us->median;
+      const double f = d == &a ? 1.0 : 1 / 0.8;
+      r.sample_time_us = {t * f, t * f, t * f, t * f, t * (d == &a ? 2.0 : f)};
+      const double gbps = r.algbw_gbps->median * (d == &a ? 1.0 : 0.8);
+      r.algbw_gbps = Stats{d == &a ? gbps / 2 : gbps, gbps, gbps, gbps, 5};
+    }
+  }
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  int rows = 0;
+  for (const auto& r : c.rows) {
+    if (r.method != "ce-write" || r.pair != "0->1") continue;
+    ++rows;
+    EXPECT_EQ(r.change, "regression") << r.bytes;
+  }
+  EXPECT_GT(rows, 0);
+  // Without per-sample times (older files) min-max decides, as before.
+  for (auto* d : {&a, &b})
+    for (auto& r : d->results) r.sample_time_us.clear();
+  for (const auto& r : compare_runs(a, "a.json", b, "b.json", {}).rows)
+    if (r.method == "ce-write" && r.pair == "0->1") EXPECT_EQ(r.change, "within-noise");
+}
+
 TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
   const auto a = test::clean_h200_pair();
   auto b = a;
