@@ -2,6 +2,7 @@
 #include "core/base/escaped.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -38,13 +39,37 @@ std::string earlier_runs_clause(const FleetReport& r) {
          "B.json C.json ...)";
 }
 
+// Of the incomplete nodes, those held back by another job, held clocks or spread samples: to be
+// measured again when idle, which is not the action a cut-short run calls for (audit).
+std::string incomplete_kinds(const FleetReport& r) {
+  std::map<std::string, int> by;
+  for (const auto& n : r.nodes) {
+    if (n.state != NodeState::kIncomplete) continue;
+    std::set<std::string> states;
+    for (const auto& p : n.pairs) states.insert(p.state);
+    for (const char* s : {"contended", "throttled", "noisy"}) {
+      if (states.count(s)) {
+        ++by[s];
+        break;
+      }
+    }
+  }
+  std::vector<std::string> parts;
+  if (by.count("contended"))
+    parts.push_back(std::to_string(by["contended"]) + " beside another job");
+  if (by.count("throttled")) parts.push_back(std::to_string(by["throttled"]) + " with clocks held");
+  if (by.count("noisy")) parts.push_back(std::to_string(by["noisy"]) + " noisy");
+  if (parts.empty()) return "";
+  return " (" + join(parts, ", ") + ": measure again when idle)";
+}
+
 std::string verdict_line(const FleetReport& r) {
   const int n = static_cast<int>(r.nodes.size());
   if (fleet_exit_code(r) == kExitOk)
     return "PASS: all " + std::to_string(n) + " nodes pass" + earlier_runs_clause(r);
   return "FAIL: " + std::to_string(r.count(NodeState::kFlagged)) + " flagged, " +
-         std::to_string(r.count(NodeState::kIncomplete)) + " incomplete, " +
-         std::to_string(r.count(NodeState::kMissing)) + " missing, " +
+         std::to_string(r.count(NodeState::kIncomplete)) + " incomplete" + incomplete_kinds(r) +
+         ", " + std::to_string(r.count(NodeState::kMissing)) + " missing, " +
          std::to_string(r.count(NodeState::kPass)) + " pass, of " + std::to_string(n) + " nodes" +
          earlier_runs_clause(r);
 }

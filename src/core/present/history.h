@@ -1,8 +1,8 @@
 #pragma once
 // History: `compare` of more than two runs (one node under three drivers, a fleet before and
 // after an upgrade). Every run beside the first is compared with the first by compare's own rule
-// (beyond the threshold AND separated samples, as compare_runs decides), and the results are laid side by
-// side: one table per method, the versions that differ as the column headings.
+// (beyond the threshold AND separated samples, as compare_runs decides), and the results are laid
+// side by side: one table per method, the versions that differ as the column headings.
 #include <string>
 #include <vector>
 

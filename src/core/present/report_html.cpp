@@ -98,6 +98,8 @@ class HtmlReporter : public DocumentReporter {
     };
     row("results", in.path);
     row("system", system_line(d));
+    if (!d.tool.command_line.empty()) row("command", command_line_text(d));
+    row("environment", steering_environment_text(d));
     std::string hosts;
     for (const auto& h : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
     row("hosts", hosts);

@@ -78,6 +78,8 @@ class MarkdownReporter : public DocumentReporter {
     o << "| | |\n|---|---|\n";
     o << "| results | `" << e(in.path) << "` |\n";
     o << "| system | " << e(system_line(d)) << " |\n";
+    if (!d.tool.command_line.empty()) o << "| command | " << e(command_line_text(d)) << " |\n";
+    o << "| environment | " << e(steering_environment_text(d)) << " |\n";
     o << "| hosts | " << e(hosts) << " |\n";
     o << "| status | " << e(d.status) << " |\n";
     o << "| started | " << e(d.started_at) << " |\n";

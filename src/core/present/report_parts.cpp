@@ -212,6 +212,20 @@ std::string system_line(const RunDocument& d) {
   return o.str();
 }
 
+std::string command_line_text(const RunDocument& d) {
+  return join(d.tool.command_line, " ");
+}
+
+std::string steering_environment_text(const RunDocument& d) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : d.environment) {
+    const bool nccl =
+        k.rfind("NCCL_", 0) == 0 && k.rfind("NCCL_DEBUG", 0) != 0 && k != "NCCL_VERSION";
+    if (nccl || k == "CUDA_VISIBLE_DEVICES" || k == "PEERBENCH_HOST_ID") out.push_back(k + "=" + v);
+  }
+  return out.empty() ? "none of NCCL's or the GPU selection's variables set" : join(out, " ");
+}
+
 // Results that were not measured, grouped by method, status and reason: nothing asked for is
 // dropped without saying why.
 std::vector<Unmeasured> unmeasured(const RunDocument& d) {

@@ -69,7 +69,14 @@ HostTable host_table(const RunDocument& d, const ResultIndex& idx,
                      const std::map<std::pair<int, int>, std::string>& links);
 
 std::string transport_of(const ResultIndex& idx, int src, int dst);  // NCCL's, in words
-std::string system_line(const RunDocument& d);  // "2 ranks on 1 host, 2x NVIDIA H200, ..."
+std::string system_line(const RunDocument& d);
+// The command the run was started with ("" when the file has none), and the variables of its
+// environment that steer NCCL or pick GPUs (NCCL_*, but its log settings, CUDA_VISIBLE_DEVICES,
+// PEERBENCH_HOST_ID): an acceptance report shows under what it measured (NCCL_P2P_DISABLE=1 turns
+// every NCCL figure into SHM's).
+std::string command_line_text(const RunDocument& d);
+std::string steering_environment_text(
+    const RunDocument& d);  // "2 ranks on 1 host, 2x NVIDIA H200, ..."
 
 // Results that were not measured, grouped by method, status and reason: nothing asked for is
 // dropped without saying why.

@@ -40,6 +40,8 @@ class TextReporter : public DocumentReporter {
       const ResultIndex idx(d);
       o << "peerbench report: " << e(in.path) << "\n";
       o << "  run: " << e(system_line(d)) << "\n";
+      if (!d.tool.command_line.empty()) o << "  command: " << e(command_line_text(d)) << "\n";
+      o << "  environment: " << e(steering_environment_text(d)) << "\n";
       o << "  status " << e(d.status) << ", started " << e(d.started_at) << ", peerbench "
         << e(d.tool.version) << " (" << e(d.tool.git_revision) << ")\n";
       if (d.status != "complete" && d.in_progress.is_object()) {

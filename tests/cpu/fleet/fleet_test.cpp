@@ -439,6 +439,11 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
   EXPECT_TRUE(said) << "the pair is contended, naming the process";
   EXPECT_EQ(node(r, "node1").state, NodeState::kPass);
   EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
+  // The headline tells "measure again when idle" from a node that needs fixing (audit).
+  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  EXPECT_NE(text.find("incomplete (1 beside another job: measure again when idle)"),
+            std::string::npos)
+      << text.substr(0, 300);
 }
 
 TEST(CompareContention, AContendedFigureIsNeverARegression) {

@@ -60,6 +60,23 @@ TEST(Report, SaysWhereHostBuffersWereAndWhatTheFileItselfRecorded) {
   EXPECT_EQ(recorded_verdicts_note(d, d.verdicts), "") << "the same verdicts say nothing";
 }
 
+// From an audit: no report showed the command or the NCCL variables a run was made under, so a
+// fallback forced by NCCL_P2P_DISABLE=1 could not be told from a broken link on paper.
+TEST(Report, ShowsTheCommandAndTheVariablesThatSteerNccl) {
+  const auto d =
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-nccl-net.json");
+  for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
+    const auto out = make_reporter(f)->render({input_for(d)}, {});
+    const bool md = f == ReportFormat::kMarkdown;  // Markdown escapes '_'
+    EXPECT_NE(out.find(md ? "NCCL\\_NVLS\\_ENABLE=0 NCCL\\_P2P\\_DISABLE=1 NCCL\\_SHM\\_DISABLE=1"
+                          : "NCCL_NVLS_ENABLE=0 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1"),
+              std::string::npos);
+    EXPECT_NE(out.find("build/peerbench run -b 1M -e 64M"), std::string::npos);
+    EXPECT_EQ(out.find(md ? "NCCL\\_DEBUG\\_SUBSYS" : "NCCL_DEBUG_SUBSYS"), std::string::npos)
+        << "log settings steer nothing";
+  }
+}
+
 TEST(Report, MarkdownHasTablesAndPlots) {
   const auto d = test::clean_h200_pair();
   const auto md = make_reporter(ReportFormat::kMarkdown)
