@@ -1,6 +1,7 @@
 // States and counting: the flag codes, which states fail a run, the counts and the headline of a
 // report, the exit code; the words that name a card.
 #include <algorithm>
+#include <set>
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
@@ -36,6 +37,9 @@ std::vector<std::string> known_flag_codes() {
 
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {
   VerdictCounts c;
+  // A GPU's own flag (link-errors, pcie-downtrained) stands on every pair of that GPU: counted
+  // once ("4 flags" for two problems read as four).
+  std::set<std::pair<std::string, std::string>> flags;
   for (const auto& p : v) {
     ++c.verdicts;
     c.pass += p.verdict == vs::kPass;
@@ -47,7 +51,7 @@ VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {
     c.contended += p.verdict == vs::kContended;
     c.throttled += p.verdict == vs::kThrottled;
     c.noisy += p.verdict == vs::kNoisy;
-    c.flags += static_cast<int>(p.flags.size());
+    for (const auto& f : p.flags) flags.insert({f.code, f.message});
     for (const auto& m : p.methods) {
       c.incomplete_methods += m.state == vs::kIncomplete;
       c.contended_methods += m.state == vs::kContended;
@@ -55,6 +59,7 @@ VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {
       c.noisy_methods += m.state == vs::kNoisy;
     }
   }
+  c.flags = static_cast<int>(flags.size());
   return c;
 }
 

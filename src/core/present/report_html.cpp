@@ -186,8 +186,8 @@ class HtmlReporter : public DocumentReporter {
          "id</th><th>UUID</th><th>serial</th></tr>\n";
     for (const auto& c : cs) {
       o << "<tr><td class=\"n\">" << c.rank << "</td><td>" << e(c.host) << "</td><td class=\"n\">"
-        << c.gpu_index << "</td><td>" << e(c.pci_bus_id) << "</td><td>" << e(c.uuid) << "</td><td>"
-        << e(serial_text(c)) << "</td></tr>\n";
+        << e(gpu_index_text(c, cs)) << "</td><td>" << e(c.pci_bus_id) << "</td><td>" << e(c.uuid)
+        << "</td><td>" << e(serial_text(c)) << "</td></tr>\n";
     }
     o << "</table>\n";
   }

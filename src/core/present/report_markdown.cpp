@@ -161,8 +161,8 @@ class MarkdownReporter : public DocumentReporter {
     o << "## GPUs\n\n| rank | host | GPU | PCI bus id | UUID | serial |\n"
          "|---:|---|---:|---|---|---|\n";
     for (const auto& c : cs) {
-      o << "| " << c.rank << " | " << e(c.host) << " | " << c.gpu_index << " | " << e(c.pci_bus_id)
-        << " | " << e(c.uuid) << " | " << e(serial_text(c)) << " |\n";
+      o << "| " << c.rank << " | " << e(c.host) << " | " << e(gpu_index_text(c, cs)) << " | "
+        << e(c.pci_bus_id) << " | " << e(c.uuid) << " | " << e(serial_text(c)) << " |\n";
     }
     o << "\n";
   }

@@ -99,6 +99,8 @@ std::string link_label(const std::map<std::pair<int, int>, std::string>& links, 
 
 std::string unit(const MethodInfo* m) {
   if (m->metric == Metric::kLatency) return "us";
+  // Both directions' total (nccl-tests' sendrecv reports about half of it, one direction).
+  if (m->bidirectional) return m->uses_nccl ? "busbw GB/s both ways" : "GB/s both ways";
   return m->uses_nccl ? "busbw GB/s" : "GB/s";
 }
 
@@ -257,6 +259,14 @@ std::vector<MethodNote> method_notes(const PairVerdict& v) {
 }
 
 // The GPUs of the judged pairs: host, index, PCI bus id, UUID, serial.
+std::string gpu_index_text(const CardId& c, const std::vector<CardId>& all) {
+  const bool ambiguous = std::any_of(all.begin(), all.end(), [&](const CardId& o) {
+    return o.host == c.host && o.gpu_index == c.gpu_index && o.pci_bus_id != c.pci_bus_id;
+  });
+  return std::to_string(c.gpu_index) +
+         (ambiguous ? " as its rank sees it (go by the PCI id)" : std::string());
+}
+
 std::vector<CardId> cards_in(const std::vector<PairVerdict>& vs) {
   std::vector<CardId> out;
   std::set<int> seen;

@@ -96,6 +96,10 @@ std::vector<MethodNote> method_notes(const PairVerdict& v);
 
 // The GPUs of the judged pairs: host, index, PCI bus id, UUID, serial.
 std::vector<CardId> cards_in(const std::vector<PairVerdict>& vs);
+// A card's GPU index as a technician should read it: "0", or where another card of its host
+// shows the same index under another PCI id (per-task binding: each rank sees its GPU as 0),
+// "0 as its rank sees it (go by the PCI id)".
+std::string gpu_index_text(const CardId& c, const std::vector<CardId>& all);
 std::string serial_text(const CardId& c);
 
 // Per pair and method: the figure beside its known-good one (data/known_good), and its source;

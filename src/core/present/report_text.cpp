@@ -154,8 +154,8 @@ class TextReporter : public DocumentReporter {
     TextTable t;
     for (const auto& c : cs) {
       t.add_row({"rank " + std::to_string(c.rank),
-                 "host " + c.host + ", GPU " + std::to_string(c.gpu_index) + ", PCI " +
-                     c.pci_bus_id + ", UUID " + c.uuid + ", serial " + serial_text(c)});
+                 "host " + c.host + ", GPU " + gpu_index_text(c, cs) + ", PCI " + c.pci_bus_id +
+                     ", UUID " + c.uuid + ", serial " + serial_text(c)});
     }
     o << shown(t);
   }

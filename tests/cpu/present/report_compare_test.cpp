@@ -52,12 +52,20 @@ TEST(Report, SaysWhereHostBuffersWereAndWhatTheFileItselfRecorded) {
   in.recorded = recorded_verdicts_note(d, in.verdicts);
   // Its run flagged the data-CRC counters, which this build records but does not flag (README).
   EXPECT_EQ(in.recorded,
-            "the file recorded 2 flagged, 1 pass of 3 verdicts (4 flags); flag codes link-errors; "
-            "recomputed here: all 3 pass");
+            "the file recorded 2 flagged, 1 pass of 3 verdicts (2 flags); flag codes link-errors; "
+            "recomputed here: all 3 pass")
+      << "each GPU's link-errors flag stands on both its pairs, and counts once";
   for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml})
     EXPECT_NE(make_reporter(f)->render({in}, {}).find("recomputed here: all 3 pass"),
               std::string::npos);
   EXPECT_EQ(recorded_verdicts_note(d, d.verdicts), "") << "the same verdicts say nothing";
+  // Per-task binding: both ranks see their GPU as index 0; the cards say to go by the PCI id.
+  const auto ptb = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
+                                 "/results/examples/h200x2-per-task-binding.json");
+  const auto cards = make_reporter(ReportFormat::kText)->render({input_for(ptb)}, {});
+  EXPECT_NE(cards.find("GPU 0 as its rank sees it (go by the PCI id), PCI 0000:00:07.0"),
+            std::string::npos);
+  EXPECT_EQ(text.find("as its rank sees it"), std::string::npos) << "distinct indexes: plain";
 }
 
 // From an audit: no report showed the command or the NCCL variables a run was made under, so a
