@@ -115,12 +115,20 @@ Section earlier_runs_section(const FleetReport& r) {
 std::string version_line(const VersionSpread& v) {
   std::size_t most = 0;
   for (const auto& [value, nodes] : v.nodes_by_value) most = std::max(most, nodes.size());
+  // A tie has no majority to leave unnamed: only the first of the most common values is.
+  std::string unnamed;
+  for (const auto& [value, nodes] : v.nodes_by_value) {
+    if (nodes.size() == most) {
+      unnamed = value;
+      break;
+    }
+  }
   std::string s = v.what + " ";
   bool first = true;
   for (const auto& [value, nodes] : v.nodes_by_value) {
     s += (first ? "" : "; ") + value + ": " + std::to_string(nodes.size()) + " nodes";
     first = false;
-    if (nodes.size() == most || !v.mixed()) continue;
+    if (value == unnamed || !v.mixed()) continue;
     std::string names;
     for (std::size_t i = 0; i < nodes.size() && i < 8; ++i) names += (i ? ", " : "") + nodes[i];
     s += " (" + names + (nodes.size() > 8 ? ", ..." : "") + ")";

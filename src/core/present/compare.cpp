@@ -57,6 +57,15 @@ struct Key {
 
 // Every result under its key, in file order: several ranks on one GPU share a key, and each is
 // matched with the same-numbered one of the other run, never dropped.
+// A collective's type/op. Schema 1 recorded none: its all-reduce was float/sum, as every later
+// default is, so the same case in an older and a newer file is matched (it was listed as only in
+// A and only in B at every size).
+std::string variant_of(const RunDocument& d, const Result& r) {
+  if (d.schema_version != 1 || !r.datatype.empty() || r.src >= 0) return variant_label(r);
+  const MethodInfo* m = find_method(d.methods, r.method);
+  return m && m->collective == Collective::kAllReduce ? "float/sum" : variant_label(r);
+}
+
 std::map<Key, std::vector<const Result*>> index_results(const RunDocument& d,
                                                         const std::string& match) {
   const auto hosts = host_positions(d);
@@ -69,7 +78,7 @@ std::map<Key, std::vector<const Result*>> index_results(const RunDocument& d,
   std::map<Key, std::vector<const Result*>> out;
   for (const auto& r : d.results) {
     out[{r.method, gpu_identity(rank(r.src), r.src, match, hosts),
-         gpu_identity(rank(r.dst), r.dst, match, hosts), r.bytes, variant_label(r)}]
+         gpu_identity(rank(r.dst), r.dst, match, hosts), r.bytes, variant_of(d, r)}]
         .push_back(&r);
   }
   return out;

@@ -210,6 +210,15 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
   const auto text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
   EXPECT_NE(text.find("570.86.10: 1 nodes (n2)"), std::string::npos);
   EXPECT_NE(text.find("MIXED"), std::string::npos);
+  // A 2-2 split has no majority: one side's nodes are named (before: neither side's).
+  const std::string tie = temp_dir();
+  for (int i = 0; i < 4; ++i) {
+    RunDocument d = as_node(real_run(), "t" + std::to_string(i));
+    if (i >= 2) d.system.driver_version = d.topology->hosts[0].driver_version = "590.10.01";
+    write_run(tie, "t" + std::to_string(i), d);
+  }
+  const auto tied = make_fleet_reporter(FleetFormat::kText)->render(fleet_of(tie), {});
+  EXPECT_NE(tied.find("590.10.01: 2 nodes (t2, t3)"), std::string::npos) << tied.substr(0, 400);
 }
 
 TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {

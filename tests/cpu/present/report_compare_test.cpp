@@ -348,6 +348,21 @@ TEST(Compare, RunsOnAnotherNumberOfGpusAreRefused) {
   }
 }
 
+// Schema 1 recorded no type/op for its all-reduce (float/sum, as every later default): the same
+// case in an older and a newer file is compared, not listed as only in A and only in B.
+TEST(Compare, ASchema1AllReduceMeetsItsFloatSumCase) {
+  const auto a = load_run_file(real_run("h200x2/default.json"));
+  const auto b =
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-default.json");
+  ASSERT_EQ(a.schema_version, 1);
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  int allreduce = 0;
+  for (const auto& r : c.rows) allreduce += r.method == "nccl-allreduce float/sum";
+  EXPECT_EQ(allreduce, 6) << "1M to 1G";
+  for (const auto& s : c.only_in_a) EXPECT_EQ(s.find("nccl-allreduce"), std::string::npos) << s;
+  for (const auto& s : c.only_in_b) EXPECT_EQ(s.find("nccl-allreduce"), std::string::npos) << s;
+}
+
 // A median and its range at one precision: "0.67 [0.7-0.7]" put the median outside its range.
 TEST(Compare, AMedianAndItsRangeShareOnePrecision) {
   auto a = load_run_file(real_run("h200x2/default.json"));
