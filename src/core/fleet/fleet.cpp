@@ -174,7 +174,7 @@ FleetGroup summarize_group(const std::string& method, std::uint64_t bytes,
   FleetGroup g;
   g.method = method;
   g.gpu_model = members.front().pair->gpu_model;
-  g.link = members.front().pair->link;
+  g.link = members.front().pair->group_of(method);
   g.bytes = bytes;
   std::vector<double> values;
   std::set<std::string> nodes;
@@ -243,7 +243,7 @@ std::vector<FleetGroup> place_in_fleet(std::vector<FleetNode>& nodes, double tol
     for (auto& p : n.pairs) {
       std::set<std::string> methods;
       for (const auto& x : p.measurements) methods.insert(x.method);
-      for (const auto& m : methods) by_group[{m, p.gpu_model, p.link}].push_back({&n, &p});
+      for (const auto& m : methods) by_group[{m, p.gpu_model, p.group_of(m)}].push_back({&n, &p});
     }
   }
   std::vector<FleetGroup> groups;

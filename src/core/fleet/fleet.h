@@ -69,6 +69,13 @@ struct FleetPair {
   }
   std::vector<Measurement> measurements;  // every size measured ok
   std::vector<FleetPosition> positions;
+  // Per method, its group where the run's settings touch that method (-R: NCCL's only); the
+  // fleet's groups and site baselines go by it.
+  std::map<std::string, std::string> group_by_method;
+  const std::string& group_of(const std::string& method) const {
+    const auto it = group_by_method.find(method);
+    return it == group_by_method.end() ? link : it->second;
+  }
   std::string name() const {
     if (src_pci == "all") return "all GPUs";
     if (one_gpu) return src_pci + "<->host";

@@ -50,16 +50,17 @@ std::string model_of(const RunDocument& d, const PairVerdict& v) {
 
 // The pair's ok measurements, looked up in the run's index (a scan of every result per verdict
 // made large runs quadratic); for collectives, the variant the verdict judged.
-std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex& idx, int src,
-                                         int dst) {
+std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex& idx,
+                                         const std::vector<PairVerdict>& vs, int src, int dst) {
   std::vector<Measurement> out;
   for (const auto& name : idx.methods_of(src, dst)) {
     const auto* m = find_method(d.methods, name);
     for (const Result* plan : idx.of(name, src, dst)) {
+      // The measurement that settled the case's verdict (a confirmation repeat, where one did).
       // A figure measured beside another job or under held clocks says nothing of the link: it
       // is kept out of the fleet's medians and never an outlier.
-      const Result* r = settled_result(d, *plan);
-      if (!r) continue;
+      const Result* r = settled_result(d, *plan, settled_attempt(vs, *plan));
+      if (!placeable(d, *r)) continue;
       const double ops = r->warmup_iters + static_cast<double>(r->iters) * r->samples;
       // Latency methods, and bandwidth methods at latency sizes, by their time per operation:
       // what the verdict judges there (8 B is 0.0 GB/s), so a site baseline can hold it.
@@ -71,7 +72,8 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
   return out;
 }
 
-FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVerdict& v) {
+FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
+                     const std::vector<PairVerdict>& vs, const PairVerdict& v) {
   FleetPair p;
   if (v.src < 0) {
     p.src_pci = p.dst_pci = "all";
@@ -89,7 +91,9 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx, const PairVer
   if (p.unsettled()) p.note = state_note(v);
   p.flags = v.flags;
   // Two ranks on one GPU: its figures are the GPU's own memory, no link's; they join no group.
-  if (v.verdict != "not-a-link") p.measurements = measurements_of(d, idx, v.src, v.dst);
+  if (v.verdict != "not-a-link") p.measurements = measurements_of(d, idx, vs, v.src, v.dst);
+  for (const auto& x : p.measurements)
+    p.group_by_method.emplace(x.method, baseline_group(d, v, find_method(d.methods, x.method)));
   return p;
 }
 
@@ -151,7 +155,7 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
   }
   // A pair belongs to its source's host; an all-rank verdict to every host of the run.
   for (const auto& v : verdicts) {
-    const FleetPair p = fleet_pair(d, idx, v);
+    const FleetPair p = fleet_pair(d, idx, verdicts, v);
     for (auto& n : nodes) {
       if (v.src < 0 || host_of(d, v.src) == n.host) n.pairs.push_back(p);
     }

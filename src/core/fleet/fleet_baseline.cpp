@@ -42,7 +42,8 @@ std::map<Key, Gathered> gather(const FleetReport& r, bool by_version) {
       if (!counts(n)) continue;
       const NodeVersions v = by_version ? n.versions : NodeVersions{};
       for (const auto& p : n.pairs) {
-        if (p.gpu_model != g.gpu_model || p.link != g.link || outlier(p, g.method)) continue;
+        if (p.gpu_model != g.gpu_model || p.group_of(g.method) != g.link || outlier(p, g.method))
+          continue;
         for (const auto& m : p.measurements) {
           if (m.method != g.method || m.bytes != g.bytes) continue;
           auto& x = out[{g.method, g.gpu_model, p.link_label, g.link, g.bytes, p.ranks, v.driver,

@@ -75,7 +75,7 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
   for (const auto& n : r.nodes) {
     for (const auto& p : n.pairs) {
       for (const auto& pos : p.positions) {
-        const auto it = row_of.find({pos.method, p.gpu_model, p.link, pos.bytes});
+        const auto it = row_of.find({pos.method, p.gpu_model, p.group_of(pos.method), pos.bytes});
         if (it == row_of.end()) continue;
         const int d = pos.lower_is_better ? 2 : 1;
         c.rows[it->second].points.push_back(

@@ -284,7 +284,7 @@ class FleetCsvReporter : public FleetReporter {
         for (const auto& pos : p.positions) {
           any = true;
           o << head << cf(p.src_pci) << "," << cf(p.dst_pci) << "," << cf(p.gpu_model) << ","
-            << cf(p.link) << "," << cf(pos.method) << "," << pos.bytes << ","
+            << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes << ","
             << out::fixed<out::Csv>(pos.value, 3) << "," << cf(unit_of(pos.lower_is_better)) << ","
             << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
             << out::fixed<out::Csv>(pos.ratio, 4) << "," << (pos.outlier ? 1 : 0) << ","

@@ -10,20 +10,30 @@
 namespace peerbench {
 namespace {
 
-// "NVIDIA H100 80GB HBM3 over 2 ranks" for each distinct model and rank count of the entries.
-std::string baseline_scope(const std::vector<BaselineEntry>& entries) {
-  std::set<std::string> seen;
-  for (const auto& b : entries)
-    seen.insert(b.model + " over " + std::to_string(b.ranks) + " ranks");
-  return join(std::vector<std::string>(seen.begin(), seen.end()), ", ");
+std::string listed(const std::set<std::string>& s) {
+  return join(std::vector<std::string>(s.begin(), s.end()), ", ");
 }
 
-std::string run_scope(const RunDocument& d) {
-  std::set<std::string> models;
+// What an entry matches by, for the entries and for the run: model and rank count, groups (link,
+// hosts, settings) and drivers, so a mismatch of any of them can be read off the sentence.
+std::string baseline_scope(const std::vector<BaselineEntry>& entries) {
+  std::set<std::string> models, groups, drivers;
+  for (const auto& b : entries) {
+    models.insert(b.model + " over " + std::to_string(b.ranks) + " ranks");
+    groups.insert(b.group);
+    if (!b.driver.empty()) drivers.insert(b.driver);
+  }
+  return listed(models) + " in groups " + listed(groups) +
+         (drivers.empty() ? "" : ", driver " + listed(drivers));
+}
+
+std::string run_scope(const RunDocument& d, const std::vector<PairVerdict>& v) {
+  std::set<std::string> models, groups;
   for (const auto& r : d.system.ranks)
     models.insert(r.gpu.name.empty() ? "(unnamed GPU)" : r.gpu.name);
-  return join(std::vector<std::string>(models.begin(), models.end()), ", ") + " over " +
-         std::to_string(d.system.ranks.size()) + " ranks";
+  for (const auto& p : v) groups.insert(baseline_group(d, p));
+  return listed(models) + " over " + std::to_string(d.system.ranks.size()) + " ranks in groups " +
+         listed(groups) + ", driver " + d.system.driver_version;
 }
 
 }  // namespace
@@ -58,7 +68,7 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
   if (by.count(kBarSiteBaseline) == 0)
     return line + "; the site baseline (" + e.source +
            ") judged none of them: its entries are for " + baseline_scope(e.baseline) +
-           ", this run is " + run_scope(d);
+           "; this run is " + run_scope(d, v);
   if (without_entry > 0)
     line += "; " + std::to_string(without_entry) + " had no entry in the site baseline (" +
             e.source + ")";

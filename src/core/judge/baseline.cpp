@@ -89,8 +89,8 @@ std::string measurement_mode(const RunDocument& d, const MethodInfo* m) {
   return join(parts, " ");
 }
 
-std::string baseline_group(const RunDocument& d, const PairVerdict& v) {
-  const std::string mode = measurement_mode(d);
+std::string baseline_group(const RunDocument& d, const PairVerdict& v, const MethodInfo* m) {
+  const std::string mode = measurement_mode(d, m);
   return link_group(d, v) + (mode.empty() ? "" : ", " + mode);
 }
 

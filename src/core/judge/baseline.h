@@ -44,7 +44,9 @@ std::string measurement_mode(const RunDocument& d, const MethodInfo* m = nullptr
 // "PCIe Gen5 x16 PIX", "all 2 GPUs on 2 hosts", "all 2 GPUs, -R 2 -a 1". A baseline entry judges
 // only a case of its own group, so a run under -R 2, or across hosts, meets no -R 0 or one-host
 // median.
-std::string baseline_group(const RunDocument& d, const PairVerdict& v);
+// With `m`, the settings that touch that method only (measurement_mode).
+std::string baseline_group(const RunDocument& d, const PairVerdict& v,
+                           const MethodInfo* m = nullptr);
 
 struct BaselineQuery {
   std::string model, link, group, method;

@@ -127,12 +127,15 @@ struct CaseKey {
   bool operator<(const CaseKey& o) const;
 };
 CaseKey case_key(const Result& r);
-// The measurement of a case that other runs and nodes are set beside: where the run repeated it
-// (after an idle check; the repeat settled its verdict), its latest repeat that is measured, not
-// contended, throttled or launch-bound; else `r` itself when it is such; else nullptr. Before,
-// compare and fleet took the plan's figure, so a transient the run's own repeat cleared read as
-// a regression or a fleet outlier (audit).
-const Result* settled_result(const RunDocument& d, const Result& r);
+// Which measurement of `r`'s case settled its verdict in `vs` (MethodVerdict::attempt; 0 where no
+// verdict judged that size), and that measurement: the confirmation repeat, or `r`. Compare and
+// the fleet set it beside other runs: before, they took the plan's figure, so a transient the
+// run's own repeat cleared read as a regression or a fleet outlier (audit).
+int settled_attempt(const std::vector<PairVerdict>& vs, const Result& r);
+const Result* settled_result(const RunDocument& d, const Result& r, int attempt);
+// A figure that can stand beside other nodes': measured, not contended or throttled, and not
+// launch-bound unless the run blocked (-z) throughout.
+bool placeable(const RunDocument& d, const Result& r);
 nlohmann::json to_json(const CaseKey& k);
 CaseKey case_key_from_json(const nlohmann::json& j);
 

@@ -164,7 +164,7 @@ const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const Meth
   BaselineQuery q;
   q.model = model_of(c, v);
   q.link = v.link;
-  q.group = baseline_group(c.d, v);
+  q.group = baseline_group(c.d, v, &m);
   q.method = m.name;
   q.bytes = r.bytes;
   q.ranks = static_cast<int>(c.d.system.ranks.size());

@@ -32,27 +32,32 @@ CaseKey case_key_from_json(const json& j) {
   return k;
 }
 
-namespace {
-
-// Measured, and not beside another job, under held clocks or launch-bound (the host's enqueue
-// rate, -z 1 among them).
-bool settles(const Result& r) {
-  return has_figure(r) && !contended(r) && !throttled(r) && !(r.enqueue && r.enqueue->launch_bound);
+int settled_attempt(const std::vector<PairVerdict>& vs, const Result& r) {
+  for (const auto& v : vs) {
+    if (v.src != r.src || v.dst != r.dst) continue;
+    for (const auto& m : v.methods)
+      if (m.method == r.method && m.bytes == r.bytes) return m.attempt;
+  }
+  return 0;
 }
 
-}  // namespace
-
-const Result* settled_result(const RunDocument& d, const Result& r) {
-  const Result* best = settles(r) ? &r : nullptr;
+const Result* settled_result(const RunDocument& d, const Result& r, int attempt) {
+  if (attempt <= 0) return &r;
   const CaseKey key = case_key(r);
-  int attempt = 0;
   for (const auto& x : d.confirmations) {
     const CaseKey k = case_key(x);
-    if (k < key || key < k || x.attempt <= attempt || !settles(x)) continue;
-    best = &x;
-    attempt = x.attempt;
+    if (!(k < key) && !(key < k) && x.attempt == attempt && has_figure(x)) return &x;
   }
-  return best;
+  return &r;
+}
+
+bool placeable(const RunDocument& d, const Result& r) {
+  if (!has_figure(r) || contended(r) || throttled(r)) return false;
+  // Launch-bound figures are the host's enqueue rate; under -z every figure is, and such a run's
+  // nodes are set beside each other in their own -z group.
+  const bool blocking = d.config.is_object() && d.config.contains("blocking") &&
+                        d.config["blocking"].is_number() && d.config["blocking"].get<int>() != 0;
+  return blocking || !(r.enqueue && r.enqueue->launch_bound);
 }
 
 }  // namespace peerbench

@@ -2,6 +2,7 @@
 // of one host, NVLink data counters that did not move with a copy, a peer copy slower than going
 // through host memory.
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "core/base/text.h"
@@ -46,17 +47,25 @@ namespace {
 // flag raised under them still fails the run, but names the operator's setting as its cause
 // rather than leaving a technician to suspect the link.
 std::vector<std::string> forcing_variables(const Ctx& c, const std::string& road) {
+  // Only values that turn the road off: NCCL_P2P_LEVEL=SYS or NVL allows P2P over NVLink, and
+  // NCCL_NET=IB asks for InfiniBand; naming them would blame a setting for a real fault.
   static const std::map<std::string, std::vector<std::string>> steer = {
       {"SHM", {"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"}},
       {"NET", {"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE"}},
-      {"Socket", {"NCCL_IB_DISABLE", "NCCL_NET", "NCCL_NET_PLUGIN"}}};
+      {"Socket", {"NCCL_IB_DISABLE", "NCCL_NET"}}};
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
   std::vector<std::string> set;
   for (const auto& name : steer.at(road)) {
     const auto it = c.d.environment.find(name);
     if (it == c.d.environment.end() || it->second.empty()) continue;
-    const bool disable = name.size() > 8 && name.compare(name.size() - 8, 8, "_DISABLE") == 0;
-    if (disable && it->second == "0") continue;
-    set.push_back(name + "=" + it->second);
+    const std::string value = lower(it->second);
+    const bool off = name == "NCCL_P2P_LEVEL" ? value == "loc" || value == "0"
+                     : name == "NCCL_NET"     ? value == "socket"
+                                              : value != "0";  // the *_DISABLE variables
+    if (off) set.push_back(name + "=" + it->second);
   }
   return set;
 }

@@ -332,13 +332,16 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
               {&a}};
     outs.push_back(std::move(o));
   }
-  if (!mv.bar) {
+  const Decision dec = decide(c, outs);
+  if (dec.decisive) mv.attempt = dec.decisive->attempt;
+  if (!mv.bar && dec.ruling != Ruling::kUntrusted) {
     // No bar is no pass: before, a figure without one (a link of unknown kind, as under per-task
-    // GPU binding) passed whatever it was.
+    // GPU binding) passed whatever it was. Beside another job or under held clocks it still says
+    // so (apply, below), and is measured again where the run repeats cases.
     mv.state = vs::kNotJudged;
     mv.reason = no_bar_reason(m, link, kind, latency || small, v.link);
   } else {
-    apply(c, v, m, outs, decide(c, outs), mv);
+    apply(c, v, m, outs, dec, mv);
     // A repeat that settled the verdict gives the figure shown: its ratio to known-good too
     // (before, the repeat's figure stood beside the first measurement's ratio).
     if (mv.expected && mv.value && *mv.value > 0 && mv.expected_ratio &&

@@ -309,6 +309,9 @@ struct MethodVerdict {
   // Which kind of bar that is (bar_source_names): a site's min_gbps or max_latency_us, its fleet
   // baseline, the known-good figure, the link-rate rule or a per-kind latency bar; "" none.
   std::string bar_source;
+  // Which measurement settled the state: 0 the plan's, k its confirmation repeat k. Compare and
+  // the fleet take that one's figure.
+  int attempt = 0;
   nlohmann::json evidence;  // contended, throttled, noisy, a repeat's pass: the attempts
   // Against the known-good figure for this GPU model, link, rank count and size
   // (data/known_good): the figure, measured / figure, and where it comes from; or why none.

@@ -237,6 +237,7 @@ MethodVerdict method_verdict_from(const JsonIn& in) {
   m.bar = in.opt_number("bar", -1e300, 1e300);
   m.bar_basis = in.opt_str("bar_basis").value_or("");
   m.bar_source = in.opt_str("bar_source").value_or("");
+  m.attempt = static_cast<int>(in.opt_integer("attempt", 0, 1 << 20).value_or(0));
   if (!m.bar_source.empty() && m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline &&
       m.bar_source != kBarKnownGood && m.bar_source != kBarLinkRate &&
       m.bar_source != kBarLatencyTable)

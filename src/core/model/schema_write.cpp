@@ -108,6 +108,7 @@ json method_verdict_json(const MethodVerdict& m) {
               {"bar", opt_json(m.bar)},
               {"bar_basis", str_or_null(m.bar_basis)},
               {"bar_source", str_or_null(m.bar_source)},
+              {"attempt", m.attempt},
               {"evidence", m.evidence},
               {"expected", opt_json(m.expected)},
               {"expected_ratio", opt_json(m.expected_ratio)},

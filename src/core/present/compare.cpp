@@ -236,7 +236,9 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   const auto gpus = [](const RunDocument& d) {
     std::set<std::string> cards;
     for (const auto& r : d.system.ranks)
-      cards.insert(r.gpu.uuid.empty() ? r.host + "/" + r.gpu.pci_bus_id : r.gpu.uuid);
+      cards.insert(!r.gpu.uuid.empty()         ? r.gpu.uuid
+                   : !r.gpu.pci_bus_id.empty() ? r.host + "/" + r.gpu.pci_bus_id
+                                               : r.host + "/#" + std::to_string(r.gpu.index));
     return cards.size();
   };
   if (gpus(a) != gpus(b)) {
@@ -255,6 +257,8 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   }
   Comparison c;
   what_differs(a, b, c);
+  c.verdicts_a = compute_verdicts(a, {});
+  c.verdicts_b = compute_verdicts(b, {});
   match_results(a, b, o, c);
   if (c.rows.empty()) {
     throw InputError(b_name, "results",
@@ -283,11 +287,10 @@ std::pair<double, double> spread_of(const Stats& s, const Result& r, bool time) 
 
 CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
                        const RunDocument& b, const CompareOptions& o, Comparison& c) {
-  // The repeat that settled a case's verdict, where the run made one.
-  const Result* ra = settled_result(a, ra_);
-  const Result* rb = settled_result(b, rb_);
-  if (!ra) ra = &ra_;
-  if (!rb) rb = &rb_;
+  // The measurement that settled each case's verdict (built-in bars): a confirmation repeat
+  // where one did, else the plan's.
+  const Result* ra = settled_result(a, ra_, settled_attempt(c.verdicts_a, ra_));
+  const Result* rb = settled_result(b, rb_, settled_attempt(c.verdicts_b, rb_));
   const auto* m = find_method(a.methods, key.method);
   CompareRow row;
   row.method = key.variant.empty() ? key.method : key.method + " " + key.variant;

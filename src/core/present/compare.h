@@ -40,6 +40,8 @@ struct Comparison {
   int improvements = 0;
   int other_settings = 0;  // rows measured under other settings (-R, -a, -z, -G): not compared
   int untrusted = 0;       // rows where either run was contended or throttled: not compared
+  // Each run's verdicts under the built-in bars: which measurement settled each case.
+  std::vector<PairVerdict> verdicts_a, verdicts_b;
 };
 
 // Throws InputError when the runs cannot be compared (different GPU counts, nothing in common).

@@ -105,7 +105,9 @@ std::string cell_text(const HistoryCell& c, bool first) {
   if (first) return s;
   const double pct = 100 * (c.ratio - 1);
   s += " " + std::string(pct >= 0 ? "+" : "") + format_fixed(pct, 1) + "%";
-  if (c.change == "regression" || c.change == "improvement") s += " " + c.change;
+  // Every change but "same" and "within-noise" is said: other-settings, contended and throttled
+  // cells were not compared, and a bare percentage read as a change (review).
+  if (c.change != "same" && c.change != "within-noise") s += " " + c.change;
   return s;
 }
 

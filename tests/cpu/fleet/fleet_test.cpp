@@ -605,7 +605,11 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
   EXPECT_EQ(none.find("by site baseline"), std::string::npos) << none;
   EXPECT_NE(none.find("the site baseline (" + other + ") judged none of them"), std::string::npos)
       << none;
-  EXPECT_NE(none.find("NVIDIA H100 80GB HBM3 over 2 ranks, this run is NVIDIA H200 over 2 ranks"),
+  EXPECT_NE(none.find("its entries are for NVIDIA H100 80GB HBM3 over 2 ranks in groups "),
+            std::string::npos)
+      << none;
+  EXPECT_NE(none.find("; this run is NVIDIA H200 over 2 ranks in groups NV18, all 2 GPUs, driver "
+                      "580.159.04"),
             std::string::npos)
       << none;
   int sourced = 0;
@@ -828,6 +832,64 @@ TEST(CompareSettings, TheRepeatThatSettledAVerdictIsTheFigureCompared) {
   }
 }
 
+// -R touches NCCL only: a node run under -R 1 has its copies judged by the -R 0 fleet's
+// baseline (they fell in a group "NV18, -R 1" that no entry matched: a 12 % slow ce-write passed,
+// review), while its NCCL cases meet no -R 0 entry.
+TEST(FleetSettings, RegistrationKeepsCopiesInTheirGroupAndBaseline) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const std::string path = dir + "/base.json";
+  write_text(path, make_baseline(fleet_of(dir), 0.1, "now").dump(2));
+  const Expectations e = load_expectations(path, test::catalog());
+  RunDocument r1 = as_node(real_run(), "r1");
+  r1.config["local_register"] = 1;
+  slow(r1, "ce-write", 0.88);
+  bool flagged = false;
+  for (const auto& v : compute_verdicts(r1, e)) {
+    for (const auto& m : v.methods) {
+      if (m.method == "ce-write" && m.bar) EXPECT_EQ(m.bar_source, kBarSiteBaseline);
+      if (m.method.rfind("nccl-", 0) == 0 && m.bar) EXPECT_NE(m.bar_source, kBarSiteBaseline);
+    }
+    for (const auto& f : v.flags) flagged |= f.code == "off-baseline" && f.method == "ce-write";
+  }
+  EXPECT_TRUE(flagged);
+  write_run(dir, "r1", r1);
+  const FleetReport r = fleet_of(dir);
+  for (const auto& p : node(r, "r1").pairs) {
+    if (p.src_pci == "all") continue;
+    EXPECT_EQ(p.group_of("ce-write"), "NV18");
+    EXPECT_EQ(p.group_of("nccl-sendrecv"), "NV18, -R 1");
+  }
+}
+
+// A repeat made of a case that passed on its plan's measurement (the faster direction of a pair
+// suspected of asymmetry is repeated too) did not settle anything: compare and the fleet keep
+// the plan's figure (review: a half-speed repeat read as a regression of a passing pair).
+TEST(CompareSettings, ARepeatThatSettledNothingIsNotTheFigure) {
+  const RunDocument a = real_run();
+  RunDocument b = a;
+  for (const auto& r : a.results) {
+    if (r.method != "ce-write" || r.src != 0 || r.bytes != (1ull << 30)) continue;
+    Result repeat = r;
+    repeat.attempt = 1;
+    scale(repeat.algbw_gbps, 0.5);
+    scale(repeat.busbw_gbps, 0.5);
+    scale(repeat.time_us, 2);
+    b.confirmations.push_back(repeat);
+  }
+  ASSERT_EQ(b.confirmations.size(), 1u);
+  b.config["confirm"] = 1;
+  const Comparison c = compare_runs(a, "a.json", b, "b.json", {});
+  EXPECT_EQ(c.regressions, 0);
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 5; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  write_run(dir, "rep", as_node(b, "rep"));
+  const FleetReport r = fleet_of(dir);
+  EXPECT_FALSE(has_flag(node(r, "rep"), "fleet-outlier", "ce-write"));
+}
+
 // A fleet of -R 0 nodes and one -R 2 node: the -R 2 node is in a group of its own (before: a
 // fleet outlier at 0.74 of the median), and the -R 0 nodes' site baseline judges no -R 2 case
 // (before: a healthy -R 2 node failed it, off-baseline). A -z 1 node's launch-bound figures stay
@@ -855,8 +917,14 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   EXPECT_EQ(node(r, "r2").state, NodeState::kPass);
   EXPECT_FALSE(has_flag(node(r, "r2"), "fleet-outlier", "nccl-allreduce"));
   for (const auto& p : node(r, "r2").pairs) EXPECT_NE(p.link.find("-R 2 -a 1"), std::string::npos);
+  // Under -z every figure is launch-bound: they stay, in a -z group of their own (a -z fleet
+  // would otherwise show nothing and every node read incomplete).
   EXPECT_FALSE(has_flag(node(r, "z1"), "fleet-outlier", "nccl-allreduce"));
-  for (const auto& p : node(r, "z1").pairs) EXPECT_TRUE(p.measurements.empty()) << p.link;
+  EXPECT_NE(node(r, "z1").state, NodeState::kIncomplete);
+  for (const auto& p : node(r, "z1").pairs) {
+    EXPECT_FALSE(p.measurements.empty()) << p.link;
+    EXPECT_NE(p.group_of("nccl-allreduce").find("-z 1"), std::string::npos) << p.link;
+  }
   EXPECT_FALSE(has_flag(node(r, "tr"), "fleet-outlier", "nccl-allreduce"));
   EXPECT_EQ(node(r, "tr").state, NodeState::kPass);
 

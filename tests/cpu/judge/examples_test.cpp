@@ -120,6 +120,23 @@ TEST(Examples, PerTaskBindingWithAnUnknownLinkIsNotJudgedAndSaysWhy) {
     }
   }
   EXPECT_EQ(bars_used_line(d, vs, {}), "no figure was judged against a bar");
+  // Without a bar, a figure beside another job is still contended, not merely not-judged (review:
+  // the other job went unsaid and run --expect exited 0).
+  for (auto& r : d.results) {
+    r.interference.emplace();
+    if (r.method != "ce-bidir" || r.bytes != (1ull << 30)) continue;
+    GpuInterference g;
+    g.rank = 1;
+    g.processes.push_back({4242, "train.py", std::nullopt, std::nullopt});
+    r.interference->push_back(g);
+  }
+  for (const auto& v : compute_verdicts(d, {})) {
+    for (const auto& m : v.methods) {
+      if (m.method != "ce-bidir") continue;
+      EXPECT_EQ(m.state, "contended");
+      EXPECT_NE(m.reason.find("pid 4242"), std::string::npos) << m.reason;
+    }
+  }
 }
 
 // The operator's NCCL_P2P_DISABLE (and NCCL_SHM_DISABLE) forced the fallback: the flag stands,
@@ -144,6 +161,19 @@ TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
   }
   for (const auto& v : compute_verdicts(example("h200x2-default.json"), {}))
     for (const auto& f : v.flags) EXPECT_FALSE(f.evidence.contains("forced_by")) << f.code;
+  // A setting that allows P2P over NVLink is no cause (review: NCCL_P2P_LEVEL=SYS was named).
+  auto d = example("h200x2-nccl-shm.json");
+  d.environment.erase("NCCL_P2P_DISABLE");
+  d.environment["NCCL_P2P_LEVEL"] = "SYS";
+  for (const auto& v : compute_verdicts(d, {}))
+    for (const auto& f : v.flags) EXPECT_FALSE(f.evidence.contains("forced_by")) << f.message;
+  d.environment["NCCL_P2P_LEVEL"] = "LOC";
+  int named = 0;
+  for (const auto& v : compute_verdicts(d, {}))
+    for (const auto& f : v.flags)
+      named += f.evidence.contains("forced_by") &&
+               f.evidence["forced_by"] == nlohmann::json({"NCCL_P2P_LEVEL=LOC"});
+  EXPECT_EQ(named, 2);
 }
 
 }  // namespace
