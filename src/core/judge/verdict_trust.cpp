@@ -58,6 +58,18 @@ struct Decision {
   bool confirmed = false;
 };
 
+// The other users or held clocks seen by every measurement an outcome rests on: for asymmetry,
+// the reverse direction's too (its interference alone read "ran beside another user of the GPU:
+// ; not a link figure").
+std::string involved_interference(const Ctx& c, const Outcome& o) {
+  std::vector<std::string> parts;
+  for (const Result* r : o.involved) {
+    const std::string t = r ? interference_text(c, *r) : "";
+    if (!t.empty() && std::find(parts.begin(), parts.end(), t) == parts.end()) parts.push_back(t);
+  }
+  return join(parts, "; ");
+}
+
 // A clean (or merely noisy) pass clears the case. Two clean failures confirm the accusation; one
 // is enough only where the run made no repeats (--confirm 0, or a file from before them).
 // Why a flag stands on one measurement: the run asked for no repeats, or predates them.
@@ -203,7 +215,7 @@ void apply(const Ctx& c, PairVerdict& v, const MethodInfo& m, const std::vector<
       } else {
         why += (d.worst == Trust::kContended ? " ran beside another user of the GPU: "
                                              : " ran with clocks held down: ") +
-               interference_text(c, *o.r);
+               involved_interference(c, o);
       }
       why += o.flag ? "; it would fail: " + o.flag->message : "; not a link figure";
       raise_state(mv, to_string(d.worst), why, {{"attempts", attempts_json(c, m, outs)}});

@@ -97,6 +97,22 @@ TEST(Contention, EveryViewMarksAFigureBesideAnotherJob) {
   EXPECT_TRUE(said);
 }
 
+// Asymmetry rests on both directions: another job beside the reverse direction is named (the
+// reason read "ran beside another user of the GPU: ; not a link figure", review).
+TEST(Contention, AsymmetryNamesTheJobBesideTheReverseDirection) {
+  auto d = watched(clean_h200_pair());
+  Result& slow = result(d, "ce-write", 0, 1);
+  slow.algbw_gbps = slow.busbw_gbps = test::flat(350);  // over its bar, 16.7 % under 1->0
+  Result& back = result(d, "ce-write", 1, 0);
+  back.algbw_gbps = back.busbw_gbps = test::flat(420);
+  back.interference->push_back(copy_loop_on_rank1());
+  const auto vs = compute_verdicts(d, {});
+  const auto& m = method(verdict(vs, 0, 1), "ce-write");
+  EXPECT_EQ(m.state, "contended");
+  EXPECT_NE(m.reason.find("pid 4242 (copyloop"), std::string::npos) << m.reason;
+  EXPECT_EQ(m.reason.find(": ;"), std::string::npos) << m.reason;
+}
+
 TEST(Contention, ABusyGpuIsNamedNotBlamed) {
   auto d = watched(clean_h200_pair());
   Result& slow = result(d, "sm-read", 0, 1);
