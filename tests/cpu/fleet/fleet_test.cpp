@@ -13,7 +13,9 @@
 #include "core/base/errors.h"
 #include "core/cli/command_line.h"
 #include "core/fleet/fleet.h"
+#include "core/fleet/fleet_baseline.h"
 #include "core/fleet/fleet_report.h"
+#include "core/judge/verdict.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/present/compare.h"
@@ -78,6 +80,14 @@ void write_run(const std::string& dir, const std::string& name, const RunDocumen
   write_file_atomically(dir + "/" + name + ".json", to_json(d).dump());
 }
 
+// A fleet of `count` healthy nodes, copies of `d` named n0, n1, ..., in a new folder.
+std::string healthy_fleet(const RunDocument& d, int count) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < count; ++i)
+    write_run(dir, "n" + std::to_string(i), as_node(d, "n" + std::to_string(i)));
+  return dir;
+}
+
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
@@ -102,6 +112,13 @@ FleetReport fleet_of(const std::string& path) {
   FleetOptions o;
   o.paths = {path};
   return build_fleet(o, test::catalog());
+}
+
+// The site baseline of the fleet in `dir`, written beside its runs as base.json.
+std::string write_baseline(const std::string& dir, double tolerance) {
+  const std::string path = dir + "/base.json";
+  write_text(path, make_baseline(fleet_of(dir), tolerance, "now").dump(2));
+  return path;
 }
 
 // Ten healthy nodes, one slowed, one cut short, one unreadable, one expected but absent.
@@ -280,9 +297,7 @@ TEST(Fleet, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
 // (1952 GB/s) formed a fleet group, and OpenMetrics wrote two samples with one label set. Its
 // pairs are no link: they join no group, and a node that showed nothing is incomplete.
 TEST(Fleet, ANodeOfOneSharedGpuShowsNothingAndDoesNotPass) {
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 3; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const std::string dir = healthy_fleet(real_run(), 3);
   write_run(dir, "one", as_node(load_run_file(fixture("h200x1-shared-serial.json")), "one"));
   const FleetReport r = fleet_of(dir);
   const FleetNode& one = node(r, "one");
@@ -480,15 +495,6 @@ TEST(CompareContention, AContendedFigureIsNeverARegression) {
   EXPECT_EQ(c.regressions, 0);
 }
 
-}  // namespace
-}  // namespace peerbench
-
-#include "core/fleet/fleet_baseline.h"
-#include "core/judge/verdict.h"
-
-namespace peerbench {
-namespace {
-
 // Issue 18: `fleet --write-baseline` over a fleet, then the same file as --expect. The healthy
 // nodes pass; a node whose NCCL fell back to shared memory (the real run of
 // results/examples/h200x2-nccl-shm.json), one measured beside another job, and one slowed a
@@ -552,9 +558,7 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
 TEST(SiteBaseline, LatencySizesAreHeldAsTimePerOperation) {
   RunDocument small = load_run_file(fixture("h200x2/nccl-small-graph.json"));
   for (auto& r : small.results) r.gate_timeouts = 0;  // as a schema-2 run has them
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 4; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(small, "n" + std::to_string(i)));
+  const std::string dir = healthy_fleet(small, 4);
   const auto file = make_baseline(fleet_of(dir), 0.1, "now");
   bool allreduce = false;
   for (const auto& e : file["baseline"]["entries"]) {
@@ -584,9 +588,7 @@ TEST(SiteBaseline, LatencySizesAreHeldAsTimePerOperation) {
 // "pass" under "thresholds: <the baseline>" with no word that its entries matched no case. The
 // reports now say what judged the figures, and that the baseline judged none of them.
 TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 4; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const std::string dir = healthy_fleet(real_run(), 4);
   nlohmann::json file = make_baseline(fleet_of(dir), 0.1, "now");
   const std::string same = dir + "/same.json", other = dir + "/other.json";
   write_text(same, file.dump(2));
@@ -629,11 +631,8 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
 // A fleet of one version writes entries that name none, and they judge a run on any version:
 // a run on another driver that fails one says which versions the fleet ran (audit).
 TEST(SiteBaseline, AFailureOnOtherVersionsSaysWhichTheFleetRan) {
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 4; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
-  const std::string path = dir + "/base.json";
-  write_text(path, make_baseline(fleet_of(dir), 0.05, "now").dump(2));
+  const std::string dir = healthy_fleet(real_run(), 4);
+  const std::string path = write_baseline(dir, 0.05);
   const Expectations e = load_expectations(path, test::catalog());
   RunDocument later = as_node(real_run(), "later");
   later.system.driver_version = "590.10.01";
@@ -681,9 +680,7 @@ TEST(SiteBaseline, CasesWithTooFewPairsAreLeftOutAndListed) {
     EXPECT_NE(std::string(e.what()).find("no case has 3 healthy pairs or more"), std::string::npos)
         << e.what();
   }
-  const std::string two = temp_dir();
-  for (int i = 0; i < 2; ++i)
-    write_run(two, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const std::string two = healthy_fleet(real_run(), 2);
   const auto file = make_baseline(fleet_of(two), 0.1, "now");
   std::set<std::string> kept, left;
   for (const auto& e : file["baseline"]["entries"]) {
@@ -702,9 +699,7 @@ TEST(SiteBaseline, CasesWithTooFewPairsAreLeftOutAndListed) {
 // its method is not judged in at that size, matched no case and so switched the site's bar off
 // without a word; unknown keys (typos) passed too.
 TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 3; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const std::string dir = healthy_fleet(real_run(), 3);
   const auto good = make_baseline(fleet_of(dir), 0.1, "now");
   const auto refusal = [](const nlohmann::json& j) -> std::string {
     try {
@@ -836,11 +831,8 @@ TEST(CompareSettings, TheRepeatThatSettledAVerdictIsTheFigureCompared) {
 // baseline (they fell in a group "NV18, -R 1" that no entry matched: a 12 % slow ce-write passed,
 // review), while its NCCL cases meet no -R 0 entry.
 TEST(FleetSettings, RegistrationKeepsCopiesInTheirGroupAndBaseline) {
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 4; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
-  const std::string path = dir + "/base.json";
-  write_text(path, make_baseline(fleet_of(dir), 0.1, "now").dump(2));
+  const std::string dir = healthy_fleet(real_run(), 4);
+  const std::string path = write_baseline(dir, 0.1);
   const Expectations e = load_expectations(path, test::catalog());
   RunDocument r1 = as_node(real_run(), "r1");
   r1.config["local_register"] = 1;
@@ -882,9 +874,7 @@ TEST(CompareSettings, ARepeatThatSettledNothingIsNotTheFigure) {
   b.config["confirm"] = 1;
   const Comparison c = compare_runs(a, "a.json", b, "b.json", {});
   EXPECT_EQ(c.regressions, 0);
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 5; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(real_run(), "n" + std::to_string(i)));
+  const std::string dir = healthy_fleet(real_run(), 5);
   write_run(dir, "rep", as_node(b, "rep"));
   const FleetReport r = fleet_of(dir);
   EXPECT_FALSE(has_flag(node(r, "rep"), "fleet-outlier", "ce-write"));
@@ -895,9 +885,7 @@ TEST(CompareSettings, ARepeatThatSettledNothingIsNotTheFigure) {
 // (before: a healthy -R 2 node failed it, off-baseline). A -z 1 node's launch-bound figures stay
 // out of the fleet's figures; a transient its repeat cleared is no outlier.
 TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
-  const std::string dir = temp_dir();
-  for (int i = 0; i < 4; ++i)
-    write_run(dir, "n" + std::to_string(i), as_node(collectives_r0(), "n" + std::to_string(i)));
+  const std::string dir = healthy_fleet(collectives_r0(), 4);
   nlohmann::json file = make_baseline(fleet_of(dir), 0.1, "now");
   const std::string base = dir + "/../base-" + std::to_string(::getpid()) + ".json";
   write_text(base, file.dump(2));
