@@ -268,6 +268,57 @@ std::vector<VersionSpread> version_spreads(const std::vector<FleetNode>& nodes) 
   return out;
 }
 
+// "a, b, c and 4 more"
+std::string some_of(const std::vector<std::string>& names, std::size_t shown = 6) {
+  if (names.size() <= shown) return join(names, ", ");
+  return join(std::vector<std::string>(names.begin(), names.begin() + shown), ", ") + " and " +
+         std::to_string(names.size() - shown) + " more";
+}
+
+// Whether --pairs left pairs of the node out (all and intra-host measure every pair of a node).
+bool pairs_restricted(const FleetNode& n) {
+  return !n.pairs_run.empty() && n.pairs_run != "all" && n.pairs_run != "intra-host";
+}
+
+// A node that ran fewer methods, or fewer pairs, than most of the fleet's nodes of its GPU model
+// has not shown what they showed: it passed before on whatever it measured (a node run with one
+// method of seventeen passed beside nodes that ran them all; an audit). Most, not any: one node
+// run with an extra method does not leave the rest of the fleet incomplete.
+void add_coverage_problems(std::vector<FleetNode>& nodes) {
+  std::map<std::string, std::map<std::string, int>> ran;  // model -> method -> nodes
+  std::map<std::string, int> of_model, every_pair;        // model -> nodes, nodes with all pairs
+  for (const auto& n : nodes) {
+    for (const auto& model : n.gpu_models) {
+      for (const auto& m : n.methods_run) ++ran[model][m];
+      ++of_model[model];
+      every_pair[model] += !pairs_restricted(n);
+    }
+  }
+  const auto most = [&](const std::string& model, int count) {
+    return 2 * count >= of_model[model];
+  };
+  for (auto& n : nodes) {
+    std::set<std::string> missing;
+    std::string model_of_missing;
+    for (const auto& model : n.gpu_models) {
+      for (const auto& [m, count] : ran[model]) {
+        if (!most(model, count) || n.methods_run.count(m) || !missing.insert(m).second) continue;
+        model_of_missing = model;
+      }
+      if (pairs_restricted(n) && most(model, every_pair[model])) {
+        n.problems.push_back("measured only the pairs " + n.pairs_run + " (--pairs); " +
+                             std::to_string(every_pair[model]) + " of the fleet's " +
+                             std::to_string(of_model[model]) + " " + model +
+                             " nodes measured every pair");
+      }
+    }
+    if (missing.empty()) continue;
+    n.problems.push_back("did not run " + some_of({missing.begin(), missing.end()}) + " (" +
+                         std::to_string(missing.size()) + " of the methods most of the fleet's " +
+                         model_of_missing + " nodes ran): run it as they were run");
+  }
+}
+
 void set_state(FleetNode& n) {
   n.worst_ratio = 1;
   bool incomplete = !n.problems.empty();
@@ -368,6 +419,7 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   r.nodes = resolve_duplicates(std::move(nodes), r.notes, r.earlier_runs);
   if (hosts_given) add_expected_hosts(r.nodes, hosts, r.notes);
   r.groups = place_in_fleet(r.nodes, tolerance);
+  add_coverage_problems(r.nodes);
   r.versions = version_spreads(r.nodes);
   for (auto& n : r.nodes) set_state(n);
   std::stable_sort(r.nodes.begin(), r.nodes.end(), [](const FleetNode& a, const FleetNode& b) {

@@ -6,6 +6,7 @@
 // fleet_report.h render them.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,11 @@ struct FleetNode {
   std::vector<std::string> problems;  // why incomplete, in words
   std::vector<FleetPair> pairs;
   NodeVersions versions;
+  // What the node's run was asked to measure: its methods (config, else its results), its GPU
+  // models and the --pairs it ran ("" where the file does not say); the fleet holds a node that
+  // ran less than the others of its model to be incomplete.
+  std::set<std::string> methods_run, gpu_models;
+  std::string pairs_run;
   double worst_ratio = 0;  // lowest "goodness" ratio of any position (1 = at the median)
   int flag_count() const;
 };

@@ -125,6 +125,20 @@ std::vector<std::string> run_problems(const RunDocument& d) {
   return out;
 }
 
+// The methods a run was asked for: its configuration's list, else those its results name.
+std::set<std::string> methods_asked(const RunDocument& d) {
+  std::set<std::string> out;
+  const auto it = d.config.find("methods");
+  if (it != d.config.end() && it->is_array()) {
+    for (const auto& m : *it)
+      if (m.is_string()) out.insert(m.get<std::string>());
+  }
+  if (out.empty()) {
+    for (const auto& r : d.results) out.insert(r.method);
+  }
+  return out;
+}
+
 }  // namespace
 
 FleetExpectations load_fleet_expectations(const std::string& path,
@@ -151,6 +165,11 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
     n.elapsed_s = d.timing.elapsed_s.value_or(0);
     n.versions = versions_of(d, host);
     n.problems = run_problems(d);
+    n.methods_run = methods_asked(d);
+    for (const auto& r : d.system.ranks)
+      if (r.host == host) n.gpu_models.insert(r.gpu.name);
+    const auto pairs = d.config.find("pairs");
+    if (pairs != d.config.end() && pairs->is_string()) n.pairs_run = pairs->get<std::string>();
     nodes.push_back(std::move(n));
   }
   // A pair belongs to its source's host; an all-rank verdict to every host of the run.

@@ -902,7 +902,14 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   write_run(dir, "z1", blocking);
   write_run(dir, "tr", as_node(transient_then_repeat(collectives_r0(), "nccl-allreduce"), "tr"));
   const FleetReport r = fleet_of(dir);
-  EXPECT_EQ(node(r, "r2").state, NodeState::kPass);
+  // It ran two of the fleet's seven collectives: not flagged, but not shown healthy either.
+  EXPECT_EQ(node(r, "r2").state, NodeState::kIncomplete);
+  EXPECT_EQ(node(r, "r2").flag_count(), 0);
+  ASSERT_EQ(node(r, "r2").problems.size(), 1u);
+  EXPECT_EQ(node(r, "r2").problems[0],
+            "did not run nccl-allgather, nccl-alltoall, nccl-broadcast, nccl-reduce, "
+            "nccl-reducescatter (5 of the methods most of the fleet's NVIDIA H200 nodes ran): run "
+            "it as they were run");
   EXPECT_FALSE(has_flag(node(r, "r2"), "fleet-outlier", "nccl-allreduce"));
   for (const auto& p : node(r, "r2").pairs) EXPECT_NE(p.link.find("-R 2 -a 1"), std::string::npos);
   // Under -z every figure is launch-bound: they stay, in a -z group of their own (a -z fleet
@@ -927,6 +934,62 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   const auto own = compute_verdicts(collectives_r0(), e);
   EXPECT_NE(bars_used_line(collectives_r0(), own, e).find("by site baseline"), std::string::npos);
   std::remove(base.c_str());
+}
+
+}  // namespace
+}  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+RunDocument only_method(RunDocument d, const std::string& method) {
+  d.results.erase(std::remove_if(d.results.begin(), d.results.end(),
+                                 [&](const Result& r) { return r.method != method; }),
+                  d.results.end());
+  d.config["methods"] = {method};
+  return d;
+}
+
+// From an audit: a node run with one method of the fleet's twelve passed beside nodes that ran
+// them all, and a node run on one pair passed too. Each is incomplete and says what it left out;
+// a node that ran an extra method leaves nobody else incomplete.
+TEST(FleetCoverage, ANodeThatRanLessThanMostOfTheFleetIsIncomplete) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  write_run(dir, "one", as_node(only_method(real_run(), "ce-write"), "one"));
+  RunDocument pair = as_node(real_run(), "pair");
+  pair.config["pairs"] = "0-1";
+  write_run(dir, "pair", pair);
+  RunDocument extra = as_node(real_run(), "extra");
+  const RunDocument collectives = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
+                                                "/results/examples/h200x2-collectives.json");
+  for (const auto& r : collectives.results)
+    if (r.method == "nccl-alltoall") extra.results.push_back(r);
+  extra.methods.push_back(*find_method(collectives.methods, "nccl-alltoall"));
+  extra.config["methods"].push_back("nccl-alltoall");
+  write_run(dir, "extra", extra);
+
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& one = node(r, "one");
+  EXPECT_EQ(one.state, NodeState::kIncomplete);
+  EXPECT_EQ(one.flag_count(), 0);
+  ASSERT_EQ(one.problems.size(), 1u);
+  EXPECT_EQ(one.problems[0],
+            "did not run ce-bidir, ce-latency, ce-read, nccl-allreduce, nccl-sendrecv, "
+            "nccl-sendrecv-bidir and 5 more (11 of the methods most of the fleet's NVIDIA H200 "
+            "nodes ran): run it as they were run");
+  const FleetNode& p = node(r, "pair");
+  EXPECT_EQ(p.state, NodeState::kIncomplete);
+  ASSERT_EQ(p.problems.size(), 1u);
+  EXPECT_EQ(p.problems[0],
+            "measured only the pairs 0-1 (--pairs); 5 of the fleet's 6 NVIDIA H200 nodes "
+            "measured every pair");
+  for (const std::string host : {"n0", "n1", "n2", "extra"}) {
+    EXPECT_EQ(node(r, host).state, NodeState::kPass) << host;
+    for (const auto& x : node(r, host).pairs)
+      EXPECT_EQ(x.state, "pass") << host << " " << x.name() << " " << x.note;
+    EXPECT_TRUE(node(r, host).problems.empty()) << host << ": " << node(r, host).problems[0];
+  }
+  EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
 }
 
 }  // namespace
