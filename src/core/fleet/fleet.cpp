@@ -228,7 +228,8 @@ void place_members(const FleetGroup& g, std::vector<Member>& members, double tol
                                  ": not measured at the fleet's size " + format_size(g.bytes));
       continue;
     }
-    FleetPosition pos{g.method, g.bytes, m.at_size->value, g.median, 0, g.lower_is_better, false};
+    FleetPosition pos{g.method,          g.bytes, m.at_size->value, g.median, 0,
+                      g.lower_is_better, false,   g.judged};
     if (g.median > 0) pos.ratio = pos.value / g.median;
     const double worse = g.lower_is_better ? pos.ratio - 1 : 1 - pos.ratio;
     pos.outlier = g.judged && worse > tolerance;
@@ -330,15 +331,26 @@ void set_state(FleetNode& n) {
     }
   }
   if (n.state == NodeState::kMissing) return;
-  // A node none of whose pairs was judged or placed (two ranks on one GPU: not a link) has shown
-  // nothing about its links; it passed before (an audit's one-GPU node).
-  const bool shown = std::any_of(n.pairs.begin(), n.pairs.end(), [](const FleetPair& p) {
-    return p.state != "not-counted" || !p.positions.empty();
+  // A node none of whose pairs was judged, or placed in a group large enough to judge it (two
+  // ranks on one GPU: not a link; a -z node alone, launch-bound throughout), has shown nothing
+  // about its links; it passed before (audits: a one-GPU node, a lone -z node).
+  const auto judged_beside_fleet = [](const FleetPair& p) {
+    return std::any_of(p.positions.begin(), p.positions.end(),
+                       [](const FleetPosition& x) { return x.group_judged; });
+  };
+  const bool shown = std::any_of(n.pairs.begin(), n.pairs.end(), [&](const FleetPair& p) {
+    return p.state != "not-counted" || judged_beside_fleet(p);
   });
   if (!shown && !n.file.empty()) {
+    const bool placed = std::any_of(n.pairs.begin(), n.pairs.end(),
+                                    [](const FleetPair& p) { return !p.positions.empty(); });
     n.problems.push_back("nothing on this node was judged or set beside the fleet (" +
                          std::to_string(n.pairs.size()) +
-                         " pairs, each not a link, not judged or not applicable)");
+                         " pairs, each not a link, not judged or not applicable" +
+                         (placed ? "; its figures' fleet groups hold fewer than " +
+                                       std::to_string(kFleetMinGroupPairs) + " pairs"
+                                 : std::string()) +
+                         ")");
     incomplete = true;
   }
   if (n.flag_count() > 0) {

@@ -47,6 +47,7 @@ struct FleetPosition {
   double ratio = 0;  // value / median
   bool lower_is_better = false;
   bool outlier = false;
+  bool group_judged = false;  // the group held enough pairs to call one an outlier
 };
 
 // One ordered pair of GPUs of a node (or the node's GPUs together, for all-rank methods).

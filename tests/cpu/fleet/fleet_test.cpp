@@ -891,15 +891,19 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   write_text(base, file.dump(2));
 
   write_run(dir, "r2", as_node(symmetric_r2(), "r2"));
-  RunDocument blocking = as_node(collectives_r0(), "z1");
-  blocking.config["blocking"] = 1;
-  for (auto& r : blocking.results) {
-    r.enqueue.emplace();
-    r.enqueue->launch_bound = true;
-    r.enqueue->note = "blocking mode (-z 1)";
-  }
-  slow(blocking, "nccl-allreduce", 0.8);
-  write_run(dir, "z1", blocking);
+  const auto blocking = [](const std::string& host) {
+    RunDocument d = as_node(collectives_r0(), host);
+    d.config["blocking"] = 1;
+    for (auto& r : d.results) {
+      r.enqueue.emplace();
+      r.enqueue->launch_bound = true;
+      r.enqueue->note = "blocking mode (-z 1)";
+    }
+    return d;
+  };
+  RunDocument z1 = blocking("z1");
+  slow(z1, "nccl-allreduce", 0.8);
+  write_run(dir, "z1", z1);
   write_run(dir, "tr", as_node(transient_then_repeat(collectives_r0(), "nccl-allreduce"), "tr"));
   const FleetReport r = fleet_of(dir);
   // It ran two of the fleet's seven collectives: not flagged, but not shown healthy either.
@@ -913,13 +917,26 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   EXPECT_FALSE(has_flag(node(r, "r2"), "fleet-outlier", "nccl-allreduce"));
   for (const auto& p : node(r, "r2").pairs) EXPECT_NE(p.link.find("-R 2 -a 1"), std::string::npos);
   // Under -z every figure is launch-bound: they stay, in a -z group of their own (a -z fleet
-  // would otherwise show nothing and every node read incomplete).
+  // would otherwise show nothing and every node read incomplete). Alone in it, nothing judged the
+  // node: it is incomplete (it passed before; an audit).
   EXPECT_FALSE(has_flag(node(r, "z1"), "fleet-outlier", "nccl-allreduce"));
-  EXPECT_NE(node(r, "z1").state, NodeState::kIncomplete);
+  EXPECT_EQ(node(r, "z1").state, NodeState::kIncomplete);
+  ASSERT_FALSE(node(r, "z1").problems.empty());
+  EXPECT_NE(node(r, "z1").problems.back().find("its figures' fleet groups hold fewer than 3 pairs"),
+            std::string::npos)
+      << node(r, "z1").problems.back();
   for (const auto& p : node(r, "z1").pairs) {
     EXPECT_FALSE(p.measurements.empty()) << p.link;
     EXPECT_NE(p.group_of("nccl-allreduce").find("-z 1"), std::string::npos) << p.link;
   }
+  // Three -z nodes judge one another: the slow one is the outlier, the others pass.
+  const std::string zdir = temp_dir();
+  write_run(zdir, "z1", z1);
+  for (const std::string host : {"z2", "z3", "z4"}) write_run(zdir, host, blocking(host));
+  const FleetReport zr = fleet_of(zdir);
+  EXPECT_TRUE(has_flag(node(zr, "z1"), "fleet-outlier", "nccl-allreduce"));
+  for (const std::string host : {"z2", "z3", "z4"})
+    EXPECT_EQ(node(zr, host).state, NodeState::kPass) << host;
   EXPECT_FALSE(has_flag(node(r, "tr"), "fleet-outlier", "nccl-allreduce"));
   EXPECT_EQ(node(r, "tr").state, NodeState::kPass);
 
