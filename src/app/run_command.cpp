@@ -94,6 +94,7 @@ int dry_run_local(const RunOptions& o) {
       make_plan_input(o, np, std::vector<std::string>(static_cast<std::size_t>(np), host_name()),
                       gpu::method_catalog());
   write_plan(std::cout, in, o.verbosity >= 2);
+  write_plan_notes(std::cout, in);
   return kExitOk;
 }
 
@@ -236,6 +237,7 @@ void dry_run_ranks(const RunOptions& o, gpu::RankContext& rk) {
   const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
   if (rk.rank == 0) {
     write_plan(std::cout, in, o.verbosity >= 2);
+    write_plan_notes(std::cout, in);
     std::cout << std::flush;
   } else {
     summarize_plan(in);  // the same checks, so every rank leaves alike

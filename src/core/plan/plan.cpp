@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
-#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <ostream>
@@ -105,6 +103,8 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
   in.schedule = o.schedule;
   in.pairs = o.pairs;
   in.sizes = make_sweep(o.sweep);
+  in.datatypes = o.datatypes;
+  in.ops = o.ops;
   in.latency_bytes = o.latency_bytes;
   in.warmup_iters = o.warmup_iters;
   in.iters = o.iters;
@@ -181,8 +181,13 @@ class PlanWalker {
                                                                             : in_.latency_bytes}
                                  : in_.sizes;
       const int nranks = m.scope == MethodScope::kAllRanks ? n_ : 2;
+      // Each variant is a case of its own (-d all -o all: 60 per size; counted once before, so
+      // a dry run's estimate and a run's progress were short by that factor).
+      step_.variants = (m.typed ? static_cast<int>(in_.datatypes.size()) : 1) *
+                       (m.reduces ? static_cast<int>(in_.ops.size()) : 1);
       double sizes_estimate = 0;
       for (auto sz : step_.sizes) sizes_estimate += estimate_case_seconds(m, sz, in_, nranks);
+      sizes_estimate *= step_.variants;
       if (m.scope == MethodScope::kAllRanks) {
         step_.round = 0;
         step_.all_ranks = true;
@@ -316,7 +321,7 @@ Plan walk_plan(const PlanInput& in, bool keep) {
   Plan plan;
   PlanWalker walker(in);
   const bool any_pair = walker.walk([&](const PlanStep& s) {
-    plan.cases += static_cast<std::int64_t>(s.sizes.size()) *
+    plan.cases += static_cast<std::int64_t>(s.sizes.size()) * s.variants *
                   static_cast<std::int64_t>(s.all_ranks ? 1 : s.pairs.size());
     plan.estimate_s += s.estimate_s;
     plan.step_count += 1;

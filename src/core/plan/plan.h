@@ -26,6 +26,7 @@ struct PlanStep {
   bool all_ranks = false;          // a collective over every rank
   std::vector<PlannedPair> pairs;  // pairs that run at once (empty for all_ranks)
   std::vector<std::uint64_t> sizes;
+  int variants = 1;  // collective variants each size runs: -d types (x -o ops, for reductions)
   double estimate_s = 0;
   int running_pairs() const;  // applicable pairs in this step
 };
@@ -37,6 +38,8 @@ struct PlanInput {
   Schedule schedule = Schedule::kSerial;
   PairFilter pairs;
   std::vector<std::uint64_t> sizes;
+  std::vector<DataType> datatypes{DataType::kFloat};  // -d, for typed methods
+  std::vector<ReduceOp> ops{ReduceOp::kSum};          // -o, for reductions
   std::uint64_t latency_bytes = 8;
   int warmup_iters = 5;
   int iters = 20;

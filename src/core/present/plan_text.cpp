@@ -6,6 +6,7 @@
 
 #include "core/base/text.h"
 #include "core/model/sizes.h"
+#include "core/plan/element_fit.h"
 #include "core/present/text_table.h"
 
 namespace peerbench {
@@ -131,6 +132,10 @@ void write_plan(std::ostream& out, const PlanInput& in, bool verbose) {
   PlanPrinter printer(out, in, totals, verbose);
   for_each_plan_step(in, [&](const PlanStep& s) { printer.row(s); });
   printer.finish(totals);
+}
+
+void write_plan_notes(std::ostream& out, const PlanInput& in) {
+  for (const auto& line : sizes_holding_no_element(in)) out << "# note: " << line << "\n";
 }
 
 std::string format_plan(const Plan& plan, const PlanInput& in, bool verbose) {

@@ -12,5 +12,8 @@ namespace peerbench {
 std::string format_plan(const Plan& plan, const PlanInput& in, bool verbose);
 // The same table, written while the steps are generated: a dry run of any size in bounded memory.
 void write_plan(std::ostream& out, const PlanInput& in, bool verbose);
+// What the plan holds that will not be measured, one "# note:" line each: sizes too small for a
+// collective's element type (core/plan/element_fit.h).
+void write_plan_notes(std::ostream& out, const PlanInput& in);
 
 }  // namespace peerbench

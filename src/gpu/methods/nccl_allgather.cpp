@@ -18,7 +18,6 @@ class NcclAllGather : public NcclCollective {
   }
 
  protected:
-  int blocks(const StepContext& c) const override { return c.rank.size; }
   void call(StepContext& c) override {
     PB_NCCL(ncclAllGather(c.local.src, c.local.dst, block(c), nccl_type(c.dtype), c.nccl->get(),
                           c.stream));

@@ -21,7 +21,6 @@ class NcclAllToAll : public NcclCollective {
   int launches_per_iteration() const override { return 2; }
 
  protected:
-  int blocks(const StepContext& c) const override { return c.rank.size; }
   void call(StepContext& c) override {
     const std::size_t n = block(c);
     const std::size_t step = n * type_size(c.dtype);

@@ -79,7 +79,7 @@ std::string NcclCollective::unit_words(const StepContext& c) const {
 }
 
 std::string NcclCollective::unavailable(const StepContext& c) const {
-  const std::size_t unit = type_size(c.dtype) * static_cast<std::size_t>(blocks(c));
+  const std::size_t unit = size_unit(c);
   if (c.bytes % unit != 0 || c.bytes < unit) {
     return "size is not a multiple of " + std::to_string(unit) + " bytes (" +
            (blocks(c) > 1 ? std::to_string(blocks(c)) + " ranks x " : std::string()) +

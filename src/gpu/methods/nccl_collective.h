@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "core/plan/element_fit.h"
 #include "gpu/method.h"
 #include "gpu/methods/nccl_method.h"
 
@@ -29,7 +30,7 @@ class NcclCollective : public Method {
   // Whole elements per rank block: the engine rounds a size down to a multiple of this, as
   // nccl-tests does, and records the size it used.
   std::size_t size_unit(const StepContext& c) const override {
-    return type_size(c.dtype) * static_cast<std::size_t>(blocks(c));
+    return collective_size_unit(info().collective, c.dtype, c.rank.size);
   }
   std::string unit_words(const StepContext& c) const override;
   void enqueue(StepContext& c) override {
@@ -40,10 +41,9 @@ class NcclCollective : public Method {
  protected:
   // Elements per rank block at c.bytes (nccl-tests' count).
   std::size_t block(const StepContext& c) const;
-  // Blocks the size is split into: the number of ranks, or 1.
-  virtual int blocks(const StepContext& c) const {
-    (void)c;
-    return 1;
+  // Blocks the size is split into: the number of ranks, or 1 (core/plan/element_fit.h).
+  int blocks(const StepContext& c) const {
+    return collective_blocks(info().collective, c.rank.size);
   }
   virtual void call(StepContext& c) = 0;
 };

@@ -19,7 +19,6 @@ class NcclReduceScatter : public NcclCollective {
   }
 
  protected:
-  int blocks(const StepContext& c) const override { return c.rank.size; }
   void call(StepContext& c) override {
     PB_NCCL(ncclReduceScatter(c.local.src, c.local.dst, block(c), nccl_type(c.dtype), nccl_op(c.op),
                               c.nccl->get(), c.stream));

@@ -2,8 +2,10 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/base/errors.h"
+#include "core/plan/element_fit.h"
 #include "core/plan/plan.h"
 #include "core/present/plan_text.h"
 #include "test_catalog.h"
@@ -180,6 +182,63 @@ TEST(Plan, FormatShowsRoundsPairsAndEstimate) {
   EXPECT_NE(text.find("ce-write"), std::string::npos);
   EXPECT_NE(text.find("all 4 ranks"), std::string::npos);
   EXPECT_NE(text.find("Estimated time"), std::string::npos);
+}
+
+// From an audit: -d and -o multiply a collective's cases, but the plan counted each size once:
+// a dry run of -d all -o all estimated a sixtieth of the run, and a run's progress read "24 of
+// 12". Copies run once whatever -d says.
+TEST(Plan, EachCollectiveVariantIsACase) {
+  auto in = input(4, Schedule::kSerial, {"ce-write", "nccl-allreduce", "nccl-allgather"});
+  const Plan one = make_plan(in);
+  in.datatypes = {DataType::kFloat, DataType::kDouble, DataType::kInt8};
+  in.ops = {ReduceOp::kSum, ReduceOp::kMax};
+  const Plan many = make_plan(in);
+  const std::int64_t copies = 12 * 2, per_variant = 2;  // 12 ordered pairs x 2 sizes
+  EXPECT_EQ(one.cases, copies + 2 * per_variant);
+  EXPECT_EQ(many.cases, copies + 6 * per_variant + 3 * per_variant) << "allreduce 3x2, gather 3";
+  double copy_s = 0, reduce_one = 0, reduce_many = 0;
+  for (const auto& s : one.steps) {
+    if (s.method == "ce-write") copy_s += s.estimate_s;
+    if (s.method == "nccl-allreduce") reduce_one = s.estimate_s;
+  }
+  for (const auto& s : many.steps) {
+    if (s.method == "ce-write") copy_s -= s.estimate_s;
+    if (s.method == "nccl-allreduce") reduce_many = s.estimate_s;
+  }
+  EXPECT_NEAR(copy_s, 0, 1e-9);
+  EXPECT_NEAR(reduce_many, 6 * reduce_one, 1e-9);
+}
+
+// The GPU layer records a collective's sizes under one element per rank block not-applicable;
+// a dry run says which before anything runs (it said nothing; an audit).
+TEST(ElementFit, SizesUnderOneElementPerBlockAreNamed) {
+  EXPECT_EQ(collective_blocks(Collective::kAllReduce, 8), 1);
+  EXPECT_EQ(collective_blocks(Collective::kAllGather, 8), 8);
+  EXPECT_EQ(collective_blocks(Collective::kReduceScatter, 8), 8);
+  EXPECT_EQ(collective_blocks(Collective::kAllToAll, 8), 8);
+  EXPECT_EQ(collective_blocks(Collective::kBroadcast, 8), 1);
+  EXPECT_EQ(collective_size_unit(Collective::kAllGather, DataType::kDouble, 8), 64u);
+  EXPECT_EQ(collective_size_unit(Collective::kReduce, DataType::kHalf, 8), 2u);
+
+  auto in = input(2, Schedule::kSerial, {"ce-write", "nccl-allreduce", "nccl-allgather"});
+  in.sizes = {8, 16};
+  EXPECT_TRUE(sizes_holding_no_element(in).empty()) << "float: 4 B, 8 B over two ranks";
+  in.sizes = {1, 2, 4, 16};
+  in.datatypes = {DataType::kDouble, DataType::kInt8};
+  const auto lines = sizes_holding_no_element(in);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "nccl-allreduce, double: 1 B, 2 B, 4 B hold no whole element (one double element, "
+            "8 B); recorded not-applicable");
+  EXPECT_EQ(lines[1],
+            "nccl-allgather, double: 1 B, 2 B, 4 B hold no whole element (2 ranks x double "
+            "elements, 16 B); recorded not-applicable");
+  EXPECT_EQ(lines[2],
+            "nccl-allgather, int8: 1 B holds no whole element (2 ranks x int8 elements, 2 B); "
+            "recorded not-applicable");
+  std::ostringstream notes;
+  write_plan_notes(notes, in);
+  EXPECT_EQ(notes.str().rfind("# note: nccl-allreduce, double: 1 B", 0), 0u) << notes.str();
 }
 
 // A burn-in's estimate says it is a cycle's and what bounds the whole: a 10-minute burn-in once
