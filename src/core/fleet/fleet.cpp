@@ -276,47 +276,56 @@ std::string some_of(const std::vector<std::string>& names, std::size_t shown = 6
          std::to_string(names.size() - shown) + " more";
 }
 
-// Whether --pairs left pairs of the node out (all and intra-host measure every pair of a node).
-bool pairs_restricted(const FleetNode& n) {
-  return !n.pairs_run.empty() && n.pairs_run != "all" && n.pairs_run != "intra-host";
+// What a node left out of its own GPUs: GPUs its topology lists that no rank ran on (--np
+// smaller than the node, a GPU lost), ordered pairs no pair method answered for (--pairs).
+void add_own_coverage_problems(FleetNode& n) {
+  if (n.gpus_listed > n.gpus_run && n.gpus_run > 0) {
+    n.problems.push_back("ran on " + std::to_string(n.gpus_run) + " of the " +
+                         std::to_string(n.gpus_listed) + " GPUs its topology lists");
+  }
+  if (n.pairs_answered < n.pairs_of_gpus) {
+    n.problems.push_back(
+        "measured " + std::to_string(n.pairs_answered) + " of the " +
+        std::to_string(n.pairs_of_gpus) + " ordered pairs of its GPUs" +
+        (n.pairs_spec.empty() || n.pairs_spec == "all" ? "" : " (--pairs " + n.pairs_spec + ")"));
+  }
 }
 
-// A node that ran fewer methods, or fewer pairs, than most of the fleet's nodes of its GPU model
-// has not shown what they showed: it passed before on whatever it measured (a node run with one
-// method of seventeen passed beside nodes that ran them all; an audit). Most, not any: one node
-// run with an extra method does not leave the rest of the fleet incomplete.
+// A node that ran fewer methods than at least half of the fleet's nodes of its GPU model, or
+// fewer GPUs or pairs than it has, has not shown what they showed: it passed before on whatever
+// it measured (a node run with one method of twelve, or on 2 of its 4 GPUs, passed beside nodes
+// that ran everything; audits). At least half, not any: one node of three run with an extra
+// method leaves the others as they were; in a tie the nodes that ran less are incomplete.
 void add_coverage_problems(std::vector<FleetNode>& nodes) {
   std::map<std::string, std::map<std::string, int>> ran;  // model -> method -> nodes
-  std::map<std::string, int> of_model, every_pair;        // model -> nodes, nodes with all pairs
+  std::map<std::string, int> of_model;                    // model -> nodes
   for (const auto& n : nodes) {
     for (const auto& model : n.gpu_models) {
       for (const auto& m : n.methods_run) ++ran[model][m];
       ++of_model[model];
-      every_pair[model] += !pairs_restricted(n);
     }
   }
-  const auto most = [&](const std::string& model, int count) {
-    return 2 * count >= of_model[model];
-  };
   for (auto& n : nodes) {
+    if (n.file.empty() || !n.problems.empty()) continue;  // missing, unreadable, cut short: said
+    add_own_coverage_problems(n);
     std::set<std::string> missing;
     std::string model_of_missing;
+    int fewest = 0;  // the fewest nodes that ran one of the missing methods
     for (const auto& model : n.gpu_models) {
       for (const auto& [m, count] : ran[model]) {
-        if (!most(model, count) || n.methods_run.count(m) || !missing.insert(m).second) continue;
+        if (2 * count < of_model[model] || n.methods_run.count(m) || !missing.insert(m).second)
+          continue;
+        if (model_of_missing.empty() || count < fewest) fewest = count;
         model_of_missing = model;
-      }
-      if (pairs_restricted(n) && most(model, every_pair[model])) {
-        n.problems.push_back("measured only the pairs " + n.pairs_run + " (--pairs); " +
-                             std::to_string(every_pair[model]) + " of the fleet's " +
-                             std::to_string(of_model[model]) + " " + model +
-                             " nodes measured every pair");
       }
     }
     if (missing.empty()) continue;
     n.problems.push_back("did not run " + some_of({missing.begin(), missing.end()}) + " (" +
-                         std::to_string(missing.size()) + " of the methods most of the fleet's " +
-                         model_of_missing + " nodes ran): run it as they were run");
+                         std::to_string(missing.size()) + " method" +
+                         (missing.size() == 1 ? "" : "s") + " run on at least " +
+                         std::to_string(fewest) + " of the fleet's " +
+                         std::to_string(of_model[model_of_missing]) + " " + model_of_missing +
+                         " nodes): run it as they were run");
   }
 }
 

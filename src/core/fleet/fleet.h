@@ -102,11 +102,14 @@ struct FleetNode {
   std::vector<std::string> problems;  // why incomplete, in words
   std::vector<FleetPair> pairs;
   NodeVersions versions;
-  // What the node's run was asked to measure: its methods (config, else its results), its GPU
-  // models and the --pairs it ran ("" where the file does not say); the fleet holds a node that
-  // ran less than the others of its model to be incomplete.
+  // What the node's run covered: the methods it was asked for (config, else its results) and
+  // its GPU models, which the fleet compares with the other nodes of its model; the GPUs it ran
+  // on beside those its topology lists (0: not recorded), and the ordered pairs of its GPUs that
+  // pair methods answered for beside all of them; --pairs as given.
   std::set<std::string> methods_run, gpu_models;
-  std::string pairs_run;
+  int gpus_listed = 0, gpus_run = 0;
+  int pairs_answered = 0, pairs_of_gpus = 0;
+  std::string pairs_spec;
   double worst_ratio = 0;  // lowest "goodness" ratio of any position (1 = at the median)
   int flag_count() const;
 };

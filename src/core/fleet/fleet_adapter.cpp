@@ -1,6 +1,7 @@
 #include "core/fleet/fleet_adapter.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/base/text.h"
@@ -139,6 +140,45 @@ std::set<std::string> methods_asked(const RunDocument& d) {
   return out;
 }
 
+// A GPU of a rank, told apart as the verdicts tell cards apart: UUID, else PCI id, else rank.
+std::string card_key(const RankInfo& r) {
+  if (!r.gpu.uuid.empty()) return r.gpu.uuid;
+  return r.gpu.pci_bus_id.empty() ? "rank" + std::to_string(r.rank) : r.gpu.pci_bus_id;
+}
+
+// What the run covered on `host`: methods, models, GPUs, and the ordered pairs of distinct GPUs
+// of the host that a pair method has a result for (any status: not-applicable answers too).
+void set_coverage(const RunDocument& d, const std::string& host, FleetNode& n) {
+  n.methods_run = methods_asked(d);
+  std::map<int, std::string> card_of_rank;
+  std::set<std::string> cards;
+  for (const auto& r : d.system.ranks) {
+    if (r.host != host) continue;
+    n.gpu_models.insert(r.gpu.name);
+    card_of_rank[r.rank] = card_key(r);
+    cards.insert(card_key(r));
+  }
+  n.gpus_run = static_cast<int>(cards.size());
+  if (d.topology) {
+    for (const auto& h : d.topology->hosts)
+      if (h.host == host) n.gpus_listed = static_cast<int>(h.gpus.size());
+  }
+  bool pair_methods = false;
+  std::set<std::pair<std::string, std::string>> answered;
+  for (const auto& r : d.results) {
+    const MethodInfo* m = find_method(d.methods, r.method);
+    if (!m || m->scope != MethodScope::kPair) continue;
+    pair_methods = true;
+    const auto a = card_of_rank.find(r.src), b = card_of_rank.find(r.dst);
+    if (a != card_of_rank.end() && b != card_of_rank.end() && a->second != b->second)
+      answered.insert({a->second, b->second});
+  }
+  if (pair_methods) n.pairs_of_gpus = n.gpus_run * (n.gpus_run - 1);
+  n.pairs_answered = static_cast<int>(answered.size());
+  const auto spec = d.config.find("pairs");
+  if (spec != d.config.end() && spec->is_string()) n.pairs_spec = spec->get<std::string>();
+}
+
 }  // namespace
 
 FleetExpectations load_fleet_expectations(const std::string& path,
@@ -165,11 +205,7 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
     n.elapsed_s = d.timing.elapsed_s.value_or(0);
     n.versions = versions_of(d, host);
     n.problems = run_problems(d);
-    n.methods_run = methods_asked(d);
-    for (const auto& r : d.system.ranks)
-      if (r.host == host) n.gpu_models.insert(r.gpu.name);
-    const auto pairs = d.config.find("pairs");
-    if (pairs != d.config.end() && pairs->is_string()) n.pairs_run = pairs->get<std::string>();
+    set_coverage(d, host, n);
     nodes.push_back(std::move(n));
   }
   // A pair belongs to its source's host; an all-rank verdict to every host of the run.

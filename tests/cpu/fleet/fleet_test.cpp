@@ -912,8 +912,8 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   ASSERT_EQ(node(r, "r2").problems.size(), 1u);
   EXPECT_EQ(node(r, "r2").problems[0],
             "did not run nccl-allgather, nccl-alltoall, nccl-broadcast, nccl-reduce, "
-            "nccl-reducescatter (5 of the methods most of the fleet's NVIDIA H200 nodes ran): run "
-            "it as they were run");
+            "nccl-reducescatter (5 methods run on at least 6 of the fleet's 7 NVIDIA H200 nodes): "
+            "run it as they were run");
   EXPECT_FALSE(has_flag(node(r, "r2"), "fleet-outlier", "nccl-allreduce"));
   for (const auto& p : node(r, "r2").pairs) EXPECT_NE(p.link.find("-R 2 -a 1"), std::string::npos);
   // Under -z every figure is launch-bound: they stay, in a -z group of their own (a -z fleet
@@ -967,15 +967,26 @@ RunDocument only_method(RunDocument d, const std::string& method) {
   return d;
 }
 
-// From an audit: a node run with one method of the fleet's twelve passed beside nodes that ran
-// them all, and a node run on one pair passed too. Each is incomplete and says what it left out;
-// a node that ran an extra method leaves nobody else incomplete.
-TEST(FleetCoverage, ANodeThatRanLessThanMostOfTheFleetIsIncomplete) {
+// From audits: a node run with one method of the fleet's twelve passed beside nodes that ran
+// them all, and so did a node run on one direction of its pair, and one run on 2 of its 4 GPUs.
+// Each is incomplete and says what it left out; a node that ran an extra method leaves nobody
+// else incomplete, and --pairs naming every pair is no shortfall.
+TEST(FleetCoverage, ANodeThatRanLessThanTheFleetOrItsOwnGpusIsIncomplete) {
   const std::string dir = healthy_fleet(real_run(), 3);
   write_run(dir, "one", as_node(only_method(real_run(), "ce-write"), "one"));
-  RunDocument pair = as_node(real_run(), "pair");
-  pair.config["pairs"] = "0-1";
-  write_run(dir, "pair", pair);
+  RunDocument way = as_node(real_run(), "way");
+  way.config["pairs"] = "0>1";
+  way.results.erase(std::remove_if(way.results.begin(), way.results.end(),
+                                   [](const Result& r) { return r.src == 1 && r.dst == 0; }),
+                    way.results.end());
+  write_run(dir, "way", way);
+  RunDocument both = as_node(real_run(), "both");
+  both.config["pairs"] = "0-1";
+  write_run(dir, "both", both);
+  RunDocument half = as_node(real_run(), "half");
+  for (int i = 0; i < 2; ++i)
+    half.topology->hosts[0].gpus.push_back(half.topology->hosts[0].gpus[0]);
+  write_run(dir, "half", half);
   RunDocument extra = as_node(real_run(), "extra");
   const RunDocument collectives = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
                                                 "/results/examples/h200x2-collectives.json");
@@ -986,27 +997,42 @@ TEST(FleetCoverage, ANodeThatRanLessThanMostOfTheFleetIsIncomplete) {
   write_run(dir, "extra", extra);
 
   const FleetReport r = fleet_of(dir);
-  const FleetNode& one = node(r, "one");
-  EXPECT_EQ(one.state, NodeState::kIncomplete);
-  EXPECT_EQ(one.flag_count(), 0);
-  ASSERT_EQ(one.problems.size(), 1u);
-  EXPECT_EQ(one.problems[0],
+  const auto only_problem = [&](const std::string& host) {
+    const FleetNode& n = node(r, host);
+    EXPECT_EQ(n.state, NodeState::kIncomplete) << host;
+    EXPECT_EQ(n.flag_count(), 0) << host;
+    EXPECT_EQ(n.problems.size(), 1u) << host;
+    return n.problems.empty() ? std::string() : n.problems[0];
+  };
+  EXPECT_EQ(only_problem("one"),
             "did not run ce-bidir, ce-latency, ce-read, nccl-allreduce, nccl-sendrecv, "
-            "nccl-sendrecv-bidir and 5 more (11 of the methods most of the fleet's NVIDIA H200 "
-            "nodes ran): run it as they were run");
-  const FleetNode& p = node(r, "pair");
-  EXPECT_EQ(p.state, NodeState::kIncomplete);
-  ASSERT_EQ(p.problems.size(), 1u);
-  EXPECT_EQ(p.problems[0],
-            "measured only the pairs 0-1 (--pairs); 5 of the fleet's 6 NVIDIA H200 nodes "
-            "measured every pair");
-  for (const std::string host : {"n0", "n1", "n2", "extra"}) {
+            "nccl-sendrecv-bidir and 5 more (11 methods run on at least 7 of the fleet's 8 NVIDIA "
+            "H200 nodes): run it as they were run");
+  EXPECT_EQ(only_problem("way"), "measured 1 of the 2 ordered pairs of its GPUs (--pairs 0>1)");
+  EXPECT_EQ(only_problem("half"), "ran on 2 of the 4 GPUs its topology lists");
+  for (const std::string host : {"n0", "n1", "n2", "both", "extra"}) {
     EXPECT_EQ(node(r, host).state, NodeState::kPass) << host;
-    for (const auto& x : node(r, host).pairs)
-      EXPECT_EQ(x.state, "pass") << host << " " << x.name() << " " << x.note;
     EXPECT_TRUE(node(r, host).problems.empty()) << host << ": " << node(r, host).problems[0];
   }
   EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
+}
+
+// Half the fleet ran copies, half kernels: no method was run by most, and every node is short of
+// what half of them ran; the message says half, not most (an audit).
+TEST(FleetCoverage, ATieLeavesEveryNodeThatRanLessIncompleteAndSaysHowMany) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i) {
+    const std::string host = "n" + std::to_string(i);
+    write_run(dir, host, as_node(only_method(real_run(), i < 2 ? "ce-write" : "sm-write"), host));
+  }
+  const FleetReport r = fleet_of(dir);
+  for (const auto& n : r.nodes) {
+    EXPECT_EQ(n.state, NodeState::kIncomplete) << n.host;
+    ASSERT_EQ(n.problems.size(), 1u) << n.host;
+    EXPECT_NE(n.problems[0].find("(1 method run on at least 2 of the fleet's 4 NVIDIA H200 nodes)"),
+              std::string::npos)
+        << n.problems[0];
+  }
 }
 
 }  // namespace
