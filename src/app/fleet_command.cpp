@@ -39,6 +39,12 @@ std::string resolved(const std::string& path) {
 
 int fleet_command(const FleetOptions& o) {
   const FleetReport r = build_fleet(o, gpu::method_catalog());
+  if (!o.output_path.empty()) {
+    // Before the baseline is written: a bad -o once exited 2 with the baseline left behind.
+    refuse_output_over_inputs(o.output_path, "-o/--output", r.inputs);
+    const std::string why = check_writable(o.output_path, false);
+    if (!why.empty()) throw UsageError("-o/--output: " + o.output_path + ": " + why);
+  }
   if (!o.write_baseline.empty()) {
     refuse_output_over_inputs(o.write_baseline, "--write-baseline", r.inputs);
     bool same = !o.output_path.empty() && resolved(o.output_path) == resolved(o.write_baseline);

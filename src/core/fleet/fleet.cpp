@@ -111,6 +111,17 @@ std::vector<FleetNode> resolve_duplicates(
   });
   std::vector<FleetNode> out;
   for (auto& n : nodes) {
+    if (!out.empty() && out.back().host == n.host && out.back().started_at == n.started_at &&
+        !n.started_at.empty()) {
+      // Which is later cannot be told: the file order would decide, and a flagged run could hide
+      // behind a healthy one of the same start time (an audit). Neither is taken as the node's.
+      out.back().problems.push_back("runs in " + out.back().file + " and " + n.file +
+                                    " both started at " + n.started_at +
+                                    ": which is later cannot be told; keep one");
+      notes.push_back(n.host + ": results in " + out.back().file + " and " + n.file +
+                      " started at the same time; the node is incomplete until one is kept");
+      continue;
+    }
     if (!out.empty() && out.back().host == n.host) {
       notes.push_back(n.host + ": results in " + out.back().file + " and " + n.file +
                       "; the later run (" + n.file + ") counts");
@@ -350,7 +361,8 @@ void set_state(FleetNode& n) {
   const bool shown = std::any_of(n.pairs.begin(), n.pairs.end(), [&](const FleetPair& p) {
     return p.state != "not-counted" || judged_beside_fleet(p);
   });
-  if (!shown && !n.file.empty()) {
+  const bool unreadable = n.pairs.empty() && !n.problems.empty();  // its reason says it all
+  if (!shown && !n.file.empty() && !unreadable) {
     const bool placed = std::any_of(n.pairs.begin(), n.pairs.end(),
                                     [](const FleetPair& p) { return !p.positions.empty(); });
     n.problems.push_back("nothing on this node was judged or set beside the fleet (" +
@@ -386,6 +398,16 @@ ResultFiles collect_result_files(const std::vector<std::string>& paths) {
       add_folder(p, 0, searched, out);
     }
   }
+  // One file reached twice (given and in a folder given, or through a link) is one run: it was
+  // counted as a rerun of its own host (an audit).
+  std::set<std::pair<dev_t, ino_t>> seen;
+  std::vector<std::string> once;
+  for (auto& f : out.files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0 && !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    once.push_back(std::move(f));
+  }
+  out.files = std::move(once);
   return out;
 }
 

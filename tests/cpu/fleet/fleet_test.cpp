@@ -1017,6 +1017,33 @@ TEST(FleetCoverage, ANodeThatRanLessThanTheFleetOrItsOwnGpusIsIncomplete) {
   EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
 }
 
+// From an audit: two runs of one host with the same start time counted the one whose file sorted
+// later, so a flagged run hid behind a healthy one by its name; and one file reached twice (given,
+// and in a folder given) counted as a rerun of its own host.
+TEST(FleetHonesty, RunsOfOneHostThatStartedTogetherLeaveItIncompleteAndOneFileIsOneRun) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  RunDocument slower = as_node(real_run(), "n0");
+  slow(slower, "ce-write", 0.5);
+  write_run(dir, "a-slow", slower);
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& n0 = node(r, "n0");
+  EXPECT_NE(n0.state, NodeState::kPass);
+  ASSERT_FALSE(n0.problems.empty());
+  EXPECT_NE(n0.problems[0].find("both started at " + real_run().started_at +
+                                ": which is later cannot be told; keep one"),
+            std::string::npos)
+      << n0.problems[0];
+
+  const std::string two = healthy_fleet(real_run(), 3);
+  FleetOptions o;
+  o.paths = {two, two + "/n1.json"};
+  const FleetReport twice = build_fleet(o, test::catalog());
+  EXPECT_EQ(twice.nodes.size(), 3u);
+  EXPECT_TRUE(twice.earlier_runs.empty());
+  EXPECT_TRUE(twice.notes.empty()) << twice.notes[0];
+  EXPECT_EQ(fleet_exit_code(twice), kExitOk);
+}
+
 // Half the fleet ran copies, half kernels: no method was run by most, and every node is short of
 // what half of them ran; the message says half, not most (an audit).
 TEST(FleetCoverage, ATieLeavesEveryNodeThatRanLessIncompleteAndSaysHowMany) {
