@@ -14,6 +14,8 @@
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/fleet/fleet_adapter.h"
+#include "core/model/json_in.h"
+#include "core/model/schema.h"
 #include "core/model/sizes.h"
 #include "core/platform/input_file.h"
 
@@ -100,6 +102,23 @@ FleetNode unreadable_node(const std::string& file, const std::string& reason) {
   n.file = file;
   n.problems.push_back("unreadable: " + reason);
   return n;
+}
+
+// What a *.json that is not a run is, where it is a file peerbench writes beside runs ("" for
+// anything else, which stays an unreadable node): `topo --json` output and `fleet
+// --write-baseline` files made a phantom incomplete node and failed the fleet (audits).
+std::string other_peerbench_file(const std::string& path) {
+  try {
+    const nlohmann::json j = load_json_file(path);
+    if (!j.is_object()) return "";
+    const auto kind = j.find("kind");
+    if (kind != j.end() && *kind == kTopologyKind) return "a topology file (topo --json)";
+    if (kind == j.end() && !j.contains("schema_version") && j.contains("baseline") &&
+        j["baseline"].is_object())
+      return "a site baseline (--write-baseline; give it as --expect)";
+  } catch (const std::exception&) {
+  }
+  return "";
 }
 
 // One node per host: the later run counts; the others are named in the notes.
@@ -480,6 +499,7 @@ FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& ca
     throw UsageError("fleet: no *.json results files in the paths given");
   }
   std::vector<FleetNode> nodes;
+  std::vector<std::string> skipped;
   for (const auto& [path, why] : found.unreadable) nodes.push_back(unreadable_node(path, why));
   for (const auto& f : found.files) {
     try {
@@ -487,11 +507,17 @@ FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& ca
       if (from_file.empty()) nodes.push_back(unreadable_node(f, "the run names no host"));
       for (auto& n : from_file) nodes.push_back(std::move(n));
     } catch (const std::exception& err) {
-      nodes.push_back(unreadable_node(f, err.what()));
+      const std::string other = other_peerbench_file(f);
+      if (other.empty()) {
+        nodes.push_back(unreadable_node(f, err.what()));
+      } else {
+        skipped.push_back(f + " is " + other + ", not a run: not counted");
+      }
     }
   }
   FleetReport r =
       assemble_fleet(std::move(nodes), hosts, !o.hosts_file.empty(), e.outlier_tolerance);
+  r.notes.insert(r.notes.end(), skipped.begin(), skipped.end());
   r.expectations_source = e.source;
   r.inputs = found.files;
   for (const auto* f : {&o.hosts_file, &o.expect_path}) {

@@ -1044,6 +1044,29 @@ TEST(FleetHonesty, RunsOfOneHostThatStartedTogetherLeaveItIncompleteAndOneFileIs
   EXPECT_EQ(fleet_exit_code(twice), kExitOk);
 }
 
+// From audits: `topo --json` output, or the fleet's own --write-baseline file, in the folder of
+// runs made a phantom incomplete node that failed the fleet. They are named and not counted; a
+// file that is no peerbench file at all stays an unreadable node.
+TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  write_baseline(dir, 0.1);
+  std::filesystem::copy_file(fixture("h200x2/topo.json"), dir + "/topo.json");
+  FleetReport r = fleet_of(dir);
+  EXPECT_EQ(r.nodes.size(), 3u);
+  EXPECT_EQ(fleet_exit_code(r), kExitOk);
+  ASSERT_EQ(r.notes.size(), 2u);
+  EXPECT_NE(r.notes[0].find("base.json is a site baseline (--write-baseline; give it as --expect), "
+                            "not a run: not counted"),
+            std::string::npos)
+      << r.notes[0];
+  EXPECT_NE(r.notes[1].find("topo.json is a topology file (topo --json), not a run: not counted"),
+            std::string::npos)
+      << r.notes[1];
+  write_text(dir + "/other.json", "{\"kind\": \"something\"}");
+  r = fleet_of(dir);
+  EXPECT_EQ(node(r, "other").state, NodeState::kIncomplete);
+}
+
 // Half the fleet ran copies, half kernels: no method was run by most, and every node is short of
 // what half of them ran; the message says half, not most (an audit).
 TEST(FleetCoverage, ATieLeavesEveryNodeThatRanLessIncompleteAndSaysHowMany) {
