@@ -93,7 +93,7 @@ FIXED_SECTIONS = r"""
 The same for every command:
 .TP
 .B 0
-all good: everything requested was measured and passed
+all good: nothing failed (figures that were not judged do not fail a run)
 .TP
 .B 1
 measured problems: flags, data errors, failed or incomplete measurements, fleet nodes missing

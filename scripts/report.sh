@@ -3,8 +3,9 @@
 # and OUTDIR/plots/*.png (scripts/plot.py, when matplotlib is installed), and the text report on
 # stdout. PEERBENCH names the binary (default: the checkout's build/peerbench, or the installed
 # bin/peerbench beside this script's install folder).
-# Exit code: peerbench report's: 0 everything requested measured and passed, 1 anything flagged
-# or incomplete, 2 bad input (a missing or unreadable run, an OUTDIR or file that cannot be written).
+# Exit code: peerbench report's: 0 nothing failed (not-judged figures do not fail), 1 anything
+# flagged or incomplete, 2 bad input (a missing or unreadable run, an OUTDIR or file that cannot
+# be written).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cli_usage="report.sh RUN.json OUTDIR"

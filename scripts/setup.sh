@@ -6,21 +6,25 @@
 #
 #   scripts/setup.sh            build + test dependencies
 #   scripts/setup.sh --fuzz     also clang with libFuzzer (fuzz targets)
+#   scripts/setup.sh --cpu-only only what -DPEERBENCH_ENABLE_GPU=OFF builds and tests need (the
+#                               GPU-free core and peerbench_cpu_tests): no Open MPI, no .deb,
+#                               man page or format-test tools, and no check for CUDA or NCCL
 #
 # Exit code 0 when everything is there, 1 when something is missing that it cannot install,
 # 2 for a wrong argument.
 set -euo pipefail
-cli_usage="setup.sh [--fuzz]"
+cli_usage="setup.sh [--fuzz] [--cpu-only]"
 # shellcheck source=cli.sh
 source "$(dirname "$0")/cli.sh"
-fuzz=0
-case "${1:-}" in
-  "") ;;
-  --fuzz) fuzz=1 ;;
-  -h | --help) cli_help_exit ;;
-  *) cli_usage_exit ;;
-esac
-[ $# -le 1 ] || cli_usage_exit
+fuzz=0 cpu_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) fuzz=1 ;;
+    --cpu-only) cpu_only=1 ;;
+    -h | --help) cli_help_exit ;;
+    *) cli_usage_exit ;;
+  esac
+done
 
 have_header() {  # header path relative to an include dir
   for d in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu; do
@@ -49,29 +53,32 @@ missing=()
 command -v cmake > /dev/null || missing+=(cmake)
 command -v c++ > /dev/null || missing+=(g++)
 command -v make > /dev/null || command -v ninja > /dev/null || missing+=(make)
-command -v mpirun > /dev/null || missing+=(openmpi-bin)
-have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
 have_header cxxopts.hpp || missing+=(libcxxopts-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_cmake_pkg fmt || missing+=(libfmt-dev)
 have_cmake_pkg GTest || missing+=(libgtest-dev)
-# The man page is written from --help at build time by a Python script; the install test packs
-# the .deb (dpkg-shlibdeps) and opens the man page with man.
-command -v python3 > /dev/null || missing+=(python3)
-command -v dpkg-shlibdeps > /dev/null || missing+=(dpkg-dev)
-command -v man > /dev/null || missing+=(man-db)
-# Plots are optional: a failed install of matplotlib is a warning, not an error.
 optional=()
-python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
-  optional+=(python3-matplotlib)
-# The format tests read peerbench's outputs with the real parsers: the Prometheus client's
-# OpenMetrics parser, xmllint against the JUnit schema, html5lib; and the screenshot test draws
-# the HTML pages in headless Chromium (about 80 MB to download, 20 s to install on the build
-# machine). Each test skips, naming the package, where its tool is missing.
-/usr/bin/python3 -c 'import prometheus_client' 2> /dev/null || optional+=(python3-prometheus-client)
-/usr/bin/python3 -c 'import html5lib' 2> /dev/null || optional+=(python3-html5lib)
-command -v xmllint > /dev/null || optional+=(libxml2-utils)
-command -v chromium > /dev/null || optional+=(chromium)
+# The GPU build's own needs (--cpu-only leaves them out): MPI, and its man page, .deb and e2e tests.
+if [ $cpu_only = 0 ]; then
+  command -v mpirun > /dev/null || missing+=(openmpi-bin)
+  have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
+  # The man page is written from --help at build time by a Python script; the install test packs
+  # the .deb (dpkg-shlibdeps) and opens the man page with man.
+  command -v python3 > /dev/null || missing+=(python3)
+  command -v dpkg-shlibdeps > /dev/null || missing+=(dpkg-dev)
+  command -v man > /dev/null || missing+=(man-db)
+  # Plots are optional: a failed install of matplotlib is a warning, not an error.
+  python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
+    optional+=(python3-matplotlib)
+  # The format tests read peerbench's outputs with the real parsers: the Prometheus client's
+  # OpenMetrics parser, xmllint against the JUnit schema, html5lib; and the screenshot test draws
+  # the HTML pages in headless Chromium (about 80 MB to download, 20 s to install on the build
+  # machine). Each test skips, naming the package, where its tool is missing.
+  /usr/bin/python3 -c 'import prometheus_client' 2> /dev/null || optional+=(python3-prometheus-client)
+  /usr/bin/python3 -c 'import html5lib' 2> /dev/null || optional+=(python3-html5lib)
+  command -v xmllint > /dev/null || optional+=(libxml2-utils)
+  command -v chromium > /dev/null || optional+=(chromium)
+fi
 if [ $fuzz = 1 ]; then
   command -v clang++ > /dev/null || missing+=(clang)
   compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" > /dev/null || missing+=(libclang-rt-dev)
@@ -117,7 +124,7 @@ if [ ${#optional[@]} -gt 0 ]; then
     echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" \
       "and the tests that need them skip" >&2
   fi
-else
+elif [ $cpu_only = 0 ]; then
   echo "setup: matplotlib present (plots)"
 fi
 
@@ -128,6 +135,10 @@ if [ "${cxxopts_major:-0}" -lt 3 ]; then
   exit 1
 fi
 
+if [ $cpu_only = 1 ]; then
+  echo "setup: CUDA and NCCL not checked (--cpu-only); ready to build with -DPEERBENCH_ENABLE_GPU=OFF"
+  exit 0
+fi
 # CUDA and NCCL come from NVIDIA; we only check for them.
 nvcc=$(command -v nvcc || true)
 [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
