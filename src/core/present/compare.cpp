@@ -96,10 +96,20 @@ std::string gpu_pair_text(const Key& k, const Result* r) {
   return r && r->src == r->dst ? k.src + "<->host" : k.src + "->" + k.dst;
 }
 
-std::string key_label(const Key& k, const Result* a, const Result* b) {
+UnmatchedCase unmatched(const Key& k, const Result* a, const Result* b) {
   auto status = [](const Result* r) { return r ? to_string(r->status) : std::string("absent"); };
-  return k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + gpu_pair_text(k, a ? a : b) +
-         " " + format_size_compact(k.bytes) + " (A: " + status(a) + ", B: " + status(b) + ")";
+  const Result* r = a ? a : b;
+  UnmatchedCase u;
+  u.method = k.method;
+  u.variant = k.variant;
+  u.pair = r ? pair_name(r->src, r->dst) : "";
+  u.gpu_pair = gpu_pair_text(k, r);
+  u.bytes = k.bytes;
+  u.a_status = status(a);
+  u.b_status = status(b);
+  u.label = k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + u.gpu_pair + " " +
+            format_size_compact(k.bytes) + " (A: " + u.a_status + ", B: " + u.b_status + ")";
+  return u;
 }
 
 CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
@@ -146,6 +156,14 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "hosts", hosts(a), hosts(b));
   diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
        b.tool.version + " " + b.tool.git_revision);
+  // A run that failed or was cut short, and its errors: what explains the cases it lost.
+  diff(c.differences, "run status", a.status, b.status);
+  const auto errors = [](const RunDocument& d) {
+    return d.errors.empty() ? std::string()
+                            : std::to_string(d.errors.size()) + " (" + d.errors.front() +
+                                  (d.errors.size() > 1 ? ", ..." : "") + ")";
+  };
+  diff(c.differences, "run errors", errors(a), errors(b));
   // Read with defaults where a file predates a key, so an older run's -R 0 still shows.
   const auto mode = [](const RunDocument& d) {
     const std::string m = measurement_mode(d);
@@ -218,11 +236,11 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
       if (measured(ra) && measured(rb)) {
         c.rows.push_back(compare_row(key, *ra, *rb, a, b, o, c));
       } else if (measured(ra)) {
-        c.only_in_a.push_back(key_label(key, ra, rb));
+        (rb ? c.lost_in_b : c.only_in_a).push_back(unmatched(key, ra, rb));
       } else if (measured(rb)) {
-        c.only_in_b.push_back(key_label(key, ra, rb));
+        c.only_in_b.push_back(unmatched(key, ra, rb));
       } else {
-        c.in_neither.push_back(key_label(key, ra, rb));
+        c.in_neither.push_back(unmatched(key, ra, rb));
       }
     }
   }
@@ -366,14 +384,27 @@ CsvS cf(std::string_view s) {
 std::string comparison_csv(const Comparison& c) {
   out::Writer<out::Csv> w;
   w << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
-       "change\n";
+       "change,a_status,b_status\n";
   for (const auto& r : c.rows) {
     w << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
       << cf(r.metric) << "," << out::fixed<out::Csv>(r.a.median, 3) << ","
       << out::fixed<out::Csv>(r.a.min, 3) << "," << out::fixed<out::Csv>(r.a.max, 3) << ","
       << out::fixed<out::Csv>(r.b.median, 3) << "," << out::fixed<out::Csv>(r.b.min, 3) << ","
       << out::fixed<out::Csv>(r.b.max, 3) << "," << out::fixed<out::Csv>(r.ratio, 4) << ","
-      << cf(r.change) << "\n";
+      << cf(r.change) << ",ok,ok\n";
+  }
+  // The cases not compared, with no figures: the CSV left them out without a trace (an audit).
+  const std::pair<const std::vector<UnmatchedCase>*, const char*> lists[] = {
+      {&c.lost_in_b, "lost-in-b"},
+      {&c.only_in_a, "only-in-a"},
+      {&c.only_in_b, "only-in-b"},
+      {&c.in_neither, "in-neither"}};
+  for (const auto& [list, change] : lists) {
+    for (const auto& u : *list) {
+      w << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
+        << cf(u.gpu_pair) << "," << u.bytes << ",,,,,,,,," << cf(change) << "," << cf(u.a_status)
+        << "," << cf(u.b_status) << "\n";
+    }
   }
   return w.str();
 }
@@ -446,6 +477,12 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
   if (c.other_settings)
     d.verdict += "; " + std::to_string(c.other_settings) +
                  " not compared: measured under other settings (other-settings; see What differs)";
+  if (!c.lost_in_b.empty())
+    d.verdict += "; " + std::to_string(c.lost_in_b.size()) +
+                 " measured in A and lost in B (B asked for them and did not measure them)";
+  if (!c.only_in_a.empty())
+    d.verdict += "; " + std::to_string(c.only_in_a.size()) +
+                 " measured in A that B did not ask for: not compared";
   d.failed = comparison_exit_code(c, o) != kExitOk;
   d.sections.push_back({"Runs", {"A (baseline): " + a_name, "B (candidate): " + b_name}, {}, {}});
   d.sections.push_back(
@@ -455,10 +492,13 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
        {}});
   d.sections.push_back(results_section(c));
   if (o.format == ReportFormat::kHtml) d.sections.back().charts.push_back(change_chart(c));
-  auto list = [&](const char* title, const std::vector<std::string>& v) {
-    if (!v.empty()) d.sections.push_back({title, v, {}, {}});
+  auto list = [&](const char* title, const std::vector<UnmatchedCase>& v) {
+    std::vector<std::string> labels;
+    for (const auto& u : v) labels.push_back(u.label);
+    if (!labels.empty()) d.sections.push_back({title, labels, {}, {}});
   };
-  list("Only in A (measured in A, not in B)", c.only_in_a);
+  list("Lost in B (measured in A; B asked for it and did not measure it)", c.lost_in_b);
+  list("Only in A (measured in A; B did not ask for it)", c.only_in_a);
   list("Only in B (measured in B, not in A)", c.only_in_b);
   list("Measured in neither", c.in_neither);
   d.no_plots_note = "";
@@ -484,8 +524,9 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
 
 int comparison_exit_code(const Comparison& c, const CompareOptions& o) {
   if (o.fail_on == "none") return kExitOk;
-  if (o.fail_on == "any") return (c.regressions + c.improvements) ? kExitFlagged : kExitOk;
-  return c.regressions ? kExitFlagged : kExitOk;
+  const std::size_t lost = c.lost_in_b.size();
+  if (o.fail_on == "any") return (c.regressions + c.improvements + lost) ? kExitFlagged : kExitOk;
+  return (c.regressions + lost) ? kExitFlagged : kExitOk;
 }
 
 }  // namespace peerbench

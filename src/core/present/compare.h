@@ -30,12 +30,24 @@ struct CompareRow {
   std::string change;
 };
 
+// A case not compared: measured in one run only, or in neither.
+struct UnmatchedCase {
+  std::string label;  // "ce-write host0:X->host0:Y 1M (A: ok, B: error)"
+  std::string method, variant, pair, gpu_pair;
+  std::uint64_t bytes = 0;
+  std::string a_status, b_status;  // a result status, or "absent"
+};
+
 struct Comparison {
   std::vector<CompareRow> rows;
   std::vector<std::string> differences;  // system and configuration differences
-  std::vector<std::string> only_in_a;
-  std::vector<std::string> only_in_b;
-  std::vector<std::string> in_neither;  // requested in either run, measured in neither
+  // Measured in A; B asked for it and did not measure it (failed, not run, not applicable: peer
+  // access lost): the candidate lost it, which fails the comparison as a regression does (a
+  // failed candidate passed with its losses listed at the bottom; an audit).
+  std::vector<UnmatchedCase> lost_in_b;
+  std::vector<UnmatchedCase> only_in_a;   // measured in A; B did not ask for it
+  std::vector<UnmatchedCase> only_in_b;   // measured in B, not in A
+  std::vector<UnmatchedCase> in_neither;  // requested in either run, measured in neither
   int regressions = 0;
   int improvements = 0;
   int other_settings = 0;  // rows measured under other settings (-R, -a, -z, -G): not compared

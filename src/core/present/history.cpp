@@ -63,12 +63,15 @@ void add_comparison(History& h, std::map<RowKey, HistoryRow>& rows, std::size_t 
   h.improvements[k] = c.improvements;
   for (const auto& d : c.differences)
     h.differences.push_back("run " + std::to_string(k + 1) + ": " + d);
-  const std::size_t missing = c.only_in_a.size() + c.only_in_b.size();
+  const std::size_t missing = c.lost_in_b.size() + c.only_in_a.size() + c.only_in_b.size();
   if (missing) {
-    h.only_some.push_back("run " + std::to_string(k + 1) + ": " +
-                          std::to_string(c.only_in_a.size()) + " results only in run 1, " +
-                          std::to_string(c.only_in_b.size()) + " only in run " +
-                          std::to_string(k + 1));
+    h.only_some.push_back(
+        "run " + std::to_string(k + 1) + ": " +
+        (c.lost_in_b.empty() ? std::string()
+                             : std::to_string(c.lost_in_b.size()) +
+                                   " measured in run 1 and lost (" + "asked for, not measured), ") +
+        std::to_string(c.only_in_a.size()) + " results only in run 1, " +
+        std::to_string(c.only_in_b.size()) + " only in run " + std::to_string(k + 1));
   }
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
@@ -359,8 +361,10 @@ TEST(Compare, ASchema1AllReduceMeetsItsFloatSumCase) {
   int allreduce = 0;
   for (const auto& r : c.rows) allreduce += r.method == "nccl-allreduce float/sum";
   EXPECT_EQ(allreduce, 6) << "1M to 1G";
-  for (const auto& s : c.only_in_a) EXPECT_EQ(s.find("nccl-allreduce"), std::string::npos) << s;
-  for (const auto& s : c.only_in_b) EXPECT_EQ(s.find("nccl-allreduce"), std::string::npos) << s;
+  for (const auto& s : c.only_in_a)
+    EXPECT_EQ(s.label.find("nccl-allreduce"), std::string::npos) << s.label;
+  for (const auto& s : c.only_in_b)
+    EXPECT_EQ(s.label.find("nccl-allreduce"), std::string::npos) << s.label;
 }
 
 // A median and its range at one precision: "0.67 [0.7-0.7]" put the median outside its range.
@@ -389,11 +393,66 @@ TEST(Compare, RowsMissingOnOneSideAreListed) {
   b.results.erase(b.results.begin());            // ce-write 0->1 1M absent from B
   b.results[0].status = ResultStatus::kTimeout;  // ce-write 0->1 4M timed out in B
   const auto c = compare_runs(a, "a.json", b, "b.json", {});
-  ASSERT_EQ(c.only_in_a.size(), 2u);
-  EXPECT_NE(c.only_in_a[0].find("(A: ok, B: absent)"), std::string::npos) << c.only_in_a[0];
-  EXPECT_NE(c.only_in_a[1].find("(A: ok, B: timeout)"), std::string::npos) << c.only_in_a[1];
+  ASSERT_EQ(c.only_in_a.size(), 1u);
+  EXPECT_NE(c.only_in_a[0].label.find("(A: ok, B: absent)"), std::string::npos)
+      << c.only_in_a[0].label;
+  ASSERT_EQ(c.lost_in_b.size(), 1u);
+  EXPECT_NE(c.lost_in_b[0].label.find("(A: ok, B: timeout)"), std::string::npos)
+      << c.lost_in_b[0].label;
   const auto text = render_comparison(c, "a.json", "b.json", {});
   EXPECT_NE(text.find("Only in A"), std::string::npos);
+  EXPECT_NE(text.find("Lost in B"), std::string::npos);
+}
+
+// From an audit: a candidate that failed, its ce-write cases all errors, compared "0 regressions"
+// and exit 0 under every --fail-on but none, the losses listed at the bottom and "What differs"
+// saying "nothing recorded"; the CSV left them out. A case B asked for and did not measure fails
+// the comparison as a regression does; one B never asked for is listed, not failed.
+TEST(Compare, ACandidateThatLostCasesFailsAndSaysSo) {
+  const auto a = load_run_file(real_run("h200x2/default.json"));
+  auto b = a;
+  int lost = 0;
+  for (auto& r : b.results) {
+    if (r.method != "ce-write") continue;
+    r.status = ResultStatus::kError;
+    r.reason = "cudaMemcpyPeerAsync: an illegal memory access";
+    ++lost;
+  }
+  b.status = "failed";
+  b.errors = {"rank 1: cudaErrorIllegalAddress"};
+  CompareOptions o;
+  const auto c = compare_runs(a, "a.json", b, "b.json", o);
+  EXPECT_EQ(c.regressions, 0);
+  EXPECT_EQ(static_cast<int>(c.lost_in_b.size()), lost);
+  EXPECT_EQ(comparison_exit_code(c, o), kExitFlagged);
+  o.fail_on = "any";
+  EXPECT_EQ(comparison_exit_code(c, o), kExitFlagged);
+  o.fail_on = "none";
+  EXPECT_EQ(comparison_exit_code(c, o), kExitOk);
+  EXPECT_NE(std::find(c.differences.begin(), c.differences.end(), "run status: complete -> failed"),
+            c.differences.end());
+  EXPECT_NE(std::find(c.differences.begin(), c.differences.end(),
+                      "run errors: (none) -> 1 (rank 1: cudaErrorIllegalAddress)"),
+            c.differences.end());
+  const auto text = render_comparison(c, "a.json", "b.json", {});
+  EXPECT_NE(text.find("; " + std::to_string(lost) + " measured in A and lost in B"),
+            std::string::npos)
+      << text.substr(0, 400);
+  CompareOptions csv;
+  csv.format = ReportFormat::kCsv;
+  const auto rows = render_comparison(c, "a.json", "b.json", csv);
+  EXPECT_NE(rows.find(",lost-in-b,ok,error\n"), std::string::npos);
+
+  auto subset = a;  // B asked for sm-write only: nothing lost, the rest listed
+  subset.results.erase(std::remove_if(subset.results.begin(), subset.results.end(),
+                                      [](const Result& r) { return r.method != "sm-write"; }),
+                       subset.results.end());
+  const auto s = compare_runs(a, "a.json", subset, "b.json", {});
+  EXPECT_TRUE(s.lost_in_b.empty());
+  EXPECT_FALSE(s.only_in_a.empty());
+  EXPECT_EQ(comparison_exit_code(s, {}), kExitOk);
+  EXPECT_NE(render_comparison(s, "a.json", "b.json", {}).find("that B did not ask for"),
+            std::string::npos);
 }
 
 TEST(Verdicts, RoundsNameThePairsThatRanAtOnce) {
