@@ -306,6 +306,68 @@ void parse_output_flags(const cxxopts::ParseResult& r, RunOptions& o) {
   o.allow_gpu_sharing = r.count("allow-gpu-sharing") > 0;
 }
 
+// A flag given for methods none of which was selected would be dropped without a word (-m
+// ce-write -d double measured no double; an audit): refused, naming the methods it applies to.
+void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
+                                        const std::vector<MethodInfo>& catalog,
+                                        const RunOptions& o) {
+  struct Scope {
+    const char* key;
+    const char* flag;
+    const char* what;
+    bool (*applies)(const MethodInfo&);
+    bool (*changed)(const RunOptions&,
+                    const RunOptions&);  // given, default: a default drops nothing
+  };
+  static const Scope scopes[] = {
+      {"datatype", "-d/--datatype", "element types", [](const MethodInfo& m) { return m.typed; },
+       [](const RunOptions& g, const RunOptions& d) { return g.datatypes != d.datatypes; }},
+      {"op", "-o/--op", "reductions", [](const MethodInfo& m) { return m.reduces; },
+       [](const RunOptions& g, const RunOptions& d) { return g.ops != d.ops; }},
+      {"root", "-r/--root", "a root", [](const MethodInfo& m) { return m.rooted; },
+       [](const RunOptions& g, const RunOptions& d) { return g.root != d.root; }},
+      {"inplace", "--inplace", "in-place all-reduce",
+       [](const MethodInfo& m) { return m.collective == Collective::kAllReduce; },
+       [](const RunOptions&, const RunOptions&) { return true; }},
+      {"local_register", "-R/--local_register", "NCCL buffer registration",
+       [](const MethodInfo& m) { return m.uses_nccl; },
+       [](const RunOptions& g, const RunOptions& d) {
+         return g.register_buffers != d.register_buffers;
+       }},
+      {"staged-chunk", "--staged-chunk", "the staged pipeline",
+       [](const MethodInfo& m) { return m.family == "staged"; },
+       [](const RunOptions& g, const RunOptions& d) { return g.staged_chunk != d.staged_chunk; }},
+      {"staged-slots", "--staged-slots", "the staged pipeline",
+       [](const MethodInfo& m) { return m.family == "staged"; },
+       [](const RunOptions& g, const RunOptions& d) { return g.staged_slots != d.staged_slots; }},
+      {"latency-bytes", "--latency-bytes", "a latency size",
+       [](const MethodInfo& m) { return m.fixed_size && m.fixed_bytes == 0; },
+       [](const RunOptions& g, const RunOptions& d) { return g.latency_bytes != d.latency_bytes; }},
+      {"latency-iters", "--latency-iters", "latency transfers",
+       [](const MethodInfo& m) { return m.metric == Metric::kLatency; },
+       [](const RunOptions& g, const RunOptions& d) { return g.latency_iters != d.latency_iters; }},
+  };
+  const RunOptions defaults;
+  for (const auto& sc : scopes) {
+    if (!r.count(sc.key) || !sc.changed(o, defaults)) continue;
+    bool any = false;
+    for (const auto& name : o.methods) {
+      const MethodInfo* m = find_method(catalog, name);
+      any = any || (m && sc.applies(*m));
+    }
+    if (any) continue;
+    std::vector<std::string> takers;
+    for (const auto& m : catalog)
+      if (sc.applies(m)) takers.push_back(m.name);
+    throw UsageError(std::string(sc.flag) + ": none of the methods selected (" +
+                     join(o.methods, ",") + ") takes " + sc.what + "; it applies to " +
+                     join(takers, ", "));
+  }
+  if (r.count("stepfactor") && r.count("stepbytes") && o.sweep.step_bytes != 0) {
+    throw UsageError("-f/--stepfactor and -i/--stepbytes: -i adds a step, -f multiplies; give one");
+  }
+}
+
 RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog) {
   RunOptions o;
   parse_size_and_timing_flags(r, o);
@@ -313,6 +375,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   parse_output_flags(r, o);
   parse_nccl_tests_options(r, o);
   parse_verdict_options(r, o);
+  refuse_flags_that_apply_to_nothing(r, catalog, o);
   if (r.count("inject-fault")) {
     o.fault = parse_fault(get(r, "inject-fault"));
     if (!find_method(catalog, o.fault.method)) {
