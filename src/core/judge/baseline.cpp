@@ -1,6 +1,7 @@
 #include "core/judge/baseline.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/base/text.h"
 #include "core/model/json_in.h"
@@ -180,7 +181,13 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
                                                  const std::vector<MethodInfo>& catalog,
                                                  std::uint64_t small_max) {
   only_keys(section, {"tolerance", "written_at", "per_version", "from", "entries", "comment"});
+  // The tolerance the bars were made with; a value no fleet could have used is an edit gone
+  // wrong (-3 was read without a word; an audit).
+  section.opt_number("tolerance", 0, 1);
   std::vector<BaselineEntry> out;
+  // One case, one bar: a second entry for it was ignored without a word (the one of more pairs,
+  // else the first, judged; an audit).
+  std::map<std::string, std::size_t> entry_of_case;
   for (const auto& in : section.at("entries").array(1 << 20)) {
     only_keys(in, {"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
                    "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
@@ -219,6 +226,15 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
     e.driver = in.opt_str("driver").value_or("");
     e.cuda = in.opt_str("cuda").value_or("");
     e.nccl = in.opt_str("nccl").value_or("");
+    const std::string key = join({e.model, e.link, e.group, e.method, std::to_string(e.bytes),
+                                  std::to_string(e.ranks), e.driver, e.cuda, e.nccl},
+                                 "\n");
+    const auto [it, fresh] = entry_of_case.emplace(key, out.size());
+    if (!fresh) {
+      in.fail("the same case as entries[" + std::to_string(it->second) + "] (" + e.method + " at " +
+              format_size(e.bytes) + " on " + e.model + ", " + e.group +
+              "): one bar per case; keep one");
+    }
     out.push_back(std::move(e));
   }
   return out;

@@ -727,6 +727,22 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   j = good;
   j["baseline"]["entires"] = j["baseline"]["entries"];
   EXPECT_NE(refusal(j).find("unknown key 'entires'"), std::string::npos) << refusal(j);
+  // From an audit: a second entry for one case (bar 500 against a median of 396) and a tolerance
+  // of -3 were read without a word.
+  j = good;
+  auto twin = j["baseline"]["entries"][ce];
+  twin["bar"] = 500;
+  j["baseline"]["entries"].push_back(twin);
+  const std::string last =
+      "baseline.entries[" + std::to_string(j["baseline"]["entries"].size() - 1) + "]";
+  EXPECT_NE(refusal(j).find(last + "': the same case as entries[" + std::to_string(ce) +
+                            "] (ce-write at "),
+            std::string::npos)
+      << refusal(j);
+  EXPECT_NE(refusal(j).find("one bar per case; keep one"), std::string::npos) << refusal(j);
+  j = good;
+  j["baseline"]["tolerance"] = -3;
+  EXPECT_NE(refusal(j).find("baseline.tolerance"), std::string::npos) << refusal(j);
 }
 
 }  // namespace
