@@ -42,6 +42,10 @@ void check_fail_on(const std::string& fail_on) {
   auto codes = known_flag_codes();
   for (const auto& s : failing_states()) codes.push_back(s);
   for (const auto& c : split(fail_on, ',')) {
+    if (c == "all" || c == "none") {  // "all,none" read "unknown flag or state 'all'" (an audit)
+      throw UsageError("--fail-on: '" + c +
+                       "' stands alone; give it by itself, or a list of: " + join(codes));
+    }
     if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
       throw UsageError("--fail-on: unknown flag or state '" + c +
                        "'; use all, none or: " + join(codes));

@@ -456,6 +456,9 @@ std::vector<std::string> load_host_list(const std::string& path) {
                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
       refuse("'" + sanitize_for_terminal(name) + "' holds control characters");
     }
+    // "n0 n1" was read as one host that no run names: two hosts on a line, or a typo.
+    if (name.find_first_of(" \t") != std::string_view::npos)
+      refuse("'" + std::string(name) + "' holds a space; one host name per line");
     if (hosts.size() == kMaxHosts) refuse("more than " + std::to_string(kMaxHosts) + " host names");
     hosts.emplace_back(name);
   }

@@ -388,5 +388,14 @@ TEST(Options, AFlagThatAppliesToNoSelectedMethodIsRefused) {
   EXPECT_NO_THROW(parse({"-m", "latency", "--latency-bytes", "64", "--latency-iters", "50"}));
 }
 
+// "all,none" read "unknown flag or state 'all'; use all, none or: ..." (an audit).
+TEST(Options, AllAndNoneStandAloneInFailOn) {
+  EXPECT_EQ(usage_error({"report", "a.json", "--fail-on", "all,none"})
+                .rfind("--fail-on: 'all' stands alone; give it by itself, or a list of: ", 0),
+            0u);
+  EXPECT_NE(usage_error({"report", "a.json", "--fail-on", "nccl-shm,none"}).find("'none' stands"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace peerbench

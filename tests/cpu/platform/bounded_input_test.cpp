@@ -259,6 +259,9 @@ TEST_F(BoundedInput, HostListsAreStrictAndLinear) {
     const std::string e = error_of([&] { load_host_list(write("h", bad)); });
     EXPECT_TRUE(has(e, at("h"))) << e;
   }
+  // Two names on a line were read as one host no run names (an audit).
+  EXPECT_TRUE(has(error_of([&] { load_host_list(write("h", "node1\nn0 n1\n")); }),
+                  "line 2: 'n0 n1' holds a space; one host name per line"));
   std::string many;
   for (int i = 0; i < 200000; ++i) many += "node" + std::to_string(i) + "\n";
   EXPECT_EQ(load_host_list(write("h", many)).size(), 200000u);
