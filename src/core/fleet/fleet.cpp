@@ -307,16 +307,16 @@ std::string some_of(const std::vector<std::string>& names, std::size_t shown = 6
 }
 
 // What a node left out of its own GPUs: GPUs its topology lists that no rank ran on (--np
-// smaller than the node, a GPU lost), ordered pairs no pair method answered for (--pairs).
+// smaller than the node, a GPU lost), pairs a pair method did not answer for (--pairs).
 void add_own_coverage_problems(FleetNode& n) {
   if (n.gpus_listed > n.gpus_run && n.gpus_run > 0) {
     n.problems.push_back("ran on " + std::to_string(n.gpus_run) + " of the " +
                          std::to_string(n.gpus_listed) + " GPUs its topology lists");
   }
-  if (n.pairs_answered < n.pairs_of_gpus) {
+  if (!n.pairs_short.empty()) {
     n.problems.push_back(
-        "measured " + std::to_string(n.pairs_answered) + " of the " +
-        std::to_string(n.pairs_of_gpus) + " ordered pairs of its GPUs" +
+        "measured fewer pairs than its " + std::to_string(n.gpus_run) +
+        " GPUs make: " + some_of(n.pairs_short, 4) +
         (n.pairs_spec.empty() || n.pairs_spec == "all" ? "" : " (--pairs " + n.pairs_spec + ")"));
   }
 }

@@ -104,11 +104,11 @@ struct FleetNode {
   NodeVersions versions;
   // What the node's run covered: the methods it was asked for (config, else its results) and
   // its GPU models, which the fleet compares with the other nodes of its model; the GPUs it ran
-  // on beside those its topology lists (0: not recorded), and the ordered pairs of its GPUs that
-  // pair methods answered for beside all of them; --pairs as given.
+  // on beside those its topology lists (0: not recorded), and each pair method that answered for
+  // fewer pairs of its GPUs than they make; --pairs as given.
   std::set<std::string> methods_run, gpu_models;
   int gpus_listed = 0, gpus_run = 0;
-  int pairs_answered = 0, pairs_of_gpus = 0;
+  std::vector<std::string> pairs_short;  // "ce-write 1 of 2": pair methods short of its pairs
   std::string pairs_spec;
   double worst_ratio = 0;  // lowest "goodness" ratio of any position (1 = at the median)
   int flag_count() const;

@@ -163,18 +163,26 @@ void set_coverage(const RunDocument& d, const std::string& host, FleetNode& n) {
     for (const auto& h : d.topology->hosts)
       if (h.host == host) n.gpus_listed = static_cast<int>(h.gpus.size());
   }
-  bool pair_methods = false;
-  std::set<std::pair<std::string, std::string>> answered;
+  // Per pair method, the pairs of distinct GPUs of the host it has a result for: ordered, or
+  // unordered for a bidirectional method (one result moves both ways).
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> answered;
   for (const auto& r : d.results) {
     const MethodInfo* m = find_method(d.methods, r.method);
     if (!m || m->scope != MethodScope::kPair) continue;
-    pair_methods = true;
+    auto& pairs = answered[r.method];
     const auto a = card_of_rank.find(r.src), b = card_of_rank.find(r.dst);
-    if (a != card_of_rank.end() && b != card_of_rank.end() && a->second != b->second)
-      answered.insert({a->second, b->second});
+    if (a == card_of_rank.end() || b == card_of_rank.end() || a->second == b->second) continue;
+    const bool swap = m->bidirectional && b->second < a->second;  // one result moves both ways
+    pairs.insert(swap ? std::make_pair(b->second, a->second)
+                      : std::make_pair(a->second, b->second));
   }
-  if (pair_methods) n.pairs_of_gpus = n.gpus_run * (n.gpus_run - 1);
-  n.pairs_answered = static_cast<int>(answered.size());
+  const int ordered = n.gpus_run * (n.gpus_run - 1);
+  for (const auto& [method, pairs] : answered) {
+    const int all = find_method(d.methods, method)->bidirectional ? ordered / 2 : ordered;
+    if (static_cast<int>(pairs.size()) < all)
+      n.pairs_short.push_back(method + " " + std::to_string(pairs.size()) + " of " +
+                              std::to_string(all));
+  }
   const auto spec = d.config.find("pairs");
   if (spec != d.config.end() && spec->is_string()) n.pairs_spec = spec->get<std::string>();
 }

@@ -1024,8 +1024,16 @@ TEST(FleetCoverage, ANodeThatRanLessThanTheFleetOrItsOwnGpusIsIncomplete) {
             "did not run ce-bidir, ce-latency, ce-read, nccl-allreduce, nccl-sendrecv, "
             "nccl-sendrecv-bidir and 5 more (11 methods run on at least 7 of the fleet's 8 NVIDIA "
             "H200 nodes): run it as they were run");
-  EXPECT_EQ(only_problem("way"), "measured 1 of the 2 ordered pairs of its GPUs (--pairs 0>1)");
+  EXPECT_EQ(only_problem("way"),
+            "measured fewer pairs than its 2 GPUs make: ce-latency 1 of 2, ce-read 1 of 2, "
+            "ce-write 1 of 2, nccl-sendrecv 1 of 2 and 4 more (--pairs 0>1)");
   EXPECT_EQ(only_problem("half"), "ran on 2 of the 4 GPUs its topology lists");
+  // Bidirectional methods record one result per unordered pair: both ways answered.
+  write_run(dir, "bidir", as_node(only_method(real_run(), "ce-bidir"), "bidir"));
+  const FleetReport with_bidir = fleet_of(dir);
+  const auto& bidir_problems = node(with_bidir, "bidir").problems;
+  ASSERT_EQ(bidir_problems.size(), 1u);
+  EXPECT_EQ(bidir_problems[0].rfind("did not run ", 0), 0u) << bidir_problems[0];
   for (const std::string host : {"n0", "n1", "n2", "both", "extra"}) {
     EXPECT_EQ(node(r, host).state, NodeState::kPass) << host;
     EXPECT_TRUE(node(r, host).problems.empty()) << host << ": " << node(r, host).problems[0];
