@@ -121,6 +121,15 @@ std::string other_peerbench_file(const std::string& path) {
   return "";
 }
 
+// Whether two files hold the same bytes (a run collected twice, a backup folder beside it).
+bool same_bytes(const std::string& a, const std::string& b) {
+  try {
+    return read_input_file(a, InputKind::kResults) == read_input_file(b, InputKind::kResults);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // One node per host: the later run counts; the others are named in the notes.
 std::vector<FleetNode> resolve_duplicates(
     std::vector<FleetNode> nodes, std::vector<std::string>& notes,
@@ -130,6 +139,12 @@ std::vector<FleetNode> resolve_duplicates(
   });
   std::vector<FleetNode> out;
   for (auto& n : nodes) {
+    if (!out.empty() && out.back().host == n.host && out.back().started_at == n.started_at &&
+        !n.started_at.empty() && same_bytes(out.back().file, n.file)) {
+      notes.push_back(n.host + ": " + out.back().file + " and " + n.file +
+                      " hold the same run (a copy); counted once");
+      continue;
+    }
     if (!out.empty() && out.back().host == n.host && out.back().started_at == n.started_at &&
         !n.started_at.empty()) {
       // Which is later cannot be told: the file order would decide, and a flagged run could hide
@@ -345,8 +360,11 @@ void add_coverage_problems(std::vector<FleetNode>& nodes) {
       for (const auto& [m, count] : ran[model]) {
         if (2 * count < of_model[model] || n.methods_run.count(m) || !missing.insert(m).second)
           continue;
-        if (model_of_missing.empty() || count < fewest) fewest = count;
-        model_of_missing = model;
+        // The count and the model named together are one model's (a mixed node has several).
+        if (model_of_missing.empty() || count < fewest) {
+          fewest = count;
+          model_of_missing = model;
+        }
       }
     }
     if (missing.empty()) continue;
@@ -355,7 +373,7 @@ void add_coverage_problems(std::vector<FleetNode>& nodes) {
                          (missing.size() == 1 ? "" : "s") + " run on at least " +
                          std::to_string(fewest) + " of the fleet's " +
                          std::to_string(of_model[model_of_missing]) + " " + model_of_missing +
-                         " nodes): run it as they were run");
+                         " nodes): run the node as they were run");
   }
 }
 
@@ -517,6 +535,11 @@ FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& ca
         skipped.push_back(f + " is " + other + ", not a run: not counted");
       }
     }
+  }
+  // Only files that are not runs: nothing to pass (it read "PASS: all 0 nodes pass"; a review).
+  if (nodes.empty()) {
+    throw UsageError("fleet: no runs among the " + std::to_string(found.files.size()) +
+                     " *.json files in the paths given (" + skipped.front() + ")");
   }
   FleetReport r =
       assemble_fleet(std::move(nodes), hosts, !o.hosts_file.empty(), e.outlier_tolerance);

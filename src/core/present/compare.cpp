@@ -221,6 +221,7 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
                    Comparison& c) {
   const auto ia = index_results(a, o.match);
   const auto ib = index_results(b, o.match);
+  const bool b_cut_short = b.status != "complete" || !b.in_progress.is_null();
   std::set<Key> keys;
   for (const auto& [k, v] : ia) keys.insert(k);
   for (const auto& [k, v] : ib) keys.insert(k);
@@ -236,7 +237,9 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
       if (measured(ra) && measured(rb)) {
         c.rows.push_back(compare_row(key, *ra, *rb, a, b, o, c));
       } else if (measured(ra)) {
-        (rb ? c.lost_in_b : c.only_in_a).push_back(unmatched(key, ra, rb));
+        // Absent from a B that stopped early (killed, out of memory: no not-run records) is lost
+        // too; it read "B did not ask for it" (a review).
+        (rb || b_cut_short ? c.lost_in_b : c.only_in_a).push_back(unmatched(key, ra, rb));
       } else if (measured(rb)) {
         c.only_in_b.push_back(unmatched(key, ra, rb));
       } else {
@@ -479,7 +482,8 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
                  " not compared: measured under other settings (other-settings; see What differs)";
   if (!c.lost_in_b.empty())
     d.verdict += "; " + std::to_string(c.lost_in_b.size()) +
-                 " measured in A and lost in B (B asked for them and did not measure them)";
+                 " measured in A and lost in B (B asked for them, or stopped before them, and did "
+                 "not measure them)";
   if (!c.only_in_a.empty())
     d.verdict += "; " + std::to_string(c.only_in_a.size()) +
                  " measured in A that B did not ask for: not compared";
@@ -497,7 +501,8 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
     for (const auto& u : v) labels.push_back(u.label);
     if (!labels.empty()) d.sections.push_back({title, labels, {}, {}});
   };
-  list("Lost in B (measured in A; B asked for it and did not measure it)", c.lost_in_b);
+  list("Lost in B (measured in A; B asked for it, or stopped before it, and did not measure it)",
+       c.lost_in_b);
   list("Only in A (measured in A; B did not ask for it)", c.only_in_a);
   list("Only in B (measured in B, not in A)", c.only_in_b);
   list("Measured in neither", c.in_neither);

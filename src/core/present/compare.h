@@ -42,8 +42,9 @@ struct Comparison {
   std::vector<CompareRow> rows;
   std::vector<std::string> differences;  // system and configuration differences
   // Measured in A; B asked for it and did not measure it (failed, not run, not applicable: peer
-  // access lost): the candidate lost it, which fails the comparison as a regression does (a
-  // failed candidate passed with its losses listed at the bottom; an audit).
+  // access lost), or B stopped early and has no record of it: the candidate lost it, which fails
+  // the comparison as a regression does (a failed candidate passed with its losses listed at the
+  // bottom; an audit).
   std::vector<UnmatchedCase> lost_in_b;
   std::vector<UnmatchedCase> only_in_a;   // measured in A; B did not ask for it
   std::vector<UnmatchedCase> only_in_b;   // measured in B, not in A

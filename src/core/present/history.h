@@ -34,6 +34,7 @@ struct History {
   std::vector<HistoryRow> rows;          // by method, pair, size
   std::vector<int> regressions;          // per run (0 for the first)
   std::vector<int> improvements;
+  std::vector<int> lost;               // per run: cases of run 1 it asked for and did not measure
   std::vector<std::string> only_some;  // results not in every run, by run
   int exit_code = 0;
 };

@@ -929,7 +929,7 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   EXPECT_EQ(node(r, "r2").problems[0],
             "did not run nccl-allgather, nccl-alltoall, nccl-broadcast, nccl-reduce, "
             "nccl-reducescatter (5 methods run on at least 6 of the fleet's 7 NVIDIA H200 nodes): "
-            "run it as they were run");
+            "run the node as they were run");
   EXPECT_FALSE(has_flag(node(r, "r2"), "fleet-outlier", "nccl-allreduce"));
   for (const auto& p : node(r, "r2").pairs) EXPECT_NE(p.link.find("-R 2 -a 1"), std::string::npos);
   // Under -z every figure is launch-bound: they stay, in a -z group of their own (a -z fleet
@@ -1023,7 +1023,7 @@ TEST(FleetCoverage, ANodeThatRanLessThanTheFleetOrItsOwnGpusIsIncomplete) {
   EXPECT_EQ(only_problem("one"),
             "did not run ce-bidir, ce-latency, ce-read, nccl-allreduce, nccl-sendrecv, "
             "nccl-sendrecv-bidir and 5 more (11 methods run on at least 7 of the fleet's 8 NVIDIA "
-            "H200 nodes): run it as they were run");
+            "H200 nodes): run the node as they were run");
   EXPECT_EQ(only_problem("way"),
             "measured fewer pairs than its 2 GPUs make: ce-latency 1 of 2, ce-read 1 of 2, "
             "ce-write 1 of 2, nccl-sendrecv 1 of 2 and 4 more (--pairs 0>1)");
@@ -1089,6 +1089,30 @@ TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
   write_text(dir + "/other.json", "{\"kind\": \"something\"}");
   r = fleet_of(dir);
   EXPECT_EQ(node(r, "other").state, NodeState::kIncomplete);
+  // A folder of no runs at all read "PASS: all 0 nodes pass" (a review).
+  const std::string none = temp_dir();
+  std::filesystem::copy_file(fixture("h200x2/topo.json"), none + "/topo.json");
+  try {
+    fleet_of(none);
+    ADD_FAILURE() << "a fleet of no runs";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("fleet: no runs among the 1 *.json files"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A run collected twice (a copy in a backup folder) is one run, not two that started together.
+TEST(FleetHonesty, TwoCopiesOfOneRunCountOnce) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  std::filesystem::create_directory(dir + "/backup");
+  std::filesystem::copy_file(dir + "/n1.json", dir + "/backup/n1.json");
+  const FleetReport r = fleet_of(dir);
+  EXPECT_EQ(node(r, "n1").state, NodeState::kPass);
+  EXPECT_EQ(fleet_exit_code(r), kExitOk);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("hold the same run (a copy); counted once"), std::string::npos)
+      << r.notes[0];
 }
 
 // Half the fleet ran copies, half kernels: no method was run by most, and every node is short of

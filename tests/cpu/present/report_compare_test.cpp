@@ -443,6 +443,24 @@ TEST(Compare, ACandidateThatLostCasesFailsAndSaysSo) {
   const auto rows = render_comparison(c, "a.json", "b.json", csv);
   EXPECT_NE(rows.find(",lost-in-b,ok,error\n"), std::string::npos);
 
+  // B killed after its copies (no not-run records, in_progress set): the rest is lost, not "B
+  // did not ask for it".
+  auto killed = a;
+  killed.results.erase(std::remove_if(killed.results.begin(), killed.results.end(),
+                                      [](const Result& r) { return r.method.rfind("ce-", 0); }),
+                       killed.results.end());
+  killed.status = "incomplete";
+  killed.in_progress = {{"method", "sm-write"}};
+  const auto k = compare_runs(a, "a.json", killed, "b.json", {});
+  EXPECT_TRUE(k.only_in_a.empty());
+  EXPECT_EQ(k.lost_in_b.size() + k.rows.size(), a.results.size());
+  EXPECT_EQ(comparison_exit_code(k, {}), kExitFlagged);
+  const auto history = build_history({a, a, killed}, {"a.json", "a2.json", "b.json"}, {});
+  EXPECT_EQ(history.exit_code, kExitFlagged);
+  EXPECT_NE(render_history(history, {}, {})
+                .find(std::to_string(k.lost_in_b.size()) + " cases of run 1 lost in later runs"),
+            std::string::npos);
+
   auto subset = a;  // B asked for sm-write only: nothing lost, the rest listed
   subset.results.erase(std::remove_if(subset.results.begin(), subset.results.end(),
                                       [](const Result& r) { return r.method != "sm-write"; }),
