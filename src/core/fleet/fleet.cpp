@@ -475,8 +475,8 @@ std::vector<std::string> load_host_list(const std::string& path) {
       refuse("'" + sanitize_for_terminal(name) + "' holds control characters");
     }
     // "n0 n1" was read as one host that no run names: two hosts on a line, or a typo.
-    if (name.find_first_of(" \t") != std::string_view::npos)
-      refuse("'" + std::string(name) + "' holds a space; one host name per line");
+    if (name.find_first_of(" \t,") != std::string_view::npos)
+      refuse("'" + std::string(name) + "' holds a space or comma; one host name per line");
     if (hosts.size() == kMaxHosts) refuse("more than " + std::to_string(kMaxHosts) + " host names");
     hosts.emplace_back(name);
   }

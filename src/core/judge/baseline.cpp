@@ -72,6 +72,25 @@ int config_int(const RunDocument& d, const char* key, int absent) {
   return x.is_number() ? x.get<int>() : absent;
 }
 
+// The element type and reduction a collective's figure was judged at (the first of -d and -o,
+// as the verdicts take it), where they are not float and sum: a half or prod figure set beside
+// float/sum ones read as a 0.6 fleet outlier, and met a float/sum baseline entry (an audit).
+std::string judged_variant(const RunDocument& d, const MethodInfo* m) {
+  if (!m || !m->typed) return "";
+  const auto first = [&](const char* key, const char* absent) {
+    const auto& c = d.config;
+    if (!c.is_object() || !c.contains(key) || !c[key].is_array() || c[key].empty() ||
+        !c[key][0].is_string())
+      return std::string(absent);
+    return c[key][0].get<std::string>();
+  };
+  std::vector<std::string> parts;
+  if (const std::string t = first("datatypes", "float"); t != "float") parts.push_back("-d " + t);
+  if (m->reduces)
+    if (const std::string o = first("ops", "sum"); o != "sum") parts.push_back("-o " + o);
+  return join(parts, " ");
+}
+
 }  // namespace
 
 std::string measurement_mode(const RunDocument& d, const MethodInfo* m) {
@@ -91,7 +110,9 @@ std::string measurement_mode(const RunDocument& d, const MethodInfo* m) {
 }
 
 std::string baseline_group(const RunDocument& d, const PairVerdict& v, const MethodInfo* m) {
-  const std::string mode = measurement_mode(d, m);
+  std::string mode = measurement_mode(d, m);
+  const std::string variant = judged_variant(d, m);
+  if (!variant.empty()) mode += (mode.empty() ? "" : " ") + variant;
   return link_group(d, v) + (mode.empty() ? "" : ", " + mode);
 }
 

@@ -44,7 +44,8 @@ std::string measurement_mode(const RunDocument& d, const MethodInfo* m = nullptr
 // "PCIe Gen5 x16 PIX", "all 2 GPUs on 2 hosts", "all 2 GPUs, -R 2 -a 1". A baseline entry judges
 // only a case of its own group, so a run under -R 2, or across hosts, meets no -R 0 or one-host
 // median.
-// With `m`, the settings that touch that method only (measurement_mode).
+// With `m`, the settings that touch that method only (measurement_mode), and for a collective
+// the type and reduction it was judged at where they are not float and sum ("NV18, -d half").
 std::string baseline_group(const RunDocument& d, const PairVerdict& v,
                            const MethodInfo* m = nullptr);
 

@@ -196,6 +196,14 @@ MethodInfo method_from(const JsonIn& in) {
   m.graph_capturable = in.opt_bool("graph_capturable").value_or(true);
   m.fixed_size = in.opt_bool("fixed_size").value_or(false);
   m.all_gpus_at_once = in.opt_bool("all_gpus_at_once").value_or(false);
+  // Not recorded: what a method takes follows from what it is, as the catalog makes them (every
+  // NCCL method over all ranks takes -d; the reductions -o; broadcast and reduce -r). Read as
+  // false, a file's -d half all-reduce was grouped with float ones (an audit).
+  const Collective c = m.collective;
+  m.typed = m.uses_nccl && m.scope == MethodScope::kAllRanks;
+  m.reduces = m.typed && (c == Collective::kAllReduce || c == Collective::kReduceScatter ||
+                          c == Collective::kReduce);
+  m.rooted = m.typed && (c == Collective::kBroadcast || c == Collective::kReduce);
   return m;
 }
 

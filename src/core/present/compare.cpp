@@ -10,6 +10,7 @@
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
 #include "core/model/json_text.h"
+#include "core/model/pair_filter.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
 #include "core/present/sections.h"
@@ -216,12 +217,48 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   }
 }
 
+// Whether B's configuration asked for a case A measured: its method, its size (sweep methods),
+// its pair (--pairs, in A's rank numbers: the runs are of one node shape) and its type and
+// reduction. A file that does not say answers no. A complete B lacking a case it asked for read
+// "B did not ask for it" (an audit).
+bool b_asked_for(const RunDocument& b, const Result& r) {
+  const auto& c = b.config;
+  const auto lists = [&](const char* key, const nlohmann::json& value) {
+    const auto it = c.find(key);
+    return it != c.end() && it->is_array() && std::find(it->begin(), it->end(), value) != it->end();
+  };
+  if (!c.is_object() || !lists("methods", r.method)) return false;
+  const MethodInfo* m = find_method(b.methods, r.method);
+  if (!m || (!m->fixed_size && !lists("sizes", r.bytes))) return false;
+  if (!r.datatype.empty() && !lists("datatypes", r.datatype)) return false;
+  if (!r.op.empty() && !lists("ops", r.op)) return false;
+  const auto pairs = c.find("pairs");
+  if (r.src < 0 || r.src == r.dst || pairs == c.end() || !pairs->is_string()) return true;
+  try {
+    const PairFilter f = parse_pair_filter(pairs->get<std::string>());
+    const bool same_host = host_of(b, r.src) == host_of(b, r.dst);
+    switch (f.kind) {
+      case PairFilter::Kind::kAll:
+        return true;
+      case PairFilter::Kind::kIntraHost:
+        return same_host;
+      case PairFilter::Kind::kInterHost:
+        return !same_host;
+      case PairFilter::Kind::kExplicit:
+        return std::find(f.pairs.begin(), f.pairs.end(), std::make_pair(r.src, r.dst)) !=
+               f.pairs.end();
+    }
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
 // Every method, pair and size of either run: compared where both measured it, else listed.
 void match_results(const RunDocument& a, const RunDocument& b, const CompareOptions& o,
                    Comparison& c) {
   const auto ia = index_results(a, o.match);
   const auto ib = index_results(b, o.match);
-  const bool b_cut_short = b.status != "complete" || !b.in_progress.is_null();
+  const bool b_cut_short = b.status != "complete";
   std::set<Key> keys;
   for (const auto& [k, v] : ia) keys.insert(k);
   for (const auto& [k, v] : ib) keys.insert(k);
@@ -239,7 +276,8 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
       } else if (measured(ra)) {
         // Absent from a B that stopped early (killed, out of memory: no not-run records) is lost
         // too; it read "B did not ask for it" (a review).
-        (rb || b_cut_short ? c.lost_in_b : c.only_in_a).push_back(unmatched(key, ra, rb));
+        const bool lost = rb || b_cut_short || b_asked_for(b, *ra);
+        (lost ? c.lost_in_b : c.only_in_a).push_back(unmatched(key, ra, rb));
       } else if (measured(rb)) {
         c.only_in_b.push_back(unmatched(key, ra, rb));
       } else {

@@ -202,8 +202,8 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
               "median [min-max], change to run 1)";
   // A history that fails on lost cases alone read "0 regressions" above its exit 1 (a review).
   if (lost)
-    d.verdict += "; " + std::to_string(lost) +
-                 " cases of run 1 lost in later runs (asked for, not measured: Not in every run)";
+    d.verdict += "; " + std::to_string(lost) + (lost == 1 ? " case" : " cases") +
+                 " of run 1 lost in later runs (see Not in every run)";
   d.failed = h.exit_code != 0;
   d.sections.push_back({"Runs", h.headings, {}, {}});
   d.sections.push_back(

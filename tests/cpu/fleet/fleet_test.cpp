@@ -1115,6 +1115,30 @@ TEST(FleetHonesty, TwoCopiesOfOneRunCountOnce) {
       << r.notes[0];
 }
 
+// From an audit: a node whose all-reduce ran at -d half (or -o prod) was set beside float/sum
+// nodes and called a 0.6 fleet outlier, and a float/sum site baseline judged it. The type and
+// reduction a figure was judged at are part of its group.
+TEST(FleetSettings, AnotherElementTypeIsAGroupOfItsOwn) {
+  const std::string dir = healthy_fleet(real_run(), 4);
+  const std::string base = write_baseline(dir, 0.1);
+  RunDocument half = as_node(real_run(), "half");
+  half.config["datatypes"] = {"half"};
+  for (auto& r : half.results)
+    if (r.method == "nccl-allreduce") r.datatype = "half";
+  slow(half, "nccl-allreduce", 0.6);
+  write_run(dir, "half", half);
+  const FleetReport r = fleet_of(dir);  // base.json beside the runs is a note, not a node
+  EXPECT_FALSE(has_flag(node(r, "half"), "fleet-outlier", "nccl-allreduce"));
+  bool grouped = false;
+  for (const auto& p : node(r, "half").pairs)
+    if (p.src_pci == "all") grouped = p.group_of("nccl-allreduce") == "all 2 GPUs, -d half";
+  EXPECT_TRUE(grouped);
+  const Expectations e = load_expectations(base, test::catalog());
+  for (const auto& v : compute_verdicts(half, e))
+    for (const auto& m : v.methods)
+      if (m.method == "nccl-allreduce") EXPECT_NE(m.bar_source, kBarSiteBaseline);
+}
+
 // Half the fleet ran copies, half kernels: no method was run by most, and every node is short of
 // what half of them ran; the message says half, not most (an audit).
 TEST(FleetCoverage, ATieLeavesEveryNodeThatRanLessIncompleteAndSaysHowMany) {

@@ -261,7 +261,9 @@ TEST_F(BoundedInput, HostListsAreStrictAndLinear) {
   }
   // Two names on a line were read as one host no run names (an audit).
   EXPECT_TRUE(has(error_of([&] { load_host_list(write("h", "node1\nn0 n1\n")); }),
-                  "line 2: 'n0 n1' holds a space; one host name per line"));
+                  "line 2: 'n0 n1' holds a space or comma; one host name per line"));
+  EXPECT_TRUE(
+      has(error_of([&] { load_host_list(write("h", "n0,n1\n")); }), "holds a space or comma"));
   std::string many;
   for (int i = 0; i < 200000; ++i) many += "node" + std::to_string(i) + "\n";
   EXPECT_EQ(load_host_list(write("h", many)).size(), 200000u);

@@ -392,14 +392,25 @@ TEST(Compare, RowsMissingOnOneSideAreListed) {
   auto b = a;
   b.results.erase(b.results.begin());            // ce-write 0->1 1M absent from B
   b.results[0].status = ResultStatus::kTimeout;  // ce-write 0->1 4M timed out in B
+  // B's configuration asked for both (an audit: a complete B lacking a case it asked for read
+  // "B did not ask for it", exit 0): both are lost.
   const auto c = compare_runs(a, "a.json", b, "b.json", {});
-  ASSERT_EQ(c.only_in_a.size(), 1u);
-  EXPECT_NE(c.only_in_a[0].label.find("(A: ok, B: absent)"), std::string::npos)
-      << c.only_in_a[0].label;
-  ASSERT_EQ(c.lost_in_b.size(), 1u);
-  EXPECT_NE(c.lost_in_b[0].label.find("(A: ok, B: timeout)"), std::string::npos)
+  EXPECT_TRUE(c.only_in_a.empty());
+  ASSERT_EQ(c.lost_in_b.size(), 2u);
+  EXPECT_NE(c.lost_in_b[0].label.find("(A: ok, B: absent)"), std::string::npos)
       << c.lost_in_b[0].label;
-  const auto text = render_comparison(c, "a.json", "b.json", {});
+  EXPECT_NE(c.lost_in_b[1].label.find("(A: ok, B: timeout)"), std::string::npos)
+      << c.lost_in_b[1].label;
+  // Run with -b 4M, B never asked for 1 MiB: only in A, listed and not failed.
+  b.config["sizes"] = {4u << 20, 16u << 20, 64u << 20, 256u << 20, 1u << 30};
+  b.results.erase(std::remove_if(b.results.begin(), b.results.end(),
+                                 [](const Result& r) { return r.bytes == (1u << 20); }),
+                  b.results.end());
+  const auto smaller = compare_runs(a, "a.json", b, "b.json", {});
+  EXPECT_EQ(smaller.lost_in_b.size(), 1u) << "the 4M timeout";
+  EXPECT_FALSE(smaller.only_in_a.empty());
+  for (const auto& u : smaller.only_in_a) EXPECT_EQ(u.bytes, 1u << 20) << u.label;
+  const auto text = render_comparison(smaller, "a.json", "b.json", {});
   EXPECT_NE(text.find("Only in A"), std::string::npos);
   EXPECT_NE(text.find("Lost in B"), std::string::npos);
 }
@@ -462,6 +473,7 @@ TEST(Compare, ACandidateThatLostCasesFailsAndSaysSo) {
             std::string::npos);
 
   auto subset = a;  // B asked for sm-write only: nothing lost, the rest listed
+  subset.config["methods"] = {"sm-write"};
   subset.results.erase(std::remove_if(subset.results.begin(), subset.results.end(),
                                       [](const Result& r) { return r.method != "sm-write"; }),
                        subset.results.end());
