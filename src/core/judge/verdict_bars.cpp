@@ -206,6 +206,14 @@ KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodI
     none.why_unknown = "no known-good figure for NCCL's symmetric-window kernels (-R 2)";
     return none;
   }
+  // The figures are float/sum runs': a prod or half figure held to them was called
+  // below-expected (an audit); another variant falls back as an unknown row does.
+  const bool other_type = !r.datatype.empty() && r.datatype != "float";
+  if (other_type || (!r.op.empty() && r.op != "sum")) {
+    none.why_unknown =
+        "no known-good figure for " + variant_label(r) + " (the figures are float/sum)";
+    return none;
+  }
   const std::string model = model_of(c, v);
   if (model.empty()) {
     none.why_unknown = "the GPUs are of different models";
