@@ -406,7 +406,8 @@ TEST(Robust, TextThatIsNotUtf8IsWrittenNotThrown) {
                          0, 0});
   for (auto& r : d.results) r.interference = std::vector<GpuInterference>{g};
   EXPECT_THROW((void)to_json(d).dump(), nlohmann::json::type_error) << "what the writer did";
-  const std::string path = ::testing::TempDir() + "/pb-not-utf8.json";
+  const std::string path =
+      ::testing::TempDir() + "/pb-not-utf8-" + std::to_string(::getpid()) + ".json";
   std::ostringstream warn;
   ResultsFile f(path, &warn);
   ASSERT_TRUE(f.write(d)) << warn.str();

@@ -50,7 +50,9 @@ std::string big_run(int gpus, int sizes) {
 
 // The file `report` would be given: `text` written to a temporary path.
 std::string write_run(const std::string& text, const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  // The process id in the name: two test processes at once (a CI run beside a local one) removed
+  // each other's file ("scale-small.json: results file does not exist").
+  const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "-" + name;
   std::ofstream(path) << text;
   return path;
 }
@@ -209,7 +211,8 @@ TEST(Scale, MemoryStaysUnderFiveTimesTheFile) {
   GTEST_SKIP() << "sanitizer build: its quarantine holds freed memory (the bound is for plain "
                   "builds)";
 #endif
-  const std::string path = ::testing::TempDir() + "/peerbench-big.json";
+  const std::string path =
+      ::testing::TempDir() + "/peerbench-big-" + std::to_string(::getpid()) + ".json";
   std::size_t file_bytes = 0;
   {
     const std::string text = big_run(40, 10);  // 46,800 results

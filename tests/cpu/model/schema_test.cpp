@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -145,7 +146,8 @@ TEST(Schema, FutureVersionSaysSo) {
 }
 
 TEST(JsonFiles, EmptyTruncatedNonJsonDeepAndHuge) {
-  const std::string path = ::testing::TempDir() + "/pb_schema_test.json";
+  const std::string path =
+      ::testing::TempDir() + "/pb_schema_test_" + std::to_string(::getpid()) + ".json";
   auto write = [&](const std::string& s) { std::ofstream(path, std::ios::binary) << s; };
   auto err = [&]() -> std::string {
     try {
