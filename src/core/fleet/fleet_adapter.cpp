@@ -6,6 +6,7 @@
 
 #include "core/base/text.h"
 #include "core/judge/expectations_keys.h"
+#include "core/judge/verdict_context.h"
 #include "core/model/json_in.h"
 #include "core/model/json_text.h"
 #include "core/model/result_index.h"
@@ -140,23 +141,21 @@ std::set<std::string> methods_asked(const RunDocument& d) {
   return out;
 }
 
-// A GPU of a rank, told apart as the verdicts tell cards apart: UUID, else PCI id, else rank.
-std::string card_key(const RankInfo& r) {
-  if (!r.gpu.uuid.empty()) return r.gpu.uuid;
-  return r.gpu.pci_bus_id.empty() ? "rank" + std::to_string(r.rank) : r.gpu.pci_bus_id;
-}
-
 // What the run covered on `host`: methods, models, GPUs, and the ordered pairs of distinct GPUs
 // of the host that a pair method has a result for (any status: not-applicable answers too).
 void set_coverage(const RunDocument& d, const std::string& host, FleetNode& n) {
   n.methods_run = methods_asked(d);
-  std::map<int, std::string> card_of_rank;
-  std::set<std::string> cards;
+  // Each rank's GPU as the first rank of the host on the same card (the verdicts' same_card).
+  std::map<int, int> card_of_rank;
+  std::vector<const RankInfo*> cards;
   for (const auto& r : d.system.ranks) {
     if (r.host != host) continue;
     n.gpu_models.insert(r.gpu.name);
-    card_of_rank[r.rank] = card_key(r);
-    cards.insert(card_key(r));
+    const auto same = std::find_if(cards.begin(), cards.end(), [&](const RankInfo* c) {
+      return verdict_detail::same_card(*c, r);
+    });
+    card_of_rank[r.rank] = same == cards.end() ? r.rank : (*same)->rank;
+    if (same == cards.end()) cards.push_back(&r);
   }
   n.gpus_run = static_cast<int>(cards.size());
   if (d.topology) {
@@ -165,7 +164,7 @@ void set_coverage(const RunDocument& d, const std::string& host, FleetNode& n) {
   }
   // Per pair method, the pairs of distinct GPUs of the host it has a result for: ordered, or
   // unordered for a bidirectional method (one result moves both ways).
-  std::map<std::string, std::set<std::pair<std::string, std::string>>> answered;
+  std::map<std::string, std::set<std::pair<int, int>>> answered;
   for (const auto& r : d.results) {
     const MethodInfo* m = find_method(d.methods, r.method);
     if (!m || m->scope != MethodScope::kPair) continue;
