@@ -78,7 +78,8 @@ def fleet_plots(rows, out, plt):
 
 def history_plots(rows, out, plt):
     by_method = {}
-    for r in rows:
+    # Cases a run lost or never asked for have no figures: nothing to draw.
+    for r in (r for r in rows if r["median"]):
         by_method.setdefault(r["method"], []).append(r)
     made = []
     for method, rs in sorted(by_method.items()):

@@ -64,6 +64,14 @@ void add_comparison(History& h, std::map<RowKey, HistoryRow>& rows, std::size_t 
   h.lost[k] = static_cast<int>(c.lost_in_b.size());
   for (const auto& d : c.differences)
     h.differences.push_back("run " + std::to_string(k + 1) + ": " + d);
+  const std::pair<const std::vector<UnmatchedCase>*, const char*> lists[] = {
+      {&c.lost_in_b, "lost"},
+      {&c.only_in_a, "only-in-run-1"},
+      {&c.only_in_b, "only-in-this-run"},
+      {&c.in_neither, "in-neither"}};
+  for (const auto& [list, change] : lists) {
+    for (const auto& u : *list) h.unmatched.push_back({k, change, u});
+  }
   const std::size_t missing = c.lost_in_b.size() + c.only_in_a.size() + c.only_in_b.size();
   if (missing) {
     h.only_some.push_back(
@@ -234,7 +242,8 @@ CsvS cf(std::string_view s) {
 
 std::string history_csv(const History& h) {
   out::Writer<out::Csv> o;
-  o << "method,pair,gpu_pair,bytes,metric,run,file,median,min,max,ratio_to_first,change\n";
+  o << "method,pair,gpu_pair,bytes,metric,run,file,median,min,max,ratio_to_first,change,"
+       "first_status,status\n";
   for (const auto& r : h.rows) {
     for (std::size_t k = 0; k < r.cells.size(); ++k) {
       const auto& c = r.cells[k];
@@ -243,8 +252,15 @@ std::string history_csv(const History& h) {
         << cf(r.metric) << "," << k + 1 << "," << cf(h.headings[k]) << ","
         << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
         << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
-        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << "\n";
+        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << ",ok,ok\n";
     }
+  }
+  // The cases two runs did not both measure, with no figures: the CSV dropped them (an audit).
+  for (const auto& m : h.unmatched) {
+    const auto& u = m.c;
+    o << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
+      << cf(u.gpu_pair) << "," << u.bytes << ",," << m.run + 1 << "," << cf(h.headings[m.run])
+      << ",,,,," << cf(m.change) << "," << cf(u.a_status) << "," << cf(u.b_status) << "\n";
   }
   return o.str();
 }

@@ -26,6 +26,13 @@ struct HistoryRow {
   std::vector<HistoryCell> cells;  // one per run; cells[0] is the baseline
 };
 
+// A case of run 1 or of run k that the two did not both measure (compare's UnmatchedCase).
+struct HistoryUnmatched {
+  std::size_t run = 0;  // the later run, counted from 0
+  std::string change;   // lost, only-in-run-1, only-in-this-run, in-neither
+  UnmatchedCase c;
+};
+
 struct History {
   std::vector<std::string> files;
   std::vector<std::string> headings;     // per run: "2: b.json (driver 570.86.10)"
@@ -36,6 +43,7 @@ struct History {
   std::vector<int> improvements;
   std::vector<int> lost;               // per run: cases of run 1 it asked for and did not measure
   std::vector<std::string> only_some;  // results not in every run, by run
+  std::vector<HistoryUnmatched> unmatched;
   int exit_code = 0;
 };
 

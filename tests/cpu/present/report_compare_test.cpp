@@ -471,6 +471,16 @@ TEST(Compare, ACandidateThatLostCasesFailsAndSaysSo) {
   EXPECT_NE(render_history(history, {}, {})
                 .find(std::to_string(k.lost_in_b.size()) + " cases of run 1 lost in later runs"),
             std::string::npos);
+  // The CSV keeps a row per lost case, marked with run 3 and both statuses (it had none).
+  CompareOptions history_csv;
+  history_csv.format = ReportFormat::kCsv;
+  const auto history_rows = render_history(history, history_csv, {});
+  std::size_t lost_rows = 0;
+  for (auto at = history_rows.find(",lost,ok,absent\n"); at != std::string::npos;
+       at = history_rows.find(",lost,ok,absent\n", at + 1))
+    ++lost_rows;
+  EXPECT_EQ(lost_rows, k.lost_in_b.size());
+  EXPECT_NE(history_rows.find(",3,3: b.json,,,,,lost,"), std::string::npos) << history_rows;
 
   auto subset = a;  // B asked for sm-write only: nothing lost, the rest listed
   subset.config["methods"] = {"sm-write"};
