@@ -37,14 +37,17 @@ std::unique_ptr<EngineResources> EngineResources::create(RankContext& rank, cons
   r->gate = MappedHostBuffer::allocate(64);
   std::memset(r->gate.host(), 0, 64);
   r->copy_launch = kernels::copy_launch_for(multiprocessors);
-  cudaIpcMemHandle_t mine[3];
-  PB_CUDA(cudaIpcGetMemHandle(&mine[0], r->src.get()));
-  PB_CUDA(cudaIpcGetMemHandle(&mine[1], r->dst.get()));
-  PB_CUDA(cudaIpcGetMemHandle(&mine[2], r->signal.get()));
-  const auto all = allgather_bytes(rank.world, mine, sizeof(mine));
-  r->ipc.resize(3 * static_cast<std::size_t>(rank.size));
-  std::memcpy(r->ipc.data(), all.data(), all.size());
+  r->ipc.resize(3);
+  PB_CUDA(cudaIpcGetMemHandle(&r->ipc[0], r->src.get()));
+  PB_CUDA(cudaIpcGetMemHandle(&r->ipc[1], r->dst.get()));
+  PB_CUDA(cudaIpcGetMemHandle(&r->ipc[2], r->signal.get()));
   return r;
+}
+
+void EngineResources::exchange_ipc_handles() {
+  const auto all = allgather_bytes(rank->world, ipc.data(), 3 * sizeof(cudaIpcMemHandle_t));
+  ipc.resize(3 * static_cast<std::size_t>(rank->size));
+  std::memcpy(ipc.data(), all.data(), all.size());
 }
 
 EngineResources::~EngineResources() {

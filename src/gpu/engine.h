@@ -64,7 +64,8 @@ struct EngineResources {
   DeviceBuffer scratch;  // wrong count (u64) then four u32 counters
   MappedHostBuffer gate;
   std::uint32_t gate_epoch = 0;
-  std::vector<cudaIpcMemHandle_t> ipc;  // src, dst, signal of every rank
+  std::vector<cudaIpcMemHandle_t> ipc;  // src, dst, signal of every rank (this rank's alone
+                                        // until exchange_ipc_handles)
   std::map<int, PeerAccess> access;     // peers on this host with another GPU
   std::unique_ptr<NcclComm> nccl;
   std::string nccl_reason;
@@ -81,9 +82,12 @@ struct EngineResources {
   std::vector<std::string> bus_id_of_rank;
   kernels::CopyLaunch copy_launch;
 
-  // Allocates buffers for the largest size and exports them (collective: IPC handles).
+  // Allocates buffers for the largest size and their IPC handles (this rank alone: a rank that
+  // fails here must not leave the others waiting in the handles' exchange).
   static std::unique_ptr<EngineResources> create(RankContext& rank, const RunOptions& opts,
                                                  std::size_t buffer_bytes, int multiprocessors);
+  // Every rank's handles to every rank (collective; after all ranks created theirs).
+  void exchange_ipc_handles();
   ~EngineResources();
 
   // Buffers of `peer` mapped into this process (opened once, closed at teardown).

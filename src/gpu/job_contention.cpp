@@ -117,7 +117,9 @@ void Job::check_idle_gpus() {
       if (std::find(busy.begin(), busy.end(), text) == busy.end()) busy.push_back(text);
     }
     if (busy.empty()) return;
-    if (waited < opts_.wait_idle_s) {
+    // Rank 0's clock decides for all (the checks are the same list everywhere): each rank's own
+    // clock near the limit sent one back to gather_idle_checks and another on to the cases.
+    if (checks.front().waited_s < opts_.wait_idle_s) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }

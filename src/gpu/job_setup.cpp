@@ -220,6 +220,7 @@ void Job::create_resources() {
     e = rank_.where() + ": " + x.what();
   }
   fail_all(e);
+  res_->exchange_ipc_handles();
   res_->access = std::move(access_);
   res_->nvml = &nvml_;
   res_->bus_id_of_rank = rank_.bus_id_of_rank;

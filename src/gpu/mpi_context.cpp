@@ -21,7 +21,8 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 
 MpiSession::~MpiSession() {
   int finalized = 0;
-  if (MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized) MPI_Finalize();
+  // A destructor cannot throw, and MPI_Finalize's failure at exit changes no result: ignored.
+  if (MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized) (void)MPI_Finalize();
 }
 
 std::string RankContext::where() const {
@@ -92,8 +93,9 @@ double max_over(MPI_Comm c, double mine) {
   return out;
 }
 
-RankContext make_rank_context() {
-  RankContext ctx;
+namespace {
+
+void fill_rank_context(RankContext& ctx) {
   PB_MPI(MPI_Comm_rank(ctx.world, &ctx.rank));
   PB_MPI(MPI_Comm_size(ctx.world, &ctx.size));
   char name[256] = {0};
@@ -112,11 +114,30 @@ RankContext make_rank_context() {
   ctx.local_rank_of_rank.resize(ctx.size);
   PB_MPI(MPI_Allgather(&ctx.local_rank, 1, MPI_INT, ctx.local_rank_of_rank.data(), 1, MPI_INT,
                        ctx.world));
+}
+
+}  // namespace
+
+RankContext make_rank_context() {
+  RankContext ctx;
+  try {
+    fill_rank_context(ctx);
+  } catch (const MpiError& e) {
+    // Thrown before the run's own handler: say which rank and host, as every later error does.
+    char name[256] = {0};
+    if (ctx.host.empty() && ::gethostname(name, sizeof(name) - 1) == 0) ctx.host = name;
+    throw MpiError(e.code(), ctx.where() + ": " + e.what());
+  }
   return ctx;
 }
 
 void free_rank_context(RankContext& c) {
-  if (c.node != MPI_COMM_NULL) MPI_Comm_free(&c.node);
+  if (c.node != MPI_COMM_NULL) {
+    const int rc = MPI_Comm_free(&c.node);
+    if (rc != MPI_SUCCESS)
+      std::fprintf(stderr, "peerbench: warning: MPI_Comm_free(node) failed on %s (code %d)\n",
+                   c.where().c_str(), rc);
+  }
   c.node = MPI_COMM_NULL;
 }
 

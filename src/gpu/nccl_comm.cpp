@@ -252,8 +252,17 @@ void poll_until_done(ncclComm_t comm, double timeout_s, const std::string& what)
 }  // namespace
 
 std::unique_ptr<NcclComm> NcclComm::create(const RankContext& ctx, double timeout_s) {
+  // Rank 0's failure is broadcast before the id: thrown on rank 0 alone, it left the other ranks
+  // in MPI_Bcast while rank 0 went on to the next collective (a wrong NCCL_SOCKET_IFNAME does it).
   ncclUniqueId id{};
-  if (ctx.rank == 0) PB_NCCL(ncclGetUniqueId(&id));
+  ncclResult_t made = ncclSuccess;
+  if (ctx.rank == 0) made = ncclGetUniqueId(&id);
+  int code = static_cast<int>(made);
+  PB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, ctx.world));
+  if (code != ncclSuccess)
+    throw_nccl(static_cast<ncclResult_t>(code),
+               ctx.rank == 0 ? "ncclGetUniqueId(&id)" : "ncclGetUniqueId(&id) on rank 0", __FILE__,
+               __LINE__);
   PB_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, ctx.world));
   std::unique_ptr<NcclComm> c(new NcclComm());
   c->timeout_s_ = timeout_s;

@@ -47,7 +47,8 @@ Nvml::Nvml() {
 
 Nvml::~Nvml() {
   if (ok_) {
-    if (auto shutdown = sym<int (*)()>("nvmlShutdown")) shutdown();
+    // At teardown nothing is left to measure: a failed nvmlShutdown changes no result.
+    if (auto shutdown = sym<int (*)()>("nvmlShutdown")) (void)shutdown();
   }
   if (lib_) dlclose(lib_);
 }
@@ -156,7 +157,7 @@ std::map<std::string, std::string> Nvml::p2p_status(Device a, Device b) const {
   if (!ok_ || !f) return out;
   const std::pair<const char*, int> caps[] = {
       {"read", 0}, {"write", 1}, {"nvlink", 2}, {"atomics", 3}};
-  static const char* names[] = {"OK", "CNS", "GNS", "TNS", "DRK", "NS", "U"};
+  static constexpr const char* names[] = {"OK", "CNS", "GNS", "TNS", "DRK", "NS", "U"};
   for (const auto& [name, index] : caps) {
     int status = -1;
     if (f(a, b, index, &status) != kSuccess) {

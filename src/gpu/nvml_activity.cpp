@@ -122,7 +122,7 @@ std::optional<double> Nvml::link_speed_gbps(Device d, unsigned link) const {
 namespace {
 
 std::string uuid_text(const unsigned char* u) {
-  static const char* hex = "0123456789abcdef";
+  static constexpr const char* hex = "0123456789abcdef";
   std::string s;
   bool any = false;
   for (int i = 0; i < 16; ++i) {

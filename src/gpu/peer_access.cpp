@@ -102,6 +102,8 @@ void PeerAccess::release() noexcept {
   if (!owned_) return;
   owned_ = false;
   int current = -1;
+  // noexcept teardown: without the device there is nothing to release on it; the context goes
+  // with the process.
   if (cudaGetDevice(&current) != cudaSuccess) return;
   if (current != device_ && cudaSetDevice(device_) != cudaSuccess) return;
   const cudaError_t e = cudaDeviceDisablePeerAccess(peer_);

@@ -146,6 +146,7 @@ void SizeRun::capture_graph() {
       try {
         for (int i = 0; i < iters_; ++i) m_.enqueue(ctx_);
       } catch (...) {
+        // The enqueue's error is the one to report: the capture's cleanup is best effort.
         cudaGraph_t g = nullptr;
         (void)cudaStreamEndCapture(res_.stream.get(), &g);
         if (g) (void)cudaGraphDestroy(g);

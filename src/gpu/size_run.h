@@ -89,6 +89,7 @@ class SizeRun {
   bool hang_here_ = false;
   std::vector<double> unit_ms_;  // this rank's time of each unit of the current sample
   bool per_unit_ = false;        // this sample times every unit (the per-iteration sample)
+  int samples_run_ = 0;          // samples between the NVLink counter reads, per-unit one included
   int gate_openings_ = 0;        // gate releases in the last timed (not per-unit) sample
   double t0_s_ = 0;              // when this size started, on the GPU monitor's clock
   bool count_link_ = false;      // this rank reads NVLink counters around the samples

@@ -127,7 +127,9 @@ Result SizeRun::result_identity(const PairState& p) const {
 LinkCounters SizeRun::link_counters(const Tally& t) const {
   LinkCounters lc;
   lc.source = "nvml-field-values";
-  lc.payload_bytes = static_cast<double>(bytes_) * iters_ * replays_ * o_.samples;
+  // Every sample between the reads, the per-iteration one too: counted against o_.samples, the
+  // traffic of six samples was set against the payload of five (a review).
+  lc.payload_bytes = static_cast<double>(bytes_) * iters_ * replays_ * samples_run_;
   if (t.nvl_tx >= 0) lc.src_tx_bytes = t.nvl_tx;
   if (t.nvl_rx >= 0) lc.dst_rx_bytes = t.nvl_rx;
   lc.note = res_.nvml && res_.nvml->available() ? t.counter_note : "NVML unavailable";

@@ -24,6 +24,7 @@ void SizeRun::timed_samples() {
   const int extra = o_.per_iteration && m_.use_start_gate() && o_.blocking == 0 ? 1 : 0;
   for (int s = 0; s < o_.samples + extra; ++s) {
     per_unit_ = s == o_.samples;
+    ++samples_run_;
     prepare_sample(s);
     barrier(res_.rank->world);
     run_batches();

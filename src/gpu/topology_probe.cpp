@@ -47,7 +47,7 @@ GpuInfo describe_gpu(int device, const Nvml& nvml) {
   g.pci_bus_id = pci_bus_id(device);
   // CUDA's UUID as NVML prints it ("GPU-xxxxxxxx-..."), NVML's when available.
   char hex[33] = {0};
-  static const char* digits = "0123456789abcdef";
+  static constexpr const char* digits = "0123456789abcdef";
   for (int i = 0; i < 16; ++i) {
     const auto b = static_cast<unsigned char>(p.uuid.bytes[i]);
     hex[2 * i] = digits[b >> 4];

@@ -16,7 +16,7 @@ void wait_with_watchdog(cudaEvent_t done, const NcclComm* comm, double timeout_s
   for (;;) {
     const cudaError_t e = cudaEventQuery(done);
     if (e == cudaSuccess) return;
-    if (e != cudaErrorNotReady) PB_CUDA(e);
+    if (e != cudaErrorNotReady) throw_cuda(e, "cudaEventQuery(done)", __FILE__, __LINE__);
     if (comm) comm->check_async();
     if (std::chrono::steady_clock::now() > deadline) {
       throw WatchdogTimeout(what + " did not finish within --timeout " +
