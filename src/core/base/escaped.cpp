@@ -52,7 +52,7 @@ std::string Markdown::escape(std::string_view s) {
 }
 
 Safe<Markdown> markdown_link(std::string_view path) {
-  static const char* hex = "0123456789ABCDEF";
+  static constexpr const char* hex = "0123456789ABCDEF";
   std::string out;
   for (char c : path) {
     const auto u = static_cast<unsigned char>(c);

@@ -52,7 +52,7 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i, unsigned* cp) {
 }
 
 void append_escape(std::string& out, unsigned char c) {
-  static const char* hex = "0123456789abcdef";
+  static constexpr const char* hex = "0123456789abcdef";
   out += "\\x";
   out += hex[c >> 4];
   out += hex[c & 15];

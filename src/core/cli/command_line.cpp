@@ -13,7 +13,7 @@
 namespace peerbench {
 namespace {
 
-const char* kTagline =
+constexpr const char* kTagline =
     "peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.";
 
 // The commands, one line each in the top-level help; a new command adds its line here.

@@ -47,12 +47,12 @@ std::string fabric_health_text(std::optional<unsigned> mask, std::optional<unsig
     }
     // Bits 8-11: incorrect configuration, 1 = none.
     const unsigned config = (*mask >> 8) & 0xfu;
-    static const char* configs[] = {"",
-                                    "",
-                                    "incorrect system GUID",
-                                    "incorrect chassis serial",
-                                    "no partition",
-                                    "insufficient NVLinks"};
+    static constexpr const char* configs[] = {"",
+                                              "",
+                                              "incorrect system GUID",
+                                              "incorrect chassis serial",
+                                              "no partition",
+                                              "insufficient NVLinks"};
     if (config >= 2 && config <= 5) bad.emplace_back(configs[config]);
   }
   if (summary && *summary == 3 && bad.empty()) bad.emplace_back("limited capacity");

@@ -129,7 +129,7 @@ double parse_number_in(const std::string& text, const std::string& flag, double 
 }
 
 std::string format_size(std::uint64_t bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
   std::uint64_t v = bytes;
   while (u < 4 && v >= 1024 && v % 1024 == 0) {
@@ -140,7 +140,7 @@ std::string format_size(std::uint64_t bytes) {
 }
 
 std::string format_size_compact(std::uint64_t bytes) {
-  static const char* units[] = {"", "K", "M", "G", "T"};
+  static constexpr const char* units[] = {"", "K", "M", "G", "T"};
   int u = 0;
   std::uint64_t v = bytes;
   while (u < 4 && v >= 1024 && v % 1024 == 0) {

@@ -134,6 +134,57 @@ std::string gpu_names(const RunDocument& d) {
 
 namespace {
 
+// The options that change what a figure is, or which cases a run holds.
+void config_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
+  // The options that change what a figure is (whose time -a takes, NCCL's buffers under -R,
+  // blocking -z, events of -I and -C); paths, timeouts and bars do not.
+  // Sizes, methods and pairs too: they explain the rows listed only in A or only in B.
+  for (const char* k : {"minbytes",
+                        "maxbytes",
+                        "stepfactor",
+                        "stepbytes",
+                        "methods_spec",
+                        "pairs",
+                        "warmup_iters",
+                        "iters",
+                        "samples",
+                        "cudagraph_replays",
+                        "schedule",
+                        "check",
+                        "allreduce_inplace",
+                        "datatypes",
+                        "ops",
+                        "root",
+                        "staged_chunk",
+                        "staged_slots",
+                        "latency_bytes",
+                        "latency_iters",
+                        "average",
+                        "local_register",
+                        "blocking",
+                        "report_cputime",
+                        "per_iteration"}) {
+    // A key one file lacks is one its version did not record: a change of format, not of run.
+    const bool both = a.config.is_object() && a.config.contains(k) && b.config.is_object() &&
+                      b.config.contains(k);
+    if (both)
+      diff(c.differences, std::string("config ") + k, json_text(a.config[k]),
+           json_text(b.config[k]));
+  }
+}
+
+void environment_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
+  std::set<std::string> env_keys;
+  for (const auto& [k, v] : a.environment) env_keys.insert(k);
+  for (const auto& [k, v] : b.environment) env_keys.insert(k);
+  for (const auto& k : env_keys) {
+    const auto ia = a.environment.find(k);
+    const auto ib = b.environment.find(k);
+    diff(c.differences, "env " + k, ia == a.environment.end() ? "" : ia->second,
+         ib == b.environment.end() ? "" : ib->second);
+  }
+}
+
 // What differs between the runs besides the figures: versions, GPUs, hosts, config, environment.
 void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "driver", a.system.driver_version, b.system.driver_version);
@@ -171,50 +222,8 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
     return m.empty() ? std::string("defaults (-R 0 -a 3 -z 0)") : m;
   };
   diff(c.differences, "settings that change the figures", mode(a), mode(b));
-  // The options that change what a figure is (whose time -a takes, NCCL's buffers under -R,
-  // blocking -z, events of -I and -C); paths, timeouts and bars do not.
-  // Sizes, methods and pairs too: they explain the rows listed only in A or only in B.
-  for (const char* k : {"minbytes",
-                        "maxbytes",
-                        "stepfactor",
-                        "stepbytes",
-                        "methods_spec",
-                        "pairs",
-                        "warmup_iters",
-                        "iters",
-                        "samples",
-                        "cudagraph_replays",
-                        "schedule",
-                        "check",
-                        "allreduce_inplace",
-                        "datatypes",
-                        "ops",
-                        "root",
-                        "staged_chunk",
-                        "staged_slots",
-                        "latency_bytes",
-                        "latency_iters",
-                        "average",
-                        "local_register",
-                        "blocking",
-                        "report_cputime",
-                        "per_iteration"}) {
-    // A key one file lacks is one its version did not record: a change of format, not of run.
-    const bool both = a.config.is_object() && a.config.contains(k) && b.config.is_object() &&
-                      b.config.contains(k);
-    if (both)
-      diff(c.differences, std::string("config ") + k, json_text(a.config[k]),
-           json_text(b.config[k]));
-  }
-  std::set<std::string> env_keys;
-  for (const auto& [k, v] : a.environment) env_keys.insert(k);
-  for (const auto& [k, v] : b.environment) env_keys.insert(k);
-  for (const auto& k : env_keys) {
-    const auto ia = a.environment.find(k);
-    const auto ib = b.environment.find(k);
-    diff(c.differences, "env " + k, ia == a.environment.end() ? "" : ia->second,
-         ib == b.environment.end() ? "" : ib->second);
-  }
+  config_differs(a, b, c);
+  environment_differs(a, b, c);
 }
 
 // Whether B's configuration asked for a case A measured: its method, its size (sweep methods),
