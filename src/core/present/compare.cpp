@@ -97,7 +97,24 @@ std::string gpu_pair_text(const Key& k, const Result* r) {
   return r && r->src == r->dst ? k.src + "<->host" : k.src + "->" + k.dst;
 }
 
-UnmatchedCase unmatched(const Key& k, const Result* a, const Result* b) {
+// One run's figure for a case, chosen as compare_row chooses (time at latency sizes, busbw for
+// NCCL, algbw otherwise).
+void figure_of(const MethodInfo* m, const Result& r, UnmatchedCase& u, std::optional<Stats>& out) {
+  if (figure_is_time(m, r.bytes) && r.time_us) {
+    u.metric = "time_us";
+    u.lower_is_better = true;
+    out = *r.time_us;
+  } else if (m && m->uses_nccl && r.busbw_gbps) {
+    u.metric = "busbw_gbps";
+    out = *r.busbw_gbps;
+  } else if (r.algbw_gbps) {
+    u.metric = "algbw_gbps";
+    out = *r.algbw_gbps;
+  }
+}
+
+UnmatchedCase unmatched(const Key& k, const Result* a, const Result* b, const RunDocument& da,
+                        const RunDocument& db) {
   auto status = [](const Result* r) { return r ? to_string(r->status) : std::string("absent"); };
   const Result* r = a ? a : b;
   UnmatchedCase u;
@@ -110,6 +127,8 @@ UnmatchedCase unmatched(const Key& k, const Result* a, const Result* b) {
   u.b_status = status(b);
   u.label = k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + u.gpu_pair + " " +
             format_size_compact(k.bytes) + " (A: " + u.a_status + ", B: " + u.b_status + ")";
+  if (measured(a)) figure_of(find_method(da.methods, k.method), *a, u, u.a_figure);
+  if (measured(b)) figure_of(find_method(db.methods, k.method), *b, u, u.b_figure);
   return u;
 }
 
@@ -286,11 +305,11 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
         // Absent from a B that stopped early (killed, out of memory: no not-run records) is lost
         // too; it read "B did not ask for it" (a review).
         const bool lost = rb || b_cut_short || b_asked_for(b, *ra);
-        (lost ? c.lost_in_b : c.only_in_a).push_back(unmatched(key, ra, rb));
+        (lost ? c.lost_in_b : c.only_in_a).push_back(unmatched(key, ra, rb, a, b));
       } else if (measured(rb)) {
-        c.only_in_b.push_back(unmatched(key, ra, rb));
+        c.only_in_b.push_back(unmatched(key, ra, rb, a, b));
       } else {
-        c.in_neither.push_back(unmatched(key, ra, rb));
+        c.in_neither.push_back(unmatched(key, ra, rb, a, b));
       }
     }
   }
@@ -392,7 +411,12 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   const bool separated = b_hi < a_lo || b_lo > a_hi;
   const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
   const std::string mode_a = measurement_mode(a, m), mode_b = measurement_mode(b, m);
-  if (mode_a != mode_b) {
+  if (rb_.wrong || rb->wrong) {
+    // Wrong data in B outweighs any figure: a case that delivered garbage at the old speed read
+    // "same" (an audit).
+    row.change = "data-errors";
+    ++c.data_errors;
+  } else if (mode_a != mode_b) {
     // -R 2's symmetric kernels, another rank's time (-a), blocking (-z) or graphs (-G): another
     // figure, not a change of the same one (an audit saw -R 2 called a 26 % regression).
     row.change = "other-settings";
@@ -459,12 +483,16 @@ std::string comparison_csv(const Comparison& c) {
   return w.str();
 }
 
+}  // namespace
+
 std::string median_range(const Stats& s) {
   // One precision for all three: "0.67 [0.7-0.7]" put the median outside its own range.
   const int places = s.median < 100 ? 2 : 1;
   return format_fixed(s.median, places) + " [" + format_fixed(s.min, places) + "-" +
          format_fixed(s.max, places) + "]";
 }
+
+namespace {
 
 Section results_section(const Comparison& c) {
   Section s;
@@ -473,10 +501,12 @@ Section results_section(const Comparison& c) {
                   "B/A",    "change"};
   s.table.numeric = {false, false, true, false, true, true, true, false};
   for (const auto& r : c.rows) {
-    if (r.change == "regression") s.table.marked.push_back(static_cast<int>(s.table.rows.size()));
-    s.table.rows.push_back({r.method, r.pair, format_size_compact(r.bytes), metric_label(r.metric),
-                            median_range(r.a), median_range(r.b), format_fixed(r.ratio, 3),
-                            r.change == "regression" ? "REGRESSION" : r.change});
+    const bool failing = r.change == "regression" || r.change == "data-errors";
+    if (failing) s.table.marked.push_back(static_cast<int>(s.table.rows.size()));
+    s.table.rows.push_back(
+        {r.method, r.pair, format_size_compact(r.bytes), metric_label(r.metric), median_range(r.a),
+         median_range(r.b), format_fixed(r.ratio, 3),
+         failing ? (r.change == "regression" ? "REGRESSION" : "DATA-ERRORS") : r.change});
   }
   return s;
 }
@@ -520,6 +550,9 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
               " improvements beyond " + format_fixed(100 * o.threshold, 1) +
               "% with separated samples (interquartile ranges from 4 samples, else min-max), " +
               std::to_string(compared) + " compared";
+  if (c.data_errors)
+    d.verdict += "; " + std::to_string(c.data_errors) + (c.data_errors == 1 ? " case" : " cases") +
+                 " where B delivered wrong data";
   // Rows left uncompared are counted beside, so "0 regressions" never stands for "nothing seen".
   if (c.untrusted)
     d.verdict += "; " + std::to_string(c.untrusted) +
@@ -576,7 +609,7 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
 
 int comparison_exit_code(const Comparison& c, const CompareOptions& o) {
   if (o.fail_on == "none") return kExitOk;
-  const std::size_t lost = c.lost_in_b.size();
+  const std::size_t lost = c.lost_in_b.size() + static_cast<std::size_t>(c.data_errors);
   if (o.fail_on == "any") return (c.regressions + c.improvements + lost) ? kExitFlagged : kExitOk;
   return (c.regressions + lost) ? kExitFlagged : kExitOk;
 }

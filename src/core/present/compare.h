@@ -36,6 +36,10 @@ struct UnmatchedCase {
   std::string method, variant, pair, gpu_pair;
   std::uint64_t bytes = 0;
   std::string a_status, b_status;  // a result status, or "absent"
+  // The figure of the run that measured it, chosen as compare_row chooses: a history shows it.
+  std::string metric;
+  bool lower_is_better = false;
+  std::optional<Stats> a_figure, b_figure;
 };
 
 struct Comparison {
@@ -50,6 +54,7 @@ struct Comparison {
   std::vector<UnmatchedCase> only_in_b;   // measured in B, not in A
   std::vector<UnmatchedCase> in_neither;  // requested in either run, measured in neither
   int regressions = 0;
+  int data_errors = 0;  // rows where B delivered wrong elements: fail as a regression does
   int improvements = 0;
   int other_settings = 0;  // rows measured under other settings (-R, -a, -z, -G): not compared
   int untrusted = 0;       // rows where either run was contended or throttled: not compared
@@ -65,5 +70,9 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
                               const std::string& b_name, const CompareOptions& o);
 
 int comparison_exit_code(const Comparison& c, const CompareOptions& o);
+
+// "0.66 [0.66-0.66]": median and range at one precision (two places under 100, else one), so the
+// median never prints outside its own range.
+std::string median_range(const Stats& s);
 
 }  // namespace peerbench

@@ -47,16 +47,36 @@ std::vector<std::string> version_columns(const std::vector<RunDocument>& runs) {
 
 using RowKey = std::tuple<std::string, std::string, std::uint64_t>;  // method, GPU pair, size
 
+// A case run 1 and run k did not both measure: run 1's figure where it has one (the table dropped
+// it), run k's where only it has one, else what became of the case.
+void add_unmatched_cells(std::map<RowKey, HistoryRow>& rows, std::size_t k, std::size_t runs,
+                         const std::string& change, const UnmatchedCase& u) {
+  const std::string method = u.variant.empty() ? u.method : u.method + " " + u.variant;
+  auto& row = rows[{method, u.gpu_pair, u.bytes}];
+  if (row.cells.empty()) {
+    row = {method, u.pair, u.gpu_pair, u.bytes, u.lower_is_better, u.metric, {}};
+    row.cells.resize(runs);
+  }
+  if (u.a_figure && !row.cells[0].present) row.cells[0] = {true, *u.a_figure, 1.0, ""};
+  if (u.b_figure) {
+    row.cells[k] = {true, *u.b_figure, 0, change};
+  } else {
+    row.cells[k].change = change == "only-in-run-1" ? "not asked" : change;
+  }
+}
+
 // Lays one comparison (first run against run k) into the rows.
 void add_comparison(History& h, std::map<RowKey, HistoryRow>& rows, std::size_t k, std::size_t runs,
                     const Comparison& c) {
   for (const auto& cr : c.rows) {
     auto& row = rows[{cr.method, cr.gpu_pair, cr.bytes}];
-    if (row.cells.empty()) {
+    if (row.cells.empty() || row.metric.empty()) {
+      auto cells = std::move(row.cells);
       row = {cr.method, cr.pair, cr.gpu_pair, cr.bytes, cr.lower_is_better, cr.metric, {}};
+      row.cells = std::move(cells);
       row.cells.resize(runs);
-      row.cells[0] = {true, cr.a, 1.0, ""};
     }
+    if (!row.cells[0].present) row.cells[0] = {true, cr.a, 1.0, ""};
     row.cells[k] = {true, cr.b, cr.ratio, cr.change};
   }
   h.regressions[k] = c.regressions;
@@ -70,7 +90,10 @@ void add_comparison(History& h, std::map<RowKey, HistoryRow>& rows, std::size_t 
       {&c.only_in_b, "only-in-this-run"},
       {&c.in_neither, "in-neither"}};
   for (const auto& [list, change] : lists) {
-    for (const auto& u : *list) h.unmatched.push_back({k, change, u});
+    for (const auto& u : *list) {
+      h.unmatched.push_back({k, change, u});
+      add_unmatched_cells(rows, k, runs, change, u);
+    }
   }
   const std::size_t missing = c.lost_in_b.size() + c.only_in_a.size() + c.only_in_b.size();
   if (missing) {
@@ -112,10 +135,11 @@ History build_history(const std::vector<RunDocument>& runs, const std::vector<st
 namespace {
 
 std::string cell_text(const HistoryCell& c, bool first) {
-  if (!c.present) return "-";
-  std::string s = format_fixed(c.stats.median, 2) + " [" + format_fixed(c.stats.min, 1) + "-" +
-                  format_fixed(c.stats.max, 1) + "]";
+  // A case a run lost says so: a bare "-" read as "not asked for" (an audit).
+  if (!c.present) return c.change == "lost" ? "LOST" : c.change.empty() ? "-" : c.change;
+  std::string s = median_range(c.stats);
   if (first) return s;
+  if (c.change == "only-in-this-run") return s + " (not in run 1)";
   const double pct = 100 * (c.ratio - 1);
   s += " " + std::string(pct >= 0 ? "+" : "") + format_fixed(pct, 1) + "%";
   // Every change but "same" and "within-noise" is said: other-settings, contended and throttled
@@ -152,7 +176,8 @@ Section method_section(const History& h, const std::string& method) {
     bool regression = false;
     for (std::size_t k = 0; k < row.cells.size(); ++k) {
       cells.push_back(cell_text(row.cells[k], k == 0));
-      regression = regression || row.cells[k].change == "regression";
+      regression =
+          regression || row.cells[k].change == "regression" || row.cells[k].change == "data-errors";
     }
     if (regression) t.marked.push_back(static_cast<int>(t.rows.size()));
     t.rows.push_back(std::move(cells));
@@ -247,20 +272,29 @@ std::string history_csv(const History& h) {
   for (const auto& r : h.rows) {
     for (std::size_t k = 0; k < r.cells.size(); ++k) {
       const auto& c = r.cells[k];
-      if (!c.present) continue;
+      if (!c.present) continue;  // the cases without a figure follow, with their statuses
+      const bool compared = k == 0 || c.change != "only-in-this-run";
       o << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
         << cf(r.metric) << "," << k + 1 << "," << cf(h.headings[k]) << ","
         << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
-        << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
-        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << ",ok,ok\n";
+        << "," << out::fixed<out::Csv>(c.stats.max, 3) << ","
+        << (compared ? out::fixed<out::Csv>(c.ratio, 4) : CsvS("")) << ","
+        << (k == 0 ? CsvS("baseline") : cf(c.change));
+      if (compared) {
+        o << ",ok,ok\n";
+      } else {
+        o << ",absent,ok\n";
+      }
     }
   }
   // The cases two runs did not both measure, with no figures: the CSV dropped them (an audit).
   for (const auto& m : h.unmatched) {
     const auto& u = m.c;
+    if (u.b_figure) continue;  // written above, with its figure
     o << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
-      << cf(u.gpu_pair) << "," << u.bytes << ",," << m.run + 1 << "," << cf(h.headings[m.run])
-      << ",,,,," << cf(m.change) << "," << cf(u.a_status) << "," << cf(u.b_status) << "\n";
+      << cf(u.gpu_pair) << "," << u.bytes << "," << cf(u.metric) << "," << m.run + 1 << ","
+      << cf(h.headings[m.run]) << ",,,,," << cf(m.change) << "," << cf(u.a_status) << ","
+      << cf(u.b_status) << "\n";
   }
   return o.str();
 }

@@ -481,6 +481,7 @@ TEST(Compare, ACandidateThatLostCasesFailsAndSaysSo) {
     ++lost_rows;
   EXPECT_EQ(lost_rows, k.lost_in_b.size());
   EXPECT_NE(history_rows.find(",3,3: b.json,,,,,lost,"), std::string::npos) << history_rows;
+  EXPECT_NE(render_history(history, {}, {}).find("LOST"), std::string::npos);
 
   auto subset = a;  // B asked for sm-write only: nothing lost, the rest listed
   subset.config["methods"] = {"sm-write"};
@@ -493,6 +494,30 @@ TEST(Compare, ACandidateThatLostCasesFailsAndSaysSo) {
   EXPECT_EQ(comparison_exit_code(s, {}), kExitOk);
   EXPECT_NE(render_comparison(s, "a.json", "b.json", {}).find("that B did not ask for"),
             std::string::npos);
+  // The history keeps run 1's figure of a case the later runs did not ask for, and says so.
+  const auto narrowed = build_history({a, subset, subset}, {"a.json", "b.json", "c.json"}, {});
+  const auto ce = std::find_if(narrowed.rows.begin(), narrowed.rows.end(),
+                               [](const HistoryRow& r) { return r.method == "ce-write"; });
+  ASSERT_NE(ce, narrowed.rows.end());
+  EXPECT_TRUE(ce->cells[0].present);
+  EXPECT_FALSE(ce->cells[1].present);
+  EXPECT_EQ(ce->cells[1].change, "not asked");
+  EXPECT_NE(render_history(narrowed, {}, {}).find("not asked"), std::string::npos);
+}
+
+TEST(Compare, WrongDataInTheCandidateFailsWhateverItsFigure) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  b.results.front().wrong = 1;  // same figure, one wrong element
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  EXPECT_EQ(c.data_errors, 1);
+  EXPECT_EQ(comparison_exit_code(c, {}), kExitFlagged);
+  const auto text = render_comparison(c, "a.json", "b.json", {});
+  EXPECT_NE(text.find("1 case where B delivered wrong data"), std::string::npos) << text;
+  EXPECT_NE(text.find("DATA-ERRORS"), std::string::npos);
+  auto clean = a;
+  clean.results.front().wrong = 1;  // wrong in the baseline only: B is judged on its own data
+  EXPECT_EQ(compare_runs(clean, "a.json", a, "b.json", {}).data_errors, 0);
 }
 
 TEST(Verdicts, RoundsNameThePairsThatRanAtOnce) {
