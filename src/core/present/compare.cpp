@@ -49,7 +49,8 @@ std::string gpu_identity(const RankInfo* r, int rank, const std::string& match,
 struct Key {
   std::string method, src, dst;
   std::uint64_t bytes;
-  std::string variant;  // collectives' type/op ("" for other methods)
+  std::string variant;         // collectives' type/op ("" for other methods)
+  bool bidirectional = false;  // src and dst in order of their names (follows from the method)
   bool operator<(const Key& o) const {
     return std::tie(method, variant, src, dst, bytes) <
            std::tie(o.method, o.variant, o.src, o.dst, o.bytes);
@@ -78,9 +79,14 @@ std::map<Key, std::vector<const Result*>> index_results(const RunDocument& d,
   };
   std::map<Key, std::vector<const Result*>> out;
   for (const auto& r : d.results) {
-    out[{r.method, gpu_identity(rank(r.src), r.src, match, hosts),
-         gpu_identity(rank(r.dst), r.dst, match, hosts), r.bytes, variant_of(d, r)}]
-        .push_back(&r);
+    std::string src = gpu_identity(rank(r.src), r.src, match, hosts);
+    std::string dst = gpu_identity(rank(r.dst), r.dst, match, hosts);
+    // A bidirectional result is one per unordered pair: ranks that swapped GPUs between the runs
+    // (another binding, CUDA_VISIBLE_DEVICES order) measured the same case (an audit saw it lost).
+    const MethodInfo* m = find_method(d.methods, r.method);
+    if (m && m->bidirectional && r.src != r.dst && dst < src) std::swap(src, dst);
+    const bool both_ways = m && m->bidirectional;
+    out[{r.method, src, dst, r.bytes, variant_of(d, r), both_ways}].push_back(&r);
   }
   return out;
 }
@@ -94,7 +100,8 @@ bool measured(const Result* r) {
 // sharing one GPU have one card at both ends.
 std::string gpu_pair_text(const Key& k, const Result* r) {
   if (r && r->src < 0 && r->dst < 0) return "all ranks";
-  return r && r->src == r->dst ? k.src + "<->host" : k.src + "->" + k.dst;
+  if (r && r->src == r->dst) return k.src + "<->host";
+  return k.src + (k.bidirectional ? "<->" : "->") + k.dst;
 }
 
 // One run's figure for a case, chosen as compare_row chooses (time at latency sizes, busbw for
@@ -147,6 +154,39 @@ std::string gpu_names(const RunDocument& d) {
   std::string s;
   for (const auto& [k, v] : n) s += (s.empty() ? "" : ", ") + std::to_string(v) + "x " + k;
   return s;
+}
+
+// Each rank's GPU by PCI bus id, "0:0000:00:06.0 1:0000:00:07.0"; "" when a rank has none.
+std::string gpu_of_rank(const RunDocument& d) {
+  std::vector<RankInfo> ranks = d.system.ranks;
+  std::sort(ranks.begin(), ranks.end(),
+            [](const RankInfo& x, const RankInfo& y) { return x.rank < y.rank; });
+  std::string s;
+  for (const auto& r : ranks) {
+    if (r.gpu.pci_bus_id.empty()) return "";
+    s += (s.empty() ? "" : " ") + std::to_string(r.rank) + ":" + r.gpu.pci_bus_id;
+  }
+  return s;
+}
+
+// How many of B's GPUs are cards A did not have (by UUID): the same slots with other cards
+// explain figures that moved with no version changed (an audit saw "nothing recorded").
+void cards_differ(const RunDocument& a, const RunDocument& b, Comparison& c) {
+  std::set<std::string> in_a;
+  for (const auto& r : a.system.ranks) in_a.insert(r.gpu.uuid);
+  std::set<std::string> in_b;
+  for (const auto& r : b.system.ranks) {
+    if (r.gpu.uuid.empty() || in_a.count("")) return;  // a file without UUIDs cannot tell
+    in_b.insert(r.gpu.uuid);
+  }
+  int other = 0;
+  for (const auto& u : in_b) other += in_a.count(u) ? 0 : 1;
+  if (other) {
+    c.differences.push_back("GPU cards: " + std::to_string(other) + " of B's " +
+                            std::to_string(in_b.size()) + " are not in A (UUIDs differ)");
+  }
+  const std::string ma = gpu_of_rank(a), mb = gpu_of_rank(b);
+  if (!ma.empty() && !mb.empty()) diff(c.differences, "GPU of each rank (PCI)", ma, mb);
 }
 
 }  // namespace
@@ -241,6 +281,7 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
     return m.empty() ? std::string("defaults (-R 0 -a 3 -z 0)") : m;
   };
   diff(c.differences, "settings that change the figures", mode(a), mode(b));
+  cards_differ(a, b, c);
   config_differs(a, b, c);
   environment_differs(a, b, c);
 }

@@ -547,5 +547,29 @@ TEST(Verdicts, RoundsNameThePairsThatRanAtOnce) {
   }
 }
 
+TEST(Compare, RanksThatSwappedGpusStillMatchTheirBidirectionalCases) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  ASSERT_EQ(b.system.ranks.size(), 2u);
+  std::swap(b.system.ranks[0].gpu, b.system.ranks[1].gpu);  // rank 0 now on the other card
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  EXPECT_TRUE(c.lost_in_b.empty());
+  EXPECT_TRUE(c.only_in_b.empty());
+  const bool bidir_matched = std::any_of(c.rows.begin(), c.rows.end(), [](const CompareRow& r) {
+    return r.method == "ce-bidir" && r.gpu_pair.find("<->") != std::string::npos;
+  });
+  EXPECT_TRUE(bidir_matched);
+  const auto mapping =
+      std::find_if(c.differences.begin(), c.differences.end(),
+                   [](const std::string& d) { return d.rfind("GPU of each rank", 0) == 0; });
+  EXPECT_NE(mapping, c.differences.end());
+  auto other_cards = a;
+  for (auto& r : other_cards.system.ranks) r.gpu.uuid += "-replaced";
+  const auto o = compare_runs(a, "a.json", other_cards, "b.json", {});
+  EXPECT_NE(std::find(o.differences.begin(), o.differences.end(),
+                      "GPU cards: 2 of B's 2 are not in A (UUIDs differ)"),
+            o.differences.end());
+}
+
 }  // namespace
 }  // namespace peerbench
