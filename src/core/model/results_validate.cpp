@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -29,6 +30,7 @@ class RunChecks {
       pair_of_ranks("pairs[" + std::to_string(i) + "]", d_.pairs[i].src, d_.pairs[i].dst, false);
     }
     for (std::size_t i = 0; i < d_.results.size(); ++i) result(i);
+    cases_once();
     for (std::size_t i = 0; i < d_.verdicts.size(); ++i) {
       const std::string at = "verdicts[" + std::to_string(i) + "]";
       const PairVerdict& v = d_.verdicts[i];
@@ -239,6 +241,25 @@ class RunChecks {
     for (std::size_t k = 0; k < r.sample_time_us.size(); ++k) {
       measured(at + ".sample_time_us[" + std::to_string(k) + "]", r.sample_time_us[k], kMinTimeUs,
                kMaxTimeUs, "us");
+    }
+  }
+
+  // A case is recorded once per attempt: with two records, report judged one copy, compare
+  // matched the other and fleet a third choice (an audit).
+  void cases_once() const {
+    using Case = std::tuple<std::string, int, int, std::uint64_t, std::string, std::string, int,
+                            int>;
+    std::map<Case, std::size_t> seen;
+    for (std::size_t i = 0; i < d_.results.size(); ++i) {
+      const Result& r = d_.results[i];
+      const auto [it, fresh] = seen.emplace(
+          Case{r.method, r.src, r.dst, r.bytes, r.datatype, r.op, r.root, r.attempt}, i);
+      if (!fresh) {
+        fail("results[" + std::to_string(i) + "]",
+             "repeats results[" + std::to_string(it->second) +
+                 "] (same method, ranks, size, type, op, root and attempt); a run records each "
+                 "case once");
+      }
     }
   }
 

@@ -169,7 +169,10 @@ TEST_F(BoundedInput, TinyValuesAreBoundedByTheFilesSize) {
   const json tiny = {
       {"method", "ce-write"}, {"src", 0}, {"dst", 1}, {"bytes", 1}, {"status", "skipped"}};
   j["results"] = json::array();
-  for (int i = 0; i < 1000; ++i) j["results"].push_back(tiny);
+  for (int i = 0; i < 1000; ++i) {  // distinct cases: a case is recorded once
+    j["results"].push_back(tiny);
+    j["results"].back()["bytes"] = i + 1;
+  }
   EXPECT_EQ(load_run_file(write("few.json", j.dump())).results.size(), 1000u);
   // Past the budget, 3x the file plus 64 MiB: a result kept costs ~1 KB, 65 bytes of text.
   const std::string one = tiny.dump();
@@ -208,6 +211,8 @@ TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
       {[&](json& j) { j["results"][ok]["method"] = "ce-wrote"; },
        r + ".method': 'ce-wrote' is not in the file's methods"},
       {[&](json& j) { j["methods"].push_back(j["methods"][0]); }, "is listed twice"},
+      {[&](json& j) { j["results"].push_back(j["results"][ok]); },
+       "repeats " + r + " (same method, ranks, size"},
       {[&](json& j) { j["system"]["hosts"].push_back("ghost"); },
        "system.hosts[1]': 'ghost' is the host of no rank"},
       {[&](json& j) { j["system"]["hosts"].push_back("vm"); }, "'vm' is listed twice"},
