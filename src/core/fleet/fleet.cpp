@@ -148,7 +148,9 @@ std::vector<FleetNode> resolve_duplicates(
     if (!out.empty() && out.back().host == n.host && out.back().started_at == n.started_at &&
         !n.started_at.empty()) {
       // Which is later cannot be told: the file order would decide, and a flagged run could hide
-      // behind a healthy one of the same start time (an audit). Neither is taken as the node's.
+      // behind a healthy one of the same start time (an audit). Neither is taken as the node's,
+      // nor do its figures join the fleet's groups (the file named first had been judged).
+      out.back().pairs.clear();
       out.back().problems.push_back("runs in " + out.back().file + " and " + n.file +
                                     " both started at " + n.started_at +
                                     ": which is later cannot be told; keep one");
@@ -385,6 +387,7 @@ void set_state(FleetNode& n) {
     for (const auto& pos : p.positions) {
       const double goodness = pos.lower_is_better ? 1 / std::max(pos.ratio, 1e-9) : pos.ratio;
       n.worst_ratio = std::min(n.worst_ratio, goodness);
+      n.has_ratio = true;
     }
   }
   if (n.state == NodeState::kMissing) return;

@@ -111,6 +111,7 @@ struct FleetNode {
   std::vector<std::string> pairs_short;  // "ce-write 1 of 2": pair methods short of its pairs
   std::string pairs_spec;
   double worst_ratio = 0;  // lowest "goodness" ratio of any position (1 = at the median)
+  bool has_ratio = false;  // some figure of the node was set beside the fleet's
   int flag_count() const;
 };
 

@@ -182,9 +182,10 @@ Section nodes_section(const FleetReport& r) {
   s.table.numeric = {false, false, true, false, false};
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     const auto& n = r.nodes[i];
-    const bool counted = n.state != NodeState::kMissing && !n.file.empty();
+    // A node with no figure beside the fleet's (unreadable, nothing judged) has no ratio: 1.000
+    // read as "at the median" (an audit).
     s.table.rows.push_back({n.host, to_string(n.state),
-                            counted ? format_fixed(n.worst_ratio, 3) : "", n.file,
+                            n.has_ratio ? format_fixed(n.worst_ratio, 3) : "", n.file,
                             flag_summary(n)});
     if (n.state != NodeState::kPass) s.table.marked.push_back(static_cast<int>(i));
   }
