@@ -728,7 +728,7 @@ def results_bomb(p, mb, kind):
                     post)
         elif kind == "ok-results":  # results a run could write: accepted, and linear in size
             pre, post = head.split('"results":[]')
-            one = ('{"method":"ce-write","src":0,"dst":1,"bytes":%d,"status":"ok",'
+            one = ('{"method":"ce-write","src":0,"dst":1,"bytes":%d,"status":"ok","attempt":%d,'
                    '"time_us":{"min":1,"median":1,"max":1},'
                    '"algbw_gbps":{"min":%s,"median":%s,"max":%s}}')
             parts = []
@@ -736,7 +736,7 @@ def results_bomb(p, mb, kind):
             while size < target:
                 b = 1000 * (1 + len(parts) % 997)
                 g = repr(b / 1e3)
-                parts.append(one % (b, g, g, g))
+                parts.append(one % (b, len(parts) // 997, g, g, g))  # each case once
                 size += len(parts[-1]) + 1
             f.write(pre + '"results":[' + ",".join(parts) + "]" + post)
         elif kind == "real-results":  # the real run's results again and again, as written
@@ -745,7 +745,8 @@ def results_bomb(p, mb, kind):
             f.write(pre + '"results": [')
             size, i = 0, 0
             while size < target:
-                r = dict(real[i % len(real)], round=i // len(real))
+                # Each copy a confirmation attempt of its own: a case recorded twice is refused.
+                r = dict(real[i % len(real)], round=i // len(real), attempt=i // len(real))
                 text = ("," if i else "") + json.dumps(r, indent=1)
                 f.write(text)
                 size += len(text)

@@ -247,8 +247,8 @@ class RunChecks {
   // A case is recorded once per attempt: with two records, report judged one copy, compare
   // matched the other and fleet a third choice (an audit).
   void cases_once() const {
-    using Case = std::tuple<std::string, int, int, std::uint64_t, std::string, std::string, int,
-                            int>;
+    using Case =
+        std::tuple<std::string, int, int, std::uint64_t, std::string, std::string, int, int>;
     std::map<Case, std::size_t> seen;
     for (std::size_t i = 0; i < d_.results.size(); ++i) {
       const Result& r = d_.results[i];
