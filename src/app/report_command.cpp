@@ -60,7 +60,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     in.expectations_source = bars.source;
     in.bars_used = bars_used_line(docs[i], in.verdicts, bars);
     in.recorded = recorded_verdicts_note(docs[i], in.verdicts);
-    failing += count_failing(in.verdicts, o.fail_on);
+    failing += run_failing(docs[i], in.verdicts, o.fail_on);
     inputs.push_back(std::move(in));
   }
   const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml, o.output_path);

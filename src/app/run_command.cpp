@@ -188,7 +188,7 @@ void print_acceptance(const gpu::JobOutcome& outcome, const RunOptions& o, gpu::
   const auto& v = outcome.doc.verdicts;
   std::cout << "# Acceptance (--expect " << o.expect_path
             << "): " << (outcome.exit_code ? "FAILED" : "PASSED") << ": "
-            << verdict_headline(count_verdicts(v)) << "; exit code " << outcome.exit_code << "\n"
+            << run_headline(outcome.doc, v) << "; exit code " << outcome.exit_code << "\n"
             << std::flush;
 }
 

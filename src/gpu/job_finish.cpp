@@ -97,7 +97,7 @@ void Job::finish() {
   // The exit code of `report` on the file just written: 0 only when everything requested was
   // measured and passed (--fail-on selects what counts).
   const std::string code =
-      root() ? std::to_string(verdict_exit_code(doc.verdicts, opts_.fail_on)) : std::string();
+      root() ? std::to_string(run_exit_code(doc, doc.verdicts, opts_.fail_on)) : std::string();
   outcome_.exit_code = std::stoi(bcast_string(rank_.world, code, 0));
   // Nobody frees buffers another rank may still be reading through its mapping.
   try {
@@ -118,7 +118,7 @@ void Job::print_summary(double elapsed) {
        << v.link << (v.verdict == "flagged" ? "FLAGGED" : v.verdict) << "  " << v.observed << "\n";
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
-  *o << "# " << verdict_headline(count_verdicts(doc.verdicts)) << "\n";
+  *o << "# " << run_headline(doc, doc.verdicts) << "\n";
   *o << "# Bars: " << bars_used_line(doc, doc.verdicts, expectations_) << "\n";
   if (doc.nccl.mode != "not-used") {
     *o << "# NCCL transport capture: " << doc.nccl.mode

@@ -173,6 +173,15 @@ int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on)
 // 1 (kExitFlagged) when count_failing > 0, else 0: the exit code of `report`, and of `run` on
 // the verdicts it wrote.
 int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail_on);
+// The same for a whole run: a run whose status is "failed" (a fatal error, even one after its
+// cases were measured: in a confirmation repeat or a later burn-in cycle) counts once more, as
+// an incomplete measurement does (--fail-on incomplete, all). Its verdicts alone may all pass.
+int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
+                const std::string& fail_on);
+int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
+                  const std::string& fail_on);
+// verdict_headline, and for a failed run "; the run failed: <its first error>".
+std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v);
 
 // The physical card behind a rank, from the run's system facts.
 CardId card_of(const RunDocument& d, int rank);

@@ -112,6 +112,32 @@ int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail
   return count_failing(v, fail_on) > 0 ? kExitFlagged : kExitOk;
 }
 
+int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
+                const std::string& fail_on) {
+  const auto codes = split(fail_on, ',');
+  const bool selected = fail_on == "all" || std::find(codes.begin(), codes.end(),
+                                                      std::string(vs::kIncomplete)) != codes.end();
+  return count_failing(v, fail_on) + (d.status == "failed" && selected ? 1 : 0);
+}
+
+int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
+                  const std::string& fail_on) {
+  return run_failing(d, v, fail_on) > 0 ? kExitFlagged : kExitOk;
+}
+
+std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v) {
+  std::string s = verdict_headline(count_verdicts(v));
+  if (d.status != "failed") return s;
+  // "all 3 pass" over a failed run read as a clean bill (an audit): the failure comes first.
+  return "the run failed" +
+         (d.errors.empty()
+              ? std::string()
+              : ": " + d.errors.front() +
+                    (d.errors.size() > 1 ? " (and " + std::to_string(d.errors.size() - 1) + " more)"
+                                         : "")) +
+         "; " + s;
+}
+
 CardId card_of(const RunDocument& d, int rank) {
   return card_from(rank_info(d, rank), rank);
 }

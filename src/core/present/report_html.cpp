@@ -104,18 +104,20 @@ class HtmlReporter : public DocumentReporter {
     for (const auto& h : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
     row("hosts", hosts);
     row("status", d.status);
+    // The run's own errors: in the text report only, a failed run's cause was missing (audit).
+    for (const auto& err : d.errors) row("error", err);
     row("started", d.started_at);
     row("peerbench", d.tool.version + " (" + d.tool.git_revision + ")");
     row("NCCL capture", d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note));
     row("thresholds", in.expectations_source);
     if (!in.bars_used.empty()) row("bars", in.bars_used);
     if (!in.recorded.empty()) row("recomputed", in.recorded);
-    const std::string cls = c.flagged                            ? "flagged"
-                            : c.incomplete                       ? "incomplete"
-                            : c.pass == c.verdicts && c.verdicts ? "pass"
-                                                                 : "neutral";
-    o << "</table>\n<p class=\"" << S::from_code(cls) << "\">Verdict: " << e(verdict_headline(c))
-      << "</p>\n";
+    const std::string cls = c.flagged                              ? "flagged"
+                            : c.incomplete || d.status == "failed" ? "incomplete"
+                            : c.pass == c.verdicts && c.verdicts   ? "pass"
+                                                                   : "neutral";
+    o << "</table>\n<p class=\"" << S::from_code(cls)
+      << "\">Verdict: " << e(run_headline(d, in.verdicts)) << "</p>\n";
   }
 
   // The pair matrix as a heat map, its figures, ratios and NCCL transports in the table beside.

@@ -42,7 +42,7 @@ class MarkdownReporter : public DocumentReporter {
       const auto& d = *in.doc;
       const ResultIndex idx(d);
       header(o, in);
-      o << "**Verdict: " << e(verdict_headline(count_verdicts(in.verdicts))) << "**\n\n";
+      o << "**Verdict: " << e(run_headline(d, in.verdicts)) << "**\n\n";
       matrix(o, in, idx);
       host_section(o, host_table(d, idx, links_of(in.verdicts)));
       all_ranks_tables(o, d);
@@ -82,6 +82,7 @@ class MarkdownReporter : public DocumentReporter {
     o << "| environment | " << e(steering_environment_text(d)) << " |\n";
     o << "| hosts | " << e(hosts) << " |\n";
     o << "| status | " << e(d.status) << " |\n";
+    for (const auto& err : d.errors) o << "| error | " << e(err) << " |\n";
     o << "| started | " << e(d.started_at) << " |\n";
     o << "| peerbench | " << e(d.tool.version + " (" + d.tool.git_revision + ")") << " |\n";
     o << "| NCCL capture | " << e(d.nccl.mode + (d.nccl.note.empty() ? "" : ": " + d.nccl.note))

@@ -227,7 +227,7 @@ class TextReporter : public DocumentReporter {
       }
     }
     const auto c = count_verdicts(in.verdicts);
-    o << "\nVerdict: " << e(verdict_headline(c)) << "\n";
+    o << "\nVerdict: " << e(run_headline(*in.doc, in.verdicts)) << "\n";
     o << "Summary: " << c.verdicts << " verdicts, " << c.pass << " pass, " << c.flagged
       << " flagged, " << c.contended << " contended, " << c.throttled << " throttled, " << c.noisy
       << " noisy, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "

@@ -41,6 +41,24 @@ TEST(Verdicts, CleanNvlinkPairPasses) {
   EXPECT_EQ(count_failing(vs, "all"), 0);
 }
 
+// A run that failed after its cases (a confirmation repeat, a later burn-in cycle) has verdicts
+// that may all pass: the run itself still fails, and its headline says why first.
+TEST(Verdicts, AFailedRunFailsThoughEveryVerdictPasses) {
+  auto d = clean_h200_pair();
+  const auto vs = compute_verdicts(d, {});
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
+  d.status = "failed";
+  d.errors = {"confirmation: rank 1: cudaErrorIllegalAddress", "rank 0: peer gone"};
+  EXPECT_EQ(count_failing(vs, "all"), 0);
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitFlagged);
+  EXPECT_EQ(run_exit_code(d, vs, "incomplete"), kExitFlagged);
+  EXPECT_EQ(run_exit_code(d, vs, "below-link"), kExitOk) << "--fail-on chooses";
+  EXPECT_EQ(run_exit_code(d, vs, "none"), kExitOk);
+  EXPECT_EQ(run_headline(d, vs),
+            "the run failed: confirmation: rank 1: cudaErrorIllegalAddress (and 1 more); all 3 "
+            "pass");
+}
+
 TEST(Verdicts, NcclOnShmIsFlaggedWithEvidence) {
   auto spec = test::NodeSpec{};
   spec.nccl_kind = "SHM";
