@@ -180,6 +180,9 @@ int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
                 const std::string& fail_on);
 int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
                   const std::string& fail_on);
+// What was in the way while `r` ran ("pid 4242 (copyloop, ...) on rank 1 (GPU 1 ...)"), whether
+// the case was judged or not; "" when nothing was seen or nothing watched.
+std::string interference_text(const RunDocument& d, const Result& r);
 // verdict_headline, and for a failed run "; the run failed: <its first error>".
 std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v);
 

@@ -4,6 +4,7 @@
 // and cards in messages. verdict.h is the public side.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -132,6 +133,8 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
                     const Link& link, MethodVerdict& mv);
 // "pid 4242 (copyloop, 2.5 GB, SM 99 %) on rank 1 (GPU 1 ...)" for the evidence of a state.
 std::string interference_text(const Ctx& c, const Result& r);
+// The same with `who` naming a rank.
+std::string interference_text_by(const Result& r, const std::function<std::string(int)>& who);
 nlohmann::json interference_json(const Result& r);
 
 }  // namespace peerbench::verdict_detail

@@ -125,6 +125,12 @@ int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
   return run_failing(d, v, fail_on) > 0 ? kExitFlagged : kExitOk;
 }
 
+std::string interference_text(const RunDocument& d, const Result& r) {
+  return verdict_detail::interference_text_by(r, [&](int rank) {
+    return "rank " + std::to_string(rank) + " (" + card_label(card_of(d, rank)) + ")";
+  });
+}
+
 std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v) {
   std::string s = verdict_headline(count_verdicts(v));
   if (d.status != "failed") return s;

@@ -365,6 +365,10 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
 }
 
 std::string interference_text(const Ctx& c, const Result& r) {
+  return interference_text_by(r, [&](int rank) { return who(c, rank); });
+}
+
+std::string interference_text_by(const Result& r, const std::function<std::string(int)>& who) {
   std::vector<std::string> parts;
   if (!r.interference) return "";
   for (const auto& g : *r.interference) {
@@ -382,7 +386,7 @@ std::string interference_text(const Ctx& c, const Result& r) {
     }
     if (!g.throttle_reasons.empty()) seen.push_back("clocks held by " + join(g.throttle_reasons));
     if (seen.empty()) continue;
-    std::string on = "on " + who(c, g.rank);
+    std::string on = "on " + who(g.rank);
     if (g.util_gpu_pct && !g.busy_while_idle)
       on += ", GPU utilization " + std::to_string(*g.util_gpu_pct) + " %";
     parts.push_back(join(seen, "; ") + " " + on);

@@ -72,6 +72,12 @@ class HtmlReporter : public DocumentReporter {
       }
       known_good(o, in.verdicts);
       burn_in(o, d);
+      if (const auto lines = interference_lines(d); !lines.empty()) {
+        o << "<h2>Beside another job or under held clocks</h2>\n<p>Those figures are not the "
+             "links'.</p>\n<ul>\n";
+        for (const auto& l : lines) o << "<li>" << e(l) << "</li>\n";
+        o << "</ul>\n";
+      }
       verdicts(o, in.verdicts);
     }
     if (!plots.empty()) {
@@ -169,7 +175,9 @@ class HtmlReporter : public DocumentReporter {
             o << "<td class=\"n\">" << fixed(r.busbw_gbps->median, 1) << "</td><td class=\"n\">"
               << fixed(r.busbw_gbps->min, 1) << "</td><td class=\"n\">"
               << fixed(r.busbw_gbps->max, 1) << "</td><td class=\"n\">"
-              << fixed(r.time_us->median, 1) << "</td><td>ok</td>";
+              << fixed(r.time_us->median, 1) << "</td><td>ok"
+              << (figure_conditions(r).empty() ? S() : " (" + e(figure_conditions(r)) + ")")
+              << "</td>";
           } else {
             o << "<td></td><td></td><td></td><td></td><td class=\"incomplete\">"
               << e(to_string(r.status) + " " + r.reason) << "</td>";

@@ -58,6 +58,11 @@ class MarkdownReporter : public DocumentReporter {
       }
       known_good(o, in.verdicts);
       burn_in(o, d);
+      if (const auto lines = interference_lines(d); !lines.empty()) {
+        o << "## Beside another job or under held clocks\n\nThose figures are not the links'.\n\n";
+        for (const auto& l : lines) o << "- " << e(l) << "\n";
+        o << "\n";
+      }
       verdicts(o, in.verdicts);
       o << "\n";
     }
@@ -145,7 +150,9 @@ class MarkdownReporter : public DocumentReporter {
           if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
             o << "| " << e(format_size_compact(r.bytes)) << " | " << fixed(r.busbw_gbps->median, 1)
               << " | " << fixed(r.busbw_gbps->min, 1) << " | " << fixed(r.busbw_gbps->max, 1)
-              << " | " << fixed(r.time_us->median, 1) << " | ok |\n";
+              << " | " << fixed(r.time_us->median, 1) << " | ok"
+              << (figure_conditions(r).empty() ? S() : " (" + e(figure_conditions(r)) + ")")
+              << " |\n";
           } else {
             o << "| " << e(format_size_compact(r.bytes)) << " | | | | | "
               << e(to_string(r.status) + " " + r.reason) << " |\n";

@@ -70,12 +70,7 @@ std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
     // The column's kind, not the cell's size: a pair whose largest size is smaller stays in GB/s.
     const double v = c.time_per_op ? (r->time_us ? r->time_us->median : 0) : headline_value(m, *r);
     std::string s = format_fixed(v, c.time_per_op ? 2 : 1);
-    if (r->wrong > 0) s += "!";
-    // Beside another job or under held clocks: the figure is not the link's (the verdict says
-    // so; the table must not show it as a slow link).
-    if (contended(*r)) s += "c";
-    if (throttled(*r)) s += "t";
-    return s;
+    return s + figure_marks(*r);
   }
   for (const auto* r : idx.of(m->name, src, dst)) {
     if (r->status == ResultStatus::kNotApplicable) return "n/a";
@@ -83,6 +78,48 @@ std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
     return to_string(r->status);
   }
   return "-";
+}
+
+std::string figure_marks(const Result& r) {
+  // Beside another job or under held clocks: the figure is not the link's (the verdict says so;
+  // a table must not show it as a slow link, judged or not).
+  return std::string(r.wrong > 0 ? "!" : "") + (contended(r) ? "c" : "") +
+         (throttled(r) ? "t" : "");
+}
+
+std::string figure_conditions(const Result& r) {
+  std::vector<std::string> s;
+  if (r.wrong > 0) s.push_back("data errors");
+  if (contended(r)) s.push_back("beside another job");
+  if (throttled(r)) s.push_back("clocks held");
+  return join(s, "; ");
+}
+
+std::vector<std::string> interference_lines(const RunDocument& d) {
+  constexpr std::size_t kCasesNamed = 6;
+  std::map<std::string, std::vector<std::string>> by_what;  // what was seen -> cases
+  std::vector<std::string> order;
+  for (const auto& r : d.results) {
+    const std::string what = interference_text(d, r);
+    if (what.empty()) continue;
+    if (!by_what.count(what)) order.push_back(what);
+    const std::string pair = r.src < 0        ? "all ranks"
+                             : r.src == r.dst ? "rank " + std::to_string(r.src)
+                                              : pair_name(r.src, r.dst);
+    by_what[what].push_back(r.method + variant_suffix(variant_label(r)) + " " + pair + " " +
+                            format_size_compact(r.bytes) + (r.attempt ? " (repeat)" : ""));
+  }
+  std::vector<std::string> out;
+  for (const auto& what : order) {
+    const auto& cases = by_what[what];
+    std::vector<std::string> named(cases.begin(),
+                                   cases.begin() + std::min(cases.size(), kCasesNamed));
+    out.push_back(what + ": " + join(named, ", ") +
+                  (cases.size() > kCasesNamed
+                       ? " and " + std::to_string(cases.size() - kCasesNamed) + " more cases"
+                       : ""));
+  }
+  return out;
 }
 
 // Link label per pair, from the verdicts.

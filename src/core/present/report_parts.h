@@ -30,6 +30,13 @@ struct Column {
 Column column_of(const RunDocument& d, const MethodInfo* m);
 // Cell for (method, pair) at the largest size: the headline number, or the status.
 std::string cell(const ResultIndex& idx, const Column& c, int src, int dst);
+// "!" data errors, "c" beside another job, "t" clocks held: what makes a figure not the link's.
+std::string figure_marks(const Result& r);
+// The same in words for a status column: "data errors; beside another job", or "".
+std::string figure_conditions(const Result& r);
+// Every case that ran beside another process or under held clocks, judged or not, grouped by
+// what was seen: "pid 4242 (other-job) on rank 0 (...): nccl-sendrecv-ring all ranks 64M, ...".
+std::vector<std::string> interference_lines(const RunDocument& d);
 // Link label per pair, from the verdicts.
 std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs);
 std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t);

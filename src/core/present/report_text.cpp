@@ -56,6 +56,7 @@ class TextReporter : public DocumentReporter {
       not_measured(o, d);
       known_good(o, in.verdicts);
       burn_in(o, d);
+      interference(o, d);
       verdicts(o, in);
       if (!d.errors.empty()) {
         o << "Errors recorded by the run:\n";
@@ -122,6 +123,13 @@ class TextReporter : public DocumentReporter {
 
   // Per size, the median busbw; at latency sizes the time per operation, which the verdict
   // judges there (8 B is 0.0 GB/s, and one rank's busbw is 0 by definition).
+  static void interference(W& o, const RunDocument& d) {
+    const auto lines = interference_lines(d);
+    if (lines.empty()) return;
+    o << "\nBeside another job or under held clocks (those figures are not the links'):\n";
+    for (const auto& l : lines) o << "  " << e(l) << "\n";
+  }
+
   static void all_ranks_lines(W& o, const RunDocument& d) {
     for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
       for (const auto& v : variants_of(d, m->name)) {
@@ -138,6 +146,7 @@ class TextReporter : public DocumentReporter {
           } else {
             figures += format_fixed(headline_value(m, r), 1);
           }
+          if (r.status == ResultStatus::kOk) figures += figure_marks(r);
         }
         o << e(m->name + variant_suffix(v)) << " over all ranks (" << e(unit(m)) << ", median"
           << e(timed ? "; us per operation up to " + format_size_compact(kSmallMessageMaxBytes)

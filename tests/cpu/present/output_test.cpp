@@ -96,5 +96,35 @@ TEST(InProgress, ReportOfACutShortRunSaysWhatWasRunning) {
   EXPECT_EQ(text.find("{\"all_ranks\""), std::string::npos);
 }
 
+// Another job beside a case that was not judged (an all-ranks collective at 1 MiB): every format
+// still marks the figure and names the process (the report had no trace of it; an audit).
+TEST(Interference, EveryFormatNamesItJudgedOrNot) {
+  RunDocument d =
+      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-default.json");
+  Result* small = nullptr;
+  for (auto& r : d.results) {
+    if (r.src < 0 && r.bytes == 1048576 && r.status == ResultStatus::kOk) small = &r;
+  }
+  ASSERT_NE(small, nullptr);
+  GpuInterference g;
+  g.rank = 0;
+  g.processes.push_back({4242, "other-job"});
+  small->interference = std::vector<GpuInterference>{g};
+  ReportInput in;
+  in.path = "busy.json";
+  in.doc = &d;
+  in.verdicts = compute_verdicts(d, {});
+  const std::string text = make_reporter(ReportFormat::kText)->render({in}, {});
+  EXPECT_NE(text.find("c  4M"), std::string::npos) << text.substr(0, 1200);
+  for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
+    const std::string out = make_reporter(f)->render({in}, {});
+    EXPECT_NE(out.find("pid 4242 (other-job) on rank 0"), std::string::npos);
+    EXPECT_NE(out.find(small->method), std::string::npos);
+  }
+  EXPECT_NE(
+      make_reporter(ReportFormat::kMarkdown)->render({in}, {}).find("ok (beside another job)"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace peerbench
