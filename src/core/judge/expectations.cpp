@@ -62,13 +62,22 @@ std::map<std::string, double> per_kind(const JsonIn& in, double hi, bool positiv
 }
 
 // {"ce-write": 380, "nccl-sendrecv": {"nvlink": 340, "net": 20}}
+enum class BarUnit { kGbps, kMicroseconds };
+
 std::map<std::string, std::map<std::string, double>> per_method(
-    const JsonIn& in, double hi, bool positive, const std::vector<MethodInfo>& catalog) {
+    const JsonIn& in, BarUnit unit, const std::vector<MethodInfo>& catalog) {
+  const double hi = unit == BarUnit::kGbps ? 1e6 : 1e9;
+  const bool positive = unit == BarUnit::kMicroseconds;
   in.require_object();
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& [k, v] : in.raw().items()) {
     const JsonIn at(v, in.file(), in.path() + "." + k);
     require_method(at, k, catalog);
+    // A GB/s bar on a method that only has a time would judge nothing, silently (an audit).
+    const MethodInfo* m = find_method(catalog, k);
+    if (unit == BarUnit::kGbps && m && m->metric == Metric::kLatency)
+      at.fail("'" + k + "' is a latency method (a time, no GB/s): give its bar under " +
+              "max_latency_us");
     if (v.is_object()) {
       out[k] = per_kind(at, hi, positive, true);
     } else {
@@ -134,8 +143,9 @@ Expectations expectations_from_json(const json& j, const std::string& file,
     e.baseline = baseline_entries_from(*b, catalog, e.small_message_max_bytes);
     e.baseline_origin = baseline_origin_from(*b);
   }
-  if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, 1e6, false, catalog);
-  if (auto m = in.opt("max_latency_us")) e.max_latency_us = per_method(*m, 1e9, true, catalog);
+  if (auto m = in.opt("min_gbps")) e.min_gbps = per_method(*m, BarUnit::kGbps, catalog);
+  if (auto m = in.opt("max_latency_us"))
+    e.max_latency_us = per_method(*m, BarUnit::kMicroseconds, catalog);
   if (auto m = in.opt("latency_us")) {
     for (const auto& [k, v] : per_kind(*m, 1e9, true, false)) e.latency_us[k] = v;
   }

@@ -197,6 +197,13 @@ TEST(Expectations, FileIsStrict) {
       InputError);
   EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"([1,2])"), "x.json", test::catalog()),
                InputError);
+  // A GB/s bar on a latency method judged nothing, silently (an audit); its time bar stands.
+  EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"({"min_gbps": {"ce-latency": 5}})"),
+                                      "x.json", test::catalog()),
+               InputError);
+  EXPECT_NO_THROW(
+      expectations_from_json(nlohmann::json::parse(R"({"max_latency_us": {"ce-latency": 5}})"),
+                             "x.json", test::catalog()));
   // From an audit: a bandwidth bar of 0 passed everything in place of every other bar; a
   // small-message bound at or past judge_min_bytes judged 1 GiB copies as times; a NUL in a key
   // cut the error line short.
