@@ -585,6 +585,12 @@ def option_cases():
             case("options", f"{base[1]} {flag}=out", base + [flag + "=out"], "refused",
                  [named, "="], check=lambda rc, o, e: "" if not os.path.exists(path("=out"))
                  else "wrote a file named '=out'")
+    # --plots where the format or command shows none: refused, not dropped.
+    for base in ([BIN, "report", REAL], [BIN, "compare", REAL, REAL2],
+                 [BIN, "fleet", REAL, "--format", "csv"]):
+        case("options", f"{base[1]} --plots where nothing shows plots",
+             base + ["--plots", path()], "refused", ["--plots", "markdown"]
+             if base[1] != "compare" else ["--plots", "three or more runs"])
     for base, switch in ((dry, "--inplace"), (dry, "--allow-busy"), (dry, "--require-idle"),
                          (dry, "--allow-gpu-sharing"), (dry, "--dry-run")):
         for v in ("yes", "\x07x"):

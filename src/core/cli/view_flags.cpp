@@ -17,6 +17,14 @@ ReportFormat parse_format(const std::string& v, const std::string& flag, bool al
                    (allow_html ? "text, markdown, html or csv" : "text, markdown or csv"));
 }
 
+// Plots are embedded (HTML) or linked (Markdown); the other formats have nowhere to put them, and
+// the flag was dropped without a word (an audit).
+void refuse_plots_unused(const std::string& dir, ReportFormat f, const char* command) {
+  if (dir.empty() || f == ReportFormat::kMarkdown || f == ReportFormat::kHtml) return;
+  throw UsageError(std::string("--plots: ") + command + " --format " + to_string(f) +
+                   " shows no plots; they go into --format markdown or html");
+}
+
 }  // namespace
 
 void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
@@ -61,6 +69,7 @@ void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl
   check_fail_on(cl.report.fail_on);
   if (r.count("expect")) cl.report.expect_path = non_empty_path(get(r, "expect"), "--expect");
   if (r.count("plots")) cl.report.plots_dir = non_empty_path(get(r, "plots"), "--plots");
+  refuse_plots_unused(cl.report.plots_dir, cl.report.format, "report");
 }
 
 void add_compare_options(cxxopts::Options& o) {
@@ -98,10 +107,16 @@ void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& c
   cl.compare.baseline = inputs[0];
   cl.compare.candidate = inputs[1];
   cl.compare.runs = inputs;
-  if (r.count("plots")) cl.compare.plots_dir = get(r, "plots");
+  if (r.count("plots")) cl.compare.plots_dir = non_empty_path(get(r, "plots"), "--plots");
+  if (!cl.compare.plots_dir.empty() && inputs.size() == 2) {
+    throw UsageError(
+        "--plots: a compare of two runs has no plots to show (its HTML draws its own chart); "
+        "it applies to three or more runs");
+  }
   cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
   if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
   cl.compare.format = parse_format(get(r, "format"), "--format", true);
+  refuse_plots_unused(cl.compare.plots_dir, cl.compare.format, "compare");
   if (r.count("output")) cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
   cl.compare.match = get(r, "match");
   if (cl.compare.match != "index" && cl.compare.match != "pci" && cl.compare.match != "uuid") {

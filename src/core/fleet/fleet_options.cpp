@@ -37,6 +37,11 @@ bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* 
   out.format = parse_fleet_format(r["format"].as<std::string>());
   if (r.count("output")) out.output_path = path("output", "-o/--output");
   if (r.count("plots")) out.plots_dir = path("plots", "--plots");
+  if (!out.plots_dir.empty() && out.format != FleetFormat::kMarkdown &&
+      out.format != FleetFormat::kHtml) {
+    throw UsageError("--plots: fleet --format " + r["format"].as<std::string>() +
+                     " shows no plots; they go into --format markdown or html");
+  }
   if (r.count("write-baseline")) out.write_baseline = path("write-baseline", "--write-baseline");
   for (std::size_t i = 0; i < out.paths.size(); ++i) {
     if (out.paths[i].empty())

@@ -390,6 +390,12 @@ TEST(FleetOptions, CommandLine) {
   const auto h = parse({"compare", "a", "b", "c", "--format", "html", "--plots", "p"});
   EXPECT_EQ(h.compare.runs, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(h.compare.plots_dir, "p");
+  // --plots where nothing shows plots is refused, not dropped (an audit).
+  EXPECT_THROW(parse({"compare", "a", "b", "--format", "html", "--plots", "p"}), UsageError);
+  EXPECT_THROW(parse({"compare", "a", "b", "c", "--plots", "p"}), UsageError);
+  EXPECT_THROW(parse({"report", "a", "--format", "csv", "--plots", "p"}), UsageError);
+  EXPECT_THROW(parse({"fleet", "a", "--format", "junit", "--plots", "p"}), UsageError);
+  EXPECT_EQ(parse({"fleet", "a", "--format", "markdown", "--plots", "p"}).fleet.plots_dir, "p");
 }
 
 // History: the real run, the same run slower on ce-write, and again on another driver.
