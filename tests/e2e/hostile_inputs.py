@@ -751,8 +751,11 @@ def results_bomb(p, mb, kind):
             f.write(pre + '"results": [')
             size, i = 0, 0
             while size < target:
-                # Each copy a confirmation attempt of its own: a case recorded twice is refused.
-                r = dict(real[i % len(real)], round=i // len(real), attempt=i // len(real))
+                # Each copy another planned size (as collectives' sizes that round down to one
+                # do): a case recorded twice is refused.
+                r = dict(real[i % len(real)], round=i // len(real))
+                if i >= len(real):
+                    r["requested_bytes"] = r["bytes"] + i // len(real)
                 text = ("," if i else "") + json.dumps(r, indent=1)
                 f.write(text)
                 size += len(text)

@@ -3,6 +3,7 @@
 // high-latency (a latency method, or a bandwidth method at a latency size, over its bar) and
 // asymmetric (one direction far slower than the other).
 #include <algorithm>
+#include <set>
 
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
@@ -229,6 +230,13 @@ KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodI
   return c.known->lookup(q);
 }
 
+bool known_good_judges_small(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                             const Result& r, const Link& link) {
+  if (c.e.expected_fraction <= 0 || m.metric == Metric::kLatency) return false;
+  const auto k = known_good_for(c, v, m, r, link);
+  return k.found() && k.figure->unit != "us" && bar_kind_for(c, m, link, v.src, v.dst) == link.kind;
+}
+
 std::string bar_kind_for(const Ctx& c, const MethodInfo& m, const Link& link, int src, int dst) {
   if (link.cls.kind == LinkKind::kCrossHost) return "net";
   if (m.family == "staged") return "staged";
@@ -272,12 +280,30 @@ std::string no_builtin_bar(const Ctx& c, const PairVerdict& v, const MethodInfo&
          "judges it)";
 }
 
+// A collective over all ranks is as slow as its slowest pair: where NCCL fell back to shared
+// memory or the network between some of them (flagged there), that is the suspect, not the card.
+std::string nccl_fallback_note(const Ctx& c, const MethodInfo& m, const PairVerdict& v) {
+  if (!m.uses_nccl || v.src >= 0) return "";
+  std::set<std::string> kinds;
+  for (const auto& p : c.d.pairs) {
+    if (p.nccl && (p.nccl->kind == "SHM" || p.nccl->kind == "NET")) kinds.insert(p.nccl->kind);
+  }
+  if (kinds.empty()) return "";
+  return "; NCCL used " + join(std::vector<std::string>(kinds.begin(), kinds.end()), " and ") +
+         " between some of the ranks (flagged on those pairs), the first suspect";
+}
+
 std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                         const Result& r, const Link& link, const std::string& kind,
                                         MethodVerdict& mv) {
   bool expected = false;
   const BaselineEntry* base = baseline_for(c, v, m, r);
-  if (auto b = site_bar(c.e.min_gbps, m.name, kind)) {
+  if (r.bytes < c.e.judge_min_bytes) {  // known_good_judges_small: the known-good bar alone
+    expected = known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv);
+    mv.bar_basis += expected ? " (under " + format_size(c.e.judge_min_bytes) +
+                                   " only a known-good figure judges)"
+                             : "";
+  } else if (auto b = site_bar(c.e.min_gbps, m.name, kind)) {
     mv.bar = *b;
     mv.bar_basis = "min_gbps from " + c.e.source;
     mv.bar_source = kBarSiteBar;
@@ -307,12 +333,15 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
   // Per GPU, only the every-GPU-at-once methods ran beside others.
   const bool at_once = v.src != v.dst || m.all_gpus_at_once;
   if (!v.concurrent_pairs.empty() && at_once) ev["ran_at_once_with"] = v.concurrent_pairs;
-  const std::string head = m.name + " reached " + format_fixed(value, 1) + " GB/s at " +
+  // NCCL's figure is its bus bandwidth: said so beside a known-good "busbw GB/s" (a review).
+  const std::string unit = m.uses_nccl ? " busbw GB/s" : " GB/s";
+  const std::string head = m.name + " reached " + format_fixed(value, 1) + unit + " at " +
                            format_size(r.bytes) + where_text(c, v);
   if (expected) {
-    return make_flag(
-        "below-expected", m.name,
-        head + ", under its " + format_fixed(*mv.bar, 1) + " GB/s bar: " + mv.bar_basis, ev);
+    return make_flag("below-expected", m.name,
+                     head + ", under its " + format_fixed(*mv.bar, 1) + unit +
+                         " bar: " + mv.bar_basis + nccl_fallback_note(c, m, v),
+                     ev);
   }
   if (mv.bar_source == kBarSiteBar) {
     // The site's number, not the link's rating; one above the raw rate cannot be met at all.

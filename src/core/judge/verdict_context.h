@@ -107,6 +107,10 @@ const BaselineEntry* baseline_for(const Ctx& c, const PairVerdict& v, const Meth
 KnownGoodLookup known_good_for(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                const Result& r, const Link& link);
 std::string bar_kind_for(const Ctx& c, const MethodInfo& m, const Link& link, int src, int dst);
+// Whether a bandwidth figure under judge_min_bytes is judged all the same: a known-good figure
+// exists at its size and applies (the transport the link promises; expected_fraction not 0).
+bool known_good_judges_small(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                             const Result& r, const Link& link);
 // The flag `r` earns (high-latency), or nullopt; fills mv.bar and mv.bar_basis either way.
 std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                       const Result& r, const std::string& kind, bool small_message,

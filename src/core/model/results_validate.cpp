@@ -244,8 +244,10 @@ class RunChecks {
     }
   }
 
-  // A case is recorded once per attempt: with two records, report judged one copy, compare
-  // matched the other and fleet a third choice (an audit).
+  // A case is recorded once: with two records, report judged one copy, compare matched the other
+  // and fleet a third choice (an audit). Keyed on the planned size: two planned sizes that a
+  // collective rounds down to one whole-element size are two cases (a review). Only `results`:
+  // a confirmation of an every-GPU-at-once method measures each GPU again per case it repeats.
   void cases_once() const {
     using Case =
         std::tuple<std::string, int, int, std::uint64_t, std::string, std::string, int, int>;
@@ -253,12 +255,12 @@ class RunChecks {
     for (std::size_t i = 0; i < d_.results.size(); ++i) {
       const Result& r = d_.results[i];
       const auto [it, fresh] = seen.emplace(
-          Case{r.method, r.src, r.dst, r.bytes, r.datatype, r.op, r.root, r.attempt}, i);
+          Case{r.method, r.src, r.dst, planned_bytes(r), r.datatype, r.op, r.root, r.attempt}, i);
       if (!fresh) {
         fail("results[" + std::to_string(i) + "]",
              "repeats results[" + std::to_string(it->second) +
-                 "] (same method, ranks, size, type, op, root and attempt); a run records each "
-                 "case once");
+                 "] (same method, ranks, planned size, type, op, root and attempt); a run "
+                 "records each case once");
       }
     }
   }

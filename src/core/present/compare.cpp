@@ -156,7 +156,8 @@ std::string gpu_names(const RunDocument& d) {
   return s;
 }
 
-// Each rank's GPU by PCI bus id, "0:0000:00:06.0 1:0000:00:07.0"; "" when a rank has none.
+// Each rank's GPU by host and PCI bus id, "0:vm/0000:00:06.0 1:vm/0000:00:07.0"; "" when a rank
+// has no PCI id.
 std::string gpu_of_rank(const RunDocument& d) {
   std::vector<RankInfo> ranks = d.system.ranks;
   std::sort(ranks.begin(), ranks.end(),
@@ -164,7 +165,7 @@ std::string gpu_of_rank(const RunDocument& d) {
   std::string s;
   for (const auto& r : ranks) {
     if (r.gpu.pci_bus_id.empty()) return "";
-    s += (s.empty() ? "" : " ") + std::to_string(r.rank) + ":" + r.gpu.pci_bus_id;
+    s += (s.empty() ? "" : " ") + std::to_string(r.rank) + ":" + r.host + "/" + r.gpu.pci_bus_id;
   }
   return s;
 }
@@ -172,21 +173,18 @@ std::string gpu_of_rank(const RunDocument& d) {
 // How many of B's GPUs are cards A did not have (by UUID): the same slots with other cards
 // explain figures that moved with no version changed (an audit saw "nothing recorded").
 void cards_differ(const RunDocument& a, const RunDocument& b, Comparison& c) {
-  std::set<std::string> in_a;
+  std::set<std::string> in_a, in_b;
   for (const auto& r : a.system.ranks) in_a.insert(r.gpu.uuid);
-  std::set<std::string> in_b;
-  for (const auto& r : b.system.ranks) {
-    if (r.gpu.uuid.empty() || in_a.count("")) return;  // a file without UUIDs cannot tell
-    in_b.insert(r.gpu.uuid);
-  }
+  for (const auto& r : b.system.ranks) in_b.insert(r.gpu.uuid);
   int other = 0;
   for (const auto& u : in_b) other += in_a.count(u) ? 0 : 1;
-  if (other) {
+  // A file without UUIDs cannot tell cards apart; the mapping below is still compared (review).
+  if (other && !in_a.count("") && !in_b.count("")) {
     c.differences.push_back("GPU cards: " + std::to_string(other) + " of B's " +
                             std::to_string(in_b.size()) + " are not in A (UUIDs differ)");
   }
   const std::string ma = gpu_of_rank(a), mb = gpu_of_rank(b);
-  if (!ma.empty() && !mb.empty()) diff(c.differences, "GPU of each rank (PCI)", ma, mb);
+  if (!ma.empty() && !mb.empty()) diff(c.differences, "GPU of each rank (host/PCI)", ma, mb);
 }
 
 }  // namespace

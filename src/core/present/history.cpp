@@ -272,29 +272,29 @@ std::string history_csv(const History& h) {
   for (const auto& r : h.rows) {
     for (std::size_t k = 0; k < r.cells.size(); ++k) {
       const auto& c = r.cells[k];
-      if (!c.present) continue;  // the cases without a figure follow, with their statuses
-      const bool compared = k == 0 || c.change != "only-in-this-run";
+      // Compared cells here; the cases two runs did not both measure follow, with statuses.
+      if (!c.present || (k > 0 && c.change == "only-in-this-run")) continue;
       o << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
         << cf(r.metric) << "," << k + 1 << "," << cf(h.headings[k]) << ","
         << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
-        << "," << out::fixed<out::Csv>(c.stats.max, 3) << ","
-        << (compared ? out::fixed<out::Csv>(c.ratio, 4) : CsvS("")) << ","
-        << (k == 0 ? CsvS("baseline") : cf(c.change));
-      if (compared) {
-        o << ",ok,ok\n";
-      } else {
-        o << ",absent,ok\n";
-      }
+        << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
+        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << ",ok,ok\n";
     }
   }
-  // The cases two runs did not both measure, with no figures: the CSV dropped them (an audit).
+  // The CSV dropped them (an audit): the later run's figure where only it has one.
   for (const auto& m : h.unmatched) {
     const auto& u = m.c;
-    if (u.b_figure) continue;  // written above, with its figure
     o << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
       << cf(u.gpu_pair) << "," << u.bytes << "," << cf(u.metric) << "," << m.run + 1 << ","
-      << cf(h.headings[m.run]) << ",,,,," << cf(m.change) << "," << cf(u.a_status) << ","
-      << cf(u.b_status) << "\n";
+      << cf(h.headings[m.run]) << ",";
+    if (u.b_figure) {
+      o << out::fixed<out::Csv>(u.b_figure->median, 3) << ","
+        << out::fixed<out::Csv>(u.b_figure->min, 3) << ","
+        << out::fixed<out::Csv>(u.b_figure->max, 3);
+    } else {
+      o << ",,";
+    }
+    o << ",," << cf(m.change) << "," << cf(u.a_status) << "," << cf(u.b_status) << "\n";
   }
   return o.str();
 }

@@ -99,7 +99,11 @@ std::vector<std::string> interference_lines(const RunDocument& d) {
   constexpr std::size_t kCasesNamed = 6;
   std::map<std::string, std::vector<std::string>> by_what;  // what was seen -> cases
   std::vector<std::string> order;
-  for (const auto& r : d.results) {
+  std::vector<const Result*> all;  // the plan's measurements, then the confirmation repeats
+  for (const auto& r : d.results) all.push_back(&r);
+  for (const auto& r : d.confirmations) all.push_back(&r);
+  for (const Result* rp : all) {
+    const Result& r = *rp;
     const std::string what = interference_text(d, r);
     if (what.empty()) continue;
     if (!by_what.count(what)) order.push_back(what);
@@ -107,7 +111,8 @@ std::vector<std::string> interference_lines(const RunDocument& d) {
                              : r.src == r.dst ? "rank " + std::to_string(r.src)
                                               : pair_name(r.src, r.dst);
     by_what[what].push_back(r.method + variant_suffix(variant_label(r)) + " " + pair + " " +
-                            format_size_compact(r.bytes) + (r.attempt ? " (repeat)" : ""));
+                            format_size_compact(r.bytes) +
+                            (r.attempt ? " (repeat " + std::to_string(r.attempt) + ")" : ""));
   }
   std::vector<std::string> out;
   for (const auto& what : order) {

@@ -121,8 +121,6 @@ class TextReporter : public DocumentReporter {
     o << "\n";
   }
 
-  // Per size, the median busbw; at latency sizes the time per operation, which the verdict
-  // judges there (8 B is 0.0 GB/s, and one rank's busbw is 0 by definition).
   static void interference(W& o, const RunDocument& d) {
     const auto lines = interference_lines(d);
     if (lines.empty()) return;
@@ -130,6 +128,8 @@ class TextReporter : public DocumentReporter {
     for (const auto& l : lines) o << "  " << e(l) << "\n";
   }
 
+  // Per size, the median busbw; at latency sizes the time per operation, which the verdict
+  // judges there (8 B is 0.0 GB/s, and one rank's busbw is 0 by definition).
   static void all_ranks_lines(W& o, const RunDocument& d) {
     for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
       for (const auto& v : variants_of(d, m->name)) {

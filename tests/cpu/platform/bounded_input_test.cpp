@@ -212,7 +212,7 @@ TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
        r + ".method': 'ce-wrote' is not in the file's methods"},
       {[&](json& j) { j["methods"].push_back(j["methods"][0]); }, "is listed twice"},
       {[&](json& j) { j["results"].push_back(j["results"][ok]); },
-       "repeats " + r + " (same method, ranks, size"},
+       "repeats " + r + " (same method, ranks, planned size"},
       {[&](json& j) { j["system"]["hosts"].push_back("ghost"); },
        "system.hosts[1]': 'ghost' is the host of no rank"},
       {[&](json& j) { j["system"]["hosts"].push_back("vm"); }, "'vm' is listed twice"},
@@ -232,6 +232,12 @@ TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
     EXPECT_TRUE(has(e, "edited.json") && has(e, c.says)) << c.says << " <- " << e;
   }
   EXPECT_EQ(load_error(*this, base), "");
+  // Two planned sizes a collective rounds down to one size are two cases, as a run writes them.
+  json rounded = base;
+  json again = base["results"][ok];
+  again["requested_bytes"] = again["bytes"].get<std::uint64_t>() + 4;
+  rounded["results"].push_back(again);
+  EXPECT_EQ(load_error(*this, rounded), "");
 }
 
 TEST_F(BoundedInput, FleetWalksEachFolderOnceAndListsWhatItCannotRead) {

@@ -119,7 +119,8 @@ TEST(Interference, EveryFormatNamesItJudgedOrNot) {
   for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
     const std::string out = make_reporter(f)->render({in}, {});
     EXPECT_NE(out.find("pid 4242 (other-job) on rank 0"), std::string::npos);
-    EXPECT_NE(out.find(small->method), std::string::npos);
+    EXPECT_NE(out.find(small->method + " (float) all ranks 1M"), std::string::npos)
+        << small->method;
   }
   EXPECT_NE(
       make_reporter(ReportFormat::kMarkdown)->render({in}, {}).find("ok (beside another job)"),

@@ -559,10 +559,16 @@ TEST(Compare, RanksThatSwappedGpusStillMatchTheirBidirectionalCases) {
     return r.method == "ce-bidir" && r.gpu_pair.find("<->") != std::string::npos;
   });
   EXPECT_TRUE(bidir_matched);
-  const auto mapping =
-      std::find_if(c.differences.begin(), c.differences.end(),
-                   [](const std::string& d) { return d.rfind("GPU of each rank", 0) == 0; });
+  const auto mapping = std::find_if(
+      c.differences.begin(), c.differences.end(),
+      [](const std::string& d) { return d.rfind("GPU of each rank (host/PCI)", 0) == 0; });
   EXPECT_NE(mapping, c.differences.end());
+  auto no_uuids = b;  // a file without UUIDs still shows the mapping change
+  for (auto& r : no_uuids.system.ranks) r.gpu.uuid.clear();
+  const auto u = compare_runs(a, "a.json", no_uuids, "b.json", {});
+  EXPECT_EQ(std::count_if(u.differences.begin(), u.differences.end(),
+                          [](const std::string& d) { return d.rfind("GPU of each rank", 0) == 0; }),
+            1);
   auto other_cards = a;
   for (auto& r : other_cards.system.ranks) r.gpu.uuid += "-replaced";
   const auto o = compare_runs(a, "a.json", other_cards, "b.json", {});
