@@ -43,6 +43,8 @@ class HtmlReporter : public DocumentReporter {
          "1em 0}"
          "td,th{border:1px solid #bbb;padding:4px "
          "8px}th{background:#eee}td.n{text-align:right;font-family:monospace}"
+         // A pair ("0->1") broke as "0-" over ">1" in narrow columns (an audit).
+         "td:first-child{white-space:nowrap}"
          ".flagged{color:#b00;font-weight:bold}.incomplete{color:#b60;font-weight:bold}"
          ".pass{color:#070}.neutral{color:#555}code{font-size:90%}"
       << S::from_code(svg::kChartCss) << "</style></head><body>\n";
@@ -124,6 +126,12 @@ class HtmlReporter : public DocumentReporter {
                                                                    : "neutral";
     o << "</table>\n<p class=\"" << S::from_code(cls)
       << "\">Verdict: " << e(run_headline(d, in.verdicts)) << "</p>\n";
+    // Why, on the first screen: the flags were 6,000 px down the page (an audit).
+    if (const auto why = flag_digest(in.verdicts); !why.empty()) {
+      o << "<ul class=\"why\">";
+      for (const auto& w : why) o << "<li>" << e(w) << "</li>";
+      o << "</ul>\n";
+    }
   }
 
   // The pair matrix as a heat map, its figures, ratios and NCCL transports in the table beside.

@@ -43,6 +43,10 @@ class MarkdownReporter : public DocumentReporter {
       const ResultIndex idx(d);
       header(o, in);
       o << "**Verdict: " << e(run_headline(d, in.verdicts)) << "**\n\n";
+      if (const auto why = flag_digest(in.verdicts); !why.empty()) {
+        for (const auto& w : why) o << "- " << e(w) << "\n";
+        o << "\n";
+      }
       matrix(o, in, idx);
       host_section(o, host_table(d, idx, links_of(in.verdicts)));
       all_ranks_tables(o, d);

@@ -127,6 +127,19 @@ std::vector<std::string> interference_lines(const RunDocument& d) {
   return out;
 }
 
+std::vector<std::string> flag_digest(const std::vector<PairVerdict>& vs, std::size_t max) {
+  std::vector<std::string> out;
+  std::size_t all = 0;
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) {
+      if (++all <= max) out.push_back(f.code + ": " + f.message);
+    }
+  }
+  if (all > max)
+    out.push_back("and " + std::to_string(all - max) + " more flags (see the verdicts)");
+  return out;
+}
+
 // Link label per pair, from the verdicts.
 std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs) {
   std::map<std::pair<int, int>, std::string> out;

@@ -37,6 +37,9 @@ std::string figure_conditions(const Result& r);
 // Every case that ran beside another process or under held clocks, judged or not, grouped by
 // what was seen: "pid 4242 (other-job) on rank 0 (...): nccl-sendrecv-ring all ranks 64M, ...".
 std::vector<std::string> interference_lines(const RunDocument& d);
+// The flags behind a verdict line, for the top of a report: "nccl-shm: NCCL used ...", at most
+// `max` of them, then "and N more flags (see the verdicts)".
+std::vector<std::string> flag_digest(const std::vector<PairVerdict>& vs, std::size_t max = 5);
 // Link label per pair, from the verdicts.
 std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs);
 std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t);

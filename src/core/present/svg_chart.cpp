@@ -24,7 +24,9 @@ const char* const kChartCss =
     "svg.chart .grid{stroke:#e3e3e3;stroke-width:1}svg.chart .axis{stroke:#666;stroke-width:1}"
     "svg.chart .ref{stroke:#555;stroke-width:1;stroke-dasharray:5 4}"
     "svg.chart .note{font-size:11px;fill:#444}svg.chart .flagged-row{fill:#b00;font-weight:bold}"
-    ".chart-table table{font-size:85%;margin:0}.chart-table td{white-space:nowrap}.chart-table "
+    // A wide table beside a chart wraps "387.0 (1.00)" rather than run off the page (an audit).
+    ".chart-table{max-width:100%;overflow-x:auto}.chart-table table{font-size:85%;margin:0}"
+    ".chart-table td.n{white-space:normal}.chart-table "
     "p{margin:0 0 .4em;font-size:90%}";
 
 namespace {

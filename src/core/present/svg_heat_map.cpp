@@ -107,13 +107,16 @@ std::string caption(const HeatMap& h) {
   return "columns: " + h.column_heading + "; rows: " + h.row_heading;
 }
 
+// "nccl-sendrecv-bidir (busbw GB/s both ways @ 64M)" whole: at 40 it lost its size (an audit).
+constexpr std::size_t kColumnLabelChars = 56;
+
 Layout layout_of(const HeatMap& h, std::size_t legend_rows) {
   Layout l;
   std::size_t row_chars = h.row_heading.size(), col_chars = 0;
   for (std::size_t r = 0; r < h.rows.size(); ++r)
     row_chars = std::max(row_chars, std::min<std::size_t>(row_label(h, r).size(), 34));
   for (std::size_t c = 0; c < h.columns.size(); ++c)
-    col_chars = std::max(col_chars, std::min<std::size_t>(column_label(h, c).size(), 40));
+    col_chars = std::max(col_chars, std::min(column_label(h, c).size(), kColumnLabelChars));
   // Column labels slant up at 35 degrees: their height and the room they take on the right.
   const double label_len = 6.4 * static_cast<double>(col_chars);
   l.left = 20 + 7.0 * static_cast<double>(row_chars);
@@ -137,7 +140,7 @@ std::string grid_labels(const HeatMap& h, const Layout& l) {
   for (std::size_t c = 0; c < h.columns.size(); ++c) {
     const double x = l.left + l.cell_w * (static_cast<double>(c) + 0.5);
     const double y = l.top - 8;
-    o += text(x, y, shorten(column_label(h, c), 40), "start", "tick",
+    o += text(x, y, shorten(column_label(h, c), kColumnLabelChars), "start", "tick",
               fmt::format("transform=\"rotate(-35 {} {})\"", num(x), num(y)));
   }
   o += text(l.left - 8, l.top - 8, h.row_heading, "end", "axis-label");
