@@ -171,6 +171,18 @@ TEST(RealRuns, SizesBelowTheMinimumAreJudgedOnlyByAKnownGoodFigure) {
       << all.flags[0].message;
   EXPECT_NE(all.flags[0].message.find("NCCL used SHM between some of the ranks"),
             std::string::npos);
+  // The flags stand right under the verdict line of the HTML and Markdown reports.
+  ReportInput in;
+  in.path = "p2p-disabled.json";
+  in.doc = &d;
+  in.verdicts = vs;
+  const std::string md = make_reporter(ReportFormat::kMarkdown)->render({in}, {});
+  const auto verdict_line =
+      md.find("**Verdict: 3 flagged of 3 verdicts (3 flags)**\n\n- nccl-shm: ");
+  EXPECT_NE(verdict_line, std::string::npos) << md.substr(0, 1500);
+  EXPECT_NE(
+      make_reporter(ReportFormat::kHtml)->render({in}, {}).find("<ul class=\"why\"><li>nccl-shm: "),
+      std::string::npos);
   Expectations off;
   off.expected_fraction = 0;  // no known-good bar: not judged under 256 MiB, as before
   EXPECT_EQ(find_verdict(compute_verdicts(d, off), -1, -1).verdict, "not-judged");
