@@ -77,18 +77,34 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
 
 std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairVerdict>& now) {
   if (d.verdicts.empty()) return "";
-  auto summary = [](const std::vector<PairVerdict>& vs) {
+  auto codes_of = [](const std::vector<PairVerdict>& vs) {
     std::set<std::string> codes;
     for (const auto& v : vs)
       for (const auto& f : v.flags) codes.insert(f.code);
+    return codes;
+  };
+  auto summary = [](const std::vector<PairVerdict>& vs, const std::set<std::string>& codes) {
     std::string s = verdict_headline(count_verdicts(vs));
     if (!codes.empty())
       s += "; flag codes " + join(std::vector<std::string>(codes.begin(), codes.end()));
     return s;
   };
-  const std::string then = summary(d.verdicts), here = summary(now);
+  const auto then_codes = codes_of(d.verdicts), here_codes = codes_of(now);
+  const std::string then = summary(d.verdicts, then_codes), here = summary(now, here_codes);
   if (then == here) return "";
-  return "the file recorded " + then + "; recomputed here: " + here;
+  // Which flags went and came, and by whose rules: a withdrawn flag with no word of why read as
+  // a failure waved away (an audit).
+  std::vector<std::string> gone, raised;
+  for (const auto& c : then_codes)
+    if (!here_codes.count(c)) gone.push_back(c);
+  for (const auto& c : here_codes)
+    if (!then_codes.count(c)) raised.push_back(c);
+  std::string changes;
+  if (!gone.empty()) changes += "; withdrawn: " + join(gone);
+  if (!raised.empty()) changes += "; raised: " + join(raised);
+  return "the file recorded " + then + "; recomputed here: " + here + changes +
+         " (this peerbench's rules and bars; the file's verdicts are from peerbench " +
+         d.tool.version + " " + d.tool.git_revision + ", its flags' evidence is in the file)";
 }
 
 }  // namespace peerbench

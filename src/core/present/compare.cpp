@@ -11,8 +11,10 @@
 #include "core/judge/verdict.h"
 #include "core/model/json_text.h"
 #include "core/model/pair_filter.h"
+#include "core/model/result_index.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
+#include "core/present/report_parts.h"
 #include "core/present/sections.h"
 
 namespace peerbench {
@@ -187,6 +189,21 @@ void cards_differ(const RunDocument& a, const RunDocument& b, Comparison& c) {
   if (!ma.empty() && !mb.empty()) diff(c.differences, "GPU of each rank (host/PCI)", ma, mb);
 }
 
+// NCCL's transport per pair of ranks ("0->1 P2P/CUMEM"), in words: a change of it explains NCCL
+// figures that moved (an audit saw 16 regressions with no word of SHM in What differs).
+void transports_differ(const RunDocument& a, const RunDocument& b, Comparison& c) {
+  const ResultIndex ia(a), ib(b);
+  std::set<std::pair<int, int>> pairs;
+  for (const auto& p : a.pairs) pairs.insert({p.src, p.dst});
+  for (const auto& p : b.pairs) pairs.insert({p.src, p.dst});
+  for (const auto& [s, t] : pairs) {
+    const std::string ta = report_parts::transport_of(ia, s, t);
+    const std::string tb = report_parts::transport_of(ib, s, t);
+    if (!ta.empty() || !tb.empty())
+      diff(c.differences, "NCCL transport " + pair_name(s, t), ta, tb);
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -280,6 +297,7 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   };
   diff(c.differences, "settings that change the figures", mode(a), mode(b));
   cards_differ(a, b, c);
+  transports_differ(a, b, c);
   config_differs(a, b, c);
   environment_differs(a, b, c);
 }

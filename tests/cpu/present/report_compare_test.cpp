@@ -55,7 +55,9 @@ TEST(Report, SaysWhereHostBuffersWereAndWhatTheFileItselfRecorded) {
   // Its run flagged the data-CRC counters, which this build records but does not flag (README).
   EXPECT_EQ(in.recorded,
             "the file recorded 2 flagged, 1 pass of 3 verdicts (2 flags); flag codes link-errors; "
-            "recomputed here: all 3 pass")
+            "recomputed here: all 3 pass; withdrawn: link-errors (this peerbench's rules and bars; "
+            "the file's verdicts are from peerbench 0.4.0 e7f6e27354a3, its flags' evidence is in "
+            "the file)")
       << "each GPU's link-errors flag stands on both its pairs, and counts once";
   for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml})
     EXPECT_NE(make_reporter(f)->render({in}, {}).find("recomputed here: all 3 pass"),
@@ -569,6 +571,14 @@ TEST(Compare, RanksThatSwappedGpusStillMatchTheirBidirectionalCases) {
   EXPECT_EQ(std::count_if(u.differences.begin(), u.differences.end(),
                           [](const std::string& d) { return d.rfind("GPU of each rank", 0) == 0; }),
             1);
+  auto shm = a;  // NCCL's transport changed: named, per pair
+  for (auto& p : shm.pairs) {
+    if (p.nccl) p.nccl->details = {"SHM/direct/direct"};
+  }
+  const auto t = compare_runs(a, "a.json", shm, "b.json", {});
+  EXPECT_NE(std::find(t.differences.begin(), t.differences.end(),
+                      "NCCL transport 0->1: P2P/CUMEM -> SHM/direct/direct"),
+            t.differences.end());
   auto other_cards = a;
   for (auto& r : other_cards.system.ranks) r.gpu.uuid += "-replaced";
   const auto o = compare_runs(a, "a.json", other_cards, "b.json", {});
