@@ -94,4 +94,8 @@ std::string sanitize_lines_for_terminal(std::string_view text) {
   return sanitize(text, true);
 }
 
+std::string count_of(long long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 }  // namespace peerbench

@@ -13,6 +13,8 @@ std::vector<std::string> split(const std::string& s, char sep);
 
 // "a, b, c": the items joined with `sep`.
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
+// "1 node", "4 nodes": a count and its noun, plural with an s.
+std::string count_of(long long n, const std::string& noun);
 
 // 395.1 with decimals = 1.
 std::string format_fixed(double v, int decimals);

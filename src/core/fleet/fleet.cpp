@@ -257,8 +257,8 @@ Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& 
   f.message = g.method + " " + p.name() + " " + format_fixed(pos.value, 2) + unit + " at " +
               format_size(g.bytes) + " is " + format_fixed(pos.ratio, 3) + " of the fleet median " +
               format_fixed(g.median, 2) + unit + " (" + g.gpu_model + ", " + g.link + ", " +
-              std::to_string(g.pairs) + " pairs on " + std::to_string(g.nodes) +
-              " nodes; tolerance " + format_fixed(100 * tolerance, 0) + "%)";
+              count_of(g.pairs, "pair") + " on " + count_of(g.nodes, "node") + "; tolerance " +
+              format_fixed(100 * tolerance, 0) + "%)";
   f.evidence = {{"value", pos.value},     {"fleet_median", g.median},
                 {"ratio", pos.ratio},     {"tolerance", tolerance},
                 {"bytes", g.bytes},       {"gpu_model", g.gpu_model},

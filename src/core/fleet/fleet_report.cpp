@@ -66,11 +66,13 @@ std::string incomplete_kinds(const FleetReport& r) {
 std::string verdict_line(const FleetReport& r) {
   const int n = static_cast<int>(r.nodes.size());
   if (fleet_exit_code(r) == kExitOk)
-    return "PASS: all " + std::to_string(n) + " nodes pass" + earlier_runs_clause(r);
+    return (n == 1 ? std::string("PASS: 1 node passes")
+                   : "PASS: all " + count_of(n, "node") + " pass") +
+           earlier_runs_clause(r);
   return "FAIL: " + std::to_string(r.count(NodeState::kFlagged)) + " flagged, " +
          std::to_string(r.count(NodeState::kIncomplete)) + " incomplete" + incomplete_kinds(r) +
          ", " + std::to_string(r.count(NodeState::kMissing)) + " missing, " +
-         std::to_string(r.count(NodeState::kPass)) + " pass, of " + std::to_string(n) + " nodes" +
+         std::to_string(r.count(NodeState::kPass)) + " pass, of " + count_of(n, "node") +
          earlier_runs_clause(r);
 }
 
@@ -126,7 +128,8 @@ std::string version_line(const VersionSpread& v) {
   std::string s = v.what + " ";
   bool first = true;
   for (const auto& [value, nodes] : v.nodes_by_value) {
-    s += (first ? "" : "; ") + value + ": " + std::to_string(nodes.size()) + " nodes";
+    s +=
+        (first ? "" : "; ") + value + ": " + count_of(static_cast<long long>(nodes.size()), "node");
     first = false;
     if (value == unnamed || !v.mixed()) continue;
     std::string names;

@@ -225,7 +225,7 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
   EXPECT_EQ(r.versions[0].nodes_by_value.at(real_run().system.driver_version).size(), 3u);
   EXPECT_FALSE(r.versions[2].mixed()) << "one NCCL version";
   const auto text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
-  EXPECT_NE(text.find("570.86.10: 1 nodes (n2)"), std::string::npos);
+  EXPECT_NE(text.find("570.86.10: 1 node (n2)"), std::string::npos);
   EXPECT_NE(text.find("MIXED"), std::string::npos);
   // A 2-2 split has no majority: one side's nodes are named (before: neither side's).
   const std::string tie = temp_dir();
