@@ -87,6 +87,17 @@ class RunChecks {
              quoted_value(d_.system.ranks[i].host) + " is not in system.hosts");
       }
     }
+    // A topology of a host no rank ran on is matched to nothing: every link read "?" and the
+    // report blamed per-task binding (an audit renamed the hosts of a run and not its topology).
+    if (!d_.topology) return;
+    for (std::size_t i = 0; i < d_.topology->hosts.size(); ++i) {
+      const std::string& h = d_.topology->hosts[i].host;
+      if (!listed.count(h)) {
+        fail("topology.hosts[" + std::to_string(i) + "].host",
+             quoted_value(h) + " is not in system.hosts (" + join(d_.system.hosts) +
+                 "); a run's topology is of its own hosts");
+      }
+    }
   }
 
   void in_progress() const {

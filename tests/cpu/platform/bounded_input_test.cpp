@@ -216,6 +216,8 @@ TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
       {[&](json& j) { j["system"]["hosts"].push_back("ghost"); },
        "system.hosts[1]': 'ghost' is the host of no rank"},
       {[&](json& j) { j["system"]["hosts"].push_back("vm"); }, "'vm' is listed twice"},
+      {[&](json& j) { j["topology"]["hosts"][0]["host"] = "elsewhere"; },
+       "topology.hosts[0].host': 'elsewhere' is not in system.hosts"},
       {[&](json& j) { j["system"]["ranks"][1]["host"] = "vm2"; },
        "system.ranks[1].host': 'vm2' is not in system.hosts"},
       {[&](json& j) { j["system"]["ranks"][0]["gpu"]["compute_capability"] = "9.0.1"; },
