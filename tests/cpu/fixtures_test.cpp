@@ -406,12 +406,12 @@ TEST(RealRuns, OneByteTablesShowTheTimePerCopyNotZeroGigabytes) {
   const auto d = load_run_file(fixture("h200x2-one-byte.json"));
   const auto vs = compute_verdicts(d, {});
   const std::string text = render(d, vs, ReportFormat::kText);
-  EXPECT_NE(text.find("us @ 1\n"), std::string::npos) << text;
-  EXPECT_EQ(text.find("GB/s @ 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("us @ 1 B\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GB/s @ 1 B\n"), std::string::npos) << text;
   EXPECT_NE(text.find("0->1  NV18      3.22"), std::string::npos) << text;
   EXPECT_NE(text.find("1->0  NV18      4.03"), std::string::npos) << text;
   const std::string md = render(d, vs, ReportFormat::kMarkdown);
-  EXPECT_NE(md.find("| ce-write (us @ 1) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ce-write (us @ 1 B) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| NV18 | 3.22 |"), std::string::npos) << md;
   const std::string html = render(d, vs, ReportFormat::kHtml);
   EXPECT_NE(html.find("us @ 1"), std::string::npos);

@@ -178,7 +178,7 @@ void describe_observed(const Ctx& c, PairVerdict& v) {
     if (mv.value) {
       const bool us = mv.unit == "us";
       std::string s = mv.method + " " + format_fixed(*mv.value, us ? 2 : 1) + " " +
-                      (us ? "us" : "GB/s") +
+                      (us || mv.unit.empty() ? (us ? "us" : "GB/s") : mv.unit) +
                       (v.src < 0 ? " @ " + format_size_compact(mv.bytes) : "");
       if (mv.state != vs::kPass && mv.state != vs::kFlagged) s += " (" + mv.state + ")";
       parts.push_back(s);
