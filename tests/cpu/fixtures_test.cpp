@@ -180,6 +180,9 @@ TEST(RealRuns, SizesBelowTheMinimumAreJudgedOnlyByAKnownGoodFigure) {
   const auto verdict_line =
       md.find("**Verdict: 3 flagged of 3 verdicts (3 flags)**\n\n- nccl-shm: ");
   EXPECT_NE(verdict_line, std::string::npos) << md.substr(0, 1500);
+  // And the names it uses are explained at the end: each method, busbw, NCCL's transports.
+  EXPECT_NE(md.find("- **busbw**: nccl-tests' bus bandwidth"), std::string::npos);
+  EXPECT_NE(md.find("- **ce-write**: copy engine on the source GPU"), std::string::npos);
   EXPECT_NE(
       make_reporter(ReportFormat::kHtml)->render({in}, {}).find("<ul class=\"why\"><li>nccl-shm: "),
       std::string::npos);

@@ -81,6 +81,9 @@ class HtmlReporter : public DocumentReporter {
         o << "</ul>\n";
       }
       verdicts(o, in.verdicts);
+      o << "<h2>Terms</h2>\n<dl>";
+      for (const auto& [t, m] : terms_of(d)) o << "<dt>" << e(t) << "</dt><dd>" << e(m) << "</dd>";
+      o << "</dl>\n";
     }
     if (!plots.empty()) {
       o << "<h2>Plots</h2>\n";

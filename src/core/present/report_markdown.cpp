@@ -68,6 +68,8 @@ class MarkdownReporter : public DocumentReporter {
         o << "\n";
       }
       verdicts(o, in.verdicts);
+      o << "\n## Terms\n\n";
+      for (const auto& [t, m] : terms_of(d)) o << "- **" << e(t) << "**: " << e(m) << "\n";
       o << "\n";
     }
     if (!plots.empty()) {

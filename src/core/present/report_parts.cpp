@@ -141,6 +141,30 @@ std::vector<std::string> flag_digest(const std::vector<PairVerdict>& vs, std::si
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> terms_of(const RunDocument& d) {
+  std::vector<std::pair<std::string, std::string>> out;
+  bool nccl = false;
+  for (const auto& m : d.methods) {
+    out.push_back({m.name, m.summary});
+    nccl = nccl || m.uses_nccl;
+  }
+  out.push_back({"GB/s", "1e9 bytes per second; algbw is bytes moved over time"});
+  if (nccl) {
+    out.push_back({"busbw",
+                   "nccl-tests' bus bandwidth: algbw x 2(n-1)/n for all-reduce, x (n-1)/n "
+                   "for all-gather, reduce-scatter and all-to-all, x 1 otherwise"});
+    out.push_back({"P2P, SHM, NET",
+                   "the transport NCCL chose between two ranks: GPU to GPU "
+                   "(NVLink or PCIe; /CUMEM, /IPC how it mapped the peer), "
+                   "through host shared memory, or the network"});
+  }
+  out.push_back({"NVn, PCIe GenG xW", "the link between two GPUs: n NVLinks, or a PCIe path"});
+  out.push_back({"known-good",
+                 "what a healthy card of the model delivers over the link "
+                 "(data/known_good/, with its source)"});
+  return out;
+}
+
 // Link label per pair, from the verdicts.
 std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs) {
   std::map<std::pair<int, int>, std::string> out;

@@ -40,6 +40,9 @@ std::vector<std::string> interference_lines(const RunDocument& d);
 // The flags behind a verdict line, for the top of a report: "nccl-shm: NCCL used ...", at most
 // `max` of them, then "and N more flags (see the verdicts)".
 std::vector<std::string> flag_digest(const std::vector<PairVerdict>& vs, std::size_t max = 5);
+// What the report's names mean: each method of the run (its summary) and the terms a reader meets
+// (busbw, NVn, NCCL's transports), as {term, meaning}.
+std::vector<std::pair<std::string, std::string>> terms_of(const RunDocument& d);
 // Link label per pair, from the verdicts.
 std::map<std::pair<int, int>, std::string> links_of(const std::vector<PairVerdict>& vs);
 std::string link_label(const std::map<std::pair<int, int>, std::string>& links, int s, int t);

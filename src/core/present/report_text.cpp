@@ -62,6 +62,8 @@ class TextReporter : public DocumentReporter {
         o << "Errors recorded by the run:\n";
         for (const auto& err : d.errors) o << "  " << e(err) << "\n";
       }
+      o << "\nTerms:\n";
+      for (const auto& [t, m] : terms_of(d)) o << "  " << e(t) << ": " << e(m) << "\n";
       if (runs.size() > 1) o << "\n";
     }
     return o.str();

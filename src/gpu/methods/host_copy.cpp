@@ -26,7 +26,7 @@ class HostCopy : public Method {
     m.all_gpus_at_once = all_gpus;
     m.summary =
         std::string(to_device ? "pinned host memory -> GPU" : "GPU -> pinned host memory") +
-        " on the copy engine, host memory on the GPU's NUMA node" +
+        " on the copy engine, host memory on the GPU's NUMA node where known" +
         (all_gpus ? ", every GPU at once (shared host PCIe and memory)" : ", one GPU at a time");
     return m;
   }
