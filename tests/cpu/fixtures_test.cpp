@@ -8,6 +8,7 @@
 #include "core/judge/verdict.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema.h"
+#include "core/present/history.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
 #include "test_catalog.h"
@@ -541,6 +542,20 @@ TEST(RealRuns, ABurnInThatDoesNotFitItsRunIsRefused) {
     const std::string got = burn_in_refusal(j);
     EXPECT_NE(got.find(why), std::string::npos) << "expected: " << why << "\ngot: " << got;
   }
+}
+
+// A run that stopped at 64 MiB had no point at run 1's 1 GiB in the history chart, and its NCCL
+// at 0.10 no line there (an audit): each run is set against run 1 at the largest size both hold.
+TEST(RealRuns, HistoryChartMeetsEachRunAtTheLargestSizeItShares) {
+  const auto a = load_run_file(h200x2("default.json"));
+  const auto b = load_run_file(h200x2("p2p-disabled.json"));
+  CompareOptions o;
+  o.format = ReportFormat::kHtml;
+  const auto h = build_history({a, b, a}, {"a.json", "b.json", "c.json"}, o);
+  const std::string html = render_history(h, o, {});
+  EXPECT_NE(html.find("0.100 (@ 64M)"), std::string::npos);
+  EXPECT_NE(html.find("1.000 (@ 1G)"), std::string::npos);
+  EXPECT_NE(html.find("ce-latency @ 8 B"), std::string::npos);
 }
 
 }  // namespace
