@@ -60,6 +60,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     in.expectations_source = bars.source;
     in.bars_used = bars_used_line(docs[i], in.verdicts, bars);
     in.recorded = recorded_verdicts_note(docs[i], in.verdicts);
+    in.known_good = known_good_marks(docs[i], bars, in.verdicts);
     failing += run_failing(docs[i], in.verdicts, o.fail_on);
     inputs.push_back(std::move(in));
   }

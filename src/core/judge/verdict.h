@@ -118,6 +118,22 @@ nlohmann::json to_json(const Expectations& e);
 
 std::vector<PairVerdict> compute_verdicts(const RunDocument& d, const Expectations& e);
 
+// The known-good figure at a measured size, for charts: the line a healthy card would draw.
+struct KnownGoodMark {
+  std::string method;
+  int src = -1, dst = -1;  // as the verdict's: -1/-1 over all ranks, src = dst a host<->GPU one
+  std::uint64_t bytes = 0;
+  double value = 0;
+  std::string unit;    // "GB/s", "busbw GB/s", "us"
+  std::string curve;   // "H200 SXM, NV18" (", 2 ranks" where the figure is for a job size)
+  std::string source;  // the table's source id
+};
+// Per verdict in `vs` with a known-good figure at its judged size, that method's figure at each
+// size the run measured (the first variant, the plan's attempt) where the table has one at or
+// between its sizes; never past its largest, and in the unit the method's chart shows.
+std::vector<KnownGoodMark> known_good_marks(const RunDocument& d, const Expectations& e,
+                                            const std::vector<PairVerdict>& vs);
+
 // One measured case: what a confirmation repeat measures again.
 struct CaseKey {
   std::string method;

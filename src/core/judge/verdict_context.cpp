@@ -246,4 +246,34 @@ bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r) {
   return figure_is_time(&m, r.bytes, c.e.small_message_max_bytes);
 }
 
+// The link that bounds a collective over all ranks: the network across hosts, else the slowest
+// local link; the same GPU when every rank shares one.
+Link all_ranks_link(const Ctx& c) {
+  Link slowest;
+  slowest.cls.label = "all";
+  const auto& ranks = c.d.system.ranks;
+  // One rank, or every rank on one GPU (under any host names): the collective crosses no link.
+  if (!ranks.empty() && std::all_of(ranks.begin() + 1, ranks.end(), [&](const RankInfo& r) {
+        return same_card(r, ranks.front());
+      })) {
+    slowest.cls.kind = LinkKind::kSameGpu;
+    return slowest;
+  }
+  if (c.d.system.hosts.size() > 1) {
+    slowest.cls = cross_host_link();
+    slowest.kind = "net";
+    return slowest;
+  }
+  bool all_same_gpu = !c.idx.pairs().empty();
+  for (const auto& [s, t] : c.idx.pairs()) {
+    const Link l = link_of(c, s, t);
+    if (l.cls.kind != LinkKind::kSameGpu) all_same_gpu = false;
+    if (l.expected && (!slowest.expected || l.expected->raw_gbps < slowest.expected->raw_gbps)) {
+      slowest = l;
+    }
+  }
+  if (all_same_gpu) slowest.cls.kind = LinkKind::kSameGpu;
+  return slowest;
+}
+
 }  // namespace peerbench::verdict_detail

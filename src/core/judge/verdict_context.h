@@ -77,6 +77,9 @@ bool same_card(const RankInfo& a, const RankInfo& b);  // one GPU, across hosts 
 const GpuTopology* topology_gpu(const Ctx& c, const RankInfo& r);
 std::string bar_kind_of(const LinkClass& cls);
 Link link_of(const Ctx& c, int src, int dst);
+// The link that bounds a collective over all ranks: the network across hosts, else the slowest
+// local link; the same GPU when every rank shares one.
+Link all_ranks_link(const Ctx& c);
 // Whether the verdict judges `r` as a time per operation, at the run's own latency-size bound.
 bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r);
 Link host_link_of(const Ctx& c, int rank);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/judge/verdict.h"
 #include "core/model/results.h"
 #include "core/present/view_options.h"
 
@@ -22,6 +23,7 @@ struct ReportInput {
   std::string expectations_source;
   std::string bars_used;  // bars_used_line: what judged the figures ("" to leave out)
   std::string recorded;   // recorded_verdicts_note: the file's own verdicts where they differ
+  std::vector<KnownGoodMark> known_good;  // known_good_marks: the charts' known-good lines
 };
 
 struct PlotFile {

@@ -138,6 +138,28 @@ std::vector<svg::Series> summary_series(
   return {median, slow, fast};
 }
 
+// Known-good curves of `method` among pairs or GPUs (all_ranks false) or over all ranks: one
+// series per model and link, its figure at each size (the same for every pair on that link).
+// Past kMaxKnownGoodLines curves (a node of mixed links) none: the heat map has each pair's ratio.
+constexpr std::size_t kMaxKnownGoodLines = 2;
+std::vector<svg::Series> known_good_series(const std::vector<KnownGoodMark>& marks,
+                                           const std::string& method, bool all_ranks,
+                                           const std::string& prefix) {
+  std::map<std::string, std::map<std::uint64_t, double>> curves;
+  for (const auto& k : marks) {
+    if (k.method == method && (k.src < 0) == all_ranks) curves[k.curve].emplace(k.bytes, k.value);
+  }
+  std::vector<svg::Series> out;
+  if (curves.size() > kMaxKnownGoodLines) return out;
+  for (const auto& [curve, points] : curves) {
+    svg::Series s{prefix + "known-good, " + curve, {}, true};
+    for (const auto& [bytes, value] : points)
+      s.points.push_back({static_cast<double>(bytes), value, ""});
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultIndex& idx) {
@@ -173,7 +195,8 @@ std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultInd
   return h;
 }
 
-std::vector<svg::LineChart> size_charts(const RunDocument& d, MethodScope scope) {
+std::vector<svg::LineChart> size_charts(const RunDocument& d, MethodScope scope,
+                                        const std::vector<KnownGoodMark>& known_good) {
   std::vector<svg::LineChart> out;
   for (const auto* m : methods_in(d, scope)) {
     const auto pairs = points_by_pair(d, m);
@@ -195,12 +218,15 @@ std::vector<svg::LineChart> size_charts(const RunDocument& d, MethodScope scope)
       for (const auto& [pair, pts] : pairs)
         c.series.push_back({pair_name(pair.first, pair.second), pts});
     }
+    for (auto& k : known_good_series(known_good, m->name, false, ""))
+      c.series.push_back(std::move(k));
     out.push_back(std::move(c));
   }
   return out;
 }
 
-std::optional<svg::LineChart> collectives_chart(const RunDocument& d) {
+std::optional<svg::LineChart> collectives_chart(const RunDocument& d,
+                                                const std::vector<KnownGoodMark>& known_good) {
   svg::LineChart c;
   c.title = "NCCL collectives over all ranks on " + hosts_of(d) + ": bus bandwidth against size";
   c.x_label = "size (bytes, as nccl-tests counts them; log-2 scale)";
@@ -216,7 +242,10 @@ std::optional<svg::LineChart> collectives_chart(const RunDocument& d) {
         s.points.push_back({static_cast<double>(r.bytes), r.busbw_gbps->median, time_aside(m, r)});
     }
     most_points = std::max(most_points, s.points.size());
-    if (!s.points.empty()) c.series.push_back(std::move(s));
+    if (s.points.empty()) continue;
+    c.series.push_back(std::move(s));
+    for (auto& k : known_good_series(known_good, m->name, true, m->name + " "))
+      c.series.push_back(std::move(k));
   }
   if (c.series.empty() || most_points < 2) return std::nullopt;
   return c;

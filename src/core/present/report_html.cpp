@@ -53,10 +53,10 @@ class HtmlReporter : public DocumentReporter {
       const ResultIndex idx(d);
       header(o, in);
       matrix(o, in, idx);
-      size_section(o, d, MethodScope::kPair, "Pairs: bandwidth against size");
+      size_section(o, in, MethodScope::kPair, "Pairs: bandwidth against size");
       host_section(o, host_table(d, idx, links_of(in.verdicts)));
-      size_section(o, d, MethodScope::kPerGpu, "Host <-> GPU: bandwidth against size");
-      if (const auto c = collectives_chart(d)) {
+      size_section(o, in, MethodScope::kPerGpu, "Host <-> GPU: bandwidth against size");
+      if (const auto c = collectives_chart(d, in.known_good)) {
         o << "<h2>NCCL collectives: bus bandwidth against size</h2>\n" << chart(*c);
       }
       all_ranks_tables(o, d);
@@ -144,9 +144,9 @@ class HtmlReporter : public DocumentReporter {
     o << "<h2>Pairs at the largest size</h2>\n" << chart(*h);
   }
 
-  static void size_section(W& o, const RunDocument& d, MethodScope scope,
+  static void size_section(W& o, const ReportInput& in, MethodScope scope,
                            const std::string& title) {
-    const auto charts = size_charts(d, scope);
+    const auto charts = size_charts(*in.doc, scope, in.known_good);
     if (charts.empty()) return;
     o << "<h2>" << e(title) << "</h2>\n";
     for (const auto& c : charts) o << chart(c);

@@ -141,26 +141,66 @@ std::string line_axes(const LineChart& c, const Frame& f, const std::set<double>
   return o;
 }
 
+// A measured series' colour and marker index: reference series take none, so a pair keeps its
+// colour whether or not a known-good line is drawn.
+std::vector<std::size_t> series_slots(const LineChart& c) {
+  std::vector<std::size_t> slots;
+  std::size_t next = 0;
+  for (const auto& s : c.series) slots.push_back(s.reference ? 0 : next++);
+  return slots;
+}
+
+const char* const kReferenceColour = "#666";
+
+std::string reference_marker(double x, double y, const std::string& tooltip) {
+  return fmt::format(
+      "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"#fff\" stroke=\"{}\" "
+      "stroke-width=\"1.5\">{}</circle>",
+      num(x), num(y), kReferenceColour,
+      tooltip.empty() ? "" : "<title>" + esc(tooltip) + "</title>");
+}
+
 std::string line_series(const LineChart& c, const Frame& f) {
   std::string o;
+  const auto slots = series_slots(c);
   for (std::size_t i = 0; i < c.series.size(); ++i) {
-    auto pts = c.series[i].points;
+    const Series& s = c.series[i];
+    auto pts = s.points;
     std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
-    const std::string colour = series_colour(i);
+    const std::string colour = s.reference ? kReferenceColour : series_colour(slots[i]);
     std::string line;
     for (const auto& p : pts) line += num(f.px(axis_x(c, p.x))) + "," + num(f.py(p.y)) + " ";
-    o += "<g><title>" + esc(c.series[i].name) + "</title>";
+    o += "<g><title>" + esc(s.name) + "</title>";
     if (pts.size() > 1) {
-      o += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>",
-                       colour, line);
+      o += fmt::format(
+          "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>", colour,
+          s.reference ? "1.5" : "2", s.reference ? " stroke-dasharray=\"6 4\"" : "", line);
     }
     for (const auto& p : pts) {
-      o += series_marker(i, f.px(axis_x(c, p.x)), f.py(p.y), colour,
-                         c.series[i].name + ": " + x_text(c, p.x) + ": " + point_text(c, p));
+      const double x = f.px(axis_x(c, p.x)), y = f.py(p.y);
+      const std::string tip = s.name + ": " + x_text(c, p.x) + ": " + point_text(c, p);
+      o += s.reference ? reference_marker(x, y, tip) : series_marker(slots[i], x, y, colour, tip);
     }
     o += "</g>";
   }
   return o;
+}
+
+std::vector<LegendEntry> line_legend(const LineChart& c) {
+  std::vector<LegendEntry> entries;
+  const auto slots = series_slots(c);
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const Series& s = c.series[i];
+    const std::string swatch = s.reference
+                                   ? fmt::format(
+                                         "<line x1=\"0\" y1=\"6\" x2=\"13\" y2=\"6\" stroke=\"{}\" "
+                                         "stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>",
+                                         kReferenceColour) +
+                                         reference_marker(6.5, 6, "")
+                                   : series_marker(slots[i], 6, 6, series_colour(slots[i]), "");
+    entries.push_back({s.name, swatch});
+  }
+  return entries;
 }
 
 std::string line_table(const LineChart& c, const std::set<double>& xs) {
@@ -203,11 +243,7 @@ std::string render_line_chart(const LineChart& c) {
     o += text(f.right - 4, y - 5, c.reference_label, "end", "note");
   }
   o += line_series(c, f);
-  std::vector<LegendEntry> entries;
-  for (std::size_t i = 0; i < c.series.size(); ++i) {
-    entries.push_back({c.series[i].name, series_marker(i, 6, 6, series_colour(i), "")});
-  }
-  o += legend(f.right + 16, f.top, entries, kLegendChars);
+  o += legend(f.right + 16, f.top, line_legend(c), kLegendChars);
   o += "</svg>";
   return figure(c.title, o, line_table(c, xs));
 }

@@ -23,6 +23,9 @@ struct Point {
 struct Series {
   std::string name;
   std::vector<Point> points;
+  // A figure to read the others against (known-good), not a measurement: a dashed grey line
+  // with hollow markers, and no colour taken from the measured series.
+  bool reference = false;
 };
 
 struct LineChart {

@@ -109,7 +109,7 @@ TEST(Charts, AOneColumnHeatMapKeepsItsWholeCaption) {
 
 TEST(Charts, BandwidthAgainstSizeOnALog2Axis) {
   const RunDocument d = example("h200x2-default.json");
-  const auto charts = size_charts(d, MethodScope::kPair);
+  const auto charts = size_charts(d, MethodScope::kPair, {});
   const svg::LineChart* ce_write = nullptr;
   std::set<std::string> methods;
   for (const auto& c : charts) {
@@ -148,7 +148,7 @@ TEST(Charts, PastEightPairsTheMedianSlowestAndFastestWithTheSlowestNamed) {
         d.results.push_back(test::bw_result("ce-write", a, b, size, a == 2 && b == 5 ? 300 : 395));
     }
   }
-  const auto charts = size_charts(d, MethodScope::kPair);
+  const auto charts = size_charts(d, MethodScope::kPair, {});
   ASSERT_EQ(charts.size(), 1u);
   ASSERT_EQ(charts[0].series.size(), 3u);
   EXPECT_EQ(charts[0].series[0].name, "median of 56 pairs");
@@ -166,7 +166,7 @@ TEST(Charts, AtLatencySizesTheTableGivesTheTimePerOperation) {
     d.results.push_back(test::latency_result("nccl-sendrecv", a, 1 - a, 7.53));
     d.results.push_back(test::bw_result("nccl-sendrecv", a, 1 - a, 1ull << 30, 370.2));
   }
-  const auto charts = size_charts(d, MethodScope::kPair);
+  const auto charts = size_charts(d, MethodScope::kPair, {});
   ASSERT_EQ(charts.size(), 1u);
   const std::string svg = svg::render(charts[0]);
   EXPECT_EQ(count(svg, "<td class=\"n\">0.0 (7.53 us per op)</td>"), 2) << svg;
@@ -185,7 +185,7 @@ TEST(Charts, AtLatencySizesTheTableGivesTheTimePerOperation) {
       big.results.push_back(test::bw_result("nccl-sendrecv", a, b, 1ull << 30, 370.0));
     }
   }
-  const auto summary = size_charts(big, MethodScope::kPair);
+  const auto summary = size_charts(big, MethodScope::kPair, {});
   ASSERT_EQ(summary.size(), 1u);
   ASSERT_EQ(summary[0].series.size(), 3u);
   EXPECT_EQ(summary[0].series[1].points.front().aside, "9.00 us per op") << "the slowest pair";
@@ -194,7 +194,7 @@ TEST(Charts, AtLatencySizesTheTableGivesTheTimePerOperation) {
 
 TEST(Charts, EveryCollectiveOnOneChart) {
   const RunDocument d = example("h200x2-default.json");
-  const auto c = collectives_chart(d);
+  const auto c = collectives_chart(d, {});
   ASSERT_TRUE(c);
   EXPECT_EQ(c->series.size(), 7u);
   const std::string svg = svg::render(*c);
@@ -202,6 +202,67 @@ TEST(Charts, EveryCollectiveOnOneChart) {
   EXPECT_NE(svg.find("bus bandwidth (busbw GB/s, median)"), std::string::npos);
   EXPECT_NE(svg.find("nccl-allreduce (float/sum)"), std::string::npos);
   EXPECT_NE(svg.find(">266.1<"), std::string::npos) << "all-gather's busbw at 1 GiB, as report";
+}
+
+// A chart says what a healthy card draws: the known-good curve of the pair's model and link as a
+// dashed grey line, at the sizes measured from the table's first (64 MiB), never past its last.
+TEST(Charts, SizeChartsDrawTheKnownGoodCurveOfTheLink) {
+  const RunDocument d = example("h200x2-default.json");
+  const auto verdicts = compute_verdicts(d, {});
+  const auto marks = known_good_marks(d, {}, verdicts);
+  std::set<std::uint64_t> ce_write_sizes;
+  for (const auto& k : marks) {
+    if (k.method != "ce-write") continue;
+    ce_write_sizes.insert(k.bytes);
+    EXPECT_EQ(k.curve, "H200 SXM, NV18");
+    EXPECT_EQ(k.unit, "GB/s");
+    EXPECT_GT(k.value, 300);
+    EXPECT_FALSE(k.source.empty());
+  }
+  EXPECT_EQ(ce_write_sizes, (std::set<std::uint64_t>{64ull << 20, 256ull << 20, 1ull << 30}))
+      << "the table starts at 64 MiB: nothing drawn under it";
+  const auto charts = size_charts(d, MethodScope::kPair, marks);
+  const svg::LineChart* ce_write = nullptr;
+  for (const auto& c : charts) {
+    if (c.title.rfind("ce-write ", 0) == 0) ce_write = &c;
+  }
+  ASSERT_NE(ce_write, nullptr);
+  ASSERT_EQ(ce_write->series.size(), 3u) << "0->1, 1->0 and one known-good line for both";
+  const auto& kg = ce_write->series[2];
+  EXPECT_TRUE(kg.reference);
+  EXPECT_EQ(kg.name, "known-good, H200 SXM, NV18");
+  ASSERT_EQ(kg.points.size(), 3u);
+  // The measured pairs sit on it: 0.98-1.02 of it at 1 GiB.
+  EXPECT_NEAR(ce_write->series[0].points.back().y / kg.points.back().y, 1.0, 0.02);
+  const std::string svg = svg::render(*ce_write);
+  EXPECT_EQ(count(svg, "stroke-dasharray=\"6 4\""), 1) << "the line, dashed";
+  EXPECT_NE(svg.find("<th>known-good, H200 SXM, NV18</th>"), std::string::npos);
+  // The pairs keep the colours they have without it.
+  std::string plain;
+  for (const auto& p : size_charts(d, MethodScope::kPair, {})) {
+    if (p.title == ce_write->title) plain = svg::render(p);
+  }
+  EXPECT_EQ(count(svg, "#0072B2"), count(plain, "#0072B2"));
+  EXPECT_EQ(count(svg, "#E69F00"), count(plain, "#E69F00"));
+
+  // Collectives: each method's own curve, named for its method.
+  const auto c = collectives_chart(d, marks);
+  ASSERT_TRUE(c);
+  int lines = 0;
+  for (const auto& s : c->series) {
+    if (!s.reference) continue;
+    ++lines;
+    EXPECT_NE(s.name.find(" known-good, H200 SXM, NV18"), std::string::npos) << s.name;
+  }
+  EXPECT_GE(lines, 2) << "all-reduce and all-gather at least";
+}
+
+// A file judged without a known-good figure (another model) draws no line, and says nothing.
+TEST(Charts, NoKnownGoodLineWhereTheTableHasNone) {
+  RunDocument d = example("h200x2-default.json");
+  for (auto& r : d.system.ranks) r.gpu.name = "NVIDIA Imaginary X9";
+  const auto verdicts = compute_verdicts(d, {});
+  EXPECT_TRUE(known_good_marks(d, {}, verdicts).empty());
 }
 
 TEST(Charts, HtmlReportCarriesItsChartsInThePage) {
