@@ -137,7 +137,7 @@ if [ "$mode" = full ] || [ "$mode" = issues ]; then
     "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 64M -e 64M -R "$reg" -C 1 -J "$out/reg$reg-64m.json" > "$out/reg$reg-64m.log" 2>&1
   done
   for a in 0 1 2 3; do
-    "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-write -b 8 -e 8 -n 200 -a "$a" -J "$out/avg$a.json" > "$out/avg$a.log" 2>&1
+    "${mpirun_[@]}" -np "$np" build/peerbench run "${share[@]}" -m ce-bidir -b 8 -e 8 -n 200 -a "$a" -J "$out/avg$a.json" > "$out/avg$a.log" 2>&1
   done
   "${mpirun_[@]}" -np "$nr" build/peerbench run -m nccl-allreduce -b 8 -e 8 -n 200 -z 1 -J "$out/blocking.json" > "$out/blocking.log" 2>&1
   python3 "$here/scripts/issue18_summary.py" "$out" | tee -a "$log"

@@ -41,7 +41,7 @@ def main():
     for a in range(4):
         r, why = first_ok(f"{out}/avg{a}.json")
         times.append(f"{r['time_us']['median']:.2f}" if r else why)
-    print("# -a 0..3 (ce-write 8 B, us): " + " ".join(times))
+    print("# -a 0..3 (ce-bidir 8 B, both ranks timed, us): " + " ".join(times))
     r, why = first_ok(f"{out}/blocking.json")
     print("# -z 1 (8-byte all-reduce, the host waits for each): " +
           (f"{r['time_us']['median']:.2f} us, launch-bound {r['enqueue']['launch_bound']}" if r else why))

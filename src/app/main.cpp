@@ -19,7 +19,7 @@ namespace {
 // One line on stderr whatever the message quotes: file text, paths and option values may hold
 // newlines or escape sequences, shown escaped (core/base/text.h).
 void print_error(const std::string& what) {
-  std::fprintf(stderr, "peerbench: error: %s\n", peerbench::sanitize_for_terminal(what).c_str());
+  std::fprintf(stderr, "peerbench: error: %s\n", peerbench::error_line(what).c_str());
 }
 
 // What every rank must share to run one job: the peerbench build and its arguments.

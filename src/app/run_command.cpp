@@ -302,17 +302,15 @@ int run_command(const CommandLine& cl, int argc, char** argv, const LaunchInfo& 
       code = measure(cl, o, rk, capture, launch);
     }
   } catch (const UsageError& e) {
-    if (root)
-      std::fprintf(stderr, "peerbench: error: %s\n", sanitize_for_terminal(e.what()).c_str());
+    if (root) std::fprintf(stderr, "peerbench: error: %s\n", error_line(e.what()).c_str());
     code = kExitUsage;
   } catch (const gpu::LaunchError& e) {
-    if (root)
-      std::fprintf(stderr, "peerbench: error: %s\n", sanitize_for_terminal(e.what()).c_str());
+    if (root) std::fprintf(stderr, "peerbench: error: %s\n", error_line(e.what()).c_str());
     code = kExitUsage;
   } catch (const std::exception& e) {
     // One rank alone hit something unexpected: the others may wait in a collective forever.
     std::fprintf(stderr, "peerbench: error: %s: %s\n", rk.where().c_str(),
-                 sanitize_for_terminal(e.what()).c_str());
+                 error_line(e.what()).c_str());
     std::fflush(stderr);
     capture.remove_files();
     MPI_Abort(MPI_COMM_WORLD, kExitFlagged);

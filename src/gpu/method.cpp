@@ -19,7 +19,11 @@ std::string require_peer(const StepContext& c) {
 
 std::vector<MethodInfo> method_catalog() {
   std::vector<MethodInfo> out;
-  for (const auto& m : make_methods()) out.push_back(m->info());
+  for (const auto& m : make_methods()) {
+    out.push_back(m->info());
+    out.back().workers =
+        m->info().scope == MethodScope::kAllRanks ? 0 : static_cast<int>(m->workers(0, 1).size());
+  }
   return out;
 }
 

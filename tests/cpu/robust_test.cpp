@@ -244,6 +244,27 @@ TEST(Robust, SanitizeEscapesControlsAndKeepsText) {
   EXPECT_EQ(sanitize_lines_for_terminal("one\x1b]0;x\x07\ntwo\n"), "one\\x1b]0;x\\x07\ntwo\n");
 }
 
+// An audit: U+202E (right-to-left override) and U+2028 (line separator) in -m reached the
+// terminal raw, and a 100 KB -b value came back as a 100 KB error line.
+TEST(Robust, ErrorLinesEscapeReorderingCharactersAndCutLongWords) {
+  EXPECT_EQ(sanitize_for_terminal("x\u202ey"), "x\\xe2\\x80\\xaey");
+  EXPECT_EQ(sanitize_for_terminal("x\u2028y\u2066z\u200f"),
+            "x\\xe2\\x80\\xa8y\\xe2\\x81\\xa6z\\xe2\\x80\\x8f");
+  EXPECT_EQ(sanitize_for_terminal("\u2192 \u00fc"), "\u2192 \u00fc") << "other text passes";
+  const std::string e = error_line("-b/--minbytes: '" + std::string(100000, 'x') +
+                                   "' is not a size; use a number with K/M/G");
+  EXPECT_LT(e.size(), 200u) << e;
+  EXPECT_EQ(
+      e.rfind("-b/--minbytes: '" + std::string(63, 'x') + "... (100002 bytes) is not a size", 0),
+      0u)
+      << e;
+  EXPECT_NE(e.find("use a number with K/M/G"), std::string::npos) << "the rule is kept";
+  EXPECT_EQ(error_line("short words stay"), "short words stay");
+  // Cut on a character's boundary: 'ü' is two bytes.
+  const std::string u = error_line(std::string(63, 'a') + "\u00fc" + std::string(200, 'b'));
+  EXPECT_EQ(u, std::string(63, 'a') + "... (265 bytes)");
+}
+
 // ---- 6. Results files that no run could have written
 
 const std::string kFixture =

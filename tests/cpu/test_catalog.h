@@ -16,6 +16,7 @@ inline std::vector<MethodInfo> catalog() {
     m.needs_p2p = true;
     m.same_host_only = true;
     m.bidirectional = bidir;
+    m.workers = bidir ? 2 : 1;
     return m;
   };
   std::vector<MethodInfo> c{copy("ce-write", "ce"),       copy("ce-read", "ce"),
@@ -26,6 +27,7 @@ inline std::vector<MethodInfo> catalog() {
   staged.family = "staged";
   staged.same_host_only = true;
   staged.graph_capturable = false;
+  staged.workers = 2;
   c.push_back(staged);
   for (const char* n : {"h2d", "d2h", "h2d-all", "d2h-all"}) {
     MethodInfo h;
@@ -43,6 +45,8 @@ inline std::vector<MethodInfo> catalog() {
   sml.metric = Metric::kLatency;
   sml.fixed_size = true;
   sml.fixed_bytes = 4;
+  sml.graph_capturable = false;
+  sml.workers = 2;
   c.push_back(sml);
   auto nccl = [](const char* n, bool bidir) {
     MethodInfo m;
@@ -51,6 +55,7 @@ inline std::vector<MethodInfo> catalog() {
     m.uses_nccl = true;
     m.collective = Collective::kSendRecv;
     m.bidirectional = bidir;
+    m.workers = 2;
     return m;
   };
   c.push_back(nccl("nccl-sendrecv", false));
@@ -65,6 +70,7 @@ inline std::vector<MethodInfo> catalog() {
     m.typed = true;
     m.reduces = reduces;
     m.rooted = rooted;
+    m.workers = 0;
     return m;
   };
   c.push_back(coll("nccl-allreduce", Collective::kAllReduce, true, false));

@@ -51,6 +51,13 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i, unsigned* cp) {
   return len;
 }
 
+// Bidirectional overrides and isolates turn "x.json" into what reads as another name, and the
+// line and paragraph separators break a line in some terminals (an audit; "Trojan Source").
+bool reorders_text(unsigned cp) {
+  return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E ||
+         cp == 0x200F || cp == 0x061C || cp == 0x2028 || cp == 0x2029;
+}
+
 void append_escape(std::string& out, unsigned char c) {
   static constexpr const char* hex = "0123456789abcdef";
   out += "\\x";
@@ -71,7 +78,7 @@ std::string sanitize(std::string_view s, bool keep_newlines) {
     }
     unsigned cp = 0;
     const std::size_t len = c >= 0x80 ? utf8_sequence(s, i, &cp) : 0;
-    if (len > 0 && !(cp >= 0x80 && cp <= 0x9F)) {  // C1 controls (U+0080-U+009F) are escaped
+    if (len > 0 && !(cp >= 0x80 && cp <= 0x9F) && !reorders_text(cp)) {  // C1 controls escaped
       out.append(s.substr(i, len));
       i += len;
       continue;
@@ -92,6 +99,28 @@ std::string sanitize_for_terminal(std::string_view s) {
 
 std::string sanitize_lines_for_terminal(std::string_view text) {
   return sanitize(text, true);
+}
+
+std::string error_line(std::string_view what) {
+  const std::string line = sanitize(what, false);
+  std::string out;
+  std::size_t start = 0;
+  while (start <= line.size()) {
+    const std::size_t end = std::min(line.find(' ', start), line.size());
+    std::size_t len = end - start;
+    if (len > kMaxErrorWord) {
+      std::size_t keep = 64;
+      while (keep > 0 && (static_cast<unsigned char>(line[start + keep]) & 0xC0) == 0x80) --keep;
+      out.append(line, start, keep);
+      out += "... (" + std::to_string(len) + " bytes)";
+    } else {
+      out.append(line, start, len);
+    }
+    if (end == line.size()) break;
+    out += ' ';
+    start = end + 1;
+  }
+  return out;
 }
 
 std::string count_of(long long n, const std::string& noun) {

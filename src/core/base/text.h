@@ -22,8 +22,14 @@ std::string format_fixed(double v, int decimals);
 // A string from a results file made safe to print on a terminal: control characters (C0, DEL,
 // C1 such as ESC or CSI, also newlines: fields are one line) and bytes that are not valid UTF-8
 // become visible escapes like \x1b, so a GPU named "ESC[2J" cannot clear the screen or forge
-// output. Valid UTF-8 text passes unchanged.
+// output. Valid UTF-8 text passes unchanged but for the characters that reorder or break what
+// follows them (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+2028, U+2029).
 std::string sanitize_for_terminal(std::string_view s);
+// An error message as its one line on stderr: sanitized as above, and a word (an echoed value,
+// a path) past kMaxErrorWord bytes cut to its start and its length, so a 100 KB argument does not
+// become a 100 KB line.
+inline constexpr std::size_t kMaxErrorWord = 160;
+std::string error_line(std::string_view what);
 // The same for a whole rendered report: its line breaks are kept, every other control escaped.
 std::string sanitize_lines_for_terminal(std::string_view text);
 

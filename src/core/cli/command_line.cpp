@@ -145,8 +145,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
   for (int i = named.first_option; i < argc; ++i) args.push_back(argv[i]);
   const std::string prog = "peerbench " + command_name(cl.command);
 
+  cxxopts::Options o(prog, command_description(command_name(cl.command)));
   try {
-    cxxopts::Options o(prog, command_description(command_name(cl.command)));
     switch (cl.command) {
       case Command::kRun:
         parse_run_command(o, args, catalog, cl);
@@ -166,11 +166,16 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       default:
         break;
     }
+    // Before anything the switches turned on acts: --help=false gave the help.
+    reject_switch_values(o, args);
     if (cl.command != Command::kHelp)
       reject_repeated_flags(o.parse(static_cast<int>(args.size()), args.data()));
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
     throw UsageError(prog + ": " + flag_given_a_value(args, clean_cxxopts_message(e.what())));
   } catch (const cxxopts::exceptions::exception& e) {
+    // The clearer line where one applies: -q=false is "Option '=' does not exist" to cxxopts.
+    reject_switch_values(o, args);
+    if (cl.command == Command::kRun) reject_threads_and_gpus(args);
     throw UsageError(prog + ": " + clean_cxxopts_message(e.what()));
   }
   return cl;

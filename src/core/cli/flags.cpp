@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
@@ -30,6 +31,47 @@ void reject_repeated_flags(const cxxopts::ParseResult& r) {
     throw UsageError(flag + ": given twice (" + quoted_value(it->second) + ", then " +
                      quoted_value(kv.value()) + "); give it once" +
                      (list ? " (its values comma-separated: " + flag + " a,b)" : ""));
+  }
+}
+
+void reject_switch_values(const cxxopts::Options& o, const Args& args) {
+  std::set<std::string> switches;
+  for (const auto& g : o.groups()) {
+    for (const auto& opt : o.group_help(g).options) {
+      if (!opt.is_boolean) continue;
+      if (!opt.s.empty()) switches.insert("-" + opt.s);
+      for (const auto& l : opt.l) switches.insert("--" + l);
+    }
+  }
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string word = args[i];
+    if (word == "--") break;
+    const auto eq = word.find('=');
+    if (word.size() < 2 || word[0] != '-' || eq == std::string::npos) continue;
+    const std::string name = word.substr(0, eq);
+    if (!switches.count(name)) continue;
+    throw UsageError(name + ": takes no value (got " + quoted_value(word.substr(eq + 1)) +
+                     "); give the switch alone to turn it on, leave it out to keep it off");
+  }
+}
+
+cxxopts::ParseResult parse_args(cxxopts::Options& o, const Args& args) {
+  reject_switch_values(o, args);
+  return o.parse(static_cast<int>(args.size()), args.data());
+}
+
+UsageError one_rank_per_gpu(bool threads) {
+  return UsageError(std::string(threads ? "-t/--nthreads" : "-g/--ngpus") +
+                    ": peerbench runs one rank per GPU; start one rank per GPU with mpirun -np N "
+                    "(or without a launcher: every local GPU)");
+}
+
+void reject_threads_and_gpus(const Args& args) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string word = args[i];
+    if (word == "--") break;
+    const bool threads = word == "-t" || word == "--nthreads";
+    if (threads || word == "-g" || word == "--ngpus") throw one_rank_per_gpu(threads);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cxxopts.hpp>
 
+#include "core/base/errors.h"
 #include "core/cli/command_line.h"
 
 namespace peerbench {
@@ -19,6 +20,14 @@ void reject_positionals(const cxxopts::ParseResult& r, const std::string& comman
 // without a word (-m a -m b, --expect x --expect y). The same value twice, and words that are
 // not options, pass.
 void reject_repeated_flags(const cxxopts::ParseResult& r);
+// A switch given a value (--inplace=false, -q=0): cxxopts turned it on whatever the value, so
+// --dry-run=false ran a dry run (an audit). Refused, naming the switch; `o` holds the options.
+void reject_switch_values(const cxxopts::Options& o, const Args& args);
+// The command's words parsed, switches given a value refused first (above).
+cxxopts::ParseResult parse_args(cxxopts::Options& o, const Args& args);
+// -t or -g with no value: cxxopts' "missing an argument" hid that they are refused at all.
+void reject_threads_and_gpus(const Args& args);
+UsageError one_rank_per_gpu(bool threads);  // -t (true) or -g: the one line that refuses them
 // The value of a flag that has one (a default or a given one).
 std::string get(const cxxopts::ParseResult& r, const std::string& key);
 // --fail-on (run and report): all, none, or flag codes and failing states, comma-separated.

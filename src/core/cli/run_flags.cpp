@@ -58,7 +58,7 @@ void add_timing_flags(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("1"))(
       "T,timeout", "seconds one sample may take before the watchdog stops the run",
       cxxopts::value<std::string>()->default_value("60"))(
-      "latency-bytes", "transfer size of ce-latency and sm-latency",
+      "latency-bytes", "transfer size of ce-latency (sm-latency moves 4 bytes)",
       cxxopts::value<std::string>()->default_value("8"))(
       "latency-iters", "transfers per latency sample",
       cxxopts::value<std::string>()->default_value("200"));
@@ -204,13 +204,8 @@ double parse_duration(const std::string& text, const std::string& flag) {
 }
 
 void parse_nccl_tests_options(const cxxopts::ParseResult& r, RunOptions& o) {
-  for (const char* k : {"nthreads", "ngpus"}) {
-    if (r.count(k)) {
-      throw UsageError(std::string(k[0] == 'n' && k[1] == 't' ? "-t/--nthreads" : "-g/--ngpus") +
-                       ": peerbench runs one rank per GPU; start one rank per GPU with mpirun -np "
-                       "N (or without a launcher: every local GPU)");
-    }
-  }
+  if (r.count("nthreads")) throw one_rank_per_gpu(true);
+  if (r.count("ngpus")) throw one_rank_per_gpu(false);
   o.average = static_cast<int>(parse_integer(get(r, "average"), "-a/--average", 0, 3));
   o.report_cputime = parse_integer(get(r, "report_cputime"), "-C/--report_cputime", 0, 1) == 1;
   o.blocking = static_cast<int>(parse_integer(get(r, "blocking"), "-z/--blocking", 0, 2));
@@ -306,6 +301,23 @@ void parse_output_flags(const cxxopts::ParseResult& r, RunOptions& o) {
   o.allow_gpu_sharing = r.count("allow-gpu-sharing") > 0;
 }
 
+// --pairs with only collectives (over all ranks) or host<->GPU methods, which a filter other than a
+// list of pairs does not select (README), measured what it would without it.
+void refuse_pairs_that_apply_to_nothing(const cxxopts::ParseResult& r,
+                                        const std::vector<MethodInfo>& catalog,
+                                        const RunOptions& o) {
+  if (!r.count("pairs") || o.pairs.kind == PairFilter::Kind::kAll) return;
+  const bool list = o.pairs.kind == PairFilter::Kind::kExplicit;
+  for (const auto& name : o.methods) {
+    const MethodInfo* m = find_method(catalog, name);
+    if (m && (m->scope == MethodScope::kPair || (list && m->scope == MethodScope::kPerGpu))) return;
+  }
+  throw UsageError("--pairs: none of the methods selected (" + join(o.methods, ",") +
+                   ") runs on pairs" +
+                   (list ? "" : " (host<->GPU methods take only a list of pairs)") +
+                   "; collectives run over all ranks, so leave --pairs out or select pair methods");
+}
+
 // A flag given for methods none of which was selected would be dropped without a word (-m
 // ce-write -d double measured no double; an audit): refused, naming the methods it applies to.
 void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
@@ -346,6 +358,40 @@ void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
       {"latency-iters", "--latency-iters", "latency transfers",
        [](const MethodInfo& m) { return m.metric == Metric::kLatency; },
        [](const RunOptions& g, const RunOptions& d) { return g.latency_iters != d.latency_iters; }},
+      // -G on staged or sm-latency alone captured nothing, yet labelled the run "-G N" (an audit).
+      {"cudagraph", "-G/--cudagraph", "a CUDA graph",
+       [](const MethodInfo& m) { return m.graph_capturable; },
+       [](const RunOptions& g, const RunOptions& d) {
+         return g.cudagraph_replays != d.cudagraph_replays;
+       }},
+      // One rank times a one-sided copy: there are no ranks' times to combine.
+      {"average", "-a/--average", "the times of several ranks",
+       [](const MethodInfo& m) { return m.workers != 1; },
+       [](const RunOptions& g, const RunOptions& d) { return g.average != d.average; }},
+      // The latency methods run at one size, ce-latency for --latency-iters transfers.
+      {"minbytes", "-b/--minbytes", "a size sweep",
+       [](const MethodInfo& m) { return !m.fixed_size; },
+       [](const RunOptions& g, const RunOptions& d) {
+         return g.sweep.min_bytes != d.sweep.min_bytes;
+       }},
+      {"maxbytes", "-e/--maxbytes", "a size sweep",
+       [](const MethodInfo& m) { return !m.fixed_size; },
+       [](const RunOptions& g, const RunOptions& d) {
+         return g.sweep.max_bytes != d.sweep.max_bytes;
+       }},
+      {"stepfactor", "-f/--stepfactor", "a size sweep",
+       [](const MethodInfo& m) { return !m.fixed_size; },
+       [](const RunOptions& g, const RunOptions& d) {
+         return g.sweep.step_factor != d.sweep.step_factor;
+       }},
+      {"stepbytes", "-i/--stepbytes", "a size sweep",
+       [](const MethodInfo& m) { return !m.fixed_size; },
+       [](const RunOptions& g, const RunOptions& d) {
+         return g.sweep.step_bytes != d.sweep.step_bytes;
+       }},
+      {"iters", "-n/--iters", "iterations per sample (the latency methods: --latency-iters)",
+       [](const MethodInfo& m) { return !m.fixed_size; },
+       [](const RunOptions& g, const RunOptions& d) { return g.iters != d.iters; }},
   };
   const RunOptions defaults;
   for (const auto& sc : scopes) {
@@ -363,6 +409,7 @@ void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
                      join(o.methods, ",") + ") takes " + sc.what + "; it applies to " +
                      join(takers, ", "));
   }
+  refuse_pairs_that_apply_to_nothing(r, catalog, o);
   if (r.count("stepfactor") && r.count("stepbytes") && o.sweep.step_bytes != 0) {
     throw UsageError("-f/--stepfactor and -i/--stepbytes: -i adds a step, -f multiplies; give one");
   }
@@ -390,7 +437,7 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
 void parse_run_command(cxxopts::Options& o, const Args& args,
                        const std::vector<MethodInfo>& catalog, CommandLine& cl) {
   add_run_options(o);
-  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  auto r = parse_args(o, args);
   cl.help_text = o.help({"sizes", "timing", "selection", "nccl-tests", "output", "verdicts"});
   if (r.count("help")) {
     cl.command = Command::kHelp;

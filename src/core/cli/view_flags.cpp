@@ -30,7 +30,7 @@ void refuse_plots_unused(const std::string& dir, ReportFormat f, const char* com
 void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
   o.add_options()("json", "also write the topology as JSON to PATH", cxxopts::value<std::string>())(
       "q,quiet", "do not print the matrix")("h,help", "this help");
-  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  auto r = parse_args(o, args);
   cl.help_text = o.help();
   if (r.count("help")) {
     cl.command = Command::kHelp;
@@ -55,7 +55,7 @@ void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl
       cxxopts::value<std::string>())("h,help", "this help");
   o.parse_positional({"inputs"});
   o.positional_help("RUN.json [RUN.json ...]");
-  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  auto r = parse_args(o, args);
   cl.help_text = o.help();
   if (r.count("help")) {
     cl.command = Command::kHelp;
@@ -92,7 +92,7 @@ void add_compare_options(cxxopts::Options& o) {
 
 void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
   add_compare_options(o);
-  auto r = o.parse(static_cast<int>(args.size()), args.data());
+  auto r = parse_args(o, args);
   cl.help_text = o.help();
   if (r.count("help")) {
     cl.command = Command::kHelp;

@@ -388,6 +388,67 @@ TEST(Options, AFlagThatAppliesToNoSelectedMethodIsRefused) {
   EXPECT_NO_THROW(parse({"-m", "latency", "--latency-bytes", "64", "--latency-iters", "50"}));
 }
 
+// From a hostile-flags audit: -G on staged alone captured nothing yet labelled the run "-G 5"; -a
+// on a one-sided copy combined one rank's time; -b/-n with only the latency methods and --pairs
+// with only collectives changed nothing. Each is refused; beside one method it applies to, taken.
+TEST(Options, SweepGraphAverageAndPairsFlagsThatApplyToNothingAreRefused) {
+  EXPECT_EQ(usage_error({"-m", "staged", "-G", "5"}),
+            "-G/--cudagraph: none of the methods selected (staged) takes a CUDA graph; it applies "
+            "to ce-write, ce-read, sm-write, sm-read, ce-bidir, sm-bidir, h2d, d2h, h2d-all, "
+            "d2h-all, ce-latency, nccl-sendrecv, nccl-sendrecv-bidir, nccl-allreduce, "
+            "nccl-allgather, nccl-reducescatter, nccl-broadcast, nccl-reduce, nccl-alltoall, "
+            "nccl-sendrecv-ring");
+  EXPECT_NE(usage_error({"-m", "sm-latency", "-G", "2"}).find("-G/--cudagraph: none"),
+            std::string::npos);
+  EXPECT_NO_THROW(parse({"-m", "staged,ce-write", "-G", "5"}));
+  for (const char* m : {"ce-write", "h2d", "ce-latency", "sm-read"}) {
+    EXPECT_NE(usage_error({"-m", m, "-a", "1"}).find("-a/--average: none of the methods selected"),
+              std::string::npos)
+        << m;
+  }
+  for (const char* m : {"ce-bidir", "nccl-sendrecv", "nccl-allreduce", "sm-latency", "staged"})
+    EXPECT_NO_THROW(parse({"-m", m, "-a", "1"})) << m;
+  EXPECT_NO_THROW(parse({"-m", "ce-write", "-a", "3"})) << "the default drops nothing";
+  for (const char* f : {"-b", "-e"}) {
+    EXPECT_NE(usage_error({"-m", "latency", f, "2M"}).find("takes a size sweep"), std::string::npos)
+        << f;
+  }
+  EXPECT_NE(usage_error({"-m", "ce-latency", "-n", "5000"}).find("--latency-iters"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"-m", "sm-latency", "-f", "8"}).find("-f/--stepfactor: none"),
+            std::string::npos);
+  EXPECT_NO_THROW(parse({"-m", "latency,ce-write", "-b", "2M", "-n", "50"}));
+  const std::string p = usage_error({"--np", "4", "-m", "nccl-allreduce", "--pairs", "0>1"});
+  EXPECT_NE(p.find("--pairs: none of the methods selected (nccl-allreduce) runs on pairs"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(usage_error({"-m", "host", "--pairs", "inter-host"}).find("a list of pairs"),
+            std::string::npos);
+  EXPECT_NO_THROW(parse({"-m", "host", "--pairs", "0-1"}));
+  EXPECT_NO_THROW(parse({"-m", "nccl-allreduce", "--pairs", "all"}));
+}
+
+// --dry-run=false ran a dry run; --inplace=false turned in-place on (an audit): a switch given a
+// value, any value, is refused before it acts; -t with no value says why -t is refused.
+TEST(Options, ASwitchGivenFalseIsRefusedNotTurnedOn) {
+  for (const std::vector<std::string>& a :
+       std::vector<std::vector<std::string>>{{"--dry-run=false"},
+                                             {"-m", "nccl-allreduce", "--inplace=false"},
+                                             {"-q=0"},
+                                             {"--help=false"},
+                                             {"--version=0"},
+                                             {"--list-methods=f"},
+                                             {"report", "r.json", "--help=0"},
+                                             {"fleet", "r", "--help=false"},
+                                             {"topo", "-q=1"}}) {
+    const std::string e = usage_error(a);
+    EXPECT_NE(e.find(": takes no value (got '"), std::string::npos) << a.back() << ": " << e;
+  }
+  EXPECT_EQ(usage_error({"-q=false"}).find("Option '='"), std::string::npos);
+  for (const char* f : {"-t", "-g"})
+    EXPECT_NE(usage_error({f}).find("one rank per GPU"), std::string::npos) << f;
+}
+
 // "all,none" read "unknown flag or state 'all'; use all, none or: ..." (an audit).
 TEST(Options, AllAndNoneStandAloneInFailOn) {
   EXPECT_EQ(usage_error({"report", "a.json", "--fail-on", "all,none"})
