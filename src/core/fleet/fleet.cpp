@@ -41,6 +41,25 @@ int FleetNode::flag_count() const {
   return n;
 }
 
+FlagKind flag_kind(const std::string& code) {
+  static const std::set<std::string> hardware{"data-errors",      "burn-in-errors",
+                                              "link-errors",      "nvlink-degraded",
+                                              "fabric-unhealthy", "pcie-downtrained"};
+  static const std::set<std::string> path{"nccl-shm", "nccl-net", "nccl-net-socket", "host-staged",
+                                          "off-nvlink"};
+  if (hardware.count(code)) return FlagKind::kHardware;
+  return path.count(code) ? FlagKind::kPath : FlagKind::kFigure;
+}
+
+bool FleetNode::has_flag_of(FlagKind k) const {
+  for (const auto& p : pairs) {
+    for (const auto& f : p.flags) {
+      if (flag_kind(f.code) == k) return true;
+    }
+  }
+  return false;
+}
+
 int FleetReport::count(NodeState s) const {
   return static_cast<int>(
       std::count_if(nodes.begin(), nodes.end(), [s](const FleetNode& n) { return n.state == s; }));
@@ -384,6 +403,10 @@ void set_state(FleetNode& n) {
   bool incomplete = !n.problems.empty();
   for (const auto& p : n.pairs) {
     incomplete = incomplete || p.unsettled();
+    if (p.known_good_ratio > 0) {
+      n.worst_ratio = std::min(n.worst_ratio, p.known_good_ratio);
+      n.has_ratio = true;
+    }
     for (const auto& pos : p.positions) {
       if (!pos.group_judged) continue;  // a group too small to judge gives no ratio (review)
       const double goodness = pos.lower_is_better ? 1 / std::max(pos.ratio, 1e-9) : pos.ratio;
@@ -509,8 +532,12 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   add_coverage_problems(r.nodes);
   r.versions = version_spreads(r.nodes);
   for (auto& n : r.nodes) set_state(n);
+  // Flagged nodes with evidence against their hardware first: wrong data outranks a slow figure
+  // (a data-corruption node was listed third, after a slow and a misconfigured one; an audit).
   std::stable_sort(r.nodes.begin(), r.nodes.end(), [](const FleetNode& a, const FleetNode& b) {
-    return std::tie(a.state, a.worst_ratio, a.host) < std::tie(b.state, b.worst_ratio, b.host);
+    const bool ha = !a.has_flag_of(FlagKind::kHardware), hb = !b.has_flag_of(FlagKind::kHardware);
+    return std::tie(a.state, ha, a.worst_ratio, a.host) <
+           std::tie(b.state, hb, b.worst_ratio, b.host);
   });
   return r;
 }

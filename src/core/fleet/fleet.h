@@ -71,6 +71,10 @@ struct FleetPair {
   }
   std::vector<Measurement> measurements;  // every size measured ok
   std::vector<FleetPosition> positions;
+  // The lowest of its methods' figure / known-good figure where a verdict judged the link (pass
+  // or flagged); 0 where none had one. NCCL at 0.10 of known-good over shared memory showed
+  // 0.98 against the fleet's medians, judged at a size it never ran (an audit).
+  double known_good_ratio = 0;
   // Per method, its group where the run's settings touch that method (-R: NCCL's only); the
   // fleet's groups and site baselines go by it.
   std::map<std::string, std::string> group_by_method;
@@ -88,6 +92,13 @@ struct FleetPair {
 // Worst first: the order nodes are listed in.
 enum class NodeState { kFlagged, kIncomplete, kMissing, kPass };
 std::string to_string(NodeState s);
+
+// What a flag code says of a node, for ordering and for the first thing to do about it:
+// evidence against the hardware itself (wrong data, link error counters, a downtrained or
+// degraded link), traffic that left the link (NCCL over SHM or sockets, host staging: settings
+// and peer access are the first suspects), or a figure under its bar.
+enum class FlagKind { kHardware, kPath, kFigure };
+FlagKind flag_kind(const std::string& code);
 
 struct NodeVersions {
   std::string driver, cuda, nccl;  // "" unknown
@@ -110,9 +121,12 @@ struct FleetNode {
   int gpus_listed = 0, gpus_run = 0;
   std::vector<std::string> pairs_short;  // "ce-write 1 of 2": pair methods short of its pairs
   std::string pairs_spec;
-  double worst_ratio = 0;  // lowest "goodness" ratio of any position (1 = at the median)
-  bool has_ratio = false;  // some figure of the node was set beside the fleet's
+  // The lowest "goodness" of the node's figures: against the fleet median (1 = at it) and against
+  // the known-good figure (FleetPair::known_good_ratio), under 1 worse.
+  double worst_ratio = 0;
+  bool has_ratio = false;  // some figure of the node was set beside the fleet's or known-good
   int flag_count() const;
+  bool has_flag_of(FlagKind k) const;
 };
 
 // One group of the fleet: a method on one GPU model and link kind, at one size.

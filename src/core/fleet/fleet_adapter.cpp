@@ -92,6 +92,11 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
   p.state = fleet_state(v);
   if (p.unsettled()) p.note = state_note(v);
   p.flags = v.flags;
+  for (const auto& m : v.methods) {
+    if (!m.expected_ratio || (m.state != "pass" && m.state != "flagged")) continue;
+    if (p.known_good_ratio == 0 || *m.expected_ratio < p.known_good_ratio)
+      p.known_good_ratio = *m.expected_ratio;
+  }
   // Two ranks on one GPU: its figures are the GPU's own memory, no link's; they join no group.
   if (v.verdict != "not-a-link") p.measurements = measurements_of(d, idx, vs, v.src, v.dst);
   for (const auto& x : p.measurements)

@@ -20,7 +20,7 @@ double goodness(double ratio, bool lower_is_better) {
 }
 
 std::string group_label(const FleetGroup& g, bool name_model) {
-  return g.method + " " + g.link + " @ " + format_size_compact(g.bytes) +
+  return g.method + " " + g.link + " @ " + format_size_label(g.bytes) +
          (name_model ? " (" + g.gpu_model + ")" : "");
 }
 
@@ -28,6 +28,7 @@ std::string group_label(const FleetGroup& g, bool name_model) {
 std::vector<std::string> group_cells(const FleetGroup& g, const svg::StripRow& row) {
   const bool lo = g.lower_is_better;
   const int d = lo ? 2 : 1;
+  const std::string unit = lo ? " us" : " GB/s";
   std::string names;
   std::size_t outliers = 0;
   for (const auto& p : row.points) {
@@ -37,9 +38,9 @@ std::vector<std::string> group_cells(const FleetGroup& g, const svg::StripRow& r
   if (outliers > 10) names += "; +" + std::to_string(outliers - 10) + " more";
   return {std::to_string(g.pairs),
           std::to_string(g.nodes),
-          format_fixed(g.median, d) + (lo ? " us" : " GB/s"),
-          format_fixed(g.p25, d) + "-" + format_fixed(g.p75, d),
-          format_fixed(g.min, d) + "-" + format_fixed(g.max, d),
+          format_fixed(g.median, d) + unit,
+          format_fixed(g.p25, d) + "-" + format_fixed(g.p75, d) + unit,
+          format_fixed(g.min, d) + "-" + format_fixed(g.max, d) + unit,
           g.judged ? (names.empty() ? "none" : names) : "not judged (too few pairs)"};
 }
 

@@ -39,6 +39,18 @@ std::string earlier_runs_clause(const FleetReport& r) {
          "B.json C.json ...)";
 }
 
+// The clocks a node's unsettled pairs name as held: by the hardware (hw-thermal, hw-slowdown,
+// power-brake: a cooling or power fault, not another job) or by software.
+bool held_by_hardware(const FleetNode& n) {
+  for (const auto& p : n.pairs) {
+    if (p.state != "throttled") continue;
+    for (const char* r : {"hw-thermal", "hw-slowdown", "power-brake"}) {
+      if (p.note.find(r) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
 // Of the incomplete nodes, those held back by another job, held clocks or spread samples: to be
 // measured again when idle, which is not the action a cut-short run calls for (audit).
 std::string incomplete_kinds(const FleetReport& r) {
@@ -49,7 +61,7 @@ std::string incomplete_kinds(const FleetReport& r) {
     for (const auto& p : n.pairs) states.insert(p.state);
     for (const char* s : {"contended", "throttled", "noisy"}) {
       if (states.count(s)) {
-        ++by[s];
+        ++by[std::string(s) == "throttled" && held_by_hardware(n) ? "hardware" : s];
         break;
       }
     }
@@ -59,8 +71,13 @@ std::string incomplete_kinds(const FleetReport& r) {
     parts.push_back(std::to_string(by["contended"]) + " beside another job");
   if (by.count("throttled")) parts.push_back(std::to_string(by["throttled"]) + " with clocks held");
   if (by.count("noisy")) parts.push_back(std::to_string(by["noisy"]) + " noisy");
-  if (parts.empty()) return "";
-  return " (" + join(parts, ", ") + ": measure again when idle)";
+  std::string out;
+  if (!parts.empty()) out = join(parts, ", ") + ": measure again when idle";
+  // A thermal or power slowdown on an idle node is a fault to look at, not a busy node (audit).
+  if (by.count("hardware"))
+    out += (out.empty() ? "" : "; ") + std::to_string(by["hardware"]) +
+           " with clocks held by the hardware: check cooling and power";
+  return out.empty() ? "" : " (" + out + ")";
 }
 
 std::string verdict_line(const FleetReport& r) {
@@ -74,6 +91,80 @@ std::string verdict_line(const FleetReport& r) {
          ", " + std::to_string(r.count(NodeState::kMissing)) + " missing, " +
          std::to_string(r.count(NodeState::kPass)) + " pass, of " + count_of(n, "node") +
          earlier_runs_clause(r);
+}
+
+// Flag codes by count, hardware evidence first: "data-errors x1; off-baseline x20 (...)".
+std::string flag_codes_text(const FleetNode& n) {
+  std::map<std::string, int> codes;
+  for (const auto& p : n.pairs) {
+    for (const auto& f : p.flags) codes[f.code]++;
+  }
+  std::string out;
+  const std::pair<FlagKind, const char*> kinds[] = {
+      {FlagKind::kHardware, "evidence against the hardware"},
+      {FlagKind::kPath, "traffic off the link: settings and peer access first"},
+      {FlagKind::kFigure, "figures under their bars"}};
+  for (const auto& [kind, words] : kinds) {
+    std::string these;
+    for (const auto& [c, k] : codes) {
+      if (flag_kind(c) == kind) these += (these.empty() ? "" : ", ") + c + " x" + std::to_string(k);
+    }
+    if (!these.empty()) out += (out.empty() ? "" : "; ") + these + " (" + words + ")";
+  }
+  return out;
+}
+
+// Why an incomplete node is, and what to do: the first of another job, held clocks, spread
+// samples, a problem of the run.
+std::string incomplete_cause(const FleetNode& n) {
+  std::set<std::string> states;
+  for (const auto& p : n.pairs) states.insert(p.state);
+  if (states.count("contended")) return "ran beside another job; measure again when idle";
+  if (states.count("throttled")) {
+    return held_by_hardware(n) ? "clocks held by the hardware (thermal or power): check the "
+                                 "node's cooling and power, then measure again"
+                               : "clocks held; measure again when idle";
+  }
+  if (states.count("noisy")) return "samples spread too far to judge; measure again";
+  return n.problems.empty() ? "not every case was measured" : n.problems.front();
+}
+
+std::string node_cause(const FleetNode& n) {
+  if (n.state == NodeState::kMissing)
+    return "missing: expected (--hosts), no results file names it";
+  if (n.state == NodeState::kFlagged) return "flagged: " + flag_codes_text(n);
+  return "incomplete: " + incomplete_cause(n);
+}
+
+std::string flag_summary(const FleetNode& n) {
+  std::map<std::string, int> codes;
+  for (const auto& p : n.pairs) {
+    for (const auto& f : p.flags) codes[f.code]++;
+  }
+  std::string s;
+  for (const auto& [c, k] : codes) s += (s.empty() ? "" : ", ") + c + " x" + std::to_string(k);
+  if (!n.problems.empty()) s += (s.empty() ? "" : ", ") + n.problems.front();
+  // Beside another job or under held clocks there is no flag and no problem: the cell was empty.
+  if (s.empty() && n.state == NodeState::kIncomplete) s = incomplete_cause(n);
+  return s;
+}
+
+// One line per node that does not pass, in the table's order, under the verdict (an audit: the
+// first screen named no node; they sat 2,000 px down).
+constexpr std::size_t kDigestNodes = 10;
+std::vector<std::string> node_digest(const FleetReport& r) {
+  std::vector<std::string> out;
+  std::size_t left = 0;
+  for (const auto& n : r.nodes) {
+    if (n.state == NodeState::kPass) continue;
+    if (out.size() < kDigestNodes) {
+      out.push_back(n.host + ": " + node_cause(n));
+    } else {
+      ++left;
+    }
+  }
+  if (left > 0) out.push_back("... and " + std::to_string(left) + " more not passing: see Nodes");
+  return out;
 }
 
 // A file name as a shell word: quoted where it holds anything but plain path characters.
@@ -155,7 +246,7 @@ Section groups_section(const FleetReport& r) {
   s.table.numeric = {false, false, false, true, true, true, true, true, true, false};
   for (const auto& g : r.groups) {
     const bool lo = g.lower_is_better;
-    s.table.rows.push_back({g.method, g.gpu_model, g.link, format_size_compact(g.bytes),
+    s.table.rows.push_back({g.method, g.gpu_model, g.link, format_size_label(g.bytes),
                             std::to_string(g.pairs), std::to_string(g.nodes),
                             value_text(g.median, lo),
                             value_text(g.p25, lo) + "-" + value_text(g.p75, lo),
@@ -168,20 +259,12 @@ Section groups_section(const FleetReport& r) {
   return s;
 }
 
-std::string flag_summary(const FleetNode& n) {
-  std::map<std::string, int> codes;
-  for (const auto& p : n.pairs) {
-    for (const auto& f : p.flags) codes[f.code]++;
-  }
-  std::string s;
-  for (const auto& [c, k] : codes) s += (s.empty() ? "" : ", ") + c + " x" + std::to_string(k);
-  if (!n.problems.empty()) s += (s.empty() ? "" : ", ") + n.problems.front();
-  return s;
-}
-
 Section nodes_section(const FleetReport& r) {
   Section s{"Nodes, worst first", {}, {}, {}};
   s.table.head = {"node", "state", "worst ratio", "file", "flags and problems"};
+  s.lines.push_back(
+      "worst ratio: the node's lowest figure against its group's fleet median or its known-good "
+      "figure (latency: the inverse), under 1 worse");
   s.table.numeric = {false, false, true, false, false};
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     const auto& n = r.nodes[i];
@@ -220,11 +303,17 @@ SectionDocument fleet_document(const FleetReport& r, const std::vector<PlotFile>
   SectionDocument d;
   d.title = "peerbench fleet";
   d.verdict = verdict_line(r);
+  d.digest = node_digest(r);
   d.failed = fleet_exit_code(r) != kExitOk;
   if (!r.earlier_runs.empty()) d.sections.push_back(earlier_runs_section(r));
   d.sections.push_back(versions_section(r));
   d.sections.push_back(groups_section(r));
-  if (charts && !r.groups.empty()) d.sections.back().charts.push_back(fleet_spread_chart(r));
+  if (charts && !r.groups.empty()) {
+    // The chart's own table holds the same groups with their outliers named: one table, not two
+    // of the same figures formatted two ways (an audit).
+    d.sections.back().charts.push_back(fleet_spread_chart(r));
+    d.sections.back().table = {};
+  }
   d.sections.push_back(nodes_section(r));
   Section findings{"Findings", {}, {}, {}};
   for (const auto& n : r.nodes) {

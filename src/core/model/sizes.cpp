@@ -150,6 +150,10 @@ std::string format_size_compact(std::uint64_t bytes) {
   return std::to_string(v) + units[u];
 }
 
+std::string format_size_label(std::uint64_t bytes) {
+  return format_size_compact(bytes) + (bytes < 1024 ? " B" : "");
+}
+
 std::uint64_t count_sweep_sizes(const SweepSpec& spec) {
   if (spec.min_bytes == 0 || spec.max_bytes == 0) {
     throw UsageError("-b/--minbytes and -e/--maxbytes: must be at least 1 byte");

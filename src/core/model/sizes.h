@@ -30,6 +30,8 @@ double parse_number_in(const std::string& text, const std::string& flag, double 
 std::string format_size(std::uint64_t bytes);
 // Compact form for tables: "8", "64K", "512M", "8G".
 std::string format_size_compact(std::uint64_t bytes);
+// The compact form where it stands alone ("@ 8 B", "@ 1G"): a bare "8" read as no unit (audits).
+std::string format_size_label(std::uint64_t bytes);
 
 struct SweepSpec {
   std::uint64_t min_bytes = 0;

@@ -187,9 +187,6 @@ Section method_section(const History& h, const std::string& method) {
 
 // One method across the runs: each run at the largest size it shares with run 1 (a run that
 // stopped at 64 MiB had no point at run 1's 1 GiB, and its 10x NCCL regression no line; audit).
-std::string size_text(std::uint64_t bytes) {  // "1G", "8 B"
-  return format_size_compact(bytes) + (bytes < 1024 ? " B" : "");
-}
 
 svg::Series method_series(const History& h, const std::string& method) {
   svg::Series s{method, {}};
@@ -210,9 +207,9 @@ svg::Series method_series(const History& h, const std::string& method) {
     if (ratios.empty()) continue;
     sizes_used.insert(shared);
     s.points.push_back({static_cast<double>(k), *std::min_element(ratios.begin(), ratios.end()),
-                        "@ " + size_text(shared)});
+                        "@ " + format_size_label(shared)});
   }
-  if (sizes_used.size() == 1) s.name += " @ " + size_text(*sizes_used.begin());
+  if (sizes_used.size() == 1) s.name += " @ " + format_size_label(*sizes_used.begin());
   return s;
 }
 

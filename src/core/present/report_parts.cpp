@@ -60,7 +60,7 @@ Column column_of(const RunDocument& d, const MethodInfo* m) {
   c.time_per_op = c.bytes > 0 && figure_is_time(m, c.bytes);
   c.unit = c.time_per_op ? "us" : unit(m);
   // "@ 8 B": a bare "@ 8" read as no size at all (an audit).
-  if (c.bytes) c.unit += " @ " + format_size_compact(c.bytes) + (c.bytes < 1024 ? " B" : "");
+  if (c.bytes) c.unit += " @ " + format_size_label(c.bytes);
   return c;
 }
 

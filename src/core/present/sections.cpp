@@ -123,6 +123,7 @@ std::string render_sections_text(const SectionDocument& d) {
   const auto t = [](std::string_view s) { return e<out::Term>(s); };
   o << t(d.title) << "\n";
   if (!d.verdict.empty()) o << t(d.verdict) << "\n";
+  for (const auto& l : d.digest) o << "  " << t(l) << "\n";
   for (const auto& s : d.sections) {
     o << "\n" << t(s.title) << ":\n";
     for (const auto& l : s.lines) o << "  " << t(l) << "\n";
@@ -136,6 +137,8 @@ std::string render_sections_markdown(const SectionDocument& d) {
   const auto m = [](std::string_view s) { return e<out::Markdown>(s); };
   o << "# " << m(d.title) << "\n\n";
   if (!d.verdict.empty()) o << "**" << m(d.verdict) << "**\n";
+  if (!d.digest.empty()) o << "\n";
+  for (const auto& l : d.digest) o << "- " << m(l) << "\n";
   for (const auto& s : d.sections) {
     o << "\n## " << m(s.title) << "\n\n";
     for (const auto& l : s.lines) o << "- " << m(l) << "\n";
@@ -158,6 +161,11 @@ std::string render_sections_html(const SectionDocument& d) {
   if (!d.verdict.empty()) {
     o << "<p class=\"" << (d.failed ? HtmlS("flagged") : "pass") << "\">" << h(d.verdict)
       << "</p>\n";
+  }
+  if (!d.digest.empty()) {
+    o << "<ul>";
+    for (const auto& l : d.digest) o << "<li>" << h(l) << "</li>";
+    o << "</ul>\n";
   }
   for (const auto& s : d.sections) {
     o << "<h2>" << h(s.title) << "</h2>\n";

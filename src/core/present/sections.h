@@ -27,6 +27,9 @@ struct Section {
 struct SectionDocument {
   std::string title;
   std::string verdict;  // one line; "" for none
+  // Under the verdict, on the first screen: what it rests on, one line each (the fleet's nodes
+  // that do not pass and why).
+  std::vector<std::string> digest;
   bool failed = false;
   std::vector<Section> sections;
   std::vector<PlotFile> plots;

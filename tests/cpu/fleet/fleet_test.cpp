@@ -476,6 +476,43 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
       << text.substr(0, 300);
 }
 
+// Clocks held by the hardware on an idle node (hw-thermal) are a cooling or power fault to look
+// at, not a busy node to measure again when idle (an audit); held by software, measure again.
+TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
+  for (const char* reason : {"hw-thermal", "sw-thermal"}) {
+    const std::string dir = temp_dir();
+    for (int i = 0; i < 5; ++i) {
+      RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+      for (auto& r : d.results) r.interference.emplace();
+      if (i == 2) {
+        slow(d, "sm-write", 0.8);
+        GpuInterference g;
+        g.rank = 0;
+        g.host = "node2";
+        g.gpu_index = 0;
+        g.throttle_reasons = {reason};
+        for (auto& r : d.results) {
+          if (r.method == "sm-write" && r.src == 0) r.interference->push_back(g);
+        }
+      }
+      write_run(dir, "node" + std::to_string(i), d);
+    }
+    const FleetReport r = fleet_of(dir);
+    EXPECT_EQ(node(r, "node2").state, NodeState::kIncomplete) << reason;
+    const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+    const bool hw = std::string(reason) == "hw-thermal";
+    EXPECT_EQ(text.find("1 with clocks held by the hardware: check cooling and power") !=
+                  std::string::npos,
+              hw)
+        << text.substr(0, 400);
+    EXPECT_NE(text.find(hw ? "  node2: incomplete: clocks held by the hardware (thermal or power): "
+                             "check the node's cooling and power, then measure again"
+                           : "  node2: incomplete: clocks held; measure again when idle"),
+              std::string::npos)
+        << text.substr(0, 400);
+  }
+}
+
 TEST(CompareContention, AContendedFigureIsNeverARegression) {
   RunDocument a = real_run();
   RunDocument b = real_run();
@@ -1171,6 +1208,66 @@ TEST(FleetCoverage, ATieLeavesEveryNodeThatRanLessIncompleteAndSaysHowMany) {
               std::string::npos)
         << n.problems[0];
   }
+}
+
+}  // namespace
+}  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// From a fleet-readability audit, on a fleet of six healthy nodes, one slowed 30 % throughout,
+// one with wrong data, one that ran NCCL over shared memory (the real p2p-disabled run):
+//  - the first screen named no node: each node that does not pass is named under the verdict,
+//    with what to do first;
+//  - wrong data was listed after slow figures: evidence against the hardware comes first;
+//  - the shared-memory node's worst ratio read 0.98 (fleet medians at a size it never ran),
+//    although its all-reduce ran at 0.10 of known-good: the ratio counts known-good too;
+//  - the HTML showed the group statistics twice.
+TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownGood) {
+  const std::string dir = healthy_fleet(real_run(), 6);
+  RunDocument slowed = as_node(real_run(), "slowed");
+  for (const auto* m : {"ce-write", "ce-read", "sm-write", "sm-read", "nccl-sendrecv"})
+    slow(slowed, m, 0.7);
+  write_run(dir, "slowed", slowed);
+  RunDocument corrupt = as_node(real_run(), "corrupt");
+  for (auto& r : corrupt.results) {
+    if (r.method == "ce-write" && r.bytes == (1ull << 30) && r.src == 0) r.wrong = 1234;
+  }
+  write_run(dir, "corrupt", corrupt);
+  write_run(dir, "shm", as_node(load_run_file(fixture("h200x2/p2p-disabled.json")), "shm"));
+  const FleetReport r = fleet_of(dir);
+
+  ASSERT_GE(r.nodes.size(), 9u);
+  EXPECT_EQ(r.nodes[0].host, "corrupt") << "wrong data first";
+  EXPECT_EQ(node(r, "slowed").state, NodeState::kFlagged);
+  const auto& shm = node(r, "shm");
+  EXPECT_EQ(shm.state, NodeState::kFlagged);
+  EXPECT_LT(shm.worst_ratio, 0.2) << "NCCL at about 0.10 of known-good";
+  EXPECT_NEAR(node(r, "slowed").worst_ratio, 0.7, 0.02);
+  EXPECT_GT(node(r, "n0").worst_ratio, 0.95);
+
+  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  const auto lines = split(text, '\n');
+  ASSERT_GT(lines.size(), 5u);
+  EXPECT_EQ(lines[1].rfind("FAIL: 3 flagged", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2], "  corrupt: flagged: data-errors x1 (evidence against the hardware)");
+  EXPECT_NE(lines[3].find("shm: flagged: nccl-shm x"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("(traffic off the link: settings and peer access first)"),
+            std::string::npos);
+  EXPECT_EQ(lines[4].rfind("  slowed: flagged: ", 0), 0u) << lines[4];
+  EXPECT_NE(lines[4].find("(figures under their bars)"), std::string::npos) << lines[4];
+  EXPECT_NE(text.find("sm-latency           NVIDIA H200  NV18         4 B"), std::string::npos)
+      << "a size under 1 KiB has its unit";
+
+  const std::string html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});
+  EXPECT_NE(html.find("<li>corrupt: flagged: data-errors x1"), std::string::npos);
+  EXPECT_NE(html.find("<th>group</th>"), std::string::npos) << "the chart's table";
+  EXPECT_EQ(html.find("<th>method</th><th>GPU</th><th>link</th><th>size</th>"), std::string::npos)
+      << "not the same groups twice";
+  const std::string md = make_fleet_reporter(FleetFormat::kMarkdown)->render(r, {});
+  EXPECT_NE(md.find("\n- corrupt: flagged: data-errors x1"), std::string::npos);
+  EXPECT_NE(md.find("| method | GPU |"), std::string::npos) << "no chart there: the table stays";
 }
 
 }  // namespace
