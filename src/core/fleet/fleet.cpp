@@ -456,6 +456,12 @@ ResultFiles collect_result_files(const std::vector<std::string>& paths) {
       throw UsageError("fleet: '" + quoted_path(p) + "' does not exist (" + std::strerror(errno) +
                        "); give results files or folders");
     }
+    // A device or a FIFO holds no run: it was counted as an unreadable node, exit 1 (an audit).
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+      throw UsageError("fleet: '" + quoted_path(p) +
+                       "' is not a results file or a folder (a device, FIFO or socket); give "
+                       "results files or folders");
+    }
     if (!S_ISDIR(st.st_mode)) {
       out.files.push_back(p);
     } else if (searched.insert({st.st_dev, st.st_ino}).second) {

@@ -122,7 +122,13 @@ double parse_number_in(const std::string& text, const std::string& flag, double 
   const double v = parse_positive_number(text, flag);
   if (v < min || v > max) {
     std::ostringstream m;
-    m << flag << ": " << text << " is out of range; use a number from " << min << " to " << max;
+    // The number is positive whatever `min` says: "from 0" read as if 0 were allowed (an audit).
+    m << flag << ": " << text << " is out of range; use a number ";
+    if (min > 0) {
+      m << "from " << min << " to " << max;
+    } else {
+      m << "above 0, up to " << max;
+    }
     throw UsageError(m.str());
   }
   return v;

@@ -333,6 +333,11 @@ TEST(Fleet, BadInputIsRefused) {
   f.options.hosts_file = f.dir + "/no-such-hosts";
   EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
   EXPECT_THROW(parse_fleet_format("xml"), UsageError);
+  // A device or FIFO holds no run: refused, not an unreadable node (an audit).
+  EXPECT_THROW(fleet_of("/dev/null"), UsageError);
+  const std::string fifo = empty + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(fleet_of(fifo), UsageError);
 }
 
 TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
@@ -844,6 +849,26 @@ TEST(CompareSettings, RegistrationLeavesCopiesComparable) {
   }
   EXPECT_GT(copies, 0);
   EXPECT_GT(nccl, 0);
+}
+
+// -G captures nothing of staged (graph_capturable false): a -G run's staged figures compare with
+// a run's without -G, its copies' do not (an audit: every staged row read "other settings").
+TEST(CompareSettings, AGraphLeavesMethodsItCannotCaptureComparable) {
+  RunDocument a = real_run(), b = real_run();
+  b.config["cudagraph_replays"] = 10;
+  const Comparison c = compare_runs(a, "a.json", b, "b.json", CompareOptions{});
+  int staged = 0, copies = 0;
+  for (const auto& r : c.rows) {
+    if (r.method == "staged") {
+      EXPECT_EQ(r.change, "same") << r.bytes;
+      ++staged;
+    } else if (r.method == "ce-write") {
+      EXPECT_EQ(r.change, "other-settings") << r.bytes;
+      ++copies;
+    }
+  }
+  EXPECT_GT(staged, 0);
+  EXPECT_GT(copies, 0);
 }
 
 // A first measurement 25 % slow whose confirmation repeat measured the usual figure: the run's
