@@ -1293,6 +1293,30 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   const std::string md = make_fleet_reporter(FleetFormat::kMarkdown)->render(r, {});
   EXPECT_NE(md.find("\n- corrupt: flagged: data-errors x1"), std::string::npos);
   EXPECT_NE(md.find("| method | GPU |"), std::string::npos) << "no chart there: the table stays";
+
+  // CSV: NCCL's transport is the pair's flag, not each latency row's; the all-reduce flagged at a
+  // size the fleet does not judge has a row of its own; every row as long as the header.
+  const std::string csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
+  const auto rows = split(csv, '\n');
+  const auto width = split(rows[0], ',').size();
+  EXPECT_EQ(rows[0].substr(rows[0].find(",flags,")), ",flags,pair_state,pair_flags,reason");
+  int latency = 0, allreduce = 0;
+  for (const auto& row : rows) {
+    if (row.empty()) continue;
+    EXPECT_EQ(split(row, ',').size(), width) << row;
+    if (row.rfind("shm,", 0) != 0) continue;
+    if (row.find(",ce-latency,") != std::string::npos) {
+      ++latency;
+      EXPECT_NE(row.find(",us,"), std::string::npos) << row;
+      EXPECT_NE(row.find(",0,,flagged,nccl-shm"), std::string::npos) << "the pair's flag: " << row;
+    }
+    if (row.find(",nccl-allreduce,") != std::string::npos &&
+        row.find("below-expected") != std::string::npos) {
+      ++allreduce;
+    }
+  }
+  EXPECT_GT(latency, 0);
+  EXPECT_EQ(allreduce, 1) << csv.substr(0, 2000);
 }
 
 }  // namespace
