@@ -75,6 +75,14 @@ struct FleetPair {
   // or flagged); 0 where none had one. NCCL at 0.10 of known-good over shared memory showed
   // 0.98 against the fleet's medians, judged at a size it never ran (an audit).
   double known_good_ratio = 0;
+  // Per method, the bar its verdict held the figure to (MethodVerdict::bar, bar_source, bytes),
+  // where a pass or a flag rests on it: the fleet's chart draws it beside the median.
+  struct JudgedBar {
+    std::uint64_t bytes = 0;
+    double bar = 0;
+    std::string source;  // a MethodVerdict::bar_source
+  };
+  std::map<std::string, JudgedBar> bars;
   // Per method, its group where the run's settings touch that method (-R: NCCL's only); the
   // fleet's groups and site baselines go by it.
   std::map<std::string, std::string> group_by_method;

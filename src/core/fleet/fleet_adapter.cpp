@@ -93,6 +93,8 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
   if (p.unsettled()) p.note = state_note(v);
   p.flags = v.flags;
   for (const auto& m : v.methods) {
+    if (m.bar && (m.state == "pass" || m.state == "flagged"))
+      p.bars[m.method] = {m.bytes, *m.bar, m.bar_source};
     if (!m.expected_ratio || (m.state != "pass" && m.state != "flagged")) continue;
     if (p.known_good_ratio == 0 || *m.expected_ratio < p.known_good_ratio)
       p.known_good_ratio = *m.expected_ratio;

@@ -1,5 +1,6 @@
 // The fleet's chart: every group's members against the group's median, outliers marked and named
 // (core/svg_chart.h's strip chart).
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -41,7 +42,32 @@ std::vector<std::string> group_cells(const FleetGroup& g, const svg::StripRow& r
           format_fixed(g.median, d) + unit,
           format_fixed(g.p25, d) + "-" + format_fixed(g.p75, d) + unit,
           format_fixed(g.min, d) + "-" + format_fixed(g.max, d) + unit,
+          row.bar ? row.bar_detail : "",
           g.judged ? (names.empty() ? "none" : names) : "not judged (too few pairs)"};
+}
+
+std::string bar_source_words(const std::string& source) {
+  if (source == kBarSiteBaseline) return "site baseline";
+  if (source == kBarKnownGood) return "known-good";
+  if (source == kBarLinkRate) return "link-rate rule";
+  if (source == kBarSiteBar) return "site bar";
+  return source == kBarLatencyTable ? "latency bar" : source;
+}
+
+// The one bar that held every member of a group, set on its row; none where members were held
+// to different bars (other rank counts, versions, or no bar at all).
+void set_bar(svg::StripRow& row, const FleetGroup& g,
+             const std::vector<const FleetPair::JudgedBar*>& bars) {
+  if (bars.empty() || g.median <= 0) return;
+  for (const auto* b : bars) {
+    if (!b || b->source != bars[0]->source ||
+        std::abs(b->bar - bars[0]->bar) > 1e-6 * std::abs(bars[0]->bar))
+      return;
+  }
+  const bool lo = g.lower_is_better;
+  row.bar = goodness(bars[0]->bar / g.median, lo);
+  row.bar_detail = format_fixed(bars[0]->bar, lo ? 2 : 1) + (lo ? " us" : " GB/s") + ", " +
+                   bar_source_words(bars[0]->source);
 }
 
 svg::StripRow strip_row(const FleetGroup& g, bool name_model) {
@@ -63,7 +89,7 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
   svg::StripChart c;
   c.title = "Every pair against its group's fleet median, outliers named";
   c.x_label = "figure / fleet median (latency: median / figure); under 1 is worse";
-  c.table_head = {"pairs", "nodes", "median", "p25-p75", "min-max", "outliers"};
+  c.table_head = {"pairs", "nodes", "median", "p25-p75", "min-max", "verdicts' bar", "outliers"};
   c.threshold = 1 - r.outlier_tolerance;
   c.threshold_label = "outlier line (" + format_fixed(100 * r.outlier_tolerance, 0) + " % under)";
   std::set<std::string> models;
@@ -73,11 +99,15 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
     row_of[{g.method, g.gpu_model, g.link, g.bytes}] = c.rows.size();
     c.rows.push_back(strip_row(g, models.size() > 1));
   }
+  std::vector<std::vector<const FleetPair::JudgedBar*>> bars(c.rows.size());
   for (const auto& n : r.nodes) {
     for (const auto& p : n.pairs) {
       for (const auto& pos : p.positions) {
         const auto it = row_of.find({pos.method, p.gpu_model, p.group_of(pos.method), pos.bytes});
         if (it == row_of.end()) continue;
+        const auto b = p.bars.find(pos.method);
+        bars[it->second].push_back(b != p.bars.end() && b->second.bytes == pos.bytes ? &b->second
+                                                                                     : nullptr);
         const int d = pos.lower_is_better ? 2 : 1;
         c.rows[it->second].points.push_back(
             {goodness(pos.ratio, pos.lower_is_better), n.host + " " + p.name(),
@@ -87,8 +117,10 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
       }
     }
   }
-  for (std::size_t i = 0; i < r.groups.size(); ++i)
+  for (std::size_t i = 0; i < r.groups.size(); ++i) {
+    set_bar(c.rows[i], r.groups[i], bars[i]);
     c.rows[i].table_cells = group_cells(r.groups[i], c.rows[i]);
+  }
   return c;
 }
 

@@ -86,6 +86,11 @@ struct StripRow {
   std::vector<std::string> table_cells;       // the text table's columns after the label
   double p25 = 1, p75 = 1, min = 1, max = 1;  // against the median
   std::vector<StripPoint> points;
+  // The bar the group's verdicts held its members to, against the median (a member left of it
+  // fails), where one bar held them all: a site baseline's, known-good's. The median can drift
+  // with the fleet; the bar does not (an audit: half a fleet slowed sat on "the median").
+  std::optional<double> bar;
+  std::string bar_detail;  // "356.6 GB/s, site baseline"
 };
 
 struct StripChart {

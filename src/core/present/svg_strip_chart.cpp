@@ -40,6 +40,10 @@ StripLayout strip_layout(const StripChart& s, std::vector<double>& ticks) {
     label_chars = std::max(label_chars, std::min<std::size_t>(r.label.size(), 40));
     lo = std::min(lo, r.min);
     hi = std::max(hi, r.max);
+    if (r.bar) {
+      lo = std::min(lo, *r.bar);
+      hi = std::max(hi, *r.bar);
+    }
     for (const auto& p : r.points) {
       lo = std::min(lo, p.goodness);
       hi = std::max(hi, p.goodness);
@@ -58,7 +62,9 @@ StripLayout strip_layout(const StripChart& s, std::vector<double>& ticks) {
     l.row_height.push_back(h);
     y += h;
   }
-  l.height = static_cast<int>(y + 54 + 3 * 18 + 8);
+  const bool bars =
+      std::any_of(s.rows.begin(), s.rows.end(), [](const StripRow& r) { return r.bar; });
+  l.height = static_cast<int>(y + 54 + (bars ? 4 : 3) * 18 + 8);
   return l;
 }
 
@@ -167,6 +173,13 @@ std::string strip_rows(const StripChart& s, const StripLayout& l) {
         esc(r.label + ": quartiles " + num(r.p25, 3) + " to " + num(r.p75, 3) + " of the median"));
     o += members(r, l, mid);
     o += outliers(r, l, mid);
+    if (r.bar) {
+      o += fmt::format(
+          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#000\" "
+          "stroke-width=\"3\"><title>{3}</title></line>",
+          num(l.px(*r.bar)), num(mid - 11), num(mid + 11),
+          esc(r.label + ": the verdicts' bar, " + r.bar_detail));
+    }
   }
   return o;
 }
@@ -186,15 +199,20 @@ std::string render_strip_chart(const StripChart& s) {
   o += strip_axes(s, l, ticks);
   o += strip_rows(s, l);
   const double bottom = l.row_top.empty() ? l.top : l.row_top.back() + l.row_height.back();
-  o += legend(16, bottom + 54,
-              {{"a pair, against its group's median",
-                "<circle cx=\"6\" cy=\"6\" r=\"3\" fill=\"#0072B2\" fill-opacity=\"0.55\"/>"},
-               {"an outlier, named (the first " + std::to_string(kNamedPerRow) + " per group)",
-                "<circle cx=\"6\" cy=\"6\" r=\"5\" fill=\"#D55E00\" stroke=\"#000\"/>"},
-               {"quartiles (p25 to p75); the line: min to max",
-                "<rect x=\"0\" y=\"1\" width=\"12\" height=\"10\" fill=\"#cfe3f3\" "
-                "stroke=\"#7aa6c8\"/>"}},
-              60);
+  std::vector<LegendEntry> keys{
+      {"a pair, against its group's median",
+       "<circle cx=\"6\" cy=\"6\" r=\"3\" fill=\"#0072B2\" fill-opacity=\"0.55\"/>"},
+      {"an outlier, named (the first " + std::to_string(kNamedPerRow) + " per group)",
+       "<circle cx=\"6\" cy=\"6\" r=\"5\" fill=\"#D55E00\" stroke=\"#000\"/>"},
+      {"quartiles (p25 to p75); the line: min to max",
+       "<rect x=\"0\" y=\"1\" width=\"12\" height=\"10\" fill=\"#cfe3f3\" "
+       "stroke=\"#7aa6c8\"/>"}};
+  if (std::any_of(s.rows.begin(), s.rows.end(), [](const StripRow& r) { return r.bar; })) {
+    keys.push_back({"the bar the verdicts held the group to (left of it fails)",
+                    "<line x1=\"6\" y1=\"0\" x2=\"6\" y2=\"12\" stroke=\"#000\" "
+                    "stroke-width=\"3\"/>"});
+  }
+  o += legend(16, bottom + 54, keys, 60);
   o += "</svg>";
   std::vector<std::string> head{"group"};
   head.insert(head.end(), s.table_head.begin(), s.table_head.end());

@@ -1321,3 +1321,54 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
 
 }  // namespace
 }  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// An audit: four of seven nodes slowed to 0.70 sat on "the fleet median" in the chart while the
+// site baseline failed them; the chart showed no bar. Each group's row now carries the one bar
+// its verdicts held every member to, here the baseline's, right of the slowed majority.
+TEST(FleetReadability, TheChartDrawsTheBarTheVerdictsUsed) {
+  const std::string healthy = healthy_fleet(real_run(), 3);
+  const std::string base = write_baseline(healthy, 0.10);
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 7; ++i) {
+    RunDocument d = as_node(real_run(), "m" + std::to_string(i));
+    for (auto& res : d.results) {  // both directions
+      if (i < 4 && res.method == "ce-write" && res.status == ResultStatus::kOk) {
+        scale(res.algbw_gbps, 0.7);
+        scale(res.busbw_gbps, 0.7);
+        scale(res.time_us, 1 / 0.7);
+      }
+    }
+    write_run(dir, "m" + std::to_string(i), d);
+  }
+  FleetOptions o;
+  o.paths = {dir};
+  o.expect_path = base;
+  const FleetReport r = build_fleet(o, test::catalog());
+  EXPECT_EQ(r.count(NodeState::kFlagged), 4);
+  const svg::StripChart c = fleet_spread_chart(r);
+  const svg::StripRow* ce_write = nullptr;
+  for (const auto& row : c.rows) {
+    if (row.label == "ce-write NV18 @ 1G") ce_write = &row;
+  }
+  ASSERT_NE(ce_write, nullptr);
+  ASSERT_TRUE(ce_write->bar);
+  EXPECT_NEAR(*ce_write->bar, 0.9 / 0.7, 0.03) << "the bar right of the slowed median";
+  EXPECT_NE(ce_write->bar_detail.find("GB/s, site baseline"), std::string::npos);
+  const std::string svg = svg::render(c);
+  EXPECT_NE(svg.find("the bar the verdicts held the group to"), std::string::npos);
+  EXPECT_NE(svg.find("<th>verdicts&#39; bar</th>"), std::string::npos);
+
+  // Without a baseline each pair's bar is its known-good figure's; copies on one link share it.
+  const FleetReport plain = fleet_of(dir);
+  for (const auto& row : fleet_spread_chart(plain).rows) {
+    if (row.label != "ce-write NV18 @ 1G") continue;
+    ASSERT_TRUE(row.bar);
+    EXPECT_NE(row.bar_detail.find("known-good"), std::string::npos) << row.bar_detail;
+  }
+}
+
+}  // namespace
+}  // namespace peerbench
