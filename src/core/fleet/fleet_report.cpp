@@ -278,6 +278,29 @@ Section nodes_section(const FleetReport& r) {
   return s;
 }
 
+// A fleet-outlier beside the same method's own bar flag (off-baseline, below-expected, ...) is
+// one finding, not two lines of one case (41 lines for one slowed node; an audit).
+bool held_by_a_bar(const FleetPair& p, const std::string& method) {
+  return std::any_of(p.flags.begin(), p.flags.end(), [&](const Flag& f) {
+    return f.method == method && f.code != "fleet-outlier" &&
+           flag_kind(f.code) == FlagKind::kFigure;
+  });
+}
+
+// "; also a fleet outlier: 0.705 of the median", on the bar flag that stands for both.
+std::string outlier_too(const FleetPair& p, const Flag& bar_flag) {
+  if (bar_flag.method.empty() || flag_kind(bar_flag.code) != FlagKind::kFigure) return "";
+  for (const auto& f : p.flags) {
+    if (f.code != "fleet-outlier" || f.method != bar_flag.method) continue;
+    const auto ratio = f.evidence.find("ratio");
+    return "; also a fleet outlier" +
+           (ratio != f.evidence.end() && ratio->is_number()
+                ? ": " + format_fixed(ratio->get<double>(), 3) + " of the fleet median"
+                : std::string());
+  }
+  return "";
+}
+
 std::vector<std::string> findings_of(const FleetNode& n) {
   std::vector<std::string> out;
   const std::string head =
@@ -285,8 +308,10 @@ std::vector<std::string> findings_of(const FleetNode& n) {
   for (const auto& p : n.problems) out.push_back(head + ": " + p);
   for (const auto& p : n.pairs) {
     for (const auto& f : p.flags) {
+      if (f.code == "fleet-outlier" && held_by_a_bar(p, f.method)) continue;  // said with it
       out.push_back(head + ": " + p.name() + " [" + p.link + "] " + f.code +
-                    (f.method.empty() ? "" : " " + f.method) + ": " + f.message);
+                    (f.method.empty() ? "" : " " + f.method) + ": " + f.message +
+                    (f.code == "fleet-outlier" ? "" : outlier_too(p, f)));
     }
     if (p.unsettled() && p.flags.empty()) {
       out.push_back(head + ": " + p.name() + " [" + p.link + "] " +

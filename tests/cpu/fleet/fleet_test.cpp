@@ -1284,6 +1284,12 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   EXPECT_NE(lines[4].find("(figures under their bars)"), std::string::npos) << lines[4];
   EXPECT_NE(text.find("sm-latency           NVIDIA H200  NV18         4 B"), std::string::npos)
       << "a size under 1 KiB has its unit";
+  // One finding per case: the slowed ce-write's below-expected line says it is an outlier too.
+  EXPECT_EQ(text.find("[NV18] fleet-outlier ce-write"), std::string::npos);
+  const auto kg = text.find("[NV18] below-expected ce-write");
+  ASSERT_NE(kg, std::string::npos);
+  EXPECT_NE(text.substr(kg, text.find('\n', kg) - kg).find("; also a fleet outlier: 0.70"),
+            std::string::npos);
 
   const std::string html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});
   EXPECT_NE(html.find("<li>corrupt: flagged: data-errors x1"), std::string::npos);
