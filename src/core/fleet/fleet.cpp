@@ -295,8 +295,8 @@ Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& 
 void place_members(const FleetGroup& g, std::vector<Member>& members, double tolerance) {
   for (auto& m : members) {
     if (!m.at_size) {
-      m.node->problems.push_back(g.method + " " + m.pair->name() +
-                                 ": not measured at the fleet's size " + format_size(g.bytes));
+      m.node->short_of_size[g.bytes].insert(g.method);
+      ++m.node->cases_short_of_size[g.bytes];
       continue;
     }
     FleetPosition pos{g.method,          g.bytes, m.at_size->value, g.median, 0,
@@ -450,6 +450,22 @@ void set_state(FleetNode& n) {
   }
 }
 
+// "12 cases not measured at the fleet's size 1 GiB (ce-bidir, ce-read, ...; its largest: 64 MiB)"
+void say_sizes_not_measured(FleetNode& n) {
+  std::uint64_t largest = 0;
+  for (const auto& p : n.pairs) {
+    for (const auto& m : p.measurements) largest = std::max(largest, m.bytes);
+  }
+  for (const auto& [bytes, methods] : n.short_of_size) {
+    const int cases = n.cases_short_of_size[bytes];
+    n.problems.push_back(count_of(cases, "case") + " not measured at the fleet's size " +
+                         format_size(bytes) + " (" + some_of({methods.begin(), methods.end()}) +
+                         (largest > 0 && largest < bytes ? "; its largest: " + format_size(largest)
+                                                         : std::string()) +
+                         ")");
+  }
+}
+
 }  // namespace
 
 ResultFiles collect_result_files(const std::vector<std::string>& paths) {
@@ -540,6 +556,7 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   r.nodes = resolve_duplicates(std::move(nodes), r.notes, r.earlier_runs);
   if (hosts_given) add_expected_hosts(r.nodes, hosts, r.notes);
   r.groups = place_in_fleet(r.nodes, tolerance);
+  for (auto& n : r.nodes) say_sizes_not_measured(n);
   add_coverage_problems(r.nodes);
   r.versions = version_spreads(r.nodes);
   for (auto& n : r.nodes) set_state(n);

@@ -128,6 +128,10 @@ struct FleetNode {
   std::set<std::string> methods_run, gpu_models;
   int gpus_listed = 0, gpus_run = 0;
   std::vector<std::string> pairs_short;  // "ce-write 1 of 2": pair methods short of its pairs
+  // Per fleet size, the methods of this node's pairs not measured at it, and how many cases:
+  // one problem line per size (sixteen lines for a run cut at 64 MiB read as sixteen faults).
+  std::map<std::uint64_t, std::set<std::string>> short_of_size;
+  std::map<std::uint64_t, int> cases_short_of_size;
   std::string pairs_spec;
   // The lowest "goodness" of the node's figures: against the fleet median (1 = at it) and against
   // the known-good figure (FleetPair::known_good_ratio), under 1 worse.

@@ -1269,6 +1269,14 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   const auto& shm = node(r, "shm");
   EXPECT_EQ(shm.state, NodeState::kFlagged);
   EXPECT_LT(shm.worst_ratio, 0.2) << "NCCL at about 0.10 of known-good";
+  // Its run stopped at 64 MiB: one problem says so, not one per case.
+  const auto short_lines =
+      std::count_if(shm.problems.begin(), shm.problems.end(), [](const auto& p) {
+        return p.find("not measured at the fleet's size") != std::string::npos;
+      });
+  EXPECT_EQ(short_lines, 1);
+  EXPECT_NE(shm.problems.back().find("; its largest: 64 MiB)"), std::string::npos)
+      << shm.problems.back();
   EXPECT_NEAR(node(r, "slowed").worst_ratio, 0.7, 0.02);
   EXPECT_GT(node(r, "n0").worst_ratio, 0.95);
 
