@@ -48,6 +48,12 @@ string(REGEX MATCH "^[0-9]+\\.[0-9]+" _nccl_major_minor "${NCCL_VERSION}")
 set(PEERBENCH_DEB_GPU_DEPENDS
     "libnccl2 (>= ${_nccl_major_minor}), cuda-cudart-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR} | libcudart${CUDAToolkit_VERSION_MAJOR}"
     CACHE STRING "The .deb's dependencies on NVIDIA's CUDA runtime and NCCL packages")
+# cpack runs the "preinstall" target, which by default builds "all" first: the install test
+# (ctest install_end_to_end) then relinked peerbench under the tests running beside it whenever
+# the tree had moved on (a commit changes the revision compiled in), and they failed at random
+# ("could not execute", crashes). Packaging and installing take the build as it is: build first
+# (README: Installing).
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 set(CPACK_PACKAGE_NAME peerbench)
 set(CPACK_PACKAGE_VENDOR "peerbench")
 set(CPACK_PACKAGE_CONTACT "peerbench maintainers <peerbench@localhost>")
