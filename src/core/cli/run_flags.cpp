@@ -318,6 +318,12 @@ void refuse_pairs_that_apply_to_nothing(const cxxopts::ParseResult& r,
                    "; collectives run over all ranks, so leave --pairs out or select pair methods");
 }
 
+// The methods a size sweep (-b -e -f -i) and -n apply to: not the latency methods, which run at
+// one size, ce-latency for --latency-iters transfers.
+bool sweeps(const MethodInfo& m) {
+  return !m.fixed_size;
+}
+
 // A flag given for methods none of which was selected would be dropped without a word (-m
 // ce-write -d double measured no double; an audit): refused, naming the methods it applies to.
 void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
@@ -368,30 +374,24 @@ void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
       {"average", "-a/--average", "the times of several ranks",
        [](const MethodInfo& m) { return m.workers != 1; },
        [](const RunOptions& g, const RunOptions& d) { return g.average != d.average; }},
-      // The latency methods run at one size, ce-latency for --latency-iters transfers.
-      {"minbytes", "-b/--minbytes", "a size sweep",
-       [](const MethodInfo& m) { return !m.fixed_size; },
+      {"minbytes", "-b/--minbytes", "a size sweep", sweeps,
        [](const RunOptions& g, const RunOptions& d) {
          return g.sweep.min_bytes != d.sweep.min_bytes;
        }},
-      {"maxbytes", "-e/--maxbytes", "a size sweep",
-       [](const MethodInfo& m) { return !m.fixed_size; },
+      {"maxbytes", "-e/--maxbytes", "a size sweep", sweeps,
        [](const RunOptions& g, const RunOptions& d) {
          return g.sweep.max_bytes != d.sweep.max_bytes;
        }},
-      {"stepfactor", "-f/--stepfactor", "a size sweep",
-       [](const MethodInfo& m) { return !m.fixed_size; },
+      {"stepfactor", "-f/--stepfactor", "a size sweep", sweeps,
        [](const RunOptions& g, const RunOptions& d) {
          return g.sweep.step_factor != d.sweep.step_factor;
        }},
-      {"stepbytes", "-i/--stepbytes", "a size sweep",
-       [](const MethodInfo& m) { return !m.fixed_size; },
+      {"stepbytes", "-i/--stepbytes", "a size sweep", sweeps,
        [](const RunOptions& g, const RunOptions& d) {
          return g.sweep.step_bytes != d.sweep.step_bytes;
        }},
       {"iters", "-n/--iters", "iterations per sample (the latency methods: --latency-iters)",
-       [](const MethodInfo& m) { return !m.fixed_size; },
-       [](const RunOptions& g, const RunOptions& d) { return g.iters != d.iters; }},
+       sweeps, [](const RunOptions& g, const RunOptions& d) { return g.iters != d.iters; }},
   };
   const RunOptions defaults;
   for (const auto& sc : scopes) {
