@@ -324,77 +324,79 @@ bool sweeps(const MethodInfo& m) {
   return !m.fixed_size;
 }
 
+struct FlagScope {
+  const char* key;
+  const char* flag;
+  const char* what;
+  bool (*applies)(const MethodInfo&);
+  bool (*changed)(const RunOptions&,
+                  const RunOptions&);  // given, default: a default drops nothing
+};
+// Each flag that applies to some methods only, and whether a value drops something.
+constexpr FlagScope kFlagScopes[] = {
+    {"datatype", "-d/--datatype", "element types", [](const MethodInfo& m) { return m.typed; },
+     [](const RunOptions& g, const RunOptions& d) { return g.datatypes != d.datatypes; }},
+    {"op", "-o/--op", "reductions", [](const MethodInfo& m) { return m.reduces; },
+     [](const RunOptions& g, const RunOptions& d) { return g.ops != d.ops; }},
+    {"root", "-r/--root", "a root", [](const MethodInfo& m) { return m.rooted; },
+     [](const RunOptions& g, const RunOptions& d) { return g.root != d.root; }},
+    {"inplace", "--inplace", "in-place all-reduce",
+     [](const MethodInfo& m) { return m.collective == Collective::kAllReduce; },
+     [](const RunOptions&, const RunOptions&) { return true; }},
+    {"local_register", "-R/--local_register", "NCCL buffer registration",
+     [](const MethodInfo& m) { return m.uses_nccl; },
+     [](const RunOptions& g, const RunOptions& d) {
+       return g.register_buffers != d.register_buffers;
+     }},
+    {"staged-chunk", "--staged-chunk", "the staged pipeline",
+     [](const MethodInfo& m) { return m.family == "staged"; },
+     [](const RunOptions& g, const RunOptions& d) { return g.staged_chunk != d.staged_chunk; }},
+    {"staged-slots", "--staged-slots", "the staged pipeline",
+     [](const MethodInfo& m) { return m.family == "staged"; },
+     [](const RunOptions& g, const RunOptions& d) { return g.staged_slots != d.staged_slots; }},
+    {"latency-bytes", "--latency-bytes", "a latency size",
+     [](const MethodInfo& m) { return m.fixed_size && m.fixed_bytes == 0; },
+     [](const RunOptions& g, const RunOptions& d) { return g.latency_bytes != d.latency_bytes; }},
+    {"latency-iters", "--latency-iters", "latency transfers",
+     [](const MethodInfo& m) { return m.metric == Metric::kLatency; },
+     [](const RunOptions& g, const RunOptions& d) { return g.latency_iters != d.latency_iters; }},
+    // -G on staged or sm-latency alone captured nothing, yet labelled the run "-G N" (an audit).
+    {"cudagraph", "-G/--cudagraph", "a CUDA graph",
+     [](const MethodInfo& m) { return m.graph_capturable; },
+     [](const RunOptions& g, const RunOptions& d) {
+       return g.cudagraph_replays != d.cudagraph_replays;
+     }},
+    // One rank times a one-sided copy: there are no ranks' times to combine.
+    {"average", "-a/--average", "the times of several ranks",
+     [](const MethodInfo& m) { return m.workers != 1; },
+     [](const RunOptions& g, const RunOptions& d) { return g.average != d.average; }},
+    {"minbytes", "-b/--minbytes", "a size sweep", sweeps,
+     [](const RunOptions& g, const RunOptions& d) {
+       return g.sweep.min_bytes != d.sweep.min_bytes;
+     }},
+    {"maxbytes", "-e/--maxbytes", "a size sweep", sweeps,
+     [](const RunOptions& g, const RunOptions& d) {
+       return g.sweep.max_bytes != d.sweep.max_bytes;
+     }},
+    {"stepfactor", "-f/--stepfactor", "a size sweep", sweeps,
+     [](const RunOptions& g, const RunOptions& d) {
+       return g.sweep.step_factor != d.sweep.step_factor;
+     }},
+    {"stepbytes", "-i/--stepbytes", "a size sweep", sweeps,
+     [](const RunOptions& g, const RunOptions& d) {
+       return g.sweep.step_bytes != d.sweep.step_bytes;
+     }},
+    {"iters", "-n/--iters", "iterations per sample (the latency methods: --latency-iters)", sweeps,
+     [](const RunOptions& g, const RunOptions& d) { return g.iters != d.iters; }},
+};
+
 // A flag given for methods none of which was selected would be dropped without a word (-m
 // ce-write -d double measured no double; an audit): refused, naming the methods it applies to.
 void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
                                         const std::vector<MethodInfo>& catalog,
                                         const RunOptions& o) {
-  struct Scope {
-    const char* key;
-    const char* flag;
-    const char* what;
-    bool (*applies)(const MethodInfo&);
-    bool (*changed)(const RunOptions&,
-                    const RunOptions&);  // given, default: a default drops nothing
-  };
-  static const Scope scopes[] = {
-      {"datatype", "-d/--datatype", "element types", [](const MethodInfo& m) { return m.typed; },
-       [](const RunOptions& g, const RunOptions& d) { return g.datatypes != d.datatypes; }},
-      {"op", "-o/--op", "reductions", [](const MethodInfo& m) { return m.reduces; },
-       [](const RunOptions& g, const RunOptions& d) { return g.ops != d.ops; }},
-      {"root", "-r/--root", "a root", [](const MethodInfo& m) { return m.rooted; },
-       [](const RunOptions& g, const RunOptions& d) { return g.root != d.root; }},
-      {"inplace", "--inplace", "in-place all-reduce",
-       [](const MethodInfo& m) { return m.collective == Collective::kAllReduce; },
-       [](const RunOptions&, const RunOptions&) { return true; }},
-      {"local_register", "-R/--local_register", "NCCL buffer registration",
-       [](const MethodInfo& m) { return m.uses_nccl; },
-       [](const RunOptions& g, const RunOptions& d) {
-         return g.register_buffers != d.register_buffers;
-       }},
-      {"staged-chunk", "--staged-chunk", "the staged pipeline",
-       [](const MethodInfo& m) { return m.family == "staged"; },
-       [](const RunOptions& g, const RunOptions& d) { return g.staged_chunk != d.staged_chunk; }},
-      {"staged-slots", "--staged-slots", "the staged pipeline",
-       [](const MethodInfo& m) { return m.family == "staged"; },
-       [](const RunOptions& g, const RunOptions& d) { return g.staged_slots != d.staged_slots; }},
-      {"latency-bytes", "--latency-bytes", "a latency size",
-       [](const MethodInfo& m) { return m.fixed_size && m.fixed_bytes == 0; },
-       [](const RunOptions& g, const RunOptions& d) { return g.latency_bytes != d.latency_bytes; }},
-      {"latency-iters", "--latency-iters", "latency transfers",
-       [](const MethodInfo& m) { return m.metric == Metric::kLatency; },
-       [](const RunOptions& g, const RunOptions& d) { return g.latency_iters != d.latency_iters; }},
-      // -G on staged or sm-latency alone captured nothing, yet labelled the run "-G N" (an audit).
-      {"cudagraph", "-G/--cudagraph", "a CUDA graph",
-       [](const MethodInfo& m) { return m.graph_capturable; },
-       [](const RunOptions& g, const RunOptions& d) {
-         return g.cudagraph_replays != d.cudagraph_replays;
-       }},
-      // One rank times a one-sided copy: there are no ranks' times to combine.
-      {"average", "-a/--average", "the times of several ranks",
-       [](const MethodInfo& m) { return m.workers != 1; },
-       [](const RunOptions& g, const RunOptions& d) { return g.average != d.average; }},
-      {"minbytes", "-b/--minbytes", "a size sweep", sweeps,
-       [](const RunOptions& g, const RunOptions& d) {
-         return g.sweep.min_bytes != d.sweep.min_bytes;
-       }},
-      {"maxbytes", "-e/--maxbytes", "a size sweep", sweeps,
-       [](const RunOptions& g, const RunOptions& d) {
-         return g.sweep.max_bytes != d.sweep.max_bytes;
-       }},
-      {"stepfactor", "-f/--stepfactor", "a size sweep", sweeps,
-       [](const RunOptions& g, const RunOptions& d) {
-         return g.sweep.step_factor != d.sweep.step_factor;
-       }},
-      {"stepbytes", "-i/--stepbytes", "a size sweep", sweeps,
-       [](const RunOptions& g, const RunOptions& d) {
-         return g.sweep.step_bytes != d.sweep.step_bytes;
-       }},
-      {"iters", "-n/--iters", "iterations per sample (the latency methods: --latency-iters)",
-       sweeps, [](const RunOptions& g, const RunOptions& d) { return g.iters != d.iters; }},
-  };
   const RunOptions defaults;
-  for (const auto& sc : scopes) {
+  for (const auto& sc : kFlagScopes) {
     if (!r.count(sc.key) || !sc.changed(o, defaults)) continue;
     bool any = false;
     for (const auto& name : o.methods) {

@@ -1249,7 +1249,7 @@ namespace {
 //  - the shared-memory node's worst ratio read 0.98 (fleet medians at a size it never ran),
 //    although its all-reduce ran at 0.10 of known-good: the ratio counts known-good too;
 //  - the HTML showed the group statistics twice.
-TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownGood) {
+FleetReport audited_fleet() {
   const std::string dir = healthy_fleet(real_run(), 6);
   RunDocument slowed = as_node(real_run(), "slowed");
   for (const auto* m : {"ce-write", "ce-read", "sm-write", "sm-read", "nccl-sendrecv"})
@@ -1261,7 +1261,11 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   }
   write_run(dir, "corrupt", corrupt);
   write_run(dir, "shm", as_node(load_run_file(fixture("h200x2/p2p-disabled.json")), "shm"));
-  const FleetReport r = fleet_of(dir);
+  return fleet_of(dir);
+}
+
+TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownGood) {
+  const FleetReport r = audited_fleet();
 
   ASSERT_GE(r.nodes.size(), 9u);
   EXPECT_EQ(r.nodes[0].host, "corrupt") << "wrong data first";
@@ -1307,9 +1311,13 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   const std::string md = make_fleet_reporter(FleetFormat::kMarkdown)->render(r, {});
   EXPECT_NE(md.find("\n- corrupt: flagged: data-errors x1"), std::string::npos);
   EXPECT_NE(md.find("| method | GPU |"), std::string::npos) << "no chart there: the table stays";
+}
 
-  // CSV: NCCL's transport is the pair's flag, not each latency row's; the all-reduce flagged at a
-  // size the fleet does not judge has a row of its own; every row as long as the header.
+// CSV (the same audit): NCCL's transport is the pair's flag, not each latency row's; the
+// all-reduce flagged at a size the fleet does not judge has a row of its own; every row as long
+// as the header.
+TEST(FleetReadability, CsvKeepsPairFlagsApartAndRowsForFlagsOutsideGroups) {
+  const FleetReport r = audited_fleet();
   const std::string csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
   const auto rows = split(csv, '\n');
   const auto width = split(rows[0], ',').size();
