@@ -51,6 +51,11 @@ FlagKind flag_kind(const std::string& code) {
   return path.count(code) ? FlagKind::kPath : FlagKind::kFigure;
 }
 
+std::string fleet_unit(const std::string& method, bool lower_is_better) {
+  if (lower_is_better) return "us";
+  return method.rfind("nccl-", 0) == 0 ? "busbw GB/s" : "GB/s";
+}
+
 bool FleetNode::has_flag_of(FlagKind k) const {
   for (const auto& p : pairs) {
     for (const auto& f : p.flags) {
@@ -269,7 +274,7 @@ FleetGroup summarize_group(const std::string& method, std::uint64_t bytes,
 
 Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& pos,
                   double tolerance) {
-  const std::string unit = g.lower_is_better ? " us" : " GB/s";
+  const std::string unit = " " + fleet_unit(g.method, g.lower_is_better);
   // The precision the verdicts' own messages give (279.0 GB/s beside 278.97 for one case read as
   // two figures; an audit), and a collective over a node's GPUs counted by nodes, not "pairs".
   const int d = g.lower_is_better ? 2 : 1;
@@ -288,7 +293,7 @@ Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& 
                 {"bytes", g.bytes},       {"gpu_model", g.gpu_model},
                 {"link", g.link},         {"group_pairs", g.pairs},
                 {"group_nodes", g.nodes}, {"fleet_p25", g.p25},
-                {"fleet_p75", g.p75},     {"unit", g.lower_is_better ? "us" : "GB/s"}};
+                {"fleet_p75", g.p75},     {"unit", fleet_unit(g.method, g.lower_is_better)}};
   return f;
 }
 

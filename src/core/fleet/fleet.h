@@ -108,6 +108,10 @@ std::string to_string(NodeState s);
 enum class FlagKind { kHardware, kPath, kFigure };
 FlagKind flag_kind(const std::string& code);
 
+// The unit of a fleet figure of `method`: "us" (latency, and times at latency sizes), "busbw
+// GB/s" for NCCL's methods (what their verdicts and known-good figures say), else "GB/s".
+std::string fleet_unit(const std::string& method, bool lower_is_better);
+
 struct NodeVersions {
   std::string driver, cuda, nccl;  // "" unknown
 };

@@ -29,7 +29,7 @@ std::string group_label(const FleetGroup& g, bool name_model) {
 std::vector<std::string> group_cells(const FleetGroup& g, const svg::StripRow& row) {
   const bool lo = g.lower_is_better;
   const int d = lo ? 2 : 1;
-  const std::string unit = lo ? " us" : " GB/s";
+  const std::string unit = " " + fleet_unit(g.method, lo);
   std::string names;
   std::size_t outliers = 0;
   for (const auto& p : row.points) {
@@ -66,7 +66,7 @@ void set_bar(svg::StripRow& row, const FleetGroup& g,
   }
   const bool lo = g.lower_is_better;
   row.bar = goodness(bars[0]->bar / g.median, lo);
-  row.bar_detail = format_fixed(bars[0]->bar, lo ? 2 : 1) + (lo ? " us" : " GB/s") + ", " +
+  row.bar_detail = format_fixed(bars[0]->bar, lo ? 2 : 1) + " " + fleet_unit(g.method, lo) + ", " +
                    bar_source_words(bars[0]->source);
 }
 
@@ -111,7 +111,7 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
         const int d = pos.lower_is_better ? 2 : 1;
         c.rows[it->second].points.push_back(
             {goodness(pos.ratio, pos.lower_is_better), n.host + " " + p.name(),
-             format_fixed(pos.value, d) + (pos.lower_is_better ? " us" : " GB/s") + ", " +
+             format_fixed(pos.value, d) + " " + fleet_unit(pos.method, pos.lower_is_better) + ", " +
                  format_fixed(pos.ratio, 3) + " of the median",
              pos.outlier});
       }

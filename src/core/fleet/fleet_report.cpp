@@ -18,10 +18,6 @@ std::string value_text(double v, bool lower_is_better) {
   return format_fixed(v, lower_is_better ? 2 : 1);
 }
 
-std::string unit_of(bool lower_is_better) {
-  return lower_is_better ? "us" : "GB/s";
-}
-
 // "; 6 earlier runs of 1 host not counted (...)": said in the verdict itself, since a folder of
 // one host's history otherwise reads as a fleet that passed.
 std::string earlier_runs_clause(const FleetReport& r) {
@@ -246,12 +242,12 @@ Section groups_section(const FleetReport& r) {
   s.table.numeric = {false, false, false, true, true, true, true, true, true, false};
   for (const auto& g : r.groups) {
     const bool lo = g.lower_is_better;
-    s.table.rows.push_back({g.method, g.gpu_model, g.link, format_size_label(g.bytes),
-                            std::to_string(g.pairs), std::to_string(g.nodes),
-                            value_text(g.median, lo),
-                            value_text(g.p25, lo) + "-" + value_text(g.p75, lo),
-                            value_text(g.min, lo) + "-" + value_text(g.max, lo),
-                            unit_of(lo) + (g.judged ? "" : " (too few pairs to judge)")});
+    s.table.rows.push_back(
+        {g.method, g.gpu_model, g.link, format_size_label(g.bytes), std::to_string(g.pairs),
+         std::to_string(g.nodes), value_text(g.median, lo),
+         value_text(g.p25, lo) + "-" + value_text(g.p75, lo),
+         value_text(g.min, lo) + "-" + value_text(g.max, lo),
+         fleet_unit(g.method, lo) + (g.judged ? "" : " (too few pairs to judge)")});
   }
   s.lines.push_back("fleet-outlier: a pair more than " +
                     format_fixed(100 * r.outlier_tolerance, 0) +
@@ -425,15 +421,17 @@ class FleetCsvReporter : public FleetReporter {
           any = true;
           o << head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << ","
             << pos.bytes << "," << out::fixed<out::Csv>(pos.value, 3) << ","
-            << cf(unit_of(pos.lower_is_better)) << "," << out::fixed<out::Csv>(pos.fleet_median, 3)
-            << "," << out::fixed<out::Csv>(pos.ratio, 4) << "," << (pos.outlier ? 1 : 0) << ","
+            << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
+            << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
+            << out::fixed<out::Csv>(pos.ratio, 4) << "," << (pos.outlier ? 1 : 0) << ","
             << cf(flags_for(p, pos.method)) << "," << tail;
         }
         for (const Measurement* m : flagged_outside_groups(p)) {
           any = true;
           o << head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
-            << "," << out::fixed<out::Csv>(m->value, 3) << "," << cf(unit_of(m->lower_is_better))
-            << ",,,," << cf(flags_for(p, m->method)) << "," << tail;
+            << "," << out::fixed<out::Csv>(m->value, 3) << ","
+            << cf(fleet_unit(m->method, m->lower_is_better)) << ",,,,"
+            << cf(flags_for(p, m->method)) << "," << tail;
         }
       }
       // Every node appears, measured or not, with why not.

@@ -1296,6 +1296,15 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   EXPECT_NE(lines[4].find("(figures under their bars)"), std::string::npos) << lines[4];
   EXPECT_NE(text.find("sm-latency           NVIDIA H200  NV18         4 B"), std::string::npos)
       << "a size under 1 KiB has its unit";
+  // NCCL's figures in the unit their verdicts and known-good figures use.
+  bool nccl_row = false;
+  for (const auto& l : lines) {
+    if (l.rfind("  nccl-sendrecv ", 0) == 0) {
+      nccl_row = true;
+      EXPECT_EQ(l.substr(l.size() - 11), " busbw GB/s") << l;
+    }
+  }
+  EXPECT_TRUE(nccl_row);
   // One finding per case: the slowed ce-write's below-expected line says it is an outlier too.
   EXPECT_EQ(text.find("[NV18] fleet-outlier ce-write"), std::string::npos);
   const auto kg = text.find("[NV18] below-expected ce-write");
