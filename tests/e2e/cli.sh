@@ -37,6 +37,14 @@ expect_usage() {
 [ "$("$bin" --list-methods | grep -c '^  [a-z]')" -ge 12 ] && ok "--list-methods" || bad "--list-methods"
 "$bin" --version | grep -q '^peerbench ' && ok "--version" || bad "--version"
 
+# The binary's own catalogue (src/gpu/method.cpp derives each method's workers): -a combines the
+# times of several ranks, so a one-sided copy refuses it and a two-ended one takes it; -G on
+# methods it cannot capture is refused.
+expect_usage "-a on a one-sided copy" "$bin" run --dry-run --np 2 -m ce-write,h2d -a 1
+for m in ce-bidir sm-latency staged nccl-sendrecv nccl-allreduce; do
+  "$bin" run --dry-run --np 2 -m $m -a 1 > /dev/null 2>&1 && ok "-a 1 with $m" || bad "-a 1 refused with $m"
+done
+expect_usage "-G on staged and sm-latency" "$bin" run --dry-run --np 2 -m staged,sm-latency -G 4
 expect_usage "zero size" "$bin" -b 0
 expect_usage "min above max" "$bin" -b 1G -e 1M
 expect_usage "factor below 2" "$bin" -f 1

@@ -101,7 +101,9 @@ std::string measurement_mode(const RunDocument& d, const MethodInfo* m) {
   const bool allreduce = !m || m->collective == Collective::kAllReduce;
   if (const int r = config_int(d, "local_register", 0); r && nccl)
     parts.push_back("-R " + std::to_string(r));
-  if (const int a = config_int(d, "average", 3); a != 3) parts.push_back("-a " + std::to_string(a));
+  // -a combines ranks' times: a method one rank times (a one-sided copy) ran as without it.
+  if (const int a = config_int(d, "average", 3); a != 3 && (!m || m->workers != 1))
+    parts.push_back("-a " + std::to_string(a));
   if (const int z = config_int(d, "blocking", 0)) parts.push_back("-z " + std::to_string(z));
   // A method -G cannot capture (staged, sm-latency) ran as it does without it (an audit: a mixed
   // run's staged figures were "under other settings" than every run without -G).

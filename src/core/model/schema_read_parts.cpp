@@ -204,6 +204,14 @@ MethodInfo method_from(const JsonIn& in) {
   m.reduces = m.typed && (c == Collective::kAllReduce || c == Collective::kReduceScatter ||
                           c == Collective::kReduce);
   m.rooted = m.typed && (c == Collective::kBroadcast || c == Collective::kReduce);
+  // Ranks that time a case (-a combines their times); a file before the key: as the catalog
+  // makes them (both ends for bidirectional copies, NCCL pairs, staged and sm-latency; every
+  // rank for collectives; the source alone otherwise).
+  const bool both_ends = m.bidirectional || (m.uses_nccl && m.scope == MethodScope::kPair) ||
+                         m.family == "staged" ||
+                         (m.family == "sm" && m.metric == Metric::kLatency);
+  m.workers = static_cast<int>(in.opt_integer("workers", 0, 2).value_or(
+      m.scope == MethodScope::kAllRanks ? 0 : both_ends ? 2 : 1));
   return m;
 }
 

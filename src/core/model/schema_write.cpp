@@ -147,7 +147,8 @@ json to_json(const MethodInfo& m) {
               {"uses_nccl", m.uses_nccl},
               {"graph_capturable", m.graph_capturable},
               {"fixed_size", m.fixed_size},
-              {"all_gpus_at_once", m.all_gpus_at_once}};
+              {"all_gpus_at_once", m.all_gpus_at_once},
+              {"workers", m.workers}};
 }
 
 json to_json(const Result& r) {
