@@ -42,9 +42,10 @@ int FleetNode::flag_count() const {
 }
 
 FlagKind flag_kind(const std::string& code) {
-  static const std::set<std::string> hardware{"data-errors",      "burn-in-errors",
-                                              "link-errors",      "nvlink-degraded",
-                                              "fabric-unhealthy", "pcie-downtrained"};
+  // intermittent: a case that failed in some burn-in cycles and not in others.
+  static const std::set<std::string> hardware{
+      "data-errors",      "burn-in-errors",   "link-errors", "nvlink-degraded",
+      "fabric-unhealthy", "pcie-downtrained", "intermittent"};
   static const std::set<std::string> path{"nccl-shm", "nccl-net", "nccl-net-socket", "host-staged",
                                           "off-nvlink"};
   if (hardware.count(code)) return FlagKind::kHardware;

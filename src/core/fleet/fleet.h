@@ -80,7 +80,8 @@ struct FleetPair {
   struct JudgedBar {
     std::uint64_t bytes = 0;
     double bar = 0;
-    std::string source;  // a MethodVerdict::bar_source
+    std::string source;   // a MethodVerdict::bar_source
+    double expected = 0;  // the known-good figure a known-good bar is a share of (0: none)
   };
   std::map<std::string, JudgedBar> bars;
   // Per method, its group where the run's settings touch that method (-R: NCCL's only); the

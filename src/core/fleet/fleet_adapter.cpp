@@ -94,7 +94,7 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
   p.flags = v.flags;
   for (const auto& m : v.methods) {
     if (m.bar && (m.state == "pass" || m.state == "flagged"))
-      p.bars[m.method] = {m.bytes, *m.bar, m.bar_source};
+      p.bars[m.method] = {m.bytes, *m.bar, m.bar_source, m.expected.value_or(0)};
     if (!m.expected_ratio || (m.state != "pass" && m.state != "flagged")) continue;
     if (p.known_good_ratio == 0 || *m.expected_ratio < p.known_good_ratio)
       p.known_good_ratio = *m.expected_ratio;

@@ -46,12 +46,20 @@ std::vector<std::string> group_cells(const FleetGroup& g, const svg::StripRow& r
           g.judged ? (names.empty() ? "none" : names) : "not judged (too few pairs)"};
 }
 
-std::string bar_source_words(const std::string& source) {
-  if (source == kBarSiteBaseline) return "site baseline";
-  if (source == kBarKnownGood) return "known-good";
-  if (source == kBarLinkRate) return "link-rate rule";
-  if (source == kBarSiteBar) return "site bar";
-  return source == kBarLatencyTable ? "latency bar" : source;
+// "337.4 GB/s: 85 % of known-good 396.9", "356.6 GB/s: the site baseline's bar": the bar is a
+// share of its source's figure, not that figure (a review).
+std::string bar_text(const FleetPair::JudgedBar& b, const std::string& method, bool lo) {
+  const int d = lo ? 2 : 1;
+  const std::string figure = format_fixed(b.bar, d) + " " + fleet_unit(method, lo) + ": ";
+  if (b.source == kBarKnownGood && b.expected > 0) {
+    const double share = lo ? b.expected / b.bar : b.bar / b.expected;
+    return figure + format_fixed(100 * share, 0) + " % of known-good " +
+           format_fixed(b.expected, d);
+  }
+  if (b.source == kBarSiteBaseline) return figure + "the site baseline's bar";
+  if (b.source == kBarLinkRate) return figure + "the link-rate rule's bar";
+  if (b.source == kBarSiteBar) return figure + "the site's bar (--expect)";
+  return figure + (b.source == kBarLatencyTable ? "the latency bar" : b.source);
 }
 
 // The one bar that held every member of a group, set on its row; none where members were held
@@ -66,8 +74,7 @@ void set_bar(svg::StripRow& row, const FleetGroup& g,
   }
   const bool lo = g.lower_is_better;
   row.bar = goodness(bars[0]->bar / g.median, lo);
-  row.bar_detail = format_fixed(bars[0]->bar, lo ? 2 : 1) + " " + fleet_unit(g.method, lo) + ", " +
-                   bar_source_words(bars[0]->source);
+  row.bar_detail = bar_text(*bars[0], g.method, lo);
 }
 
 svg::StripRow strip_row(const FleetGroup& g, bool name_model) {

@@ -39,7 +39,7 @@ std::string earlier_runs_clause(const FleetReport& r) {
 // power-brake: a cooling or power fault, not another job) or by software.
 bool held_by_hardware(const FleetNode& n) {
   for (const auto& p : n.pairs) {
-    if (p.state != "throttled") continue;
+    if (p.state != "throttled" && p.state != "contended") continue;
     for (const char* r : {"hw-thermal", "hw-slowdown", "power-brake"}) {
       if (p.note.find(r) != std::string::npos) return true;
     }
@@ -55,9 +55,14 @@ std::string incomplete_kinds(const FleetReport& r) {
     if (n.state != NodeState::kIncomplete) continue;
     std::set<std::string> states;
     for (const auto& p : n.pairs) states.insert(p.state);
+    // Clocks held by the hardware first: beside another job too, it is still a fault (a review).
+    if (held_by_hardware(n)) {
+      ++by["hardware"];
+      continue;
+    }
     for (const char* s : {"contended", "throttled", "noisy"}) {
       if (states.count(s)) {
-        ++by[std::string(s) == "throttled" && held_by_hardware(n) ? "hardware" : s];
+        ++by[s];
         break;
       }
     }
@@ -115,12 +120,13 @@ std::string flag_codes_text(const FleetNode& n) {
 std::string incomplete_cause(const FleetNode& n) {
   std::set<std::string> states;
   for (const auto& p : n.pairs) states.insert(p.state);
-  if (states.count("contended")) return "ran beside another job; measure again when idle";
-  if (states.count("throttled")) {
-    return held_by_hardware(n) ? "clocks held by the hardware (thermal or power): check the "
-                                 "node's cooling and power, then measure again"
-                               : "clocks held; measure again when idle";
+  if (held_by_hardware(n)) {
+    return std::string("clocks held by the hardware (thermal or power)") +
+           (states.count("contended") ? ", beside another job too" : "") +
+           ": check the node's cooling and power, then measure again";
   }
+  if (states.count("contended")) return "ran beside another job; measure again when idle";
+  if (states.count("throttled")) return "clocks held; measure again when idle";
   if (states.count("noisy")) return "samples spread too far to judge; measure again";
   return n.problems.empty() ? "not every case was measured" : n.problems.front();
 }
@@ -276,16 +282,19 @@ Section nodes_section(const FleetReport& r) {
 
 // A fleet-outlier beside the same method's own bar flag (off-baseline, below-expected, ...) is
 // one finding, not two lines of one case (41 lines for one slowed node; an audit).
+bool is_bar_flag(const std::string& code) {
+  return code == "below-link" || code == "below-expected" || code == "off-baseline" ||
+         code == "high-latency";
+}
+
 bool held_by_a_bar(const FleetPair& p, const std::string& method) {
-  return std::any_of(p.flags.begin(), p.flags.end(), [&](const Flag& f) {
-    return f.method == method && f.code != "fleet-outlier" &&
-           flag_kind(f.code) == FlagKind::kFigure;
-  });
+  return std::any_of(p.flags.begin(), p.flags.end(),
+                     [&](const Flag& f) { return f.method == method && is_bar_flag(f.code); });
 }
 
 // "; also a fleet outlier: 0.705 of the median", on the bar flag that stands for both.
 std::string outlier_too(const FleetPair& p, const Flag& bar_flag) {
-  if (bar_flag.method.empty() || flag_kind(bar_flag.code) != FlagKind::kFigure) return "";
+  if (bar_flag.method.empty() || !is_bar_flag(bar_flag.code)) return "";
   for (const auto& f : p.flags) {
     if (f.code != "fleet-outlier" || f.method != bar_flag.method) continue;
     const auto ratio = f.evidence.find("ratio");
@@ -405,6 +414,10 @@ std::vector<const Measurement*> flagged_outside_groups(const FleetPair& p) {
   return out;
 }
 
+// One row per pair method placed in the fleet (or flagged outside its groups); a row without a
+// method per pair whose state is not a pass, with the reason (another job, held clocks: its
+// methods have no figure to place); a row without a pair per problem of the node. Reasons stood
+// on every row of a pair, 2 KB each, and a node's problems on none (a review).
 class FleetCsvReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
@@ -413,31 +426,44 @@ class FleetCsvReporter : public FleetReporter {
          "ratio,outlier,flags,pair_state,pair_flags,reason\n";
     for (const auto& n : r.nodes) {
       const CsvS head = cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",";
-      bool any = false;
-      for (const auto& p : n.pairs) {
-        const CsvS pair = cf(p.src_pci) + "," + cf(p.dst_pci) + "," + cf(p.gpu_model) + ",";
-        const CsvS tail = cf(p.state) + "," + cf(flags_for(p, "")) + "," + cf(p.note) + "\n";
-        for (const auto& pos : p.positions) {
-          any = true;
-          o << head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << ","
-            << pos.bytes << "," << out::fixed<out::Csv>(pos.value, 3) << ","
-            << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
-            << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
-            << out::fixed<out::Csv>(pos.ratio, 4) << "," << (pos.outlier ? 1 : 0) << ","
-            << cf(flags_for(p, pos.method)) << "," << tail;
-        }
-        for (const Measurement* m : flagged_outside_groups(p)) {
-          any = true;
-          o << head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
-            << "," << out::fixed<out::Csv>(m->value, 3) << ","
-            << cf(fleet_unit(m->method, m->lower_is_better)) << ",,,,"
-            << cf(flags_for(p, m->method)) << "," << tail;
-        }
+      std::size_t rows = 0;
+      for (const auto& p : n.pairs) rows += pair_rows(o, head, p);
+      for (const auto& problem : n.problems) {
+        o << head << ",,,,,,,,,,,,,," << cf(problem) << "\n";
+        ++rows;
       }
       // Every node appears, measured or not, with why not.
-      if (!any) o << head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << "\n";
+      if (rows == 0) o << head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << "\n";
     }
     return o.str();
+  }
+
+ private:
+  static std::size_t pair_rows(out::Writer<out::Csv>& o, const CsvS& head, const FleetPair& p) {
+    const CsvS pair = cf(p.src_pci) + "," + cf(p.dst_pci) + "," + cf(p.gpu_model) + ",";
+    const CsvS tail = cf(p.state) + "," + cf(flags_for(p, "")) + ",";
+    std::size_t rows = 0;
+    for (const auto& pos : p.positions) {
+      o << head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
+        << "," << out::fixed<out::Csv>(pos.value, 3) << ","
+        << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
+        << out::fixed<out::Csv>(pos.fleet_median, 3) << "," << out::fixed<out::Csv>(pos.ratio, 4)
+        << "," << (pos.outlier ? 1 : 0) << "," << cf(flags_for(p, pos.method)) << "," << tail
+        << "\n";
+      ++rows;
+    }
+    for (const Measurement* m : flagged_outside_groups(p)) {
+      o << head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
+        << "," << out::fixed<out::Csv>(m->value, 3) << ","
+        << cf(fleet_unit(m->method, m->lower_is_better)) << ",,,," << cf(flags_for(p, m->method))
+        << "," << tail << "\n";
+      ++rows;
+    }
+    if (p.unsettled() || !p.note.empty()) {
+      o << head << pair << cf(p.link) << ",,,,,,,,," << tail << cf(p.note) << "\n";
+      ++rows;
+    }
+    return rows;
   }
 };
 

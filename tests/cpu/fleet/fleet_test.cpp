@@ -340,19 +340,41 @@ TEST(Fleet, BadInputIsRefused) {
   EXPECT_THROW(fleet_of(fifo), UsageError);
 }
 
+// A CSV line's fields, quotes kept in mind ("a, b" is one field).
+std::size_t csv_fields(const std::string& line) {
+  std::size_t n = 1;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) ++n;
+  }
+  return n;
+}
+
+// A row per placed figure, per pair whose state is not a pass (its reason), per problem of a
+// node; a node with none of them still has one.
 TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
   DerivedFleet f;
   const FleetReport r = build_fleet(f.options, test::catalog());
   const auto csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
-  std::size_t positions = 0;
+  std::size_t rows = 0;
   for (const auto& n : r.nodes) {
-    std::size_t here = 0;
-    for (const auto& p : n.pairs) here += p.positions.size();
-    positions += std::max<std::size_t>(here, 1);
+    std::size_t here = n.problems.size();
+    for (const auto& p : n.pairs)
+      here += p.positions.size() + ((p.unsettled() || !p.note.empty()) ? 1 : 0);
+    rows += std::max<std::size_t>(here, 1);
   }
-  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), positions + 1);
+  const auto lines = split(csv, '\n');
+  EXPECT_EQ(lines.size(), rows + 2) << "the header, and the empty string after the last newline";
+  for (const auto& l : lines) {
+    if (!l.empty()) EXPECT_EQ(csv_fields(l), 18u) << l;
+  }
   EXPECT_NE(csv.find("node3,flagged,"), std::string::npos);
   EXPECT_NE(csv.find("node10,missing,,"), std::string::npos);
+  const auto cut = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.rfind("node5,incomplete,", 0) == 0 && l.find(",,,,,,,,,,,,,,") != std::string::npos;
+  });
+  EXPECT_NE(cut, lines.end()) << "the cut-short node's problem has a row";
 }
 
 TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
@@ -479,12 +501,20 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
   EXPECT_NE(text.find("incomplete (1 beside another job: measure again when idle)"),
             std::string::npos)
       << text.substr(0, 300);
+  // The CSV has the pair's state and why, though its contended figure has no row (a review).
+  const std::string csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
+  const auto lines = split(csv, '\n');
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.rfind("node4,incomplete,", 0) == 0 && l.find(",contended,,") != std::string::npos &&
+           l.find("pid 4242") != std::string::npos;
+  })) << csv.substr(0, 600);
 }
 
 // Clocks held by the hardware on an idle node (hw-thermal) are a cooling or power fault to look
 // at, not a busy node to measure again when idle (an audit); held by software, measure again.
 TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
-  for (const char* reason : {"hw-thermal", "sw-thermal"}) {
+  for (const std::string variant : {"hw-thermal", "sw-thermal", "hw-thermal+pid"}) {
+    const std::string reason = variant.substr(0, 10);
     const std::string dir = temp_dir();
     for (int i = 0; i < 5; ++i) {
       RunDocument d = as_node(real_run(), "node" + std::to_string(i));
@@ -496,6 +526,8 @@ TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
         g.host = "node2";
         g.gpu_index = 0;
         g.throttle_reasons = {reason};
+        // Beside another job too: the hardware's hold is still a fault (a review).
+        if (variant.size() > 10) g.processes.push_back({4242, "copyloop", 1ull << 30, 50});
         for (auto& r : d.results) {
           if (r.method == "sm-write" && r.src == 0) r.interference->push_back(g);
         }
@@ -503,17 +535,19 @@ TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
       write_run(dir, "node" + std::to_string(i), d);
     }
     const FleetReport r = fleet_of(dir);
-    EXPECT_EQ(node(r, "node2").state, NodeState::kIncomplete) << reason;
+    EXPECT_EQ(node(r, "node2").state, NodeState::kIncomplete) << variant;
     const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
-    const bool hw = std::string(reason) == "hw-thermal";
+    const bool hw = reason == "hw-thermal";
     EXPECT_EQ(text.find("1 with clocks held by the hardware: check cooling and power") !=
                   std::string::npos,
               hw)
         << text.substr(0, 400);
-    EXPECT_NE(text.find(hw ? "  node2: incomplete: clocks held by the hardware (thermal or power): "
-                             "check the node's cooling and power, then measure again"
+    const std::string both = variant.size() > 10 ? ", beside another job too" : "";
+    EXPECT_NE(text.find(hw ? "  node2: incomplete: clocks held by the hardware (thermal or power)" +
+                                 both + ": check the node's cooling and power, then measure again"
                            : "  node2: incomplete: clocks held; measure again when idle"),
               std::string::npos)
+        << variant << "\n"
         << text.substr(0, 400);
   }
 }
@@ -1354,7 +1388,7 @@ TEST(FleetReadability, CsvKeepsPairFlagsApartAndRowsForFlagsOutsideGroups) {
   int latency = 0, allreduce = 0;
   for (const auto& row : rows) {
     if (row.empty()) continue;
-    EXPECT_EQ(split(row, ',').size(), width) << row;
+    EXPECT_EQ(csv_fields(row), width) << row;
     if (row.rfind("shm,", 0) != 0) continue;
     if (row.find(",ce-latency,") != std::string::npos) {
       ++latency;
@@ -1407,18 +1441,38 @@ TEST(FleetReadability, TheChartDrawsTheBarTheVerdictsUsed) {
   ASSERT_NE(ce_write, nullptr);
   ASSERT_TRUE(ce_write->bar);
   EXPECT_NEAR(*ce_write->bar, 0.9 / 0.7, 0.03) << "the bar right of the slowed median";
-  EXPECT_NE(ce_write->bar_detail.find("GB/s, site baseline"), std::string::npos);
+  EXPECT_NE(ce_write->bar_detail.find(" GB/s: the site baseline's bar"), std::string::npos)
+      << ce_write->bar_detail;
   const std::string svg = svg::render(c);
   EXPECT_NE(svg.find("the bar the verdicts held the group to"), std::string::npos);
   EXPECT_NE(svg.find("<th>verdicts&#39; bar</th>"), std::string::npos);
 
   // Without a baseline each pair's bar is its known-good figure's; copies on one link share it.
+  // The latency bars (5 us against medians of 2.22 and 0.67 us) sit far left: the axis keeps to
+  // the figures and the table gives them (a review: every strip was squeezed into a sliver).
   const FleetReport plain = fleet_of(dir);
-  for (const auto& row : fleet_spread_chart(plain).rows) {
-    if (row.label != "ce-write NV18 @ 1G") continue;
-    ASSERT_TRUE(row.bar);
-    EXPECT_NE(row.bar_detail.find("known-good"), std::string::npos) << row.bar_detail;
+  const svg::StripChart pc = fleet_spread_chart(plain);
+  int checked = 0;
+  for (const auto& row : pc.rows) {
+    if (row.label == "ce-write NV18 @ 1G") {
+      ASSERT_TRUE(row.bar);
+      EXPECT_NE(row.bar_detail.find(" GB/s: 85 % of known-good 39"), std::string::npos)
+          << row.bar_detail;
+      ++checked;
+    }
+    if (row.label == "sm-latency NV18 @ 4 B") {
+      ASSERT_TRUE(row.bar);
+      EXPECT_LT(*row.bar, 0.2);
+      ++checked;
+    }
   }
+  EXPECT_EQ(checked, 2);
+  const std::string plain_svg = svg::render(pc);
+  const auto first_tick = plain_svg.find("class=\"tick\">");
+  ASSERT_NE(first_tick, std::string::npos);
+  EXPECT_EQ(plain_svg.substr(first_tick + 13, 4), "0.80") << "the axis starts near the figures";
+  EXPECT_NE(plain_svg.find("(off the scale: 0.13 of the median)"), std::string::npos)
+      << "sm-latency's bar: an arrow at the edge";
 }
 
 }  // namespace
