@@ -253,16 +253,22 @@ TEST(Robust, ErrorLinesEscapeReorderingCharactersAndCutLongWords) {
   EXPECT_EQ(sanitize_for_terminal("\u2192 \u00fc"), "\u2192 \u00fc") << "other text passes";
   const std::string e = error_line("-b/--minbytes: '" + std::string(100000, 'x') +
                                    "' is not a size; use a number with K/M/G");
-  EXPECT_LT(e.size(), 200u) << e;
-  EXPECT_EQ(
-      e.rfind("-b/--minbytes: '" + std::string(63, 'x') + "... (100002 bytes) is not a size", 0),
-      0u)
+  EXPECT_LT(e.size(), 400u) << e;
+  EXPECT_EQ(e.rfind("-b/--minbytes: '" + std::string(199, 'x') + "[... 99742 bytes ...]" +
+                        std::string(59, 'x') + "' is not a size",
+                    0),
+            0u)
       << e;
   EXPECT_NE(e.find("use a number with K/M/G"), std::string::npos) << "the rule is kept";
   EXPECT_EQ(error_line("short words stay"), "short words stay");
-  // Cut on a character's boundary: 'ü' is two bytes.
-  const std::string u = error_line(std::string(63, 'a') + "\u00fc" + std::string(200, 'b'));
-  EXPECT_EQ(u, std::string(63, 'a') + "... (265 bytes)");
+  // A long CI path is named whole (a review: 160 bytes cut them, and their ':').
+  const std::string path = "/builds/group/project/" + std::string(400, 'p') + "/run.json:";
+  EXPECT_EQ(error_line(path + " no such file"), path + " no such file");
+  // Cut on a character's boundary ('ü' is two bytes) and never inside an escape.
+  const std::string u = error_line(std::string(199, 'a') + "\u00fc" + std::string(2000, 'b'));
+  EXPECT_EQ(u.rfind(std::string(199, 'a') + "[... ", 0), 0u) << u.substr(0, 230);
+  const std::string esc = error_line(std::string(198, 'a') + "\x1b" + std::string(2000, 'b'));
+  EXPECT_EQ(esc.rfind(std::string(198, 'a') + "[... ", 0), 0u) << esc.substr(0, 230);
 }
 
 // ---- 6. Results files that no run could have written

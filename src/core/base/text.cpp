@@ -101,21 +101,40 @@ std::string sanitize_lines_for_terminal(std::string_view text) {
   return sanitize(text, true);
 }
 
+namespace {
+
+// Where to cut `word` near `at` without splitting a UTF-8 sequence or a "\xNN" escape: moved
+// back to a character's start, then before an escape the cut would enter.
+std::size_t cut_point(std::string_view word, std::size_t at) {
+  while (at > 0 && (static_cast<unsigned char>(word[at]) & 0xC0) == 0x80) --at;
+  for (std::size_t back = 1; back <= 3 && back <= at; ++back) {
+    if (word[at - back] == '\\') {
+      at -= back;
+      break;
+    }
+  }
+  return at;
+}
+
+// A word past kMaxErrorWord: its start and its end (a path's file name, the ':' after it), the
+// bytes between counted.
+std::string cut_word(std::string_view word) {
+  const std::size_t head = cut_point(word, kErrorWordHead);
+  const std::size_t tail = cut_point(word, word.size() - kErrorWordTail);
+  return std::string(word.substr(0, head)) + "[... " + std::to_string(tail - head) + " bytes ...]" +
+         std::string(word.substr(tail));
+}
+
+}  // namespace
+
 std::string error_line(std::string_view what) {
   const std::string line = sanitize(what, false);
   std::string out;
   std::size_t start = 0;
   while (start <= line.size()) {
     const std::size_t end = std::min(line.find(' ', start), line.size());
-    std::size_t len = end - start;
-    if (len > kMaxErrorWord) {
-      std::size_t keep = 64;
-      while (keep > 0 && (static_cast<unsigned char>(line[start + keep]) & 0xC0) == 0x80) --keep;
-      out.append(line, start, keep);
-      out += "... (" + std::to_string(len) + " bytes)";
-    } else {
-      out.append(line, start, len);
-    }
+    const std::string_view word = std::string_view(line).substr(start, end - start);
+    out += word.size() > kMaxErrorWord ? cut_word(word) : std::string(word);
     if (end == line.size()) break;
     out += ' ';
     start = end + 1;

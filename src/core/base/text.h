@@ -26,9 +26,12 @@ std::string format_fixed(double v, int decimals);
 // follows them (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+2028, U+2029).
 std::string sanitize_for_terminal(std::string_view s);
 // An error message as its one line on stderr: sanitized as above, and a word (an echoed value,
-// a path) past kMaxErrorWord bytes cut to its start and its length, so a 100 KB argument does not
-// become a 100 KB line.
-inline constexpr std::size_t kMaxErrorWord = 160;
+// a path) past kMaxErrorWord bytes cut to its first kErrorWordHead and last kErrorWordTail bytes
+// and the count between, so a 100 KB argument does not become a 100 KB line while a long CI path
+// is still named whole.
+inline constexpr std::size_t kMaxErrorWord = 1024;
+inline constexpr std::size_t kErrorWordHead = 200;
+inline constexpr std::size_t kErrorWordTail = 60;
 std::string error_line(std::string_view what);
 // The same for a whole rendered report: its line breaks are kept, every other control escaped.
 std::string sanitize_lines_for_terminal(std::string_view text);

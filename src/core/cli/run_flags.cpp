@@ -204,8 +204,6 @@ double parse_duration(const std::string& text, const std::string& flag) {
 }
 
 void parse_nccl_tests_options(const cxxopts::ParseResult& r, RunOptions& o) {
-  if (r.count("nthreads")) throw one_rank_per_gpu(true);
-  if (r.count("ngpus")) throw one_rank_per_gpu(false);
   o.average = static_cast<int>(parse_integer(get(r, "average"), "-a/--average", 0, 3));
   o.report_cputime = parse_integer(get(r, "report_cputime"), "-C/--report_cputime", 0, 1) == 1;
   o.blocking = static_cast<int>(parse_integer(get(r, "blocking"), "-z/--blocking", 0, 2));
@@ -308,14 +306,20 @@ void refuse_pairs_that_apply_to_nothing(const cxxopts::ParseResult& r,
                                         const RunOptions& o) {
   if (!r.count("pairs") || o.pairs.kind == PairFilter::Kind::kAll) return;
   const bool list = o.pairs.kind == PairFilter::Kind::kExplicit;
+  bool collectives = false, host = false;
   for (const auto& name : o.methods) {
     const MethodInfo* m = find_method(catalog, name);
-    if (m && (m->scope == MethodScope::kPair || (list && m->scope == MethodScope::kPerGpu))) return;
+    if (!m) continue;
+    if (m->scope == MethodScope::kPair || (list && m->scope == MethodScope::kPerGpu)) return;
+    collectives = collectives || m->scope == MethodScope::kAllRanks;
+    host = host || m->scope == MethodScope::kPerGpu;
   }
-  throw UsageError("--pairs: none of the methods selected (" + join(o.methods, ",") +
-                   ") runs on pairs" +
-                   (list ? "" : " (host<->GPU methods take only a list of pairs)") +
-                   "; collectives run over all ranks, so leave --pairs out or select pair methods");
+  // Why, for what was selected (the message named collectives to a -m host run; a review).
+  throw UsageError(
+      "--pairs: none of the methods selected (" + join(o.methods, ",") + ") runs on pairs" +
+      (collectives ? "; collectives run over all ranks" : std::string()) +
+      (host ? "; host<->GPU methods take only a list of pairs (0-1,2>3)" : std::string()) +
+      "; leave --pairs out or select pair methods");
 }
 
 // The methods a size sweep (-b -e -f -i) and -n apply to: not the latency methods, which run at
@@ -454,6 +458,10 @@ void parse_run_command(cxxopts::Options& o, const Args& args,
     cl.command = Command::kListMethods;
     return;
   }
+  // Before the positional check: "-g -m ce-write" made -m -g's value and read "unexpected
+  // argument 'ce-write'" (a review).
+  if (r.count("nthreads")) throw one_rank_per_gpu(true);
+  if (r.count("ngpus")) throw one_rank_per_gpu(false);
   reject_positionals(r, "run");
   cl.run = parse_run(r, catalog);
 }
