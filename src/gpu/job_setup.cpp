@@ -31,7 +31,7 @@ using nlohmann::json;
 void Job::plan_run() {
   methods_ = make_methods();
   std::vector<MethodInfo> catalog;
-  for (auto& m : methods_) catalog.push_back(m->info());
+  for (auto& m : methods_) catalog.push_back(described(*m));
   for (const auto& n : opts_.methods) selected_.push_back(*find_method(catalog, n));
   if (rank_.size < minimum_ranks(opts_.methods, catalog)) {
     throw LaunchError(

@@ -17,13 +17,15 @@ std::string require_peer(const StepContext& c) {
   return c.peer_reason.empty() ? "no peer access between the pair" : c.peer_reason;
 }
 
+MethodInfo described(const Method& m) {
+  MethodInfo info = m.info();
+  info.workers = info.scope == MethodScope::kAllRanks ? 0 : static_cast<int>(m.workers(0, 1).size());
+  return info;
+}
+
 std::vector<MethodInfo> method_catalog() {
   std::vector<MethodInfo> out;
-  for (const auto& m : make_methods()) {
-    out.push_back(m->info());
-    out.back().workers =
-        m->info().scope == MethodScope::kAllRanks ? 0 : static_cast<int>(m->workers(0, 1).size());
-  }
+  for (const auto& m : make_methods()) out.push_back(described(*m));
   return out;
 }
 

@@ -144,6 +144,9 @@ class Method {
 
 // All methods this binary has, in run order (methods/registry.cpp).
 std::vector<std::unique_ptr<Method>> make_methods();
+// A method's info with what follows from its behaviour filled in (MethodInfo::workers, from
+// workers()): what the command line checks and what the results file records.
+MethodInfo described(const Method& m);
 std::vector<MethodInfo> method_catalog();
 
 // Shared applicability rules, for methods to compose.

@@ -29,6 +29,13 @@ for r in res:
     if r["status"] == "skipped":
         assert r["reason"], r
 print("ok: JSON has", len(ok), "ok results, no wrong elements")
+# The ranks each method times, as its workers() says: -a combines them, compare and the fleet
+# group by them (a run wrote 1 for every method once; a review on one H200).
+workers = {m["name"]: m["workers"] for m in d["methods"]}
+want = {"ce-write": 1, "ce-bidir": 2, "sm-latency": 2, "staged": 2, "nccl-sendrecv": 2,
+        "nccl-allreduce": 0, "h2d": 1}
+assert all(workers.get(k, v) == v for k, v in want.items()), workers
+print("ok: each method's workers recorded:", workers)
 PY
 "$bin" report "$work/run.json" > "$work/report.txt"; rc=$?
 check "[ $rc = 0 -o $rc = 1 ]" "report reads the run (rc $rc)"
