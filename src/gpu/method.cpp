@@ -19,7 +19,8 @@ std::string require_peer(const StepContext& c) {
 
 MethodInfo described(const Method& m) {
   MethodInfo info = m.info();
-  info.workers = info.scope == MethodScope::kAllRanks ? 0 : static_cast<int>(m.workers(0, 1).size());
+  info.workers =
+      info.scope == MethodScope::kAllRanks ? 0 : static_cast<int>(m.workers(0, 1).size());
   return info;
 }
 

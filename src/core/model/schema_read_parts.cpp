@@ -208,10 +208,11 @@ MethodInfo method_from(const JsonIn& in) {
   // makes them (both ends for bidirectional copies, NCCL pairs, staged and sm-latency; every
   // rank for collectives; the source alone otherwise).
   const bool both_ends = m.bidirectional || (m.uses_nccl && m.scope == MethodScope::kPair) ||
-                         m.family == "staged" ||
-                         (m.family == "sm" && m.metric == Metric::kLatency);
-  m.workers = static_cast<int>(in.opt_integer("workers", 0, 2).value_or(
-      m.scope == MethodScope::kAllRanks ? 0 : both_ends ? 2 : 1));
+                         m.family == "staged" || (m.family == "sm" && m.metric == Metric::kLatency);
+  m.workers = static_cast<int>(in.opt_integer("workers", 0, 2)
+                                   .value_or(m.scope == MethodScope::kAllRanks ? 0
+                                             : both_ends                       ? 2
+                                                                               : 1));
   return m;
 }
 
