@@ -909,8 +909,9 @@ TEST(CompareSettings, AGraphLeavesMethodsItCannotCaptureComparable) {
 // NCCL's figures (both ends, or every rank) do not (a review). The fixture predates the methods'
 // `workers` key: it reads as the catalog makes each method.
 TEST(CompareSettings, AverageOverRanksLeavesOneRankMethodsComparable) {
+  const auto catalog = test::catalog();
   for (const auto& m : real_run().methods) {
-    const MethodInfo* c = find_method(test::catalog(), m.name);
+    const MethodInfo* c = find_method(catalog, m.name);
     ASSERT_NE(c, nullptr) << m.name;
     EXPECT_EQ(m.workers, c->workers) << m.name;
   }
