@@ -21,6 +21,7 @@ MethodInfo described(const Method& m) {
   MethodInfo info = m.info();
   info.workers =
       info.scope == MethodScope::kAllRanks ? 0 : static_cast<int>(m.workers(0, 1).size());
+  info.start_gated = m.use_start_gate();
   return info;
 }
 

@@ -28,6 +28,7 @@ inline std::vector<MethodInfo> catalog() {
   staged.same_host_only = true;
   staged.graph_capturable = false;
   staged.workers = 2;
+  staged.start_gated = false;
   c.push_back(staged);
   for (const char* n : {"h2d", "d2h", "h2d-all", "d2h-all"}) {
     MethodInfo h;

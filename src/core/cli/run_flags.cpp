@@ -374,6 +374,10 @@ constexpr FlagScope kFlagScopes[] = {
     {"average", "-a/--average", "the times of several ranks",
      [](const MethodInfo& m) { return m.workers != 1; },
      [](const RunOptions& g, const RunOptions& d) { return g.average != d.average; }},
+    // -I 1 is the default: only asking for it explicitly asks for something to drop.
+    {"per_iter_timing", "-I/--per_iter_timing", "a per-iteration sample",
+     [](const MethodInfo& m) { return m.start_gated; },
+     [](const RunOptions& g, const RunOptions&) { return g.per_iteration; }},
     {"minbytes", "-b/--minbytes", "a size sweep", sweeps,
      [](const RunOptions& g, const RunOptions& d) {
        return g.sweep.min_bytes != d.sweep.min_bytes;
@@ -417,9 +421,21 @@ void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
                                                     : join(takers, ", ")));
   }
   refuse_pairs_that_apply_to_nothing(r, catalog, o);
+  // The per-iteration sample runs its iterations back to back; -z waits after each one.
+  if (r.count("per_iter_timing") && o.per_iteration && o.blocking != 0) {
+    throw UsageError("-I/--per_iter_timing 1 and -z/--blocking " + std::to_string(o.blocking) +
+                     ": the per-iteration sample runs back to back behind the start gate (-z 0); "
+                     "give one");
+  }
   if (r.count("stepfactor") && r.count("stepbytes") && o.sweep.step_bytes != 0) {
     throw UsageError("-f/--stepfactor and -i/--stepbytes: -i adds a step, -f multiplies; give one");
   }
+}
+
+// --version and --list-methods take no words ("peerbench --version extra" dropped the word).
+void refuse_words_after(const cxxopts::ParseResult& r, const std::string& flag) {
+  if (r.unmatched().empty()) return;
+  throw UsageError(flag + ": takes no arguments (got '" + r.unmatched().front() + "')");
 }
 
 RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog) {
@@ -451,10 +467,12 @@ void parse_run_command(cxxopts::Options& o, const Args& args,
     return;
   }
   if (r.count("version")) {
+    refuse_words_after(r, "--version");
     cl.command = Command::kVersion;
     return;
   }
   if (r.count("list-methods")) {
+    refuse_words_after(r, "--list-methods");
     cl.command = Command::kListMethods;
     return;
   }

@@ -40,6 +40,9 @@ struct MethodInfo {
   // Ranks that time one case, whose times -a combines: 1 (the source alone), 2 (both ends), 0
   // (every rank of the job). Set from the method's own workers() by the catalogue.
   int workers = 1;
+  // Runs back to back behind the start gate, so -I's per-iteration sample can time it (staged
+  // paces itself and takes none). Set from the method's use_start_gate() by the catalogue.
+  bool start_gated = true;
 };
 
 // Named groups accepted by --methods besides method names.

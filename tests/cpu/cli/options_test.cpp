@@ -426,6 +426,29 @@ TEST(Options, SweepGraphAverageAndPairsFlagsThatApplyToNothingAreRefused) {
   EXPECT_NO_THROW(parse({"-m", "nccl-allreduce", "--pairs", "all"}));
 }
 
+// -I 1 asked for a per-iteration sample that staged (paced by itself) and -z 1/2 (a wait after
+// each operation) never take; both were accepted and dropped (an audit).
+TEST(Options, PerIterationSampleAskedWhereNoneIsTakenIsRefused) {
+  EXPECT_EQ(usage_error({"-m", "staged", "-I", "1"}),
+            "-I/--per_iter_timing: none of the methods selected (staged) takes a per-iteration "
+            "sample; it applies to every method but staged");
+  EXPECT_NO_THROW(parse({"-m", "staged"})) << "the default asks for nothing";
+  EXPECT_NO_THROW(parse({"-m", "staged", "-I", "0"}));
+  EXPECT_NO_THROW(parse({"-m", "staged,ce-write", "-I", "1"}));
+  EXPECT_EQ(usage_error({"-m", "ce-write", "-z", "1", "-I", "1"}),
+            "-I/--per_iter_timing 1 and -z/--blocking 1: the per-iteration sample runs back to "
+            "back behind the start gate (-z 0); give one");
+  EXPECT_NE(usage_error({"-z", "2", "-I", "1"}).find("-z/--blocking 2"), std::string::npos);
+  EXPECT_NO_THROW(parse({"-z", "1"})) << "the default -I with -z";
+  EXPECT_NO_THROW(parse({"-z", "2", "-I", "0"}));
+}
+
+TEST(Options, VersionAndListMethodsTakeNoWords) {
+  EXPECT_EQ(usage_error({"--version", "extra"}), "--version: takes no arguments (got 'extra')");
+  EXPECT_EQ(usage_error({"--list-methods", "ce"}), "--list-methods: takes no arguments (got 'ce')");
+  EXPECT_EQ(parse({"run", "--version"}).command, Command::kVersion);
+}
+
 // --dry-run=false ran a dry run; --inplace=false turned in-place on (an audit): a switch given a
 // value, any value, is refused before it acts; -t with no value says why -t is refused.
 TEST(Options, ASwitchGivenFalseIsRefusedNotTurnedOn) {
