@@ -95,7 +95,11 @@ void emit(const std::string& text, const std::string& path, const std::vector<st
   std::vector<std::string> read = inputs;
   for (const auto& p : plots) read.push_back(p.path);
   refuse_output_over_inputs(path, "-o/--output", read);
-  write_file_atomically(path, text);
+  try {
+    write_file_atomically(path, text);
+  } catch (const WriteError& e) {  // named the path, not the flag that gave it (an audit)
+    throw UsageError(std::string("-o/--output: ") + e.what());
+  }
 }
 
 }  // namespace peerbench::app

@@ -40,8 +40,12 @@ int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
     tool.version = build_info::kVersion;
     tool.git_revision = build_info::kGitRevision;
     tool.command_line = argv;
-    write_file_atomically(o.json_path, json_text(topology_document(t, tool), 1) + "\n",
-                          /*create_dirs=*/true);
+    try {
+      write_file_atomically(o.json_path, json_text(topology_document(t, tool), 1) + "\n",
+                            /*create_dirs=*/true);
+    } catch (const WriteError& e) {
+      throw UsageError(std::string("-J/--json: ") + e.what());
+    }
     if (!o.quiet) std::cout << "\nWrote " << o.json_path << "\n";
   }
   return kExitOk;
