@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
@@ -134,26 +135,40 @@ double parse_number_in(const std::string& text, const std::string& flag, double 
   return v;
 }
 
-std::string format_size(std::uint64_t bytes) {
-  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+namespace {
+
+// The largest binary unit that divides `bytes` exactly, while the number stays short ("1536
+// KiB", "1000 B"); otherwise the largest unit under the size, to two decimals ("18.63 GiB"): a
+// size like 20000000000 read "19531250 KiB" (an audit). `units` from bytes up, five of them.
+std::string format_size_in(std::uint64_t bytes, const char* const units[5], const char* gap) {
   int u = 0;
   std::uint64_t v = bytes;
   while (u < 4 && v >= 1024 && v % 1024 == 0) {
     v /= 1024;
     ++u;
   }
-  return std::to_string(v) + " " + units[u];
+  if (v < 10000) return std::to_string(v) + gap + units[u];
+  double x = static_cast<double>(bytes);
+  u = 0;
+  while (u < 4 && x >= 1024) {
+    x /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf + std::string(gap) + units[u];
+}
+
+}  // namespace
+
+std::string format_size(std::uint64_t bytes) {
+  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  return format_size_in(bytes, units, " ");
 }
 
 std::string format_size_compact(std::uint64_t bytes) {
   static constexpr const char* units[] = {"", "K", "M", "G", "T"};
-  int u = 0;
-  std::uint64_t v = bytes;
-  while (u < 4 && v >= 1024 && v % 1024 == 0) {
-    v /= 1024;
-    ++u;
-  }
-  return std::to_string(v) + units[u];
+  return format_size_in(bytes, units, "");
 }
 
 std::string format_size_label(std::uint64_t bytes) {

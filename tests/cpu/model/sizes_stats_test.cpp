@@ -77,8 +77,19 @@ TEST(FormatSize, ExactMultiplesUseSuffixes) {
   EXPECT_EQ(format_size(8), "8 B");
   EXPECT_EQ(format_size(64 << 10), "64 KiB");
   EXPECT_EQ(format_size(1ull << 30), "1 GiB");
-  EXPECT_EQ(format_size(1000003), "1000003 B");
+  EXPECT_EQ(format_size(1536 << 10), "1536 KiB");
+  EXPECT_EQ(format_size(9999), "9999 B");
   EXPECT_EQ(format_size_compact(512ull << 20), "512M");
+  EXPECT_EQ(format_size_compact(1000), "1000");
+}
+
+// 20000000000 read "19531250 KiB" (an audit): a long number gets the largest unit, two decimals.
+TEST(FormatSize, SizesNoUnitDividesShortlyReadInTheLargestUnit) {
+  EXPECT_EQ(format_size(20000000000ull), "18.63 GiB");
+  EXPECT_EQ(format_size(1000003), "976.57 KiB");
+  EXPECT_EQ(format_size(10000), "9.77 KiB");
+  EXPECT_EQ(format_size_compact(20000000000ull), "18.63G");
+  EXPECT_EQ(format_size(~0ull), "16777216.00 TiB");
 }
 
 TEST(Statistics, MedianOddEvenMinMax) {
