@@ -62,7 +62,10 @@ struct FleetPair {
   // pass, flagged, incomplete, contended, throttled, noisy (not a pass: the node is not judged
   // healthy), or not-counted (not applicable, same GPU, not judged)
   std::string state;
-  std::string note;         // why, for a state that is not a pass: the methods' reasons
+  std::string note;  // why, for a state that is not a pass: the methods' reasons
+  // NVML's reasons for held clocks seen on its GPUs while the cases its verdict settled on ran
+  // (hw-thermal, sw-power-cap, ...): the fleet's advice rests on these, not on the note's words.
+  std::set<std::string> throttle_reasons;
   std::vector<Flag> flags;  // the run's own flags, then fleet-outlier
   // A state that keeps the node from passing, without a flag of its own.
   bool unsettled() const {

@@ -74,6 +74,21 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
   return out;
 }
 
+// The clock reasons seen on the pair's GPUs while the cases its verdict settled on ran.
+std::set<std::string> throttle_reasons_of(const RunDocument& d, const ResultIndex& idx,
+                                          const std::vector<PairVerdict>& vs, int src, int dst) {
+  std::set<std::string> out;
+  for (const auto& name : idx.methods_of(src, dst)) {
+    for (const Result* plan : idx.of(name, src, dst)) {
+      const Result* r = settled_result(d, *plan, settled_attempt(vs, *plan));
+      if (!r->interference) continue;
+      for (const auto& g : *r->interference)
+        out.insert(g.throttle_reasons.begin(), g.throttle_reasons.end());
+    }
+  }
+  return out;
+}
+
 FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
                      const std::vector<PairVerdict>& vs, const PairVerdict& v) {
   FleetPair p;
@@ -90,7 +105,10 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
   p.link_label = v.link;
   p.ranks = static_cast<int>(d.system.ranks.size());
   p.state = fleet_state(v);
-  if (p.unsettled()) p.note = state_note(v);
+  if (p.unsettled()) {
+    p.note = state_note(v);
+    p.throttle_reasons = throttle_reasons_of(d, idx, vs, v.src, v.dst);
+  }
   p.flags = v.flags;
   for (const auto& m : v.methods) {
     if (m.bar && (m.state == "pass" || m.state == "flagged"))

@@ -8,6 +8,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
+#include "core/model/gpu_activity.h"
 #include "core/model/sizes.h"
 #include "core/present/sections.h"
 
@@ -35,13 +36,13 @@ std::string earlier_runs_clause(const FleetReport& r) {
          "B.json C.json ...)";
 }
 
-// The clocks a node's unsettled pairs name as held: by the hardware (hw-thermal, hw-slowdown,
-// power-brake: a cooling or power fault, not another job) or by software.
+// Whether a node's unsettled pairs ran under clocks held by the hardware (hw-thermal,
+// hw-slowdown, power-brake: a cooling or power fault, not another job), not by software.
 bool held_by_hardware(const FleetNode& n) {
   for (const auto& p : n.pairs) {
     if (p.state != "throttled" && p.state != "contended") continue;
-    for (const char* r : {"hw-thermal", "hw-slowdown", "power-brake"}) {
-      if (p.note.find(r) != std::string::npos) return true;
+    for (const auto& r : p.throttle_reasons) {
+      if (peerbench::held_by_hardware(r)) return true;
     }
   }
   return false;

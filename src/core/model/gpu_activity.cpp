@@ -19,6 +19,11 @@ std::vector<std::string> throttle_reasons(unsigned long long mask) {
   return out;
 }
 
+bool held_by_hardware(const std::string& throttle_reason) {
+  return throttle_reason == "hw-slowdown" || throttle_reason == "hw-thermal" ||
+         throttle_reason == "power-brake";
+}
+
 std::string fabric_state_text(unsigned state) {
   switch (state) {
     case 0:

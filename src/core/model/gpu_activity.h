@@ -18,6 +18,9 @@ namespace peerbench {
 // HW slowdown 0x8, SW thermal 0x20, HW thermal 0x40, HW power brake 0x80. Idle, application
 // clocks, sync boost and display clock settings are not throttling.
 std::vector<std::string> throttle_reasons(unsigned long long mask);
+// Of those, the ones the hardware holds (hw-slowdown, hw-thermal, power-brake): a cooling or
+// power fault to check, not software's cap and not another job.
+bool held_by_hardware(const std::string& throttle_reason);
 
 // NVML's fabric health mask and summary (nvmlGpuFabricInfo_v3_t) in words: "healthy", or the
 // unhealthy conditions joined ("degraded bandwidth, route unhealthy"); "" when nothing is known.

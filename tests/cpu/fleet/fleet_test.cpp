@@ -552,6 +552,39 @@ TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
   }
 }
 
+// The advice rests on NVML's reasons, not on the words of the note: another job whose process
+// is named like a reason ("hw-thermal-probe") held no clock.
+TEST(FleetContention, AProcessNamedLikeAClockReasonIsAnotherJob) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 5; ++i) {
+    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    for (auto& r : d.results) r.interference.emplace();
+    if (i == 2) {
+      GpuInterference g;
+      g.rank = 0;
+      g.host = "node2";
+      g.gpu_index = 0;
+      g.processes.push_back({4242, "hw-thermal-probe", 1ull << 30, 50});
+      for (auto& r : d.results) {
+        if (r.method == "sm-write" && r.src == 0) r.interference->push_back(g);
+      }
+    }
+    write_run(dir, "node" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& n = node(r, "node2");
+  EXPECT_EQ(n.state, NodeState::kIncomplete);
+  const bool named = std::any_of(n.pairs.begin(), n.pairs.end(), [](const FleetPair& p) {
+    return p.note.find("hw-thermal-probe") != std::string::npos;
+  });
+  EXPECT_TRUE(named) << "the note names the process";
+  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  EXPECT_EQ(text.find("cooling and power"), std::string::npos) << text.substr(0, 600);
+  EXPECT_NE(text.find("node2: incomplete: ran beside another job; measure again when idle"),
+            std::string::npos)
+      << text.substr(0, 600);
+}
+
 TEST(CompareContention, AContendedFigureIsNeverARegression) {
   RunDocument a = real_run();
   RunDocument b = real_run();
