@@ -149,6 +149,7 @@ std::vector<std::string> run_problems(const RunDocument& d) {
   for (const auto& r : d.results) not_run += r.status == ResultStatus::kNotRun;
   if (not_run) out.push_back(std::to_string(not_run) + " results not run");
   for (const auto& e : d.errors) out.push_back("run error: " + e);
+  if (const std::string b = burn_in_cut_short(d); !b.empty()) out.push_back(b);
   return out;
 }
 

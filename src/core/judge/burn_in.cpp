@@ -71,8 +71,10 @@ BurnInFindings burn_in_findings(const BurnInSeries& s) {
   double var = 0;
   for (double x : v) var += (x - st.mean) * (x - st.mean);
   f.cv = st.mean > 0 ? std::sqrt(var / static_cast<double>(v.size())) / st.mean : 0;
-  if (v.size() >= 4) {
-    const std::size_t q = std::max<std::size_t>(1, v.size() / 4);
+  // Two figures a quarter at least: over 4-7 cycles one cycle against one called noise drift
+  // (an audit).
+  if (v.size() >= kBurnInDriftMinCycles) {
+    const std::size_t q = v.size() / 4;
     const double first = summarize({v.begin(), v.begin() + static_cast<long>(q)}).median;
     const double last = summarize({v.end() - static_cast<long>(q), v.end()}).median;
     if (first > 0) f.drift = (last - first) / first;
@@ -81,11 +83,15 @@ BurnInFindings burn_in_findings(const BurnInSeries& s) {
 }
 
 std::string cycle_list(const std::vector<int>& cycles) {
+  // Hundreds of cycles made one flag a page long: the first ten, then how many more.
+  constexpr std::size_t kShown = 10;
+  const std::size_t shown = cycles.size() > kShown + 2 ? kShown : cycles.size();
   std::string s;
-  for (std::size_t i = 0; i < cycles.size(); ++i) {
+  for (std::size_t i = 0; i < shown; ++i) {
     if (i) s += i + 1 == cycles.size() ? " and " : ", ";
     s += std::to_string(cycles[i]);
   }
+  if (shown < cycles.size()) s += " and " + std::to_string(cycles.size() - shown) + " more";
   return s;
 }
 

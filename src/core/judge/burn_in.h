@@ -36,12 +36,14 @@ class BurnInRecorder {
 struct BurnInFindings {
   int cycles = 0;  // cycles with a figure
   double min = 0, median = 0, max = 0, cv = 0;
-  std::optional<double> drift;  // (last quarter's median - first quarter's) / first's; >= 4 cycles
+  std::optional<double> drift;  // (last quarter's median - first quarter's) / first's
   const BurnInSeries* series = nullptr;
 };
 BurnInFindings burn_in_findings(const BurnInSeries& s);
+// Drift compares quarters of at least two cycles each.
+inline constexpr std::size_t kBurnInDriftMinCycles = 8;
 
-// "3, 7 and 12"
+// "3, 7 and 12"; past twelve, the first ten and "and N more"
 std::string cycle_list(const std::vector<int>& cycles);
 
 }  // namespace peerbench

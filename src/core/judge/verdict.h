@@ -201,6 +201,10 @@ int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
 std::string interference_text(const RunDocument& d, const Result& r);
 // verdict_headline, and for a failed run "; the run failed: <its first error>".
 std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v);
+// Why a burn-in did not run what was asked: no end recorded (killed, or still running), or a
+// signal before its -N or --duration; "" when it ran out its bound, or had none. Counts as
+// incomplete in run_failing.
+std::string burn_in_cut_short(const RunDocument& d);
 
 // The physical card behind a rank, from the run's system facts.
 CardId card_of(const RunDocument& d, int rank);

@@ -51,6 +51,9 @@ struct Ctx {
   std::map<CaseKey, std::vector<const Result*>> confirmations;
   // Each case's burn-in series, by method, pair and size: the first variant's, as verdicts judge.
   std::map<std::tuple<std::string, int, int, std::uint64_t>, const BurnInSeries*> burn_in_series;
+  // Every series of a method and pair, every size and variant: errors and failures anywhere in
+  // them count (a data error at 1 MiB, or in half, was dropped; an audit).
+  std::map<std::tuple<std::string, int, int>, std::vector<const BurnInSeries*>> burn_in_of_method;
   int confirm_requested = 0;  // the run's --confirm (0: off, or a file from before schema 3)
   const KnownGoodTable* known = nullptr;    // the built-in known-good figures
   std::optional<bool> nvls;                 // NCCL_NVLS_ENABLE of the run, where recorded

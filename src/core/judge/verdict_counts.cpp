@@ -112,12 +112,34 @@ int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail
   return count_failing(v, fail_on) > 0 ? kExitFlagged : kExitOk;
 }
 
+std::string burn_in_cut_short(const RunDocument& d) {
+  if (!d.burn_in) return "";
+  const BurnIn& b = *d.burn_in;
+  const std::string done = std::to_string(b.cycles_done) + " whole cycle" +
+                           (b.cycles_done == 1 ? "" : "s");
+  // A file whose burn-in never said why it ended: the job was killed, or is still running.
+  if (b.stopped_by.empty()) return "the burn-in has no end recorded after " + done + " (killed, or still running)";
+  // A signal is how a burn-in without bound ends (-N 0, no --duration); one with a bound stopped
+  // short of what was asked (a SIGINT at 4 s of a 2 h burn-in passed; an audit).
+  if (b.stopped_by.rfind("SIG", 0) != 0 || (b.cycles_requested == 0 && b.duration_s <= 0))
+    return "";
+  std::string asked = b.duration_s > 0 ? format_fixed(b.duration_s, 0) + " s" : "";
+  if (b.cycles_requested > 0)
+    asked += (asked.empty() ? "" : " or ") + std::to_string(b.cycles_requested) + " cycles";
+  double t = d.timing.elapsed_s.value_or(0);
+  if (t <= 0 && !b.cycles.empty()) t = b.cycles.back().started_s + b.cycles.back().elapsed_s;
+  return "the burn-in was stopped by " + b.stopped_by + " after " + done +
+         (t > 0 ? " in " + format_fixed(t, 0) + " s" : "") + ", short of the " + asked +
+         " asked for";
+}
+
 int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
                 const std::string& fail_on) {
   const auto codes = split(fail_on, ',');
   const bool selected = fail_on == "all" || std::find(codes.begin(), codes.end(),
                                                       std::string(vs::kIncomplete)) != codes.end();
-  return count_failing(v, fail_on) + (d.status == "failed" && selected ? 1 : 0);
+  const bool unfinished = d.status == "failed" || !burn_in_cut_short(d).empty();
+  return count_failing(v, fail_on) + (unfinished && selected ? 1 : 0);
 }
 
 int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
@@ -133,7 +155,10 @@ std::string interference_text(const RunDocument& d, const Result& r) {
 
 std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v) {
   std::string s = verdict_headline(count_verdicts(v));
-  if (d.status != "failed") return s;
+  if (d.status != "failed") {
+    const std::string short_of = burn_in_cut_short(d);
+    return short_of.empty() ? s : short_of + "; " + s;
+  }
   // "all 3 pass" over a failed run read as a clean bill (an audit): the failure comes first.
   return "the run failed" +
          (d.errors.empty()

@@ -325,5 +325,171 @@ TEST(BurnIn, RoundTripsThroughTheSchema) {
   EXPECT_EQ(cycle_list({3, 7, 12}), "3, 7 and 12");
 }
 
+
+namespace {
+
+std::string method_state(const std::vector<PairVerdict>& vs, int s, int t, const std::string& m) {
+  for (const auto& v : vs) {
+    for (const auto& mv : v.methods) {
+      if (v.src == s && v.dst == t && mv.method == m) return mv.state + ": " + mv.reason;
+    }
+  }
+  return "none";
+}
+
+}  // namespace
+
+// From an audit: errors and failures were looked for at the judged size and first variant only;
+// wrong data at 1 MiB, or in another datatype, passed the burn-in, and so did a failure at 1 MiB
+// (which leaves the larger sizes of that cycle not run).
+TEST(BurnIn, ErrorsAndFailuresAtAnySizeOrVariantAreFlagged) {
+  auto d = burned({396, 396, 396, 396, 396, 396});
+  BurnInSeries small = d.burn_in->series[0];
+  small.bytes = 1 << 20;
+  small.error_cycles = {3};
+  d.burn_in->series.push_back(small);
+  auto vs = compute_verdicts(d, {});
+  std::string why = message_of(vs, 0, 1, "burn-in-errors");
+  EXPECT_NE(why.find("in cycle 3 of 6 (cycle 3 began 30 s into the run), at 1 MiB"),
+            std::string::npos)
+      << why;
+
+  d = burned({396, 396, 396, 396, 396, 396});
+  BurnInSeries half = d.burn_in->series[0];
+  half.datatype = "half";
+  half.op = "sum";
+  half.error_cycles = {4, 5};
+  d.burn_in->series.push_back(half);
+  why = message_of(compute_verdicts(d, {}), 0, 1, "burn-in-errors");
+  EXPECT_NE(why.find("cycles 4 and 5 of 6"), std::string::npos) << why;
+  EXPECT_NE(why.find("at 1 GiB half/sum"), std::string::npos) << why;
+
+  d = burned({396, 396, 396, 396, 396, 396});
+  small = d.burn_in->series[0];
+  small.bytes = 1 << 20;
+  small.failed_cycles = {3};
+  d.burn_in->series[0].values[2].reset();  // not run after the failure at 1 MiB
+  d.burn_in->series.push_back(small);
+  why = message_of(compute_verdicts(d, {}), 0, 1, "intermittent");
+  EXPECT_NE(why.find("failed in cycle 3 of 6"), std::string::npos) << why;
+}
+
+// From an audit: cycle 2 of 2 at half the figure passed; only cycle 1 met a bar.
+TEST(BurnIn, ALaterCycleUnderTheBarIsFlaggedWithItsCycle) {
+  auto vs = compute_verdicts(burned({396, 198}), {});
+  std::string why = message_of(vs, 0, 1, "below-expected");
+  EXPECT_NE(why.find("fell under its 337.4 GB/s bar in cycle 2 of 2"), std::string::npos) << why;
+  EXPECT_NE(why.find("lowest 198.0 GB/s, cycle 2"), std::string::npos) << why;
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
+  // Cycle 1 under the bar too: one flag that says both.
+  auto slow = burned({300, 396, 250});
+  for (auto& r : slow.results) {  // the judged measurement is the run's own, cycle 1's
+    if (r.method == "ce-write" && r.src == 0 && r.dst == 1 && r.bytes == G)
+      r = test::bw_result("ce-write", 0, 1, G, 300);
+  }
+  vs = compute_verdicts(slow, {});
+  int n = 0;
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) n += f.code == "below-expected" && v.src == 0 && v.dst == 1;
+  }
+  EXPECT_EQ(n, 1);
+  why = message_of(vs, 0, 1, "below-expected");
+  EXPECT_NE(why.find("; in the burn-in it also fell under its 337.4 GB/s bar in cycle 3 of 3"),
+            std::string::npos)
+      << why;
+  // A cycle beside another job has no figure: never under a bar.
+  auto d = burned({396, 396, 396});
+  d.burn_in->series[0].values[1].reset();
+  d.burn_in->series[0].contended_cycles = {2};
+  EXPECT_TRUE(codes_of(compute_verdicts(d, {}), 0, 1).empty());
+}
+
+// From an audit: over 4-7 cycles a quarter is one cycle, and scatter of 5 % read as drift.
+TEST(BurnIn, DriftNeedsTwoCyclesAQuarter) {
+  const auto noise = burned({396, 378, 400, 375});
+  EXPECT_FALSE(burn_in_findings(noise.burn_in->series[0]).drift);
+  EXPECT_TRUE(codes_of(compute_verdicts(noise, {}), 0, 1).empty());
+  const auto seven = burned({396, 396, 396, 380, 370, 360, 355});
+  EXPECT_FALSE(burn_in_findings(seven.burn_in->series[0]).drift);
+  const auto eight = burned({396, 396, 396, 380, 370, 360, 355, 350});
+  ASSERT_TRUE(burn_in_findings(eight.burn_in->series[0]).drift);
+}
+
+// From an audit: another job beside the case in 7 of 8 cycles passed on the one clean cycle.
+TEST(BurnIn, TooFewCleanCyclesAreContendedNotAPass) {
+  auto d = burned({396, 396, 396, 396, 396, 396, 396, 396});
+  for (int c = 2; c <= 8; ++c) {
+    d.burn_in->series[0].values[c - 1].reset();
+    d.burn_in->series[0].contended_cycles.push_back(c);
+  }
+  const auto vs = compute_verdicts(d, {});
+  const std::string state = method_state(vs, 0, 1, "ce-write");
+  EXPECT_EQ(state.rfind("contended: another job or held clocks in cycles 2, 3, 4, 5, 6, 7 and 8 of 8",
+                        0),
+            0u)
+      << state;
+  EXPECT_NE(state.find("1 clean cycle is too few"), std::string::npos) << state;
+  EXPECT_EQ(verdict_exit_code(vs, "contended"), kExitFlagged);
+  // Half the cycles clean is enough.
+  d = burned({396, 396, 396, 396});
+  for (int c = 3; c <= 4; ++c) {
+    d.burn_in->series[0].values[c - 1].reset();
+    d.burn_in->series[0].contended_cycles.push_back(c);
+  }
+  EXPECT_EQ(method_state(compute_verdicts(d, {}), 0, 1, "ce-write").rfind("pass", 0), 0u);
+}
+
+// From an audit: a burn-in killed in cycle 6 of 100 (no end recorded) and one a SIGINT stopped at
+// 4 s of 2 h both read "all 3 pass" and exited 0.
+TEST(BurnIn, ABurnInCutShortOfItsBoundIsIncomplete) {
+  auto d = burned({396, 396, 396});
+  d.burn_in->cycles_requested = 100;
+  d.burn_in->stopped_by = "";
+  auto vs = compute_verdicts(d, {});
+  EXPECT_EQ(run_headline(d, vs).rfind("the burn-in has no end recorded after 3 whole cycles "
+                                      "(killed, or still running); ",
+                                      0),
+            0u)
+      << run_headline(d, vs);
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitFlagged);
+  EXPECT_EQ(run_exit_code(d, vs, "incomplete"), kExitFlagged);
+  EXPECT_EQ(run_exit_code(d, vs, "drift"), kExitOk);
+
+  d.burn_in->stopped_by = "SIGINT";
+  d.burn_in->cycles_requested = 0;
+  d.burn_in->duration_s = 7200;
+  d.timing.elapsed_s = 4;
+  EXPECT_EQ(run_headline(d, vs).rfind("the burn-in was stopped by SIGINT after 3 whole cycles in "
+                                      "4 s, short of the 7200 s asked for; all ",
+                                      0),
+            0u)
+      << run_headline(d, vs);
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitFlagged);
+  // Without a bound (-N 0, no --duration) a signal is how it ends.
+  d.burn_in->duration_s = 0;
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
+  EXPECT_EQ(run_headline(d, vs).rfind("all ", 0), 0u) << run_headline(d, vs);
+  d.burn_in->stopped_by = "duration";
+  d.burn_in->duration_s = 7200;
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
+}
+
+// From an audit: an error in the cycle cut short read "cycle 11 of 10".
+TEST(BurnIn, AnErrorInTheCycleCutShortCountsThatCycle) {
+  auto d = burned({396, 396, 396, 396, 396}, {5});
+  d.burn_in->cycles_done = 4;
+  d.burn_in->stopped_by = "SIGINT";
+  const std::string why = message_of(compute_verdicts(d, {}), 0, 1, "burn-in-errors");
+  EXPECT_NE(why.find("in cycle 5 of 5"), std::string::npos) << why;
+}
+
+TEST(BurnIn, LongCycleListsAreCut) {
+  std::vector<int> many;
+  for (int c = 1; c <= 600; ++c) many.push_back(c);
+  EXPECT_EQ(cycle_list(many), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 590 more");
+  EXPECT_EQ(cycle_list({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+            "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12");
+}
+
 }  // namespace
 }  // namespace peerbench
