@@ -128,6 +128,7 @@ void Job::run_steps() {
     res_->cycle = cycle_;
     begin_cycle();
     const bool whole = run_cycle(engine, live);
+    if (cycle_ == 1) first_cycle_whole_ = whole;
     end_cycle(whole);
     if (!whole || !next_cycle()) break;
   }

@@ -137,6 +137,7 @@ class Job {
   std::unique_ptr<GpuMonitor> monitor_;
   int attempt_ = 0;          // > 0 while confirmation repeats run: results go to doc.confirmations
   int cycle_ = 1;            // burn-in cycle running (1-based)
+  bool first_cycle_whole_ = false;  // the plan ran to its end once: the results are whole
   bool stopping_ = false;    // a signal asked the job to stop
   std::string stop_signal_;  // which: "SIGINT" or "SIGTERM" (burn_in.stopped_by)
   BurnInCycle this_cycle_;
