@@ -379,6 +379,24 @@ TEST(RealRuns, BurnInStoppedBySigintShowsItsCyclesSpreadAndDrift) {
   }
 }
 
+// From an audit: 600 cycles of counter increments were 2400 lines before the burn-in's table.
+// A counter that grew in several cycles is one line with its total, first and last cycle.
+TEST(RealRuns, ACounterThatGrewInManyCyclesIsOneLine) {
+  auto d = load_run_file(fixture("h200x2-burn-in-sigint.json"));
+  ASSERT_GE(d.burn_in->cycles.size(), 9u);
+  for (int c : {1, 4, 8})
+    d.burn_in->cycles[c].counters = {"link 3 replay +2 on GPU 1 (0000:07:00.0) of vm"};
+  d.burn_in->cycles[5].counters.push_back("PCIe replay +1 on GPU 0 (0000:06:00.0) of vm");
+  const auto b = report_parts::burn_in_summary(d);
+  ASSERT_TRUE(b);
+  ASSERT_EQ(b->counters.size(), 2u);
+  const auto at = [&](int i) { return format_fixed(d.burn_in->cycles[i].started_s, 0) + " s"; };
+  EXPECT_EQ(b->counters[0], "in 3 cycles, cycle 2 at " + at(1) + " to cycle 9 at " + at(8) +
+                                ": link 3 replay +6 on GPU 1 (0000:07:00.0) of vm");
+  EXPECT_EQ(b->counters[1],
+            "cycle 6 at " + at(5) + ": PCIe replay +1 on GPU 0 (0000:06:00.0) of vm");
+}
+
 }  // namespace
 }  // namespace peerbench
 
