@@ -277,6 +277,19 @@ TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
   EXPECT_NE(v.flags[0].message.find("link 3 replay +4"), std::string::npos);
   EXPECT_EQ(v.flags[0].message.find("crc_data"), std::string::npos) << "unchanged counters pass";
   EXPECT_NE(v.flags[1].message.find("Gen4 x8"), std::string::npos);
+  // In a burn-in the flag names the cycles the counters grew in (it named none; an audit).
+  auto burned = d;
+  BurnIn b;
+  for (int c = 1; c <= 3; ++c) b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
+  b.cycles[1].counters = {"link 3 replay +4 on GPU 0 (0000:00:06.0) of " + v.cards[0].host};
+  b.cycles_done = 3;
+  b.stopped_by = "cycles";
+  burned.burn_in = b;
+  const auto bvs = compute_verdicts(burned, {});  // kept: find_verdict points into it
+  const auto& bv = find_verdict(bvs, 0, 1);
+  EXPECT_NE(bv.flags[0].message.find("during the run (in burn-in cycle 2 of 3): link 3 replay +4"),
+            std::string::npos)
+      << bv.flags[0].message;
 }
 
 TEST(RealRuns, TwoRanksOnOneGpuAreNotALink) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/base/text.h"
+#include "core/judge/burn_in.h"
 #include "core/judge/verdict_context.h"
 #include "core/model/link_counters.h"
 
@@ -35,6 +36,23 @@ void pcie_flag(PairVerdict& v, const GpuLinkHealth& h, const std::string& card) 
        {"pci_bus_id", h.pci_bus_id}}));
 }
 
+// In a burn-in, the cycles whose counters grew on this card ("... on GPU 0 (PCI) of host"): the
+// flag said "during the run" and named no cycle (an audit).
+std::string burn_in_cycles_of(const Ctx& c, const CardId& card) {
+  if (!c.d.burn_in || card.pci_bus_id.empty()) return "";
+  const std::string on = "(" + card.pci_bus_id + ") of " + card.host;
+  std::vector<int> cycles;
+  for (const auto& k : c.d.burn_in->cycles) {
+    const bool here = std::any_of(k.counters.begin(), k.counters.end(), [&](const std::string& l) {
+      return l.find(on) != std::string::npos;
+    });
+    if (here) cycles.push_back(k.cycle);
+  }
+  if (cycles.empty()) return "";
+  return std::string(" (in burn-in cycle") + (cycles.size() > 1 ? "s " : " ") + cycle_list(cycles) +
+         " of " + std::to_string(c.d.burn_in->cycles.size()) + ")";
+}
+
 void counter_and_pcie_flags(const Ctx& c, PairVerdict& v) {
   std::set<std::pair<std::string, int>> seen;
   for (const auto& card : v.cards) {
@@ -47,7 +65,9 @@ void counter_and_pcie_flags(const Ctx& c, PairVerdict& v) {
       std::string list;
       for (const auto& g : grown) list += (list.empty() ? "" : ", ") + g;
       v.flags.push_back(make_flag(
-          "link-errors", "", "NVLink errors on " + card_label(card) + " during the run: " + list,
+          "link-errors", "",
+          "NVLink errors on " + card_label(card) + " during the run" + burn_in_cycles_of(c, card) +
+              ": " + list,
           {{"counters", grown}, {"pci_bus_id", card.pci_bus_id}, {"serial", card.serial}}));
     }
     pcie_flag(v, h, card_label(card));
