@@ -259,6 +259,13 @@ void environment_differs(const RunDocument& a, const RunDocument& b, Comparison&
   }
 }
 
+std::string burn_in_text(const RunDocument& d) {
+  if (!d.burn_in) return "";
+  const BurnIn& b = *d.burn_in;
+  return std::to_string(b.cycles_done) + " whole cycles, stopped by " +
+         (b.stopped_by.empty() ? std::string("nothing recorded") : b.stopped_by);
+}
+
 // What differs between the runs besides the figures: versions, GPUs, hosts, config, environment.
 void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
   diff(c.differences, "driver", a.system.driver_version, b.system.driver_version);
@@ -290,6 +297,7 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
                                   (d.errors.size() > 1 ? ", ..." : "") + ")";
   };
   diff(c.differences, "run errors", errors(a), errors(b));
+  diff(c.differences, "burn-in", burn_in_text(a), burn_in_text(b));
   // Read with defaults where a file predates a key, so an older run's -R 0 still shows.
   const auto mode = [](const RunDocument& d) {
     const std::string m = measurement_mode(d);
@@ -374,6 +382,30 @@ void match_results(const RunDocument& a, const RunDocument& b, const CompareOpti
 
 }  // namespace
 
+namespace {
+
+// B's burn-in findings in words: its burn-in flags, the later cycles under a bar, a cut short.
+std::vector<std::string> burn_in_findings_of(const RunDocument& b,
+                                             const std::vector<PairVerdict>& vs) {
+  std::vector<std::string> out;
+  if (!b.burn_in) return out;
+  if (const std::string s = burn_in_cut_short(b); !s.empty()) out.push_back(s);
+  std::set<std::string> seen;  // a GPU's own flag stands on each of its pairs
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) {
+      const bool burn_in =
+          f.code == "burn-in-errors" || f.code == "intermittent" || f.code == "drift" ||
+          (f.evidence.is_object() &&
+           (f.evidence.contains("burn_in") || f.evidence.contains("burn_in_cycles")));
+      if (burn_in && seen.insert(f.code + ": " + f.message).second)
+        out.push_back(f.code + ": " + f.message);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
                         const std::string& b_name, const CompareOptions& o) {
   // GPUs, not ranks: two ranks on one GPU against two GPUs is another node shape.
@@ -403,6 +435,7 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   what_differs(a, b, c);
   c.verdicts_a = compute_verdicts(a, {});
   c.verdicts_b = compute_verdicts(b, {});
+  c.burn_in_in_b = burn_in_findings_of(b, c.verdicts_b);
   match_results(a, b, o, c);
   if (c.rows.empty()) {
     throw InputError(b_name, "results",
@@ -610,6 +643,9 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
   if (c.data_errors)
     d.verdict += "; " + std::to_string(c.data_errors) + (c.data_errors == 1 ? " case" : " cases") +
                  " where B delivered wrong data";
+  if (!c.burn_in_in_b.empty())
+    d.verdict += "; " + std::to_string(c.burn_in_in_b.size()) + " burn-in finding" +
+                 (c.burn_in_in_b.size() == 1 ? "" : "s") + " in B (Burn-in in B)";
   // Rows left uncompared are counted beside, so "0 regressions" never stands for "nothing seen".
   if (c.untrusted)
     d.verdict += "; " + std::to_string(c.untrusted) +
@@ -631,6 +667,8 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
        c.differences.empty() ? std::vector<std::string>{"nothing recorded"} : c.differences,
        {},
        {}});
+  if (!c.burn_in_in_b.empty())
+    d.sections.push_back({"Burn-in in B (fails the comparison)", c.burn_in_in_b, {}, {}});
   d.sections.push_back(results_section(c));
   if (o.format == ReportFormat::kHtml) d.sections.back().charts.push_back(change_chart(c));
   auto list = [&](const char* title, const std::vector<UnmatchedCase>& v) {
@@ -666,7 +704,8 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
 
 int comparison_exit_code(const Comparison& c, const CompareOptions& o) {
   if (o.fail_on == "none") return kExitOk;
-  const std::size_t lost = c.lost_in_b.size() + static_cast<std::size_t>(c.data_errors);
+  const std::size_t lost =
+      c.lost_in_b.size() + static_cast<std::size_t>(c.data_errors) + c.burn_in_in_b.size();
   if (o.fail_on == "any") return (c.regressions + c.improvements + lost) ? kExitFlagged : kExitOk;
   return (c.regressions + lost) ? kExitFlagged : kExitOk;
 }

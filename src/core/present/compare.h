@@ -55,6 +55,10 @@ struct Comparison {
   std::vector<UnmatchedCase> in_neither;  // requested in either run, measured in neither
   int regressions = 0;
   int data_errors = 0;  // rows where B delivered wrong elements: fail as a regression does
+  // What B's burn-in found (wrong data, failures that came and went, drift, later cycles under
+  // the bar, a burn-in cut short): compare read cycle 1 alone and called such a B "same" (an
+  // audit). Fails the comparison as data errors do, whatever A had.
+  std::vector<std::string> burn_in_in_b;
   int improvements = 0;
   int other_settings = 0;  // rows measured under other settings (-R, -a, -z, -G): not compared
   int untrusted = 0;       // rows where either run was contended or throttled: not compared

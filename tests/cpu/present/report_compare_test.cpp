@@ -589,5 +589,42 @@ TEST(Compare, RanksThatSwappedGpusStillMatchTheirBidirectionalCases) {
             o.differences.end());
 }
 
+// From an audit: compare read cycle 1 alone, so a B whose burn-in delivered wrong data in cycle 3
+// read "same", exit 0. B's burn-in findings fail the comparison, listed in their own section.
+TEST(Compare, BurnInFindingsInBFailTheComparison) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  BurnIn burn;
+  for (int c = 1; c <= 4; ++c) burn.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
+  BurnInSeries s;
+  s.method = "ce-write";
+  s.src = 0;
+  s.dst = 1;
+  s.bytes = 1ull << 30;
+  s.values = {396.0, 396.0, 396.0, 396.0};
+  s.error_cycles = {3};
+  burn.series.push_back(s);
+  burn.cycles_done = 4;
+  burn.cycles_requested = 4;
+  burn.stopped_by = "cycles";
+  b.burn_in = burn;
+  CompareOptions o;
+  auto c = compare_runs(a, "a.json", b, "b.json", o);
+  ASSERT_EQ(c.burn_in_in_b.size(), 1u);
+  EXPECT_EQ(c.burn_in_in_b[0].rfind("burn-in-errors: ce-write from rank 0", 0), 0u)
+      << c.burn_in_in_b[0];
+  EXPECT_EQ(c.regressions, 0);
+  EXPECT_EQ(comparison_exit_code(c, o), kExitFlagged);
+  const std::string text = render_comparison(c, "a.json", "b.json", o);
+  EXPECT_NE(text.find("1 burn-in finding in B (Burn-in in B)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Burn-in in B (fails the comparison):"), std::string::npos) << text;
+  EXPECT_NE(text.find("-> 4 whole cycles, stopped by cycles"), std::string::npos) << text;
+  // A clean burn-in in B fails nothing.
+  b.burn_in->series[0].error_cycles.clear();
+  c = compare_runs(a, "a.json", b, "b.json", o);
+  EXPECT_TRUE(c.burn_in_in_b.empty());
+  EXPECT_EQ(comparison_exit_code(c, o), kExitOk);
+}
+
 }  // namespace
 }  // namespace peerbench
