@@ -9,6 +9,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
+#include "core/build_info.h"
 #include "core/fleet/fleet_baseline.h"
 #include "core/fleet/fleet_report.h"
 #include "core/model/json_text.h"
@@ -60,7 +61,9 @@ int fleet_command(const FleetOptions& o) {
     }
     const std::string why = check_writable(o.write_baseline, true);
     if (!why.empty()) throw UsageError("--write-baseline: " + o.write_baseline + ": " + why);
-    const auto baseline = make_baseline(r, r.outlier_tolerance, utc_now_iso8601());
+    auto baseline = make_baseline(r, r.outlier_tolerance, utc_now_iso8601());
+    baseline["baseline"]["from"]["peerbench"] =
+        std::string(build_info::kVersion) + " " + build_info::kGitRevision;
     try {  // folders made as -J makes them
       write_file_atomically(o.write_baseline, json_text(baseline, 2) + "\n", true);
     } catch (const WriteError& e) {
@@ -70,10 +73,18 @@ int fleet_command(const FleetOptions& o) {
     std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s%s\n",
                  sanitize_for_terminal(o.write_baseline).c_str(),
                  left == 0 ? ""
-                           : (" (" + std::to_string(left) +
-                              " cases left out with fewer than 3 healthy pairs: "
-                              "baseline.from.cases_too_few_pairs)")
+                           : (" (" + std::to_string(left) + " cases left out with fewer than " +
+                              std::to_string(kFleetMinGroupPairs) + " healthy pairs or " +
+                              std::to_string(kBaselineMinNodes) +
+                              " nodes: baseline.from.cases_too_few_pairs)")
                                  .c_str());
+    // The file holds the baseline alone: the --expect file's own bars stay in that file (an
+    // audit found them dropped without a word).
+    if (!o.expect_path.empty())
+      std::fprintf(stderr,
+                   "peerbench: the baseline file holds the site baseline only; the other "
+                   "settings of %s (bars, tolerances) are not copied into it\n",
+                   sanitize_for_terminal(o.expect_path).c_str());
   }
   const bool html = o.format == FleetFormat::kHtml;
   const auto plots = html || o.format == FleetFormat::kMarkdown

@@ -576,6 +576,21 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   return r;
 }
 
+// The nodes a given site baseline judged no figure of, in words.
+std::string baseline_unused_text(const FleetReport& r, const FleetExpectations& e) {
+  std::vector<std::string> hosts;
+  int read = 0;
+  for (const auto& n : r.nodes) {
+    if (!n.baseline_judged) continue;
+    ++read;
+    if (!*n.baseline_judged) hosts.push_back(n.host);
+  }
+  if (hosts.empty()) return "";
+  return "the site baseline (" + e.source + ") judged no figure on " +
+         std::to_string(hosts.size()) + " of " + std::to_string(read) + " nodes (" +
+         some_of(hosts) + "): its entries are for " + baseline_scope(e.verdicts.baseline);
+}
+
 FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& catalog) {
   const FleetExpectations e = load_fleet_expectations(o.expect_path, catalog);
   const auto hosts =
@@ -610,6 +625,7 @@ FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& ca
       assemble_fleet(std::move(nodes), hosts, !o.hosts_file.empty(), e.outlier_tolerance);
   r.notes.insert(r.notes.end(), skipped.begin(), skipped.end());
   r.expectations_source = e.source;
+  r.baseline_unused = baseline_unused_text(r, e);
   r.inputs = found.files;
   for (const auto* f : {&o.hosts_file, &o.expect_path}) {
     if (!f->empty()) r.inputs.push_back(*f);

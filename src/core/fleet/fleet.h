@@ -6,6 +6,7 @@
 // fleet_report.h render them.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -129,6 +130,8 @@ struct FleetNode {
   std::vector<std::string> problems;  // why incomplete, in words
   std::vector<FleetPair> pairs;
   NodeVersions versions;
+  // With a site baseline given: whether it judged any figure of this node's run.
+  std::optional<bool> baseline_judged;
   // What the node's run covered: the methods it was asked for (config, else its results) and
   // its GPU models, which the fleet compares with the other nodes of its model; the GPUs it ran
   // on beside those its topology lists (0: not recorded), and each pair method that answered for
@@ -172,6 +175,10 @@ struct FleetReport {
   std::vector<FleetGroup> groups;
   std::vector<VersionSpread> versions;
   std::vector<std::string> notes;  // duplicates, nodes not in --hosts, skipped inputs
+  // A site baseline (--expect) that judged no figure on some nodes: which, and what its entries
+  // are for; the verdict line carries it ("PASS" against a baseline that judged nothing read as
+  // a pass against it; an audit). "" when it judged every node, or none was given.
+  std::string baseline_unused;
   // Hosts found in more than one results file: each one's earlier runs, oldest first (only its
   // latest run counts in the fleet).
   struct EarlierRun {
@@ -192,6 +199,8 @@ double quantile(const std::vector<double>& sorted, double q);
 
 // A fleet needs at least this many pairs in a group before it calls one an outlier.
 inline constexpr int kFleetMinGroupPairs = 3;
+// A site baseline's entry comes from this many healthy nodes at least: one node is no fleet.
+inline constexpr int kBaselineMinNodes = 2;
 
 // What the paths given to fleet hold: files given directly, then every *.json (that is not a
 // folder) under the folders, sorted per folder; and folders that could not be searched, with the

@@ -238,6 +238,7 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
     n.elapsed_s = d.timing.elapsed_s.value_or(0);
     n.versions = versions_of(d, host);
     n.problems = run_problems(d);
+    if (!e.verdicts.baseline.empty()) n.baseline_judged = baseline_judged_any(verdicts);
     set_coverage(d, host, n);
     nodes.push_back(std::move(n));
   }

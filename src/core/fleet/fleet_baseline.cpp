@@ -79,21 +79,42 @@ json provenance(const FleetReport& r) {
               {"drivers", drivers}, {"cuda", cudas},    {"nccl", nccls}};
 }
 
+// Whether the nodes a baseline counts ran more than one driver, CUDA or NCCL: one failed node on
+// another driver made every entry per-version, and a later node on the healthy nodes' own
+// versions matched none of them (an audit).
+bool counted_versions_mixed(const FleetReport& r) {
+  std::set<std::string> drivers, cudas, nccls;
+  for (const auto& n : r.nodes) {
+    if (!counts(n)) continue;
+    drivers.insert(n.versions.driver);
+    cudas.insert(n.versions.cuda);
+    nccls.insert(n.versions.nccl);
+  }
+  return drivers.size() > 1 || cudas.size() > 1 || nccls.size() > 1;
+}
+
+json too_few_entry(const Gathered& x) {
+  json j = {{"method", x.entry.method}, {"model", x.entry.model}, {"link", x.entry.link},
+            {"group", x.entry.group},   {"bytes", x.entry.bytes}, {"ranks", x.entry.ranks},
+            {"pairs", x.values.size()}, {"nodes", x.nodes.size()}};
+  if (!x.entry.driver.empty()) j["driver"] = x.entry.driver;
+  if (!x.entry.cuda.empty()) j["cuda"] = x.entry.cuda;
+  if (!x.entry.nccl.empty()) j["nccl"] = x.entry.nccl;
+  return j;
+}
+
 }  // namespace
 
 json make_baseline(const FleetReport& r, double tolerance, const std::string& written_at) {
-  const bool mixed = std::any_of(r.versions.begin(), r.versions.end(),
-                                 [](const VersionSpread& v) { return v.mixed(); });
+  const bool mixed = counted_versions_mixed(r);
   json entries = json::array(), too_few = json::array();
   for (auto& [key, x] : gather(r, mixed)) {
     // Under kFleetMinGroupPairs the fleet judges nothing (its median is one of two figures): a
-    // bar from it would fail a healthy pair of the very node it came from.
-    if (static_cast<int>(x.values.size()) < kFleetMinGroupPairs) {
-      too_few.push_back({{"method", x.entry.method},
-                         {"model", x.entry.model},
-                         {"link", x.entry.link},
-                         {"bytes", x.entry.bytes},
-                         {"pairs", x.values.size()}});
+    // bar from it would fail a healthy pair of the very node it came from. One node is no
+    // fleet: its 56 pairs made "a site baseline of 1 healthy nodes" (an audit).
+    if (static_cast<int>(x.values.size()) < kFleetMinGroupPairs ||
+        static_cast<int>(x.nodes.size()) < kBaselineMinNodes) {
+      too_few.push_back(too_few_entry(x));
       continue;
     }
     std::sort(x.values.begin(), x.values.end());
@@ -113,7 +134,8 @@ json make_baseline(const FleetReport& r, double tolerance, const std::string& wr
                      too_few.empty()
                          ? "no node passed, so there is no healthy figure to write a baseline from"
                          : "no case has " + std::to_string(kFleetMinGroupPairs) +
-                               " healthy pairs or more, the fewest a fleet median is drawn from "
+                               " healthy pairs or more on " + std::to_string(kBaselineMinNodes) +
+                               " nodes or more, the fewest a fleet median is drawn from "
                                "(a case: one model, link, size and rank count, and one driver, "
                                "CUDA and NCCL where the fleet mixes them); give more nodes of a "
                                "kind");

@@ -84,15 +84,16 @@ std::string incomplete_kinds(const FleetReport& r) {
 
 std::string verdict_line(const FleetReport& r) {
   const int n = static_cast<int>(r.nodes.size());
+  const std::string unused = r.baseline_unused.empty() ? "" : "; " + r.baseline_unused;
   if (fleet_exit_code(r) == kExitOk)
     return (n == 1 ? std::string("PASS: 1 node passes")
                    : "PASS: all " + count_of(n, "node") + " pass") +
-           earlier_runs_clause(r);
+           earlier_runs_clause(r) + unused;
   return "FAIL: " + std::to_string(r.count(NodeState::kFlagged)) + " flagged, " +
          std::to_string(r.count(NodeState::kIncomplete)) + " incomplete" + incomplete_kinds(r) +
          ", " + std::to_string(r.count(NodeState::kMissing)) + " missing, " +
          std::to_string(r.count(NodeState::kPass)) + " pass, of " + count_of(n, "node") +
-         earlier_runs_clause(r);
+         earlier_runs_clause(r) + unused;
 }
 
 // Flag codes by count, hardware evidence first: "data-errors x1; off-baseline x20 (...)".

@@ -16,24 +16,34 @@ std::string listed(const std::set<std::string>& s) {
 
 // What an entry matches by, for the entries and for the run: model and rank count, groups (link,
 // hosts, settings) and drivers, so a mismatch of any of them can be read off the sentence.
+}  // namespace
+
 std::string baseline_scope(const std::vector<BaselineEntry>& entries) {
-  std::set<std::string> models, groups, drivers;
+  std::set<std::string> models, groups, drivers, cudas, nccls;
   for (const auto& b : entries) {
     models.insert(b.model + " over " + std::to_string(b.ranks) + " ranks");
     groups.insert(b.group);
     if (!b.driver.empty()) drivers.insert(b.driver);
+    if (!b.cuda.empty()) cudas.insert(b.cuda);
+    if (!b.nccl.empty()) nccls.insert(b.nccl);
   }
+  // CUDA and NCCL too: entries split by NCCL alone read as a driver that matched (an audit).
   return listed(models) + " in groups " + listed(groups) +
-         (drivers.empty() ? "" : ", driver " + listed(drivers));
+         (drivers.empty() ? "" : ", driver " + listed(drivers)) +
+         (cudas.empty() ? "" : ", CUDA " + listed(cudas)) +
+         (nccls.empty() ? "" : ", NCCL " + listed(nccls));
 }
+
+namespace {
 
 std::string run_scope(const RunDocument& d, const std::vector<PairVerdict>& v) {
   std::set<std::string> models, groups;
   for (const auto& r : d.system.ranks)
     models.insert(r.gpu.name.empty() ? "(unnamed GPU)" : r.gpu.name);
   for (const auto& p : v) groups.insert(baseline_group(d, p));
+  const RunVersions rv = run_versions(d);
   return listed(models) + " over " + std::to_string(d.system.ranks.size()) + " ranks in groups " +
-         listed(groups) + ", driver " + d.system.driver_version;
+         listed(groups) + ", driver " + rv.driver + ", CUDA " + rv.cuda + ", NCCL " + rv.nccl;
 }
 
 }  // namespace
@@ -72,7 +82,20 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
   if (without_entry > 0)
     line += "; " + std::to_string(without_entry) + " had no entry in the site baseline (" +
             e.source + ")";
+  // A one-version baseline judges a run on any version: said here, not only on a flag (a passing
+  // node on a new driver read "judged by site baseline" with no word of it; an audit).
+  BaselineEntry any;
+  const std::string versions = baseline_version_note(any, e.baseline_origin, run_versions(d));
+  if (!versions.empty()) line += "; " + versions;
   return line;
+}
+
+bool baseline_judged_any(const std::vector<PairVerdict>& v) {
+  for (const auto& p : v) {
+    for (const auto& m : p.methods)
+      if (m.bar && m.bar_source == kBarSiteBaseline) return true;
+  }
+  return false;
 }
 
 std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairVerdict>& now) {

@@ -248,6 +248,15 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
     e.pairs = static_cast<int>(in.at("pairs").integer(1, 1 << 30));
     e.nodes = static_cast<int>(in.at("nodes").integer(1, 1 << 30));
     e.bar = in.at("bar").number(1e-9, 1e9);
+    // A bar on the wrong side of its own median fails the healthy nodes it was made from (an
+    // edited 1.5 x median flagged a healthy node; an audit); a looser bar is the site's choice.
+    if (e.lower_is_better ? e.bar < e.median : e.bar > e.median) {
+      in.at("bar").fail(format_fixed(e.bar, 3) + " " + unit + " is " +
+                        (e.lower_is_better ? "under" : "over") + " the entry's median " +
+                        format_fixed(e.median, 3) + ": it would fail the healthy nodes it came " +
+                        "from; a bar is " + (e.lower_is_better ? "at least" : "at most") +
+                        " the median");
+    }
     e.driver = in.opt_str("driver").value_or("");
     e.cuda = in.opt_str("cuda").value_or("");
     e.nccl = in.opt_str("nccl").value_or("");
@@ -262,6 +271,8 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
     }
     out.push_back(std::move(e));
   }
+  // An empty list judged nothing and the reports then never named the baseline (an audit).
+  if (out.empty()) section.at("entries").fail("no entries: a baseline without any judges nothing");
   return out;
 }
 

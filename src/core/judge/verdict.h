@@ -178,6 +178,11 @@ std::string verdict_headline(const VerdictCounts& c);
 // and where `e` holds a site baseline, how many it had no entry for, or that it judged none.
 std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>& v,
                            const Expectations& e);
+// What a site baseline's entries are for: "H200 over 2 ranks in groups NV18, driver 580, NCCL
+// 2.27.3".
+std::string baseline_scope(const std::vector<BaselineEntry>& entries);
+// Whether a site baseline in `e` judged any of the figures.
+bool baseline_judged_any(const std::vector<PairVerdict>& v);
 // Where the verdicts stored in the file (by the peerbench that ran it, with its bars) differ from
 // `now` (recomputed by this build, with these bars): both headlines and flag codes; else "".
 std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairVerdict>& now);

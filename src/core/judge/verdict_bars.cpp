@@ -293,12 +293,30 @@ std::string nccl_fallback_note(const Ctx& c, const MethodInfo& m, const PairVerd
          " between some of the ranks (flagged on those pairs), the first suspect";
 }
 
+// A baseline's shortfall; a bar above the link's raw rate (an edited entry: a median of 5e8 GB/s)
+// can be met by no figure, and the flag says so, as it does for a site's min_gbps.
+std::optional<Flag> baseline_bandwidth_shortfall(const Ctx& c, const PairVerdict& v,
+                                                 const MethodInfo& m, const Result& r,
+                                                 const Link& link, const BaselineEntry& b,
+                                                 MethodVerdict& mv) {
+  auto f = baseline_shortfall(c, v, m, r, b, headline_value(&m, r), mv);
+  const double raw = link.expected ? link.expected->raw_gbps * (m.bidirectional ? 2 : 1) : 0;
+  if (f && raw > 0 && b.bar > raw)
+    f->message += "; that bar is above the " + format_fixed(raw, 1) + " GB/s raw rate of " +
+                  v.link_description + ", which no figure reaches";
+  return f;
+}
+
 std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                         const Result& r, const Link& link, const std::string& kind,
                                         MethodVerdict& mv) {
   bool expected = false;
   const BaselineEntry* base = baseline_for(c, v, m, r);
-  if (r.bytes < c.e.judge_min_bytes) {  // known_good_judges_small: the known-good bar alone
+  if (r.bytes < c.e.judge_min_bytes && base && !base->lower_is_better) {
+    // The site's own median at this very size: a run to 64 MiB judged by a baseline written from
+    // such runs (its entries were written and never used, and read "no entry"; an audit).
+    return baseline_bandwidth_shortfall(c, v, m, r, link, *base, mv);
+  } else if (r.bytes < c.e.judge_min_bytes) {  // known_good_judges_small: the known-good bar
     expected = known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv);
     mv.bar_basis += expected ? " (under " + format_size(c.e.judge_min_bytes) +
                                    " only a known-good figure judges)"
@@ -308,7 +326,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
     mv.bar_basis = "min_gbps from " + c.e.source;
     mv.bar_source = kBarSiteBar;
   } else if (base && !base->lower_is_better) {
-    return baseline_shortfall(c, v, m, r, *base, headline_value(&m, r), mv);
+    return baseline_bandwidth_shortfall(c, v, m, r, link, *base, mv);
   } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {
     expected = true;
     mv.bar_basis += no_baseline_entry(c, v, m, r, base);

@@ -810,6 +810,126 @@ TEST(SiteBaseline, CasesWithTooFewPairsAreLeftOutAndListed) {
   EXPECT_TRUE(left.count("nccl-allreduce")) << "one figure (all ranks) on each of two nodes";
 }
 
+// From an audit: one 8-GPU node's 56 pairs made "a site baseline of 1 healthy nodes"; a baseline
+// entry needs two nodes at least. And one failed node on another driver made every entry
+// per-version, so a later node on the healthy nodes' own driver matched none.
+TEST(SiteBaseline, AnEntryNeedsTwoHealthyNodesAndTheirVersionsAlone) {
+  test::NodeSpec four;
+  four.gpus = 4;
+  RunDocument d = test::make_doc(four);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b) d.results.push_back(test::bw_result("ce-write", a, b, 1ull << 30, 395));
+  const std::string one = temp_dir();
+  write_run(one, "big0", as_node(d, "big0"));
+  try {
+    make_baseline(fleet_of(one), 0.1, "now");
+    ADD_FAILURE() << "one node is no fleet, whatever its pairs";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("3 healthy pairs or more on 2 nodes or more"),
+              std::string::npos)
+        << e.what();
+  }
+  write_run(one, "big1", as_node(d, "big1"));
+  const auto two = make_baseline(fleet_of(one), 0.1, "now");
+  ASSERT_EQ(two["baseline"]["entries"].size(), 1u);
+  EXPECT_EQ(two["baseline"]["entries"][0]["nodes"], 2);
+  EXPECT_EQ(two["baseline"]["entries"][0]["pairs"], 24);
+
+  const std::string dir = healthy_fleet(real_run(), 3);
+  RunDocument other = as_node(real_run(), "bad");
+  other.system.driver_version = "570.86.10";
+  for (auto& h : other.topology->hosts) h.driver_version = "570.86.10";
+  slow(other, "ce-write", 0.5);
+  write_run(dir, "bad", other);
+  const FleetReport r = fleet_of(dir);
+  ASSERT_NE(node(r, "bad").state, NodeState::kPass);
+  const auto file = make_baseline(r, 0.1, "now");
+  EXPECT_EQ(file["baseline"]["per_version"], false) << "the counted nodes ran one driver";
+  for (const auto& e : file["baseline"]["entries"]) EXPECT_FALSE(e.contains("driver")) << e.dump();
+}
+
+// From an audit: runs to 64 MiB made a baseline whose bandwidth entries (64 MiB, under the 256 MiB
+// the link-rate rule starts at) were written and never used, and the report said they had "no
+// entry". The site's own median at that size judges it.
+TEST(SiteBaseline, EntriesUnderTheJudgedMinimumJudgeTheirSize) {
+  RunDocument to64 = real_run();
+  to64.results.erase(std::remove_if(to64.results.begin(), to64.results.end(),
+                                    [](const Result& r) { return r.bytes > (64ull << 20); }),
+                     to64.results.end());
+  to64.config["maxbytes"] = 64ull << 20;  // as a run of -e 64M records it
+  to64.config["sizes"] = {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20};
+  const std::string dir = healthy_fleet(to64, 4);
+  const std::string base = write_baseline(dir, 0.05);
+  const Expectations e = load_expectations(base, test::catalog());
+  RunDocument later = as_node(to64, "later");
+  slow(later, "ce-write", 0.93);  // within 90 % of known-good; 7 % under the site's median
+  const auto vs = compute_verdicts(later, e);
+  bool flagged = false;
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags) {
+      if (f.code == "off-baseline" && f.method == "ce-write") {
+        flagged = true;
+        EXPECT_NE(f.message.find("at 64 MiB"), std::string::npos) << f.message;
+      }
+    }
+  }
+  EXPECT_TRUE(flagged);
+  EXPECT_EQ(bars_used_line(later, vs, e).find("no entry"), std::string::npos)
+      << bars_used_line(later, vs, e);
+}
+
+// From an audit: an entry edited to a median of 5e8 GB/s flagged a healthy node with no word that
+// no figure can reach its bar.
+TEST(SiteBaseline, ABarAboveTheRawLinkRateSaysNoFigureReachesIt) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  auto file = make_baseline(fleet_of(dir), 0.1, "now");
+  for (auto& e : file["baseline"]["entries"]) {
+    if (e["method"] != "ce-write") continue;
+    e["median"] = e["p75"] = e["max"] = 5e8;
+    e["bar"] = 4.5e8;
+  }
+  const std::string path = dir + "/edited.json";
+  write_text(path, file.dump());
+  const auto vs = compute_verdicts(real_run(), load_expectations(path, test::catalog()));
+  bool said = false;
+  for (const auto& v : vs) {
+    for (const auto& f : v.flags)
+      said = said || (f.code == "off-baseline" &&
+                      f.message.find("above the 478.1 GB/s raw rate of NVLink x18, which no "
+                                     "figure reaches") != std::string::npos);
+  }
+  EXPECT_TRUE(said);
+}
+
+// From an audit: `fleet --expect` with a baseline that matched no node said "PASS: all 4 nodes
+// pass" and never named the baseline.
+TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  const std::string base = write_baseline(dir, 0.1);
+  test::NodeSpec four;
+  four.gpus = 4;
+  RunDocument d = test::make_doc(four);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b) d.results.push_back(test::bw_result("ce-write", a, b, 1ull << 30, 395));
+  const std::string other = temp_dir();
+  write_run(other, "big0", as_node(d, "big0"));
+  write_run(other, "big1", as_node(d, "big1"));
+  FleetOptions o;
+  o.paths = {other};
+  o.expect_path = base;
+  const FleetReport r = build_fleet(o, test::catalog());
+  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  EXPECT_NE(text.find("the site baseline (" + base +
+                      ") judged no figure on 2 of 2 nodes (big0, big1): its entries are for "
+                      "NVIDIA H200 over 2 ranks"),
+            std::string::npos)
+      << text.substr(0, 600);
+  o.paths = {dir};  // the nodes it came from: judged
+  EXPECT_TRUE(build_fleet(o, test::catalog()).baseline_unused.empty());
+}
+
 // From an audit: an entry naming a method that does not exist, or holding its figure in a unit
 // its method is not judged in at that size, matched no case and so switched the site's bar off
 // without a word; unknown keys (typos) passed too.
@@ -846,7 +966,7 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   // of -3 were read without a word.
   j = good;
   auto twin = j["baseline"]["entries"][ce];
-  twin["bar"] = 500;
+  twin["bar"] = 300;
   j["baseline"]["entries"].push_back(twin);
   const std::string last =
       "baseline.entries[" + std::to_string(j["baseline"]["entries"].size() - 1) + "]";
@@ -858,6 +978,25 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   j = good;
   j["baseline"]["tolerance"] = -3;
   EXPECT_NE(refusal(j).find("baseline.tolerance"), std::string::npos) << refusal(j);
+  // From an audit: a bar edited past its own median (1.5 x) flagged the healthy node it came
+  // from; an empty list of entries judged nothing, and no report named the baseline.
+  j = good;
+  j["baseline"]["entries"][ce]["bar"] = 1.5 * j["baseline"]["entries"][ce]["median"].get<double>();
+  EXPECT_NE(refusal(j).find(at + ".bar': 595.357 GB/s is over the entry's median 396.905"),
+            std::string::npos)
+      << refusal(j);
+  j = good;
+  std::size_t lat = 0;
+  while (good["baseline"]["entries"][lat]["unit"] != "us") ++lat;
+  j["baseline"]["entries"][lat]["bar"] =
+      0.5 * j["baseline"]["entries"][lat]["median"].get<double>();
+  EXPECT_NE(refusal(j).find("is under the entry's median"), std::string::npos) << refusal(j);
+  j = good;
+  j["baseline"]["entries"][ce]["bar"] = 1;  // looser than the fleet: the site's choice
+  EXPECT_EQ(refusal(j), "(read)");
+  j = good;
+  j["baseline"]["entries"] = nlohmann::json::array();
+  EXPECT_NE(refusal(j).find("baseline.entries': no entries"), std::string::npos) << refusal(j);
 }
 
 }  // namespace
