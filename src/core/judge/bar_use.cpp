@@ -59,13 +59,18 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
       {kBarLinkRate, "link-rate rule"},
       {kBarLatencyTable, "latency bars"}};
   std::map<std::string, int> by;
-  int judged = 0, without_entry = 0;
+  int judged = 0, without_entry = 0, under_known_good = 0;
   for (const auto& p : v) {
     for (const auto& m : p.methods) {
       if (!m.bar) continue;
       ++judged;
       ++by[m.bar_source];
       if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline) ++without_entry;
+      // A baseline from a fleet slower than the card's known-good figures bars lower than they
+      // would: a figure it passed at 0.81 of known-good passed without a word (an audit).
+      if (m.bar_source == kBarSiteBaseline && m.state == verdict_state::kPass && m.expected_ratio &&
+          e.expected_fraction > 0 && *m.expected_ratio < e.expected_fraction)
+        ++under_known_good;
     }
   }
   if (judged == 0) return "no figure was judged against a bar";
@@ -82,6 +87,12 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
   if (without_entry > 0)
     line += "; " + std::to_string(without_entry) + " had no entry in the site baseline (" +
             e.source + ")";
+  if (under_known_good > 0)
+    line += "; " + std::to_string(under_known_good) +
+            (under_known_good == 1 ? " figure passed" : " figures passed") +
+            " the site baseline under " + format_fixed(e.expected_fraction * 100, 0) +
+            " % of its known-good figure: the fleet the baseline came from ran slower than the "
+            "card should";
   // A one-version baseline judges a run on any version: said here, not only on a flag (a passing
   // node on a new driver read "judged by site baseline" with no word of it; an audit).
   BaselineEntry any;

@@ -902,6 +902,31 @@ TEST(SiteBaseline, ABarAboveTheRawLinkRateSaysNoFigureReachesIt) {
   EXPECT_TRUE(said);
 }
 
+// From an audit: a baseline from a fleet slowed to 0.88 of known-good passed a node at 0.81 of
+// it, where known-good's 85 % bar flags it, without a word. The bars line says so.
+TEST(SiteBaseline, ABaselineUnderKnownGoodSaysWhatItPassed) {
+  auto both_ways = [](RunDocument d, double f) {  // slow() slows rank 0's direction alone
+    for (auto& r : d.results) {
+      if (r.method != "ce-write" || r.status != ResultStatus::kOk) continue;
+      scale(r.algbw_gbps, f);
+      scale(r.busbw_gbps, f);
+      scale(r.time_us, 1 / f);
+    }
+    return d;
+  };
+  const std::string dir = healthy_fleet(both_ways(real_run(), 0.88), 3);
+  const Expectations e = load_expectations(write_baseline(dir, 0.1), test::catalog());
+  const RunDocument later = as_node(both_ways(real_run(), 0.81), "later");
+  const auto vs = compute_verdicts(later, e);
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk) << "the baseline's bar passes it";
+  const std::string line = bars_used_line(later, vs, e);
+  EXPECT_NE(line.find("2 figures passed the site baseline under 85 % of its known-good figure"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(bars_used_line(real_run(), compute_verdicts(real_run(), e), e).find("ran slower"),
+            std::string::npos);
+}
+
 // From an audit: `fleet --expect` with a baseline that matched no node said "PASS: all 4 nodes
 // pass" and never named the baseline.
 TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
