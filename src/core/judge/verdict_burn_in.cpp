@@ -73,20 +73,19 @@ void errors_and_failures(const Ctx& c, PairVerdict& v, const std::string& method
   const std::string what = method + where_text(c, v);
   if (!errors.empty()) {
     const std::vector<int> list(errors.begin(), errors.end());
-    v.flags.push_back(make_flag(
-        "burn-in-errors", method,
-        what + " delivered wrong elements in " + cycles_text(b, list, ran) + ", at " +
-            join(where, ", "),
-        {{"error_cycles", list}, {"cycles", ran}, {"cases", cases}}));
+    v.flags.push_back(make_flag("burn-in-errors", method,
+                                what + " delivered wrong elements in " + cycles_text(b, list, ran) +
+                                    ", at " + join(where, ", "),
+                                {{"error_cycles", list}, {"cycles", ran}, {"cases", cases}}));
   }
   // A failure at one size leaves the larger ones of that cycle not run: the cycle failed once.
   const auto n = static_cast<int>(failed.size());
   if (n > 0 && n < ran) {
     const std::vector<int> list(failed.begin(), failed.end());
-    v.flags.push_back(make_flag("intermittent", method,
-                                what + " failed in " + cycles_text(b, list, ran) +
-                                    " and ran in the others",
-                                {{"failed_cycles", list}, {"cycles", ran}}));
+    v.flags.push_back(
+        make_flag("intermittent", method,
+                  what + " failed in " + cycles_text(b, list, ran) + " and ran in the others",
+                  {{"failed_cycles", list}, {"cycles", ran}}));
   }
 }
 
@@ -126,11 +125,13 @@ void cycles_under_bar(const Ctx& c, PairVerdict& v, const MethodVerdict& mv,
   const std::string text = std::string(time ? "went over" : "fell under") + " its " +
                            format_fixed(*mv.bar, d) + unit + " bar in " +
                            cycles_text(b, worse, ran) + ", with no other job or held clocks seen " +
-                           "in them (" + (time ? "highest " : "lowest ") +
-                           format_fixed(worst, d) + unit + ", cycle " +
-                           std::to_string(worst_cycle) + ")";
-  const json ev = {{"burn_in_cycles", worse}, {"cycles", ran}, {"worst", worst},
-                   {"worst_cycle", worst_cycle}, {"bar", *mv.bar}};
+                           "in them (" + (time ? "highest " : "lowest ") + format_fixed(worst, d) +
+                           unit + ", cycle " + std::to_string(worst_cycle) + ")";
+  const json ev = {{"burn_in_cycles", worse},
+                   {"cycles", ran},
+                   {"worst", worst},
+                   {"worst_cycle", worst_cycle},
+                   {"bar", *mv.bar}};
   for (auto& f : v.flags) {  // cycle 1 under the bar too: one flag, both said
     if (f.code != code || f.method != mv.method) continue;
     f.message += "; in the burn-in it also " + text;
@@ -146,16 +147,19 @@ void cycles_under_bar(const Ctx& c, PairVerdict& v, const MethodVerdict& mv,
 void drift_flag(const Ctx& c, PairVerdict& v, const MethodVerdict& mv, const BurnInFindings& f) {
   const BurnInSeries& s = *f.series;
   const bool lower_is_better = s.unit == "us";
-  if (!f.drift || (lower_is_better ? *f.drift : -*f.drift) <= c.e.drift_tolerance) return;
-  v.flags.push_back(make_flag(
-      "drift", mv.method,
-      mv.method + " at " + format_size(s.bytes) + where_text(c, v) + " drifted " +
-          format_fixed(100 * *f.drift, 1) +
-          "% from the first quarter of the cycles to the last (tolerance " +
-          format_fixed(100 * c.e.drift_tolerance, 0) + "%; across cycles min " +
-          format_fixed(f.min, 2) + ", median " + format_fixed(f.median, 2) + ", max " +
-          format_fixed(f.max, 2) + " " + s.unit + ")",
-      {{"drift", *f.drift}, {"tolerance", c.e.drift_tolerance}, {"cycles", f.cycles}}));
+  // Under the message's last digit is no drift, whatever the tolerance (drift_tolerance 0 called
+  // "drifted -0.0%"; an audit).
+  const double worse = f.drift ? (lower_is_better ? *f.drift : -*f.drift) : 0;
+  if (worse <= c.e.drift_tolerance || worse < 0.0005) return;
+  v.flags.push_back(
+      make_flag("drift", mv.method,
+                mv.method + " at " + format_size(s.bytes) + where_text(c, v) + " drifted " +
+                    format_fixed(100 * *f.drift, 1) +
+                    "% from the first quarter of the cycles to the last (tolerance " +
+                    format_fixed(100 * c.e.drift_tolerance, 0) + "%; across cycles min " +
+                    format_fixed(f.min, 2) + ", median " + format_fixed(f.median, 2) + ", max " +
+                    format_fixed(f.max, 2) + " " + s.unit + ")",
+                {{"drift", *f.drift}, {"tolerance", c.e.drift_tolerance}, {"cycles", f.cycles}}));
 }
 
 // A case with another job beside it (or clocks held) in most cycles has too few clean ones to

@@ -412,7 +412,7 @@ std::string burn_in_headline(const BurnIn& b) {
          (b.stopped_by.empty() ? std::string("nothing recorded (killed, or still running)")
                                : b.stopped_by) +
          "; " + std::to_string(wrong) + " wrong elements, " + std::to_string(failed) +
-         " failed cases";
+         (failed == 1 ? " failed case" : " failed cases");
 }
 
 BurnInRow burn_in_row(const RunDocument& d, const BurnInSeries& s, const BurnInFindings& f) {

@@ -47,6 +47,9 @@ class TextReporter : public DocumentReporter {
       if (d.status != "complete" && d.in_progress.is_object()) {
         o << "  cut short while running: " << e(describe_in_progress(d.in_progress)) << "\n";
       }
+      // The verdict on the first screen too: it stood some fifty lines down (an audit).
+      o << "  verdict: " << e(run_headline(d, in.verdicts)) << "\n";
+      if (const auto b = burn_in_summary(d)) o << "  burn-in: " << e(b->headline) << "\n";
       o << "  NCCL transport capture: " << e(d.nccl.mode)
         << (d.nccl.note.empty() ? S() : " (" + e(d.nccl.note) + ")") << "\n\n";
       matrix(o, in, idx);

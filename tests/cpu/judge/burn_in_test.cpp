@@ -325,7 +325,6 @@ TEST(BurnIn, RoundTripsThroughTheSchema) {
   EXPECT_EQ(cycle_list({3, 7, 12}), "3, 7 and 12");
 }
 
-
 namespace {
 
 std::string method_state(const std::vector<PairVerdict>& vs, int s, int t, const std::string& m) {
@@ -424,9 +423,9 @@ TEST(BurnIn, TooFewCleanCyclesAreContendedNotAPass) {
   }
   const auto vs = compute_verdicts(d, {});
   const std::string state = method_state(vs, 0, 1, "ce-write");
-  EXPECT_EQ(state.rfind("contended: another job or held clocks in cycles 2, 3, 4, 5, 6, 7 and 8 of 8",
-                        0),
-            0u)
+  EXPECT_EQ(
+      state.rfind("contended: another job or held clocks in cycles 2, 3, 4, 5, 6, 7 and 8 of 8", 0),
+      0u)
       << state;
   EXPECT_NE(state.find("1 clean cycle is too few"), std::string::npos) << state;
   EXPECT_EQ(verdict_exit_code(vs, "contended"), kExitFlagged);
@@ -481,6 +480,18 @@ TEST(BurnIn, AnErrorInTheCycleCutShortCountsThatCycle) {
   d.burn_in->stopped_by = "SIGINT";
   const std::string why = message_of(compute_verdicts(d, {}), 0, 1, "burn-in-errors");
   EXPECT_NE(why.find("in cycle 5 of 5"), std::string::npos) << why;
+}
+
+// From an audit: drift_tolerance 0 flagged a flat series as "drifted -0.0%".
+TEST(BurnIn, AMoveUnderTheLastDigitShownIsNoDrift) {
+  const auto flat = burned({396, 396, 396, 396, 395.9, 395.9, 395.9, 395.9});
+  Expectations zero;
+  zero.drift_tolerance = 0;
+  const auto codes = codes_of(compute_verdicts(flat, zero), 0, 1);
+  EXPECT_EQ(std::find(codes.begin(), codes.end(), "drift"), codes.end());
+  const auto real = burned({396, 396, 396, 396, 394, 394, 394, 394});  // 0.5 %
+  const auto moved = codes_of(compute_verdicts(real, zero), 0, 1);
+  EXPECT_NE(std::find(moved.begin(), moved.end(), "drift"), moved.end());
 }
 
 TEST(BurnIn, LongCycleListsAreCut) {
