@@ -19,7 +19,7 @@ check "[ \"\$(jq_ $work/n4.json \"d['burn_in']['cycles_done']\")\" = 4 ]" "-N 4:
 check "[ \"\$(jq_ $work/n4.json \"d['burn_in']['stopped_by']\")\" = cycles ]" "-N 4: stopped by its cycle count"
 check "[ \"\$(jq_ $work/n4.json \"[c['wrong'] > 0 for c in d['burn_in']['cycles']]\")\" = '[False, False, True, False]' ]" "-N 4: wrong elements in cycle 3 alone"
 "$bin" report "$work/n4.json" > "$work/n4.report" 2>&1
-check "grep -q 'burn-in-errors: h2d at 64 MiB .* delivered wrong elements in cycle 3 of 4' '$work/n4.report'" "report names the corrupted cycle"
+check "grep -q 'burn-in-errors: h2d .* delivered wrong elements in cycle 3 of 4 (cycle 3 began .* into the run), at 64 MiB' '$work/n4.report'" "report names the corrupted cycle, when it began and the size"
 
 # 2. By time: cycles until --duration is over (no -N: --duration alone bounds the cycles).
 "$bin" run --np 1 "${small[@]}" --duration 6s -J "$work/dur.json" > "$work/dur.log" 2>&1
