@@ -73,9 +73,9 @@ int fleet_command(const FleetOptions& o) {
     std::fprintf(stderr, "peerbench: site baseline of the healthy nodes written to %s%s\n",
                  sanitize_for_terminal(o.write_baseline).c_str(),
                  left == 0 ? ""
-                           : (" (" + std::to_string(left) + " cases left out with fewer than " +
-                              std::to_string(kFleetMinGroupPairs) + " healthy pairs or " +
-                              std::to_string(kBaselineMinNodes) +
+                           : (" (" + std::to_string(left) + (left == 1 ? " case" : " cases") +
+                              " left out with fewer than " + std::to_string(kFleetMinGroupPairs) +
+                              " healthy pairs or " + std::to_string(kBaselineMinNodes) +
                               " nodes: baseline.from.cases_too_few_pairs)")
                                  .c_str());
     // The file holds the baseline alone: the --expect file's own bars stay in that file (an

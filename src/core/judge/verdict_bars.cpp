@@ -125,16 +125,23 @@ std::string model_of(const Ctx& c, const PairVerdict& v) {
 std::optional<Flag> baseline_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                        const Result& r, const BaselineEntry& b, double value,
                                        MethodVerdict& mv) {
-  const std::string unit = b.lower_is_better ? " us" : " GB/s";
-  const int decimals = b.lower_is_better ? 2 : 1;
+  // NCCL's figure is its bus bandwidth, as below-expected says (an audit).
+  const std::string unit = b.lower_is_better ? " us" : m.uses_nccl ? " busbw GB/s" : " GB/s";
+  int decimals = b.lower_is_better ? 2 : 1;
+  // A method over all ranks has one figure a node: "of 6 pairs on 6 nodes" read as pairs.
+  const std::string of =
+      m.scope == MethodScope::kAllRanks
+          ? std::to_string(b.nodes) + " nodes"
+          : std::to_string(b.pairs) + " pairs on " + std::to_string(b.nodes) + " nodes";
   mv.bar = b.bar;
   mv.bar_basis = "site baseline from " + c.e.source + ": median " +
-                 format_fixed(b.median, decimals) + unit + " of " + std::to_string(b.pairs) +
-                 " pairs on " + std::to_string(b.nodes) + " nodes (" + b.model + ", " + b.group +
-                 ")";
+                 format_fixed(b.median, decimals) + unit + " of " + of + " (" + b.model + ", " +
+                 b.group + ")";
   mv.bar_source = kBarSiteBaseline;
   const bool worse = b.lower_is_better ? value > b.bar : value < b.bar;
   if (!worse) return std::nullopt;
+  // "took 0.83 us, worse than the site's 0.83 us bar": digits enough to tell them apart.
+  while (decimals < 4 && format_fixed(value, decimals) == format_fixed(b.bar, decimals)) ++decimals;
   // Entries of a one-version fleet name no versions and judge a run on any: a run on another
   // driver or NCCL is told so, since the change of version may be the cause (audit).
   const std::string versions = baseline_version_note(b, c.e.baseline_origin, c.versions);
@@ -300,6 +307,7 @@ std::optional<Flag> baseline_bandwidth_shortfall(const Ctx& c, const PairVerdict
                                                  const Link& link, const BaselineEntry& b,
                                                  MethodVerdict& mv) {
   auto f = baseline_shortfall(c, v, m, r, b, headline_value(&m, r), mv);
+  if (f) f->message += nccl_fallback_note(c, m, v);  // SHM between some ranks: the first suspect
   const double raw = link.expected ? link.expected->raw_gbps * (m.bidirectional ? 2 : 1) : 0;
   if (f && raw > 0 && b.bar > raw)
     f->message += "; that bar is above the " + format_fixed(raw, 1) + " GB/s raw rate of " +

@@ -927,6 +927,24 @@ TEST(SiteBaseline, ABaselineUnderKnownGoodSaysWhatItPassed) {
             std::string::npos);
 }
 
+// From an audit: off-baseline said "GB/s" for NCCL's bus bandwidth and "of 6 pairs on 6 nodes"
+// for a method with one figure a node.
+TEST(SiteBaseline, AnAllRanksShortfallSaysBusbwAndNodes) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  const Expectations e = load_expectations(write_baseline(dir, 0.1), test::catalog());
+  RunDocument later = as_node(real_run(), "later");
+  slow(later, "nccl-allreduce", 0.5);
+  std::string why;
+  for (const auto& v : compute_verdicts(later, e)) {
+    for (const auto& f : v.flags)
+      if (f.code == "off-baseline" && f.method == "nccl-allreduce") why = f.message;
+  }
+  EXPECT_NE(why.find(" busbw GB/s at 1 GiB over all ranks, worse than the site's "),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find(" busbw GB/s of 3 nodes (NVIDIA H200, all 2 GPUs)"), std::string::npos) << why;
+}
+
 // From an audit: `fleet --expect` with a baseline that matched no node said "PASS: all 4 nodes
 // pass" and never named the baseline.
 TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
