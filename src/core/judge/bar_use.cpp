@@ -6,6 +6,7 @@
 
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
+#include "core/model/sizes.h"
 
 namespace peerbench {
 namespace {
@@ -60,12 +61,21 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
       {kBarLatencyTable, "latency bars"}};
   std::map<std::string, int> by;
   int judged = 0, without_entry = 0, under_known_good = 0;
+  std::vector<std::string> no_entry;  // which: "4 had no entry" named none (an audit)
   for (const auto& p : v) {
     for (const auto& m : p.methods) {
       if (!m.bar) continue;
       ++judged;
       ++by[m.bar_source];
-      if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline) ++without_entry;
+      if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline) {
+        ++without_entry;
+        const std::string pair = p.src < 0 ? "all ranks"
+                                 : p.src == p.dst
+                                     ? "rank " + std::to_string(p.src)
+                                     : std::to_string(p.src) + "->" + std::to_string(p.dst);
+        if (no_entry.size() < 4)
+          no_entry.push_back(m.method + " " + pair + " at " + format_size(m.bytes));
+      }
       // A baseline from a fleet slower than the card's known-good figures bars lower than they
       // would: a figure it passed at 0.81 of known-good passed without a word (an audit).
       if (m.bar_source == kBarSiteBaseline && m.state == verdict_state::kPass && m.expected_ratio &&
@@ -86,7 +96,9 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
            "; this run is " + run_scope(d, v);
   if (without_entry > 0)
     line += "; " + std::to_string(without_entry) + " had no entry in the site baseline (" +
-            e.source + ")";
+            e.source + "): " + join(no_entry, ", ") +
+            (without_entry > 4 ? " and " + std::to_string(without_entry - 4) + " more" : "") +
+            " (each verdict's bar_basis says why)";
   if (under_known_good > 0)
     line += "; " + std::to_string(under_known_good) +
             (under_known_good == 1 ? " figure passed" : " figures passed") +

@@ -1200,6 +1200,12 @@ TEST(FleetSettings, RegistrationKeepsCopiesInTheirGroupAndBaseline) {
     for (const auto& f : v.flags) flagged |= f.code == "off-baseline" && f.method == "ce-write";
   }
   EXPECT_TRUE(flagged);
+  // The bars line names the figures without an entry (it said "4 had no entry" and no more).
+  const std::string line = bars_used_line(r1, compute_verdicts(r1, e), e);
+  EXPECT_NE(
+      line.find("had no entry in the site baseline (" + path + "): nccl-sendrecv 0->1 at 1 GiB"),
+      std::string::npos)
+      << line;
   write_run(dir, "r1", r1);
   const FleetReport r = fleet_of(dir);
   for (const auto& p : node(r, "r1").pairs) {
