@@ -209,6 +209,11 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
   // The tolerance the bars were made with; a value no fleet could have used is an edit gone
   // wrong (-3 was read without a word; an audit).
   section.opt_number("tolerance", 0, 1);
+  // The provenance is read where it names versions (baseline_origin_from); its other fields are
+  // still of a type a writer gives ("from": "yesterday" was read without a word; an audit).
+  section.opt_str("written_at");
+  section.opt_bool("per_version");
+  if (auto from = section.opt("from")) from->require_object();
   std::vector<BaselineEntry> out;
   // One case, one bar: a second entry for it was ignored without a word (the one of more pairs,
   // else the first, judged; an audit).

@@ -1037,6 +1037,12 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   j = good;
   j["baseline"]["entries"][ce]["bar"] = 1;  // looser than the fleet: the site's choice
   EXPECT_EQ(refusal(j), "(read)");
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"from", "yesterday"}, {"per_version", "yes"}, {"written_at", 5}}) {
+    j = good;
+    j["baseline"][key] = value;
+    EXPECT_NE(refusal(j).find("baseline." + key + "'"), std::string::npos) << refusal(j);
+  }
   j = good;
   j["baseline"]["entries"] = nlohmann::json::array();
   EXPECT_NE(refusal(j).find("baseline.entries': no entries"), std::string::npos) << refusal(j);
