@@ -103,12 +103,15 @@ bool Job::next_cycle() {
   if (!opts_.burn_in()) return false;
   BurnIn& b = *outcome_.doc.burn_in;
   std::string why;
-  if (stop_asked()) {
-    why = stop_signal_;
-  } else if (opts_.cycles > 0 && cycle_ >= opts_.cycles) {
+  const bool stop = stop_asked();  // collective: every rank asks, whatever comes first below
+  // A bound reached names the end before a signal that came with it: SIGTERM at a batch
+  // system's limit, after the last cycle of a --duration, read as a burn-in cut short (a review).
+  if (opts_.cycles > 0 && cycle_ >= opts_.cycles) {
     why = "cycles";
   } else if (opts_.duration_s > 0 && seconds_since(t_start_) >= opts_.duration_s) {
     why = "duration";
+  } else if (stop) {
+    why = stop_signal_;
   }
   why = bcast_string(rank_.world, why, 0);  // rank 0's clock decides the duration for all
   if (!why.empty()) b.stopped_by = why;

@@ -282,6 +282,8 @@ TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
   BurnIn b;
   for (int c = 1; c <= 3; ++c) b.cycles.push_back({c, 10.0 * c, 10.0, 0, 0, {}});
   b.cycles[1].counters = {"link 3 replay +4 on GPU 0 (0000:00:06.0) of " + v.cards[0].host};
+  // Another host whose name starts with this one's, with the same PCI ids (a review).
+  b.cycles[2].counters = {"link 3 replay +4 on GPU 0 (0000:00:06.0) of " + v.cards[0].host + "2"};
   b.cycles_done = 3;
   b.stopped_by = "cycles";
   burned.burn_in = b;
@@ -398,16 +400,18 @@ TEST(RealRuns, ACounterThatGrewInManyCyclesIsOneLine) {
   auto d = load_run_file(fixture("h200x2-burn-in-sigint.json"));
   ASSERT_GE(d.burn_in->cycles.size(), 9u);
   for (int c : {1, 4, 8})
-    d.burn_in->cycles[c].counters = {"link 3 replay +2 on GPU 1 (0000:07:00.0) of vm"};
-  d.burn_in->cycles[5].counters.push_back("PCIe replay +1 on GPU 0 (0000:06:00.0) of vm");
+    d.burn_in->cycles[c].counters = {"link 3 replay +2 on GPU 1 (0000:00:07.0) of vm"};
+  d.burn_in->cycles[5].counters.push_back("PCIe replay +1 on GPU 0 (0000:00:06.0) of vm");
+  // Two ranks on one GPU (--allow-gpu-sharing) report its line twice in a cycle: counted once.
+  d.burn_in->cycles[8].counters.push_back("link 3 replay +2 on GPU 1 (0000:00:07.0) of vm");
   const auto b = report_parts::burn_in_summary(d);
   ASSERT_TRUE(b);
   ASSERT_EQ(b->counters.size(), 2u);
   const auto at = [&](int i) { return format_fixed(d.burn_in->cycles[i].started_s, 0) + " s"; };
   EXPECT_EQ(b->counters[0], "in 3 cycles, cycle 2 at " + at(1) + " to cycle 9 at " + at(8) +
-                                ": link 3 replay +6 on GPU 1 (0000:07:00.0) of vm");
+                                ": link 3 replay +6 on GPU 1 (0000:00:07.0) of vm");
   EXPECT_EQ(b->counters[1],
-            "cycle 6 at " + at(5) + ": PCIe replay +1 on GPU 0 (0000:06:00.0) of vm");
+            "cycle 6 at " + at(5) + ": PCIe replay +1 on GPU 0 (0000:00:06.0) of vm");
 }
 
 }  // namespace

@@ -72,9 +72,9 @@ BurnInFindings burn_in_findings(const BurnInSeries& s) {
   for (double x : v) var += (x - st.mean) * (x - st.mean);
   f.cv = st.mean > 0 ? std::sqrt(var / static_cast<double>(v.size())) / st.mean : 0;
   // Two figures a quarter at least: over 4-7 cycles one cycle against one called noise drift
-  // (an audit).
+  // (an audit), and waiting for 8 let a steady slide over 6 pass (a review).
   if (v.size() >= kBurnInDriftMinCycles) {
-    const std::size_t q = v.size() / 4;
+    const std::size_t q = std::max<std::size_t>(2, v.size() / 4);
     const double first = summarize({v.begin(), v.begin() + static_cast<long>(q)}).median;
     const double last = summarize({v.end() - static_cast<long>(q), v.end()}).median;
     if (first > 0) f.drift = (last - first) / first;

@@ -40,8 +40,12 @@ struct BurnInFindings {
   const BurnInSeries* series = nullptr;
 };
 BurnInFindings burn_in_findings(const BurnInSeries& s);
-// Drift compares quarters of at least two cycles each.
-inline constexpr std::size_t kBurnInDriftMinCycles = 8;
+// Drift compares the first quarter of the cycles with the last, each at least two cycles: from 4
+// cycles (over 4-7 cycles the first two against the last two); one against one called noise drift.
+inline constexpr std::size_t kBurnInDriftMinCycles = 4;
+// A later cycle's figure under the method's bar counts from this many cycles: one alone is not
+// confirmed, as cycle 1 is not without its repeat.
+inline constexpr std::size_t kBurnInUnderBarMinCycles = 2;
 
 // "3, 7 and 12"; past twelve, the first ten and "and N more"
 std::string cycle_list(const std::vector<int>& cycles);

@@ -98,9 +98,9 @@ std::string bar_flag_code(const MethodVerdict& mv, bool time) {
 
 // Cycles after the first whose figure is worse than the bar the verdict held cycle 1 to (cycle 1
 // is the judged measurement, its confirmation repeats included). Cycles beside another job or
-// under held clocks carry no figure. A collapse in 2 of 8 cycles passed (an audit).
-void cycles_under_bar(const Ctx& c, PairVerdict& v, const MethodVerdict& mv,
-                      const BurnInSeries& s) {
+// under held clocks carry no figure. A collapse in 2 of 8 cycles passed (an audit); one cycle
+// alone is not confirmed (cycle 1 needs a repeat to be flagged), so it stays in the evidence.
+void cycles_under_bar(const Ctx& c, PairVerdict& v, MethodVerdict& mv, const BurnInSeries& s) {
   const bool time = s.unit == "us";
   if (!mv.bar || time != (mv.unit == "us")) return;
   std::vector<int> worse;
@@ -118,15 +118,20 @@ void cycles_under_bar(const Ctx& c, PairVerdict& v, const MethodVerdict& mv,
   }
   if (worse.empty()) return;
   const BurnIn& b = *c.d.burn_in;
-  const int ran = std::max(b.cycles_done, static_cast<int>(s.values.size()));
+  const int ran = cycles_ran(b, {&s});
+  if (worse.size() < kBurnInUnderBarMinCycles) {
+    mv.evidence["burn_in"]["under_bar_unconfirmed"] =
+        json{{"cycle", worst_cycle}, {"value", worst}};
+    return;
+  }
   const std::string unit = " " + (mv.unit.empty() ? s.unit : mv.unit);
   const int d = time ? 2 : 1;
   const std::string code = bar_flag_code(mv, time);
-  const std::string text = std::string(time ? "went over" : "fell under") + " its " +
-                           format_fixed(*mv.bar, d) + unit + " bar in " +
-                           cycles_text(b, worse, ran) + ", with no other job or held clocks seen " +
-                           "in them (" + (time ? "highest " : "lowest ") + format_fixed(worst, d) +
-                           unit + ", cycle " + std::to_string(worst_cycle) + ")";
+  const std::string text =
+      std::string(time ? "went over" : "fell under") + " its " + format_fixed(*mv.bar, d) + unit +
+      " bar in " + cycles_text(b, worse, ran) +
+      ", with no other job or held clocks seen in them (" + (time ? "highest " : "lowest ") +
+      format_fixed(worst, d) + unit + ", cycle " + std::to_string(worst_cycle) + ")";
   const json ev = {{"burn_in_cycles", worse},
                    {"cycles", ran},
                    {"worst", worst},
@@ -166,7 +171,7 @@ void drift_flag(const Ctx& c, PairVerdict& v, const MethodVerdict& mv, const Bur
 // say what the burn-in showed: not a pass (7 of 8 cycles contended passed; an audit).
 void too_few_clean_cycles(const BurnIn& b, MethodVerdict& mv, const BurnInFindings& f) {
   const BurnInSeries& s = *f.series;
-  const int ran = std::max(b.cycles_done, static_cast<int>(s.values.size()));
+  const int ran = cycles_ran(b, {&s});
   if (mv.state != vs::kPass || s.contended_cycles.empty() || 2 * f.cycles >= ran) return;
   mv.state = vs::kContended;
   mv.reason = "another job or held clocks in " + cycles_text(b, s.contended_cycles, ran) + ": " +

@@ -115,19 +115,25 @@ int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail
 std::string burn_in_cut_short(const RunDocument& d) {
   if (!d.burn_in) return "";
   const BurnIn& b = *d.burn_in;
-  const std::string done = std::to_string(b.cycles_done) + " whole cycle" +
-                           (b.cycles_done == 1 ? "" : "s");
+  const std::string done =
+      std::to_string(b.cycles_done) + " whole cycle" + (b.cycles_done == 1 ? "" : "s");
   // A file whose burn-in never said why it ended: the job was killed, or is still running.
-  if (b.stopped_by.empty()) return "the burn-in has no end recorded after " + done + " (killed, or still running)";
+  if (b.stopped_by.empty())
+    return "the burn-in has no end recorded after " + done + " (killed, or still running)";
   // A signal is how a burn-in without bound ends (-N 0, no --duration); one with a bound stopped
   // short of what was asked (a SIGINT at 4 s of a 2 h burn-in passed; an audit).
   if (b.stopped_by.rfind("SIG", 0) != 0 || (b.cycles_requested == 0 && b.duration_s <= 0))
     return "";
+  double t = d.timing.elapsed_s.value_or(0);
+  if (t <= 0 && !b.cycles.empty()) t = b.cycles.back().started_s + b.cycles.back().elapsed_s;
+  // A signal after the bound was reached (files before the job named the bound first) ran all
+  // that was asked (a review).
+  if ((b.cycles_requested > 0 && b.cycles_done >= b.cycles_requested) ||
+      (b.duration_s > 0 && t >= b.duration_s))
+    return "";
   std::string asked = b.duration_s > 0 ? format_fixed(b.duration_s, 0) + " s" : "";
   if (b.cycles_requested > 0)
     asked += (asked.empty() ? "" : " or ") + std::to_string(b.cycles_requested) + " cycles";
-  double t = d.timing.elapsed_s.value_or(0);
-  if (t <= 0 && !b.cycles.empty()) t = b.cycles.back().started_s + b.cycles.back().elapsed_s;
   return "the burn-in was stopped by " + b.stopped_by + " after " + done +
          (t > 0 ? " in " + format_fixed(t, 0) + " s" : "") + ", short of the " + asked +
          " asked for";

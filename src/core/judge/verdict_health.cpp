@@ -40,11 +40,12 @@ void pcie_flag(PairVerdict& v, const GpuLinkHealth& h, const std::string& card) 
 // flag said "during the run" and named no cycle (an audit).
 std::string burn_in_cycles_of(const Ctx& c, const CardId& card) {
   if (!c.d.burn_in || card.pci_bus_id.empty()) return "";
-  const std::string on = "(" + card.pci_bus_id + ") of " + card.host;
+  // The line's end, whole: "of vm" is also the end of "of vm2" (a review).
+  const std::string on = " (" + card.pci_bus_id + ") of " + card.host;
   std::vector<int> cycles;
   for (const auto& k : c.d.burn_in->cycles) {
     const bool here = std::any_of(k.counters.begin(), k.counters.end(), [&](const std::string& l) {
-      return l.find(on) != std::string::npos;
+      return l.size() >= on.size() && l.compare(l.size() - on.size(), on.size(), on) == 0;
     });
     if (here) cycles.push_back(k.cycle);
   }

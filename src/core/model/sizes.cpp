@@ -138,7 +138,7 @@ double parse_number_in(const std::string& text, const std::string& flag, double 
 namespace {
 
 // The largest binary unit that divides `bytes` exactly, while the number stays short ("1536
-// KiB", "1000 B"); otherwise the largest unit under the size, to two decimals ("18.63 GiB"): a
+// KiB", "1000 B"); otherwise the largest unit under the size, to four digits ("18.63 GiB"): a
 // size like 20000000000 read "19531250 KiB" (an audit). `units` from bytes up, five of them.
 std::string format_size_in(std::uint64_t bytes, const char* const units[5], const char* gap) {
   int u = 0;
@@ -148,14 +148,16 @@ std::string format_size_in(std::uint64_t bytes, const char* const units[5], cons
     ++u;
   }
   if (v < 10000) return std::to_string(v) + gap + units[u];
+  // Four significant digits, so neighbours of a sweep stay apart (1049576 and 1050576: "1.001M",
+  // "1.002M"); a size that rounds up to the next unit reads in it (2^30 - 1: "1.000 GiB").
   double x = static_cast<double>(bytes);
   u = 0;
-  while (u < 4 && x >= 1024) {
+  while (u < 4 && x >= 1024 - 0.05) {
     x /= 1024;
     ++u;
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", x);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*f", x < 10 ? 3 : x < 100 ? 2 : 1, x);
   return buf + std::string(gap) + units[u];
 }
 

@@ -27,7 +27,7 @@ double parse_positive_number(const std::string& text, const std::string& flag);
 double parse_number_in(const std::string& text, const std::string& flag, double min, double max);
 
 // "8 B", "64 KiB", "512 MiB", "8 GiB", "1000 B"; a size no unit divides into a short number
-// to two decimals: "18.63 GiB" (20000000000), "976.56 KiB" (1000000).
+// to four digits: "18.63 GiB" (20000000000), "976.6 KiB" (1000000).
 std::string format_size(std::uint64_t bytes);
 // Compact form for tables: "8", "64K", "512M", "8G".
 std::string format_size_compact(std::uint64_t bytes);

@@ -262,8 +262,8 @@ void environment_differs(const RunDocument& a, const RunDocument& b, Comparison&
 std::string burn_in_text(const RunDocument& d) {
   if (!d.burn_in) return "";
   const BurnIn& b = *d.burn_in;
-  return std::to_string(b.cycles_done) + " whole cycles, stopped by " +
-         (b.stopped_by.empty() ? std::string("nothing recorded") : b.stopped_by);
+  return std::to_string(b.cycles_done) + (b.cycles_done == 1 ? " whole cycle" : " whole cycles") +
+         ", stopped by " + (b.stopped_by.empty() ? std::string("nothing recorded") : b.stopped_by);
 }
 
 // What differs between the runs besides the figures: versions, GPUs, hosts, config, environment.

@@ -454,7 +454,10 @@ std::vector<std::string> counter_lines(const BurnIn& b) {
   std::vector<std::string> order;
   std::map<std::string, Growth> by;
   for (const auto& c : b.cycles) {
+    // Two ranks on one GPU (--allow-gpu-sharing) read its counters twice: one line a cycle.
+    std::set<std::string> seen;
     for (const auto& line : c.counters) {
+      if (!seen.insert(line).second) continue;
       const auto plus = line.find(" +");
       const auto end = plus == std::string::npos ? plus : line.find(' ', plus + 2);
       std::uint64_t n = 0;

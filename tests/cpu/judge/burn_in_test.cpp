@@ -373,15 +373,26 @@ TEST(BurnIn, ErrorsAndFailuresAtAnySizeOrVariantAreFlagged) {
   EXPECT_NE(why.find("failed in cycle 3 of 6"), std::string::npos) << why;
 }
 
-// From an audit: cycle 2 of 2 at half the figure passed; only cycle 1 met a bar.
-TEST(BurnIn, ALaterCycleUnderTheBarIsFlaggedWithItsCycle) {
-  auto vs = compute_verdicts(burned({396, 198}), {});
+// From an audit: cycles 2 and 3 of 3 at half the figure passed; only cycle 1 met a bar. One such
+// cycle alone is not confirmed (a review: one hiccup in a 2 h burn-in failed it): evidence only.
+TEST(BurnIn, LaterCyclesUnderTheBarAreFlaggedWithTheirCycles) {
+  auto vs = compute_verdicts(burned({396, 198, 250}), {});
   std::string why = message_of(vs, 0, 1, "below-expected");
-  EXPECT_NE(why.find("fell under its 337.4 GB/s bar in cycle 2 of 2"), std::string::npos) << why;
+  EXPECT_NE(why.find("fell under its 337.4 GB/s bar in cycles 2 and 3 of 3"), std::string::npos)
+      << why;
   EXPECT_NE(why.find("lowest 198.0 GB/s, cycle 2"), std::string::npos) << why;
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
+  vs = compute_verdicts(burned({396, 396, 300, 396, 396}), {});
+  EXPECT_TRUE(codes_of(vs, 0, 1).empty());
+  for (const auto& v : vs) {
+    for (const auto& m : v.methods) {
+      if (v.src == 0 && v.dst == 1 && m.method == "ce-write")
+        EXPECT_EQ(m.evidence.at("burn_in").at("under_bar_unconfirmed").at("cycle"), 3)
+            << m.evidence.dump();
+    }
+  }
   // Cycle 1 under the bar too: one flag that says both.
-  auto slow = burned({300, 396, 250});
+  auto slow = burned({300, 396, 250, 260});
   for (auto& r : slow.results) {  // the judged measurement is the run's own, cycle 1's
     if (r.method == "ce-write" && r.src == 0 && r.dst == 1 && r.bytes == G)
       r = test::bw_result("ce-write", 0, 1, G, 300);
@@ -393,8 +404,9 @@ TEST(BurnIn, ALaterCycleUnderTheBarIsFlaggedWithItsCycle) {
   }
   EXPECT_EQ(n, 1);
   why = message_of(vs, 0, 1, "below-expected");
-  EXPECT_NE(why.find("; in the burn-in it also fell under its 337.4 GB/s bar in cycle 3 of 3"),
-            std::string::npos)
+  EXPECT_NE(
+      why.find("; in the burn-in it also fell under its 337.4 GB/s bar in cycles 3 and 4 of 4"),
+      std::string::npos)
       << why;
   // A cycle beside another job has no figure: never under a bar.
   auto d = burned({396, 396, 396});
@@ -403,15 +415,19 @@ TEST(BurnIn, ALaterCycleUnderTheBarIsFlaggedWithItsCycle) {
   EXPECT_TRUE(codes_of(compute_verdicts(d, {}), 0, 1).empty());
 }
 
-// From an audit: over 4-7 cycles a quarter is one cycle, and scatter of 5 % read as drift.
+// From an audit: over 4-7 cycles a quarter was one cycle, and scatter of 5 % read as drift. Two
+// cycles a quarter at least: the first two against the last two there (a review: waiting for 8
+// cycles let a steady slide over 7 pass).
 TEST(BurnIn, DriftNeedsTwoCyclesAQuarter) {
   const auto noise = burned({396, 378, 400, 375});
-  EXPECT_FALSE(burn_in_findings(noise.burn_in->series[0]).drift);
+  ASSERT_TRUE(burn_in_findings(noise.burn_in->series[0]).drift);
+  EXPECT_NEAR(*burn_in_findings(noise.burn_in->series[0]).drift, 0.0013, 0.0001);
   EXPECT_TRUE(codes_of(compute_verdicts(noise, {}), 0, 1).empty());
+  EXPECT_FALSE(burn_in_findings(burned({396, 378, 400}).burn_in->series[0]).drift);
   const auto seven = burned({396, 396, 396, 380, 370, 360, 355});
-  EXPECT_FALSE(burn_in_findings(seven.burn_in->series[0]).drift);
-  const auto eight = burned({396, 396, 396, 380, 370, 360, 355, 350});
-  ASSERT_TRUE(burn_in_findings(eight.burn_in->series[0]).drift);
+  ASSERT_TRUE(burn_in_findings(seven.burn_in->series[0]).drift);
+  const auto codes = codes_of(compute_verdicts(seven, {}), 0, 1);
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "drift"), codes.end());
 }
 
 // From an audit: another job beside the case in 7 of 8 cycles passed on the one clean cycle.
@@ -464,8 +480,18 @@ TEST(BurnIn, ABurnInCutShortOfItsBoundIsIncomplete) {
             0u)
       << run_headline(d, vs);
   EXPECT_EQ(run_exit_code(d, vs, "all"), kExitFlagged);
-  // Without a bound (-N 0, no --duration) a signal is how it ends.
+  // A signal after the bound was reached ran all that was asked (a review): 7200 s of 7200, or
+  // -N 3 with 3 done.
+  d.timing.elapsed_s = 7260;
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
+  d.timing.elapsed_s = 4;
   d.burn_in->duration_s = 0;
+  d.burn_in->cycles_requested = 3;
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
+  d.burn_in->cycles_requested = 4;
+  EXPECT_EQ(run_exit_code(d, vs, "all"), kExitFlagged);
+  d.burn_in->cycles_requested = 0;
+  // Without a bound (-N 0, no --duration) a signal is how it ends.
   EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
   EXPECT_EQ(run_headline(d, vs).rfind("all ", 0), 0u) << run_headline(d, vs);
   d.burn_in->stopped_by = "duration";

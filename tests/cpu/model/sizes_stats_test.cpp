@@ -86,10 +86,14 @@ TEST(FormatSize, ExactMultiplesUseSuffixes) {
 // 20000000000 read "19531250 KiB" (an audit): a long number gets the largest unit, two decimals.
 TEST(FormatSize, SizesNoUnitDividesShortlyReadInTheLargestUnit) {
   EXPECT_EQ(format_size(20000000000ull), "18.63 GiB");
-  EXPECT_EQ(format_size(1000003), "976.57 KiB");
-  EXPECT_EQ(format_size(10000), "9.77 KiB");
+  EXPECT_EQ(format_size(1000003), "976.6 KiB");
+  EXPECT_EQ(format_size(10000), "9.766 KiB");
   EXPECT_EQ(format_size_compact(20000000000ull), "18.63G");
-  EXPECT_EQ(format_size(~0ull), "16777216.00 TiB");
+  EXPECT_EQ(format_size(~0ull), "16777216.0 TiB");
+  // Neighbours stay apart; a size just under a unit reads in it (a review: "1024.00 MiB").
+  EXPECT_EQ(format_size_compact(1049576), "1.001M");
+  EXPECT_EQ(format_size_compact(1050576), "1.002M");
+  EXPECT_EQ(format_size((1ull << 30) - 1), "1.000 GiB");
 }
 
 TEST(Statistics, MedianOddEvenMinMax) {
