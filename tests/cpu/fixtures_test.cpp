@@ -292,6 +292,12 @@ TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
   EXPECT_NE(bv.flags[0].message.find("during the run (in burn-in cycle 2 of 3): link 3 replay +4"),
             std::string::npos)
       << bv.flags[0].message;
+  // The GPU's flag stands on both its pairs: the first screen's digest lists it once.
+  const auto digest = report_parts::flag_digest(bvs);
+  EXPECT_EQ(std::count_if(digest.begin(), digest.end(),
+                          [](const std::string& l) { return l.rfind("link-errors: ", 0) == 0; }),
+            1)
+      << join(digest, "\n");
 }
 
 TEST(RealRuns, TwoRanksOnOneGpuAreNotALink) {

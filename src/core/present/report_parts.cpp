@@ -131,9 +131,14 @@ std::vector<std::string> interference_lines(const RunDocument& d) {
 std::vector<std::string> flag_digest(const std::vector<PairVerdict>& vs, std::size_t max) {
   std::vector<std::string> out;
   std::size_t all = 0;
+  // A GPU's own flag (link-errors) stands on each of its pairs: once here, as count_verdicts
+  // counts it (it was listed twice; an audit).
+  std::set<std::string> seen;
   for (const auto& v : vs) {
     for (const auto& f : v.flags) {
-      if (++all <= max) out.push_back(f.code + ": " + f.message);
+      std::string line = f.code + ": " + f.message;
+      if (!seen.insert(line).second) continue;
+      if (++all <= max) out.push_back(std::move(line));
     }
   }
   if (all > max)
