@@ -135,11 +135,11 @@ class Job {
   std::set<long long> host_processes_before_;  // on the host's GPUs before the job's contexts
   bool own_pids_visible_ = true;               // NVML's pids are this namespace's
   std::unique_ptr<GpuMonitor> monitor_;
-  int attempt_ = 0;          // > 0 while confirmation repeats run: results go to doc.confirmations
-  int cycle_ = 1;            // burn-in cycle running (1-based)
+  int attempt_ = 0;  // > 0 while confirmation repeats run: results go to doc.confirmations
+  int cycle_ = 1;    // burn-in cycle running (1-based)
   bool first_cycle_whole_ = false;  // the plan ran to its end once: the results are whole
-  bool stopping_ = false;    // a signal asked the job to stop
-  std::string stop_signal_;  // which: "SIGINT" or "SIGTERM" (burn_in.stopped_by)
+  bool stopping_ = false;           // a signal asked the job to stop
+  std::string stop_signal_;         // which: "SIGINT" or "SIGTERM" (burn_in.stopped_by)
   BurnInCycle this_cycle_;
   BurnInRecorder burn_in_recorder_;
   std::vector<NvLinkErrorCounts> cycle_links_;  // this rank's GPU at the cycle's start

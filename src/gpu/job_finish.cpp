@@ -85,9 +85,7 @@ void Job::finish() {
   // A stop request in the first pass leaves the plan unfinished; a burn-in stopped later has its
   // first cycle whole and says why it stopped. A stop between cycle 1 and 2 wrote "incomplete"
   // over whole results (an audit).
-  doc.status = !fatal_.empty()        ? "failed"
-               : !first_cycle_whole_ ? "incomplete"
-                                     : "complete";
+  doc.status = !fatal_.empty() ? "failed" : !first_cycle_whole_ ? "incomplete" : "complete";
   if (root()) {
     doc.verdicts = compute_verdicts(doc, expectations_);
     outcome_.json_written = file_->write(doc);
