@@ -108,6 +108,16 @@ bool has_flag(const FleetNode& n, const std::string& code, const std::string& me
   return false;
 }
 
+// What rank 0's GPU of `host` saw beside `method`'s cases from rank 0: `g` with its place.
+void seen_beside(RunDocument& d, const std::string& method, GpuInterference g) {
+  g.rank = 0;
+  g.host = d.system.hosts.front();
+  g.gpu_index = 0;
+  for (auto& r : d.results) {
+    if (r.method == method && r.src == 0) r.interference->push_back(g);
+  }
+}
+
 FleetReport fleet_of(const std::string& path) {
   FleetOptions o;
   o.paths = {path};
@@ -474,13 +484,8 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
     if (i == 4) {
       slow(d, "ce-write", 0.45);  // what another job on the GPU did to it
       GpuInterference g;
-      g.rank = 0;
-      g.host = "node4";
-      g.gpu_index = 0;
       g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
-      for (auto& r : d.results) {
-        if (r.method == "ce-write" && r.src == 0) r.interference->push_back(g);
-      }
+      seen_beside(d, "ce-write", g);
     }
     write_run(dir, "node" + std::to_string(i), d);
   }
@@ -561,13 +566,8 @@ TEST(FleetContention, AProcessNamedLikeAClockReasonIsAnotherJob) {
     for (auto& r : d.results) r.interference.emplace();
     if (i == 2) {
       GpuInterference g;
-      g.rank = 0;
-      g.host = "node2";
-      g.gpu_index = 0;
       g.processes.push_back({4242, "hw-thermal-probe", 1ull << 30, 50});
-      for (auto& r : d.results) {
-        if (r.method == "sm-write" && r.src == 0) r.interference->push_back(g);
-      }
+      seen_beside(d, "sm-write", g);
     }
     write_run(dir, "node" + std::to_string(i), d);
   }
