@@ -52,6 +52,7 @@ void BurnInRecorder::record(BurnIn& b, int cycle, const Result& r, const MethodI
   if (r.wrong > 0) note_cycle(s.error_cycles, cycle);
   if (burn_in_failure(r)) note_cycle(s.failed_cycles, cycle);
   if (interfered) note_cycle(s.contended_cycles, cycle);
+  if (throttled(r) && !contended(r)) note_cycle(s.throttled_cycles, cycle);
   if (has_figure(r) && !interfered) s.values[cycle - 1] = figure_value(m, r);
 }
 

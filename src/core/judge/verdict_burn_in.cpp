@@ -173,10 +173,14 @@ void too_few_clean_cycles(const BurnIn& b, MethodVerdict& mv, const BurnInFindin
   const BurnInSeries& s = *f.series;
   const int ran = cycles_ran(b, {&s});
   if (mv.state != vs::kPass || s.contended_cycles.empty() || 2 * f.cycles >= ran) return;
-  mv.state = vs::kContended;
-  mv.reason = "another job or held clocks in " + cycles_text(b, s.contended_cycles, ran) + ": " +
-              std::to_string(f.cycles) + " clean cycle" + (f.cycles == 1 ? " is" : "s are") +
-              " too few to judge the burn-in; measure again when idle";
+  // Held clocks alone are no other job (a review: an hw-thermal burn-in read "measure again when
+  // idle"): throttled, and the fleet's advice follows the state.
+  const bool clocks_only = s.throttled_cycles.size() == s.contended_cycles.size();
+  mv.state = clocks_only ? vs::kThrottled : vs::kContended;
+  mv.reason = std::string(clocks_only ? "clocks held" : "another job or held clocks") + " in " +
+              cycles_text(b, s.contended_cycles, ran) + ": " + std::to_string(f.cycles) +
+              " clean cycle" + (f.cycles == 1 ? " is" : "s are") + " too few to judge the burn-in" +
+              (clocks_only ? "; see the GPU's clock event reasons" : "; measure again when idle");
 }
 
 void judged_series_findings(const Ctx& c, PairVerdict& v, MethodVerdict& mv,

@@ -220,6 +220,8 @@ struct BurnInSeries {
   std::vector<int> error_cycles;              // data errors (wrong elements)
   std::vector<int> failed_cycles;             // not ok: error, timeout, not run
   std::vector<int> contended_cycles;          // beside another process or under held clocks
+  // Of those, the cycles with clocks held and no other process seen: not another job's doing.
+  std::vector<int> throttled_cycles;
 };
 
 // The unit of a case's series from schema 4: "us" where its figure is a time (figure_is_time),

@@ -1,5 +1,6 @@
 #include "core/model/schema_activity.h"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -225,6 +226,7 @@ json to_json(const BurnIn& b) {
                       {"error_cycles", x.error_cycles},
                       {"failed_cycles", x.failed_cycles},
                       {"contended_cycles", x.contended_cycles}});
+    if (!x.throttled_cycles.empty()) series.back()["throttled_cycles"] = x.throttled_cycles;
   }
   return json{{"cycles_requested", b.cycles_requested},
               {"duration_s", b.duration_s},
@@ -323,6 +325,14 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, in
     s.error_cycles = cycle_numbers(x, "error_cycles", most);
     s.failed_cycles = cycle_numbers(x, "failed_cycles", most);
     s.contended_cycles = cycle_numbers(x, "contended_cycles", most);
+    s.throttled_cycles = cycle_numbers(x, "throttled_cycles", most);
+    for (int k : s.throttled_cycles) {
+      if (!std::binary_search(s.contended_cycles.begin(), s.contended_cycles.end(), k))
+        x.at("throttled_cycles")
+            .fail("cycle " + std::to_string(k) +
+                  " is not in contended_cycles; held clocks are one kind of "
+                  "interference, listed there too");
+    }
     b.series.push_back(std::move(s));
   }
   return b;

@@ -314,7 +314,8 @@ TEST(BurnIn, RoundTripsThroughTheSchema) {
   auto d = burned({396, 395, 397, 396}, {2});
   d.burn_in->cycles[1].counters = {"link 3 replay +2 on GPU 1 (0000:01:00.0)"};
   d.burn_in->series[0].values[3].reset();
-  d.burn_in->series[0].contended_cycles = {4};
+  d.burn_in->series[0].contended_cycles = {3, 4};
+  d.burn_in->series[0].throttled_cycles = {4};
   d.schema_version = kSchemaVersion;
   const auto j = to_json(d);
   const RunDocument back = run_document_from_json(j, "burn.json");
@@ -322,6 +323,12 @@ TEST(BurnIn, RoundTripsThroughTheSchema) {
   ASSERT_TRUE(back.burn_in);
   EXPECT_EQ(back.burn_in->cycles_done, 4);
   EXPECT_FALSE(back.burn_in->series[0].values[3]);
+  EXPECT_EQ(back.burn_in->series[0].throttled_cycles, std::vector<int>{4});
+  auto bad = j;  // held clocks are interference too: listed in contended_cycles as well
+  bad["burn_in"]["series"][0]["throttled_cycles"] = {2};
+  EXPECT_NE(refusal(bad).find("throttled_cycles': cycle 2 is not in contended_cycles"),
+            std::string::npos)
+      << refusal(bad);
   EXPECT_EQ(cycle_list({3, 7, 12}), "3, 7 and 12");
 }
 
@@ -445,6 +452,24 @@ TEST(BurnIn, TooFewCleanCyclesAreContendedNotAPass) {
       << state;
   EXPECT_NE(state.find("1 clean cycle is too few"), std::string::npos) << state;
   EXPECT_EQ(verdict_exit_code(vs, "contended"), kExitFlagged);
+  // Clocks held in those cycles, no other process: throttled, not another job's doing (a review).
+  d.burn_in->series[0].throttled_cycles = d.burn_in->series[0].contended_cycles;
+  const std::string held = method_state(compute_verdicts(d, {}), 0, 1, "ce-write");
+  EXPECT_EQ(held.rfind("throttled: clocks held in cycles 2, 3", 0), 0u) << held;
+  // The recorder tells them apart: held clocks alone, or another process (with or without them).
+  BurnIn b;
+  BurnInRecorder rec;
+  const auto catalog = test::catalog();
+  Result hot = test::bw_result("ce-write", 0, 1, G, 300);
+  hot.interference.emplace();
+  hot.interference->push_back({0, "node0", 0, "0000:00:00.0", {}});
+  hot.interference->back().throttle_reasons = {"hw-thermal"};
+  rec.record(b, 1, hot, find_method(catalog, "ce-write"));
+  Result busy = hot;
+  busy.interference->back().processes.push_back({77, "train.py"});
+  rec.record(b, 2, busy, find_method(catalog, "ce-write"));
+  EXPECT_EQ(b.series[0].contended_cycles, (std::vector<int>{1, 2}));
+  EXPECT_EQ(b.series[0].throttled_cycles, std::vector<int>{1});
   // Half the cycles clean is enough.
   d = burned({396, 396, 396, 396});
   for (int c = 3; c <= 4; ++c) {
