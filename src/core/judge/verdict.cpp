@@ -181,6 +181,14 @@ void describe_observed(const Ctx& c, PairVerdict& v) {
                       (us || mv.unit.empty() ? (us ? "us" : "GB/s") : mv.unit) +
                       (v.src < 0 ? " @ " + format_size_compact(mv.bytes) : "");
       if (mv.state != vs::kPass && mv.state != vs::kFlagged) s += " (" + mv.state + ")";
+      // One later burn-in cycle under the bar is not flagged (unconfirmed), but is said.
+      const auto& ev = mv.evidence;
+      if (ev.is_object() && ev.contains("burn_in") && ev["burn_in"].is_object() &&
+          ev["burn_in"].contains("under_bar_unconfirmed")) {
+        const auto& u = ev["burn_in"]["under_bar_unconfirmed"];
+        s += " (under its bar in one burn-in cycle, " + std::to_string(u["cycle"].get<int>()) +
+             ": " + format_fixed(u["value"].get<double>(), us ? 2 : 1) + ", unconfirmed)";
+      }
       parts.push_back(s);
     } else {
       // No figure: the state and its reason are the evidence.

@@ -397,6 +397,11 @@ TEST(BurnIn, LaterCyclesUnderTheBarAreFlaggedWithTheirCycles) {
         EXPECT_EQ(m.evidence.at("burn_in").at("under_bar_unconfirmed").at("cycle"), 3)
             << m.evidence.dump();
     }
+    if (v.src == 0 && v.dst == 1)
+      EXPECT_NE(v.observed.find("ce-write 395.0 GB/s (under its bar in one burn-in cycle, 3: "
+                                "300.0, unconfirmed)"),
+                std::string::npos)
+          << v.observed;
   }
   // Cycle 1 under the bar too: one flag that says both.
   auto slow = burned({300, 396, 250, 260});
