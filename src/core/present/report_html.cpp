@@ -123,10 +123,11 @@ class HtmlReporter : public DocumentReporter {
     row("thresholds", in.expectations_source);
     if (!in.bars_used.empty()) row("bars", in.bars_used);
     if (!in.recorded.empty()) row("recomputed", in.recorded);
-    const std::string cls = c.flagged                              ? "flagged"
-                            : c.incomplete || d.status == "failed" ? "incomplete"
-                            : c.pass == c.verdicts && c.verdicts   ? "pass"
-                                                                   : "neutral";
+    const std::string cls = c.flagged ? "flagged"
+                            : c.incomplete || d.status == "failed" ||
+                                    !burn_in_cut_short(d).empty()  // exit 1: not green
+                                ? "incomplete"
+                                : c.pass == c.verdicts && c.verdicts ? "pass" : "neutral";
     o << "</table>\n<p class=\"" << S::from_code(cls)
       << "\">Verdict: " << e(run_headline(d, in.verdicts)) << "</p>\n";
     // Why, on the first screen: the flags were 6,000 px down the page (an audit).

@@ -6,6 +6,7 @@
 #include "core/judge/burn_in.h"
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
+#include "core/present/report.h"
 #include "test_docs.h"
 
 namespace peerbench {
@@ -510,6 +511,13 @@ TEST(BurnIn, ABurnInCutShortOfItsBoundIsIncomplete) {
             0u)
       << run_headline(d, vs);
   EXPECT_EQ(run_exit_code(d, vs, "all"), kExitFlagged);
+  ReportInput in;  // the HTML verdict line is not green for it (it was)
+  in.path = "burn.json";
+  in.doc = &d;
+  in.verdicts = vs;
+  const std::string html = make_reporter(ReportFormat::kHtml)->render({in}, {});
+  EXPECT_NE(html.find("<p class=\"incomplete\">Verdict: the burn-in was stopped by SIGINT"),
+            std::string::npos);
   // A signal after the bound was reached ran all that was asked (a review): 7200 s of 7200, or
   // -N 3 with 3 done.
   d.timing.elapsed_s = 7260;
