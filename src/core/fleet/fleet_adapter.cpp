@@ -139,17 +139,15 @@ NodeVersions versions_of(const RunDocument& d, const std::string& host) {
 // Why a run does not count as a whole measurement, in words.
 std::vector<std::string> run_problems(const RunDocument& d) {
   std::vector<std::string> out;
-  if (d.status != "complete") {
-    std::string s = "run " + d.status;
-    if (d.in_progress.is_object() && d.in_progress.contains("method"))
-      s += " while running " + json_text(d.in_progress["method"]);
-    out.push_back(s);
-  }
+  // Status "incomplete" alone is no problem: a stop in the first pass records the cases not
+  // run, and a job killed leaves in_progress set (run_cut_short). Files from before a fix wrote
+  // "incomplete" over whole burn-ins that `report` passed, and `fleet` failed.
+  if (d.status == "failed") out.push_back("run failed");
+  if (const std::string s = run_cut_short(d); !s.empty()) out.push_back(s);
   int not_run = 0;
   for (const auto& r : d.results) not_run += r.status == ResultStatus::kNotRun;
   if (not_run) out.push_back(std::to_string(not_run) + " results not run");
   for (const auto& e : d.errors) out.push_back("run error: " + e);
-  if (const std::string b = burn_in_cut_short(d); !b.empty()) out.push_back(b);
   return out;
 }
 

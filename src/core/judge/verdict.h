@@ -204,12 +204,17 @@ int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
 // What was in the way while `r` ran ("pid 4242 (copyloop, ...) on rank 1 (GPU 1 ...)"), whether
 // the case was judged or not; "" when nothing was seen or nothing watched.
 std::string interference_text(const RunDocument& d, const Result& r);
-// verdict_headline, and for a failed run "; the run failed: <its first error>".
+// verdict_headline, and for a failed run "; the run failed: <its first error>"; for a run cut
+// short, run_cut_short's words first.
 std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v);
 // Why a burn-in did not run what was asked: no end recorded (killed, or still running), or a
 // signal before its -N or --duration; "" when it ran out its bound, or had none. Counts as
 // incomplete in run_failing.
 std::string burn_in_cut_short(const RunDocument& d);
+// burn_in_cut_short, else for a file whose job never ended (in_progress left set: killed, or
+// still running) "the run has no end recorded: it stopped while running <method> ..."; "" for
+// a run that ended. Counts as incomplete in run_failing; `fleet` calls the node incomplete.
+std::string run_cut_short(const RunDocument& d);
 
 // The physical card behind a rank, from the run's system facts.
 CardId card_of(const RunDocument& d, int rank);

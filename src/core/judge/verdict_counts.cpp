@@ -139,12 +139,25 @@ std::string burn_in_cut_short(const RunDocument& d) {
          " asked for";
 }
 
+std::string run_cut_short(const RunDocument& d) {
+  if (std::string b = burn_in_cut_short(d); !b.empty()) return b;
+  // The job clears in_progress when it ends; one left set is a job that never did. Killed in
+  // its confirmation repeats, a file with every case measured read "all 3 pass", exit 0, while
+  // `fleet` called the node incomplete.
+  if (d.status == "complete" || d.status == "failed" || !d.in_progress.is_object()) return "";
+  std::string s = "the run has no end recorded";
+  const auto m = d.in_progress.find("method");
+  if (m != d.in_progress.end() && m->is_string())
+    s += ": it stopped while running " + m->get<std::string>();
+  return s + " (killed, or still running)";
+}
+
 int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
                 const std::string& fail_on) {
   const auto codes = split(fail_on, ',');
   const bool selected = fail_on == "all" || std::find(codes.begin(), codes.end(),
                                                       std::string(vs::kIncomplete)) != codes.end();
-  const bool unfinished = d.status == "failed" || !burn_in_cut_short(d).empty();
+  const bool unfinished = d.status == "failed" || !run_cut_short(d).empty();
   return count_failing(v, fail_on) + (unfinished && selected ? 1 : 0);
 }
 
@@ -162,7 +175,7 @@ std::string interference_text(const RunDocument& d, const Result& r) {
 std::string run_headline(const RunDocument& d, const std::vector<PairVerdict>& v) {
   std::string s = verdict_headline(count_verdicts(v));
   if (d.status != "failed") {
-    const std::string short_of = burn_in_cut_short(d);
+    const std::string short_of = run_cut_short(d);
     return short_of.empty() ? s : short_of + "; " + s;
   }
   // "all 3 pass" over a failed run read as a clean bill (an audit): the failure comes first.

@@ -125,7 +125,7 @@ class HtmlReporter : public DocumentReporter {
     if (!in.recorded.empty()) row("recomputed", in.recorded);
     const std::string cls = c.flagged ? "flagged"
                             : c.incomplete || d.status == "failed" ||
-                                    !burn_in_cut_short(d).empty()  // exit 1: not green
+                                    !run_cut_short(d).empty()  // exit 1: not green
                                 ? "incomplete"
                                 : c.pass == c.verdicts && c.verdicts ? "pass" : "neutral";
     o << "</table>\n<p class=\"" << S::from_code(cls)

@@ -145,6 +145,7 @@ struct DerivedFleet {
       if (host == "node5") {
         d.results.resize(d.results.size() / 3);
         d.status = "incomplete";
+        d.in_progress = {{"method", "ce-write"}};  // killed: the job never cleared it
       }
       write_run(dir, host, d);
       hosts += host + "\n";
@@ -177,6 +178,36 @@ TEST(Fleet, FindsTheSlowedTheCutTheUnreadableAndTheMissing) {
   EXPECT_EQ(node(r, "node10").state, NodeState::kMissing);
   EXPECT_EQ(node(r, "node0").state, NodeState::kPass);
   EXPECT_EQ(r.count(NodeState::kPass), 7);
+}
+
+// Files from before a fix wrote status "incomplete" over a burn-in a SIGINT ended between cycles
+// 1 and 2: `report` passed them and `fleet` called the node incomplete. A job killed in its
+// confirmation repeats left every case measured: `report` passed it too.
+TEST(Fleet, AStatusAloneIsNoProblemAndAJobThatNeverEndedIs) {
+  const std::string dir = healthy_fleet(real_run(), 3);
+  RunDocument old = as_node(real_run(), "old");
+  old.status = "incomplete";
+  write_run(dir, "old", old);
+  RunDocument killed = as_node(real_run(), "killed");
+  killed.status = "incomplete";
+  killed.in_progress = {{"method", "confirmation repeats"}};
+  write_run(dir, "killed", killed);
+  const FleetReport r = fleet_of(dir);
+  EXPECT_EQ(node(r, "old").state, NodeState::kPass);
+  const auto& k = node(r, "killed");
+  EXPECT_EQ(k.state, NodeState::kIncomplete);
+  ASSERT_EQ(k.problems.size(), 1u);
+  EXPECT_EQ(k.problems.front(),
+            "the run has no end recorded: it stopped while running confirmation repeats (killed, "
+            "or still running)");
+
+  const auto old_verdicts = compute_verdicts(old, {});
+  EXPECT_EQ(run_exit_code(old, old_verdicts, "all"), kExitOk);
+  const auto verdicts = compute_verdicts(killed, {});
+  EXPECT_EQ(run_exit_code(killed, verdicts, "all"), kExitFlagged);
+  EXPECT_EQ(run_exit_code(killed, verdicts, "below-link"), kExitOk);
+  EXPECT_EQ(run_headline(killed, verdicts).rfind("the run has no end recorded: it stopped ", 0), 0u)
+      << run_headline(killed, verdicts);
 }
 
 TEST(Fleet, GroupMedianIsTheHealthyNodesFigure) {
