@@ -166,7 +166,11 @@ TEST(RealRuns, SizesBelowTheMinimumAreJudgedOnlyByAKnownGoodFigure) {
   EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"nccl-shm"})) << "no below-link at 64 MiB";
   EXPECT_EQ(method_of(v, "nccl-sendrecv-bidir").state, "not-judged");
   EXPECT_EQ(method_of(v, "nccl-sendrecv-bidir").reason,
-            "not judged: largest size 64 MiB < 256 MiB");
+            "not judged: largest size 64 MiB < 256 MiB; its known-good figure is of NV18, and "
+            "NCCL went through host memory (SHM) between these ranks: see the pair's transport "
+            "flag")
+      << "the road it took, not the size alone (an audit)";
+  EXPECT_EQ(method_of(v, "staged").reason, "not judged: largest size 64 MiB < 256 MiB");
   EXPECT_EQ(method_of(v, "ce-write").state, "pass") << "judged at 64 MiB by its known-good figure";
   EXPECT_EQ(method_of(v, "ce-latency").state, "pass") << "latency methods have their own bars";
   const auto& all = find_verdict(vs, -1, -1);

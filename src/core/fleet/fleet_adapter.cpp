@@ -111,6 +111,7 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
   }
   p.flags = v.flags;
   for (const auto& m : v.methods) {
+    if (m.state == "not-judged") p.not_judged[m.method] = m.reason;
     if (m.bar && (m.state == "pass" || m.state == "flagged"))
       p.bars[m.method] = {m.bytes, *m.bar, m.bar_source, m.expected.value_or(0)};
     if (!m.expected_ratio || (m.state != "pass" && m.state != "flagged")) continue;

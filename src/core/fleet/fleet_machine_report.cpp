@@ -25,8 +25,9 @@ using OmS = out::Safe<out::OmLabel>;
 struct JunitCase {
   std::string name;
   std::string failure_type, failure_message, failure_body;
-  bool error = false;  // not measured, rather than measured and failed
-  double seconds = 0;  // the GPU time its measurements took
+  bool error = false;   // not measured, rather than measured and failed
+  double seconds = 0;   // the GPU time its measurements took
+  std::string skipped;  // why a measured figure was not judged (FleetPair::not_judged)
 };
 
 std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
@@ -36,7 +37,7 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
   std::vector<JunitCase> out;
   for (const auto& m : methods) {
     JunitCase c{
-        (m.empty() ? "pair" : m) + " " + p.name() + " [" + p.link + "]", "", "", "", false, 0};
+        (m.empty() ? "pair" : m) + " " + p.name() + " [" + p.link + "]", "", "", "", false, 0, ""};
     for (const auto& x : p.measurements) {
       if (x.method == m) c.seconds += x.seconds;
     }
@@ -46,18 +47,20 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
       c.failure_message += (c.failure_message.empty() ? "" : "; ") + f.message;
       c.failure_body += f.code + ": " + f.message + "\nevidence: " + json_text(f.evidence) + "\n";
     }
+    const auto why = p.not_judged.find(m);
+    if (c.failure_message.empty() && why != p.not_judged.end()) c.skipped = why->second;
     out.push_back(c);
   }
   if (p.unsettled() && p.flags.empty()) {
     out.push_back({"pair " + p.name() + " [" + p.link + "]", p.state,
-                   p.note.empty() ? "not measured" : p.note, "", true, 0});
+                   p.note.empty() ? "not measured" : p.note, "", true, 0, ""});
   }
   return out;
 }
 
 std::vector<JunitCase> cases_of_node(const FleetNode& n) {
   std::vector<JunitCase> out;
-  JunitCase results{"results", "", "", "", true, 0};
+  JunitCase results{"results", "", "", "", true, 0, ""};
   for (const auto& p : n.problems) {
     results.failure_type =
         to_string(n.state == NodeState::kMissing ? n.state : NodeState::kIncomplete);
@@ -78,7 +81,11 @@ void write_case(XmlW& o, const std::string& host, const JunitCase& c) {
   o << "    <testcase classname=\"peerbench.fleet." << x(host) << "\" name=\"" << x(c.name)
     << "\" time=\"" << seconds_text(c.seconds) << "\"";
   if (c.failure_message.empty()) {
-    o << "/>\n";
+    if (c.skipped.empty()) {
+      o << "/>\n";
+    } else {
+      o << ">\n      <skipped message=\"" << x(c.skipped) << "\"/>\n    </testcase>\n";
+    }
     return;
   }
   const XmlS element = c.error ? XmlS("error") : "failure";
@@ -116,18 +123,19 @@ std::string now_utc() {
 // <testsuites> (package, id, timestamp, hostname, time) and its system-out and system-err.
 void write_suite(XmlW& o, const FleetNode& n, int id, const std::string& now) {
   const auto cases = cases_of_node(n);
-  int failures = 0, errors = 0;
+  int failures = 0, errors = 0, skipped = 0;
   double case_seconds = 0;
   for (const auto& c : cases) {
     case_seconds += c.seconds;
     if (!c.failure_message.empty()) (c.error ? errors : failures)++;
+    skipped += c.failure_message.empty() && !c.skipped.empty();
   }
   const std::string host = n.host.empty() ? "unnamed" : n.host;
   o << "  <testsuite name=\"" << x(host) << "\" package=\"peerbench.fleet\" id=\"" << id
     << "\" timestamp=\"" << x(junit_timestamp(n.started_at, now)) << "\" hostname=\"" << x(host)
     << "\" tests=\"" << cases.size() << "\" failures=\"" << failures << "\" errors=\"" << errors
-    << "\" skipped=\"0\" time=\"" << seconds_text(n.elapsed_s > 0 ? n.elapsed_s : case_seconds)
-    << "\">\n"
+    << "\" skipped=\"" << skipped << "\" time=\""
+    << seconds_text(n.elapsed_s > 0 ? n.elapsed_s : case_seconds) << "\">\n"
     << "    <properties><property name=\"state\" value=\"" << x(to_string(n.state))
     << "\"/><property name=\"file\" value=\"" << x(n.file)
     << "\"/><property name=\"started_at\" value=\"" << x(n.started_at)

@@ -289,6 +289,25 @@ int state_rank(const std::string& s) {
   return -1;
 }
 
+namespace {
+
+// Why a figure under judge_min_bytes is not judged: its size, and where a known-good figure
+// exists, the road NCCL took that the figure is not of (over SHM or the network it is held to
+// that road's bar at any size; the pair's transport flag says it). "64 MiB < 256 MiB" beside
+// "0.11 of known-good" read as an excuse (an audit).
+std::string small_size_reason(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                              const Result& r, const Link& link) {
+  std::string s =
+      "not judged: largest size " + format_size(r.bytes) + " < " + format_size(c.e.judge_min_bytes);
+  const std::string kind = bar_kind_for(c, m, link, v.src, v.dst);
+  if (kind == link.kind || !known_good_for(c, v, m, r, link).found()) return s;
+  return s + "; its known-good figure is of " + link.cls.label + ", and NCCL went " +
+         (kind == "staged" ? "through host memory (SHM)" : "over the network") +
+         " between these ranks: see the pair's transport flag";
+}
+
+}  // namespace
+
 void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Result& r,
                     const Link& link, MethodVerdict& mv) {
   mv.state = vs::kPass;
@@ -325,8 +344,7 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
   if (!latency && !small && r.bytes < c.e.judge_min_bytes &&
       !known_good_judges_small(c, v, m, r, link)) {
     mv.state = vs::kNotJudged;
-    mv.reason = "not judged: largest size " + format_size(r.bytes) + " < " +
-                format_size(c.e.judge_min_bytes);
+    mv.reason = small_size_reason(c, v, m, r, link);
     if (contended(r) || throttled(r)) mv.reason += "; it ran beside " + interference_text(c, r);
     return;
   }

@@ -210,6 +210,24 @@ TEST(Fleet, AStatusAloneIsNoProblemAndAJobThatNeverEndedIs) {
       << run_headline(killed, verdicts);
 }
 
+// From an audit: with NCCL P2P off, send/recv at 64 MiB ran at 0.11 of known-good over SHM and
+// read "not judged: largest size 64 MiB < 256 MiB" as if that were all, and JUnit passed it.
+TEST(FleetReport, JunitSkipsAFigureNotJudgedAndSaysWhy) {
+  const RunDocument off = load_run_file(fixture("h200x2/p2p-disabled.json"));
+  const std::string dir = temp_dir();
+  for (const char* h : {"n1", "n2", "n3"}) write_run(dir, h, as_node(off, h));
+  const std::string xml = make_fleet_reporter(FleetFormat::kJunit)->render(fleet_of(dir), {});
+  const std::string why =
+      "not judged: largest size 64 MiB &lt; 256 MiB; its known-good figure is of NV18, and NCCL "
+      "went through host memory (SHM) between these ranks: see the pair&#39;s transport flag";
+  EXPECT_NE(xml.find("<testcase classname=\"peerbench.fleet.n1\" name=\"nccl-sendrecv 0000:00:06.0"
+                     "-&gt;0000:00:07.0 [NV18]\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<skipped message=\"" + why + "\"/>"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("skipped=\"0\""), std::string::npos) << "each suite counts its skips";
+}
+
 TEST(Fleet, GroupMedianIsTheHealthyNodesFigure) {
   DerivedFleet f;
   const FleetReport r = build_fleet(f.options, test::catalog());
