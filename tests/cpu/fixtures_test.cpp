@@ -584,6 +584,35 @@ TEST(RealRuns, ABurnInThatDoesNotFitItsRunIsRefused) {
       {[](auto& j) { j["burn_in"]["cycles"][1]["wrong"] = 1.5; }, "cycles[1].wrong'"},
       {[](auto& j) { j["config"]["run_cycles"] = 1; },
        "cycles_requested': 0, but the run's config.run_cycles is 1"},
+      // From an audit: files that contradict themselves changed the verdict.
+      {[](auto& j) {
+         j["burn_in"]["stopped_by"] = "duration";
+         j["burn_in"]["duration_s"] = j["config"]["duration_s"] = 7200.0;
+       },
+       "stopped_by': 'duration', but its last cycle ended 4.7 s into the run, short of the 7200 s"},
+      {[](auto& j) {
+         j["burn_in"]["stopped_by"] = "cycles";
+         j["burn_in"]["cycles_requested"] = j["config"]["run_cycles"] = 10;
+       },
+       "cycles': 11 cycle records for 10 whole cycles, but a burn-in stopped by cycles ends "
+       "between cycles"},
+      {[](auto& j) { j["burn_in"]["series"][0]["error_cycles"] = {3}; },
+       "series[0].error_cycles': cycle 3, but cycles[2] counted none"},
+      {[](auto& j) { j["burn_in"]["series"][0]["failed_cycles"] = {1}; },
+       "series[0].failed_cycles': cycle 1, but cycles[0] counted none"},
+      {[](auto& j) { j["burn_in"]["series"][0]["contended_cycles"] = {2}; },
+       "series[0].values[1]': a figure in cycle 2, which contended_cycles lists"},
+      {[](auto& j) { j["burn_in"]["series"][0]["throttle_cycles"] = {2}; },
+       "series[0]': unknown key 'throttle_cycles'"},
+      {[](auto& j) { j["burn_in"]["cycles"][0]["wrongs"] = 0; }, "cycles[0]': unknown key"},
+      {[](auto& j) { j["burn_in"]["series"].erase(0); },
+       "burn_in.series': no series of results[0] (ce-write at 64 MiB); every case the burn-in "
+       "ran has one"},
+      {[](auto& j) { j.erase("burn_in"); },
+       "burn_in': missing, but the run's config asks for a burn-in (run_cycles 0"},
+      {[](auto& j) { j["config"]["average"] = 1e300; }, "config.average'"},
+      {[](auto& j) { j["config"]["blocking"] = true; }, "config.blocking'"},
+      {[](auto& j) { j["config"]["cudagraph_replays"] = -5; }, "config.cudagraph_replays'"},
   };
   for (const auto& [edit, why] : cases) {
     auto j = good;

@@ -188,24 +188,12 @@ json to_json(const BaselineEntry& e) {
   return j;
 }
 
-namespace {
-
-// A key the writer does not know is a typo ("tolerence", "entires"), and a typo would switch a
-// bar off without a word.
-void only_keys(const JsonIn& in, const std::vector<std::string>& known) {
-  in.require_object();
-  for (const auto& [k, v] : in.raw().items()) {
-    if (std::find(known.begin(), known.end(), k) == known.end())
-      in.fail("unknown key " + quoted_value(k) + "; allowed: " + join(known));
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
                                                  const std::vector<MethodInfo>& catalog,
                                                  std::uint64_t small_max) {
-  only_keys(section, {"tolerance", "written_at", "per_version", "from", "entries", "comment"});
+  section.only_keys({"tolerance", "written_at", "per_version", "from", "entries", "comment"});
   // The tolerance the bars were made with; a value no fleet could have used is an edit gone
   // wrong (-3 was read without a word; an audit).
   section.opt_number("tolerance", 0, 1);
@@ -219,8 +207,8 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
   // else the first, judged; an audit).
   std::map<std::string, std::size_t> entry_of_case;
   for (const auto& in : section.at("entries").array(1 << 20)) {
-    only_keys(in, {"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
-                   "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
+    in.only_keys({"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
+                  "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
     BaselineEntry e;
     e.model = in.at("model").str(256);
     e.link = in.at("link").str(64);

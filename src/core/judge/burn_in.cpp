@@ -43,6 +43,10 @@ void note_cycle(std::vector<int>& cycles, int cycle) {
   if (cycles.empty() || cycles.back() != cycle) cycles.push_back(cycle);
 }
 
+bool has_cycle(const std::vector<int>& cycles, int cycle) {
+  return !cycles.empty() && cycles.back() == cycle;
+}
+
 }  // namespace
 
 void BurnInRecorder::record(BurnIn& b, int cycle, const Result& r, const MethodInfo* m) {
@@ -53,7 +57,13 @@ void BurnInRecorder::record(BurnIn& b, int cycle, const Result& r, const MethodI
   if (burn_in_failure(r)) note_cycle(s.failed_cycles, cycle);
   if (interfered) note_cycle(s.contended_cycles, cycle);
   if (throttled(r) && !contended(r)) note_cycle(s.throttled_cycles, cycle);
-  if (has_figure(r) && !interfered) s.values[cycle - 1] = figure_value(m, r);
+  // A case recorded twice in a cycle (two requested sizes that round to one) keeps no figure
+  // if either ran beside another job: a contended cycle has none.
+  if (interfered) {
+    s.values[cycle - 1].reset();
+  } else if (has_figure(r) && !has_cycle(s.contended_cycles, cycle)) {
+    s.values[cycle - 1] = figure_value(m, r);
+  }
 }
 
 BurnInFindings burn_in_findings(const BurnInSeries& s) {

@@ -105,11 +105,7 @@ void check_keys(const JsonIn& in) {
       "small_message_us", "baseline", "drift_tolerance",
       // read by `fleet`; one file serves run, report, fleet
       "fleet_outlier_tolerance", "comment"};
-  for (const auto& [k, v] : in.raw().items()) {
-    if (std::find(known.begin(), known.end(), k) == known.end()) {
-      in.fail("unknown key " + quoted_value(k) + "; allowed: " + join(known));
-    }
-  }
+  in.only_keys(known);
 }
 
 }  // namespace

@@ -212,7 +212,12 @@ void burn_in_flags(const Ctx& c, PairVerdict& v) {
     if (all == c.burn_in_of_method.end()) continue;
     errors_and_failures(c, v, mv.method, all->second);
     if (mv.bytes == 0) continue;
-    const auto it = c.burn_in_series.find({mv.method, v.src, v.dst, mv.bytes});
+    const auto& judged = c.idx.of(mv.method, v.src, v.dst);  // the judged variant's results
+    const auto r = std::find_if(judged.begin(), judged.end(),
+                                [&](const Result* x) { return x->bytes == mv.bytes; });
+    if (r == judged.end()) continue;
+    const auto it =
+        c.burn_in_series.find({mv.method, v.src, v.dst, mv.bytes, (*r)->datatype, (*r)->op});
     if (it != c.burn_in_series.end())
       judged_series_findings(c, v, mv, burn_in_findings(*it->second));
   }

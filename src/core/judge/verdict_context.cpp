@@ -96,7 +96,8 @@ void index_document(Ctx& c) {
   c.versions = run_versions(c.d);
   if (c.d.burn_in) {
     for (const auto& s : c.d.burn_in->series) {
-      c.burn_in_series.emplace(std::make_tuple(s.method, s.src, s.dst, s.bytes), &s);
+      c.burn_in_series.emplace(std::make_tuple(s.method, s.src, s.dst, s.bytes, s.datatype, s.op),
+                               &s);
       c.burn_in_of_method[std::make_tuple(s.method, s.src, s.dst)].push_back(&s);
     }
   }

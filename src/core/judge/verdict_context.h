@@ -49,8 +49,11 @@ struct Ctx {
   std::map<std::pair<std::string, std::string>, ModelLinks> model_links;
   // Confirmation repeats of each case, in attempt order.
   std::map<CaseKey, std::vector<const Result*>> confirmations;
-  // Each case's burn-in series, by method, pair and size: the first variant's, as verdicts judge.
-  std::map<std::tuple<std::string, int, int, std::uint64_t>, const BurnInSeries*> burn_in_series;
+  // Each case's burn-in series, by method, pair, size, datatype and op (the judged variant's is
+  // the one of the judged result: the first in the file had been taken; an audit).
+  std::map<std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>,
+           const BurnInSeries*>
+      burn_in_series;
   // Every series of a method and pair, every size and variant: errors and failures anywhere in
   // them count (a data error at 1 MiB, or in half, was dropped; an audit).
   std::map<std::tuple<std::string, int, int>, std::vector<const BurnInSeries*>> burn_in_of_method;

@@ -124,8 +124,10 @@ std::string burn_in_cut_short(const RunDocument& d) {
   // short of what was asked (a SIGINT at 4 s of a 2 h burn-in passed; an audit).
   if (b.stopped_by.rfind("SIG", 0) != 0 || (b.cycles_requested == 0 && b.duration_s <= 0))
     return "";
+  // The cycles' own end: the run's elapsed time also counts what came after them (an elapsed
+  // time edited past the bound passed a burn-in that ran 5 s of 2 h; an audit).
   double t = d.timing.elapsed_s.value_or(0);
-  if (t <= 0 && !b.cycles.empty()) t = b.cycles.back().started_s + b.cycles.back().elapsed_s;
+  if (!b.cycles.empty()) t = b.cycles.back().started_s + b.cycles.back().elapsed_s;
   // A signal after the bound was reached (files before the job named the bound first) ran all
   // that was asked (a review).
   if ((b.cycles_requested > 0 && b.cycles_done >= b.cycles_requested) ||

@@ -29,6 +29,7 @@ class BurnInChecks {
     for (const auto& r : d_.results)
       measured.insert({r.method, r.src, r.dst, r.bytes, r.datatype, r.op});
     for (std::size_t i = 0; i < b_.series.size(); ++i) series(i, measured);
+    cases_have_series();
     cycles_named_by_series();
   }
 
@@ -68,15 +69,35 @@ class BurnInChecks {
                                " cycles requested (cycles_requested) were done");
     } else if (s == "duration") {
       if (b_.duration_s <= 0) fail("stopped_by", "'duration', but duration_s is 0 (none given)");
+      duration_reached();
     } else if (s == "error") {
       if (d_.status != "failed")
         fail("stopped_by", "'error' in a " + d_.status + " run; an error fails the run");
     } else if (s != "SIGINT" && s != "SIGTERM") {
       fail("stopped_by", quoted_value(s) + " is not cycles, duration, SIGINT, SIGTERM or error");
     }
+    // A bound is looked at between cycles: no cycle was cut short by it.
+    if ((s == "cycles" || s == "duration") &&
+        b_.cycles.size() != static_cast<std::size_t>(b_.cycles_done))
+      fail("cycles", std::to_string(b_.cycles.size()) + " cycle records for " +
+                         std::to_string(b_.cycles_done) +
+                         " whole cycles, but a burn-in stopped by " + s + " ends between cycles");
     if (b_.cycles_requested > 0 && b_.cycles_done > b_.cycles_requested)
       fail("cycles_done", std::to_string(b_.cycles_done) + " whole cycles, past the " +
                               std::to_string(b_.cycles_requested) + " requested");
+  }
+
+  // The job stops for the duration only once a cycle ends past it (a file that said "duration"
+  // with its cycles over 4.7 s into 7200 passed; an audit). The slack is the file's writing
+  // between a cycle's end and the check.
+  void duration_reached() const {
+    if (b_.cycles.empty()) fail("cycles", "none, but the burn-in says its duration ran out");
+    const BurnInCycle& last = b_.cycles.back();
+    const double end = last.started_s + last.elapsed_s;
+    if (end + std::min(60.0, 0.25 * b_.duration_s) < b_.duration_s)
+      fail("stopped_by", "'duration', but its last cycle ended " + format_fixed(end, 1) +
+                             " s into the run, short of the " + format_fixed(b_.duration_s, 0) +
+                             " s asked for (duration_s)");
   }
 
   // One record per cycle, numbered from 1 in the order they ran: the whole ones and at most the
@@ -114,6 +135,7 @@ class BurnInChecks {
     }
     if (s.values.empty())
       fail(at + ".values", "empty; a series has a value (or null) for each cycle it ran in");
+    cycles_agree(s, at);
     const bool time = s.unit == "us";
     const double lo = time ? kMinTimeUs : d_.system.ranks.size() == 1 ? 0 : kMinGbps;
     const double hi = time ? kMaxTimeUs : kMaxGbps;
@@ -125,6 +147,52 @@ class BurnInChecks {
           << " (or null)";
         fail(at + ".values[" + std::to_string(k) + "]", m.str());
       }
+    }
+  }
+
+  // A series' cycle lists agree with the cycle records, as the writer keeps them: a cycle named
+  // for wrong elements or a failure counted them (a list alone accused a link under a header of
+  // "0 wrong elements"; an audit), and a cycle beside another job has no figure. Only a file
+  // written while running names the cycle in flight before its record.
+  void cycles_agree(const BurnInSeries& s, const std::string& at) const {
+    const auto records = b_.cycles.size();
+    const auto listed = [&](const std::vector<int>& list, const char* name, auto counted) {
+      for (int k : list) {
+        const std::string where = at + "." + name;
+        if (static_cast<std::size_t>(k) > records) {
+          if (d_.status != "incomplete")
+            fail(where, "cycle " + std::to_string(k) + " has no cycle record (" +
+                            std::to_string(records) + " in cycles)");
+        } else if (!counted(b_.cycles[k - 1])) {
+          fail(where, "cycle " + std::to_string(k) + ", but cycles[" + std::to_string(k - 1) +
+                          "] counted none");
+        }
+      }
+    };
+    listed(s.error_cycles, "error_cycles", [](const BurnInCycle& c) { return c.wrong > 0; });
+    listed(s.failed_cycles, "failed_cycles", [](const BurnInCycle& c) { return c.failed > 0; });
+    for (int k : s.contended_cycles) {
+      if (static_cast<std::size_t>(k) <= s.values.size() && s.values[k - 1])
+        fail(at + ".values[" + std::to_string(k - 1) + "]",
+             "a figure in cycle " + std::to_string(k) +
+                 ", which contended_cycles lists: a figure beside another job or under held "
+                 "clocks is not the link's, and is null");
+    }
+  }
+
+  // Every case of the first cycle was recorded into a series (the recorder makes one for each):
+  // a burn-in with its series cut out passed as if it had found nothing (an audit).
+  void cases_have_series() const {
+    if (b_.cycles.empty()) return;
+    std::set<CaseKey> kept;
+    for (const auto& s : b_.series)
+      kept.insert({s.method, s.src, s.dst, s.bytes, s.datatype, s.op});
+    for (std::size_t i = 0; i < d_.results.size(); ++i) {
+      const Result& r = d_.results[i];
+      if (r.status == ResultStatus::kNotRun) continue;
+      if (!kept.count({r.method, r.src, r.dst, r.bytes, r.datatype, r.op}))
+        fail("series", "no series of results[" + std::to_string(i) + "] (" + r.method + " at " +
+                           format_size(r.bytes) + "); every case the burn-in ran has one");
     }
   }
 
@@ -157,7 +225,23 @@ class BurnInChecks {
 }  // namespace
 
 void validate_burn_in(const RunDocument& d, const std::string& file) {
-  if (d.burn_in) BurnInChecks(d, file).all();
+  if (d.burn_in) {
+    BurnInChecks(d, file).all();
+    return;
+  }
+  // A finished run whose options asked for a burn-in wrote its section (a file without it passed
+  // as one pass; an audit). One that failed or stopped early may never have reached it.
+  const auto& c = d.config;
+  if (d.status != "complete" || !c.is_object()) return;
+  const bool cycles = c.contains("run_cycles") && c["run_cycles"].is_number_integer() &&
+                      c["run_cycles"].get<long long>() != 1;
+  const bool duration =
+      c.contains("duration_s") && c["duration_s"].is_number() && c["duration_s"].get<double>() > 0;
+  if (cycles || duration)
+    throw InputError(file, "burn_in",
+                     "missing, but the run's config asks for a burn-in (run_cycles " +
+                         c.value("run_cycles", nlohmann::json()).dump() + ", duration_s " +
+                         c.value("duration_s", nlohmann::json()).dump() + ")");
 }
 
 }  // namespace peerbench

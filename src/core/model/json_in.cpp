@@ -63,6 +63,14 @@ void JsonIn::require_object() const {
   if (!j_->is_object()) fail(std::string("expected an object, got ") + type_name());
 }
 
+void JsonIn::only_keys(const std::vector<std::string>& known) const {
+  require_object();
+  for (const auto& [k, v] : j_->items()) {
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      fail("unknown key " + quoted_value(k) + "; allowed: " + join(known));
+  }
+}
+
 bool JsonIn::has(const std::string& key) const {
   return j_->is_object() && j_->contains(key) && !(*j_)[key].is_null();
 }

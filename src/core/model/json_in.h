@@ -36,6 +36,9 @@ class JsonIn {
   std::vector<JsonIn> array(std::size_t max_items) const;
   std::vector<std::string> string_array(std::size_t max_items) const;
   void require_object() const;
+  // An object with no key outside `known`: a key the writer does not know is a typo
+  // ("tolerence", "throttle_cycles"), and a typo would switch a check off without a word.
+  void only_keys(const std::vector<std::string>& known) const;
 
   // Convenience: optional typed members.
   std::optional<std::string> opt_str(const std::string& key) const;

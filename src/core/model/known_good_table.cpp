@@ -35,15 +35,6 @@ struct ParsedFile {
   std::vector<Placed<KnownGoodGap>> gaps;
 };
 
-void check_keys(const JsonIn& in, const std::vector<std::string>& known) {
-  in.require_object();
-  for (const auto& [k, v] : in.raw().items()) {
-    if (std::find(known.begin(), known.end(), k) == known.end()) {
-      in.fail("unknown key " + quoted_value(k) + "; allowed: " + join(known));
-    }
-  }
-}
-
 std::string nonempty_str(const JsonIn& in) {
   std::string s = in.str(4096);
   if (s.empty()) in.fail("must not be empty");
@@ -81,15 +72,15 @@ void read_point_facts(const JsonIn& in, KnownGoodPoint& p) {
   if (auto f = in.opt("files")) f->string_array(kMaxItems);
   if (auto b = in.opt("beyond_2pct")) p.beyond_tolerance = b->string_array(kMaxItems);
   if (auto c = in.opt("cross_check")) {
-    check_keys(*c, {"value", "source"});
+    c->only_keys({"value", "source"});
     p.cross_check = positive(c->at("value"));
     p.cross_check_source = nonempty_str(c->at("source"));
   }
 }
 
 KnownGoodPoint parse_point(const JsonIn& in) {
-  check_keys(in, {"bytes", "value", "detail", "samples", "n", "min", "max", "files", "beyond_2pct",
-                  "cross_check"});
+  in.only_keys({"bytes", "value", "detail", "samples", "n", "min", "max", "files", "beyond_2pct",
+                "cross_check"});
   KnownGoodPoint p;
   p.bytes = static_cast<std::uint64_t>(in.at("bytes").integer(1, kMaxBytes));
   p.value = positive(in.at("value"));
@@ -119,8 +110,8 @@ NvlsState parse_nvls(const JsonIn& in) {
 }
 
 KnownGoodCurve parse_curve(const JsonIn& in) {
-  check_keys(in, {"model", "link", "ranks", "gpus_in_system", "method", "unit", "nvls",
-                  "conditions", "source", "measured_on", "points", "note"});
+  in.only_keys({"model", "link", "ranks", "gpus_in_system", "method", "unit", "nvls", "conditions",
+                "source", "measured_on", "points", "note"});
   KnownGoodCurve c;
   c.model = nonempty_str(in.at("model"));
   c.link = nonempty_str(in.at("link"));
@@ -141,7 +132,7 @@ KnownGoodCurve parse_curve(const JsonIn& in) {
 }
 
 KnownGoodGap parse_gap(const JsonIn& in) {
-  check_keys(in, {"model", "link", "ranks", "methods", "reason"});
+  in.only_keys({"model", "link", "ranks", "methods", "reason"});
   KnownGoodGap g;
   g.model = nonempty_str(in.at("model"));
   g.link = nonempty_str(in.at("link"));
@@ -153,7 +144,7 @@ KnownGoodGap parse_gap(const JsonIn& in) {
 }
 
 KnownGoodModel parse_model(const JsonIn& in) {
-  check_keys(in, {"model", "nvml_names", "note"});
+  in.only_keys({"model", "nvml_names", "note"});
   KnownGoodModel m;
   m.model = nonempty_str(in.at("model"));
   m.nvml_names = in.at("nvml_names").string_array(100);
@@ -163,7 +154,7 @@ KnownGoodModel parse_model(const JsonIn& in) {
 }
 
 KnownGoodSource parse_source(const JsonIn& in) {
-  check_keys(in, {"id", "kind", "citation", "url"});
+  in.only_keys({"id", "kind", "citation", "url"});
   KnownGoodSource s;
   s.id = nonempty_str(in.at("id"));
   s.kind = nonempty_str(in.at("kind"));
@@ -185,8 +176,8 @@ void parse_list(const JsonIn& in, const std::string& key, Parse parse,
 ParsedFile parse_file(const KnownGoodText& f) {
   const auto j = parse_json_text(f.text, f.origin);
   JsonIn in(j, f.origin);
-  check_keys(in, {"format", "format_version", "description", "generated_by", "inputs", "not_tabled",
-                  "models", "sources", "curves", "gaps"});
+  in.only_keys({"format", "format_version", "description", "generated_by", "inputs", "not_tabled",
+                "models", "sources", "curves", "gaps"});
   if (in.at("format").str(64) != "peerbench-known-good") {
     in.at("format").fail("must be \"peerbench-known-good\"");
   }

@@ -280,12 +280,14 @@ void refuse_duplicate(
 
 BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, int version) {
   BurnIn b;
+  in.only_keys({"cycles_requested", "duration_s", "cycles_done", "stopped_by", "cycles", "series"});
   b.cycles_requested = static_cast<int>(in.at("cycles_requested").integer(0, 1 << 20));
   b.duration_s = in.opt_number("duration_s", 0, 1e7).value_or(0);
   b.cycles_done = static_cast<int>(in.at("cycles_done").integer(0, 1 << 20));
   b.stopped_by = in.opt_str("stopped_by").value_or("");
   for (const auto& c : in.at("cycles").array(1 << 20)) {
     BurnInCycle x;
+    c.only_keys({"cycle", "started_s", "elapsed_s", "wrong", "failed", "counters"});
     x.cycle = static_cast<int>(c.at("cycle").integer(1, 1 << 20));
     x.started_s = c.at("started_s").number(0, 1e7);
     x.elapsed_s = c.at("elapsed_s").number(0, 1e7);
@@ -300,6 +302,8 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, in
   std::set<std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>> seen;
   for (const auto& x : in.at("series").array(1 << 20)) {
     BurnInSeries s;
+    x.only_keys({"method", "src", "dst", "bytes", "datatype", "op", "unit", "values",
+                 "error_cycles", "failed_cycles", "contended_cycles", "throttled_cycles"});
     s.method = x.at("method").str(128);
     s.src = static_cast<int>(x.opt_integer("src", 0, 1 << 20).value_or(-1));
     s.dst = static_cast<int>(x.opt_integer("dst", 0, 1 << 20).value_or(-1));

@@ -47,10 +47,27 @@ SystemInfo read_system(const JsonIn& sys, const std::string& file) {
   return s;
 }
 
+// The run's settings that verdicts, fleets and comparisons read as numbers, held to what `run`
+// writes: "average": 1e300 was an out-of-range cast, and "blocking": true read as -z 1 in one
+// place and as 0 in another (an audit). Absent or null is a file from before the setting.
+void check_config(const JsonIn& c) {
+  struct Range {
+    const char* key;
+    long long hi;
+  };
+  for (const Range& r :
+       {Range{"average", 3}, Range{"blocking", 2}, Range{"local_register", 2},
+        Range{"confirm", 1000}, Range{"cudagraph_replays", 100000}, Range{"run_cycles", 1 << 20}})
+    c.opt_integer(r.key, 0, r.hi);
+  c.opt_number("duration_s", 0, 1e7);
+  c.opt_bool("allreduce_inplace");
+}
+
 // config, environment and the methods measured.
 void read_config_and_methods(const JsonIn& in, const std::string& file, RunDocument& d) {
   if (in.has("config")) {
     in.at("config").require_object();
+    check_config(in.at("config"));
     d.config = in.at("config").raw();
   }
   if (auto env = in.opt("environment")) {

@@ -153,6 +153,20 @@ TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
   EXPECT_EQ(twice.series[0].failed_cycles, std::vector<int>{3});
   EXPECT_EQ(twice.series[0].error_cycles, std::vector<int>{3});
   EXPECT_EQ(twice.series[0].contended_cycles, std::vector<int>{3});
+  // A contended cycle keeps no figure, whichever of the two records ran beside the other job.
+  for (const bool busy_first : {true, false}) {
+    BurnIn b;
+    for (const bool busy : {busy_first, !busy_first}) {
+      Result r = test::bw_result("ce-write", 0, 1, G, 396);
+      if (busy) {
+        r.interference.emplace();
+        r.interference->push_back({1, "busy", 0, "", {{77, "train.py"}}});
+      }
+      rec.record(b, 1, r, m);
+    }
+    ASSERT_EQ(b.series[0].values.size(), 1u);
+    EXPECT_FALSE(b.series[0].values[0]) << "busy first: " << busy_first;
+  }
 }
 
 TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
@@ -485,6 +499,16 @@ TEST(BurnIn, TooFewCleanCyclesAreContendedNotAPass) {
   EXPECT_EQ(method_state(compute_verdicts(d, {}), 0, 1, "ce-write").rfind("pass", 0), 0u);
 }
 
+// The cycles of `d`'s burn-in spread evenly over its first `t` seconds.
+void cycles_end_at(RunDocument& d, double t) {
+  auto& cycles = d.burn_in->cycles;
+  const double each = t / static_cast<double>(cycles.size());
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    cycles[i].started_s = each * static_cast<double>(i);
+    cycles[i].elapsed_s = each;
+  }
+}
+
 // From an audit: a burn-in killed in cycle 6 of 100 (no end recorded) and one a SIGINT stopped at
 // 4 s of 2 h both read "all 3 pass" and exited 0.
 TEST(BurnIn, ABurnInCutShortOfItsBoundIsIncomplete) {
@@ -504,7 +528,8 @@ TEST(BurnIn, ABurnInCutShortOfItsBoundIsIncomplete) {
   d.burn_in->stopped_by = "SIGINT";
   d.burn_in->cycles_requested = 0;
   d.burn_in->duration_s = 7200;
-  d.timing.elapsed_s = 4;
+  cycles_end_at(d, 4);
+  d.timing.elapsed_s = 7300;  // the cycles' end counts, not what came after them (an audit)
   EXPECT_EQ(run_headline(d, vs).rfind("the burn-in was stopped by SIGINT after 3 whole cycles in "
                                       "4 s, short of the 7200 s asked for; all ",
                                       0),
@@ -520,9 +545,9 @@ TEST(BurnIn, ABurnInCutShortOfItsBoundIsIncomplete) {
             std::string::npos);
   // A signal after the bound was reached ran all that was asked (a review): 7200 s of 7200, or
   // -N 3 with 3 done.
-  d.timing.elapsed_s = 7260;
+  cycles_end_at(d, 7260);
   EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
-  d.timing.elapsed_s = 4;
+  cycles_end_at(d, 4);
   d.burn_in->duration_s = 0;
   d.burn_in->cycles_requested = 3;
   EXPECT_EQ(run_exit_code(d, vs, "all"), kExitOk);
