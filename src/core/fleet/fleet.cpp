@@ -309,7 +309,9 @@ void place_members(const FleetGroup& g, std::vector<Member>& members, double tol
                       g.lower_is_better, false,   g.judged};
     if (g.median > 0) pos.ratio = pos.value / g.median;
     const double worse = g.lower_is_better ? pos.ratio - 1 : 1 - pos.ratio;
-    pos.outlier = g.judged && worse > tolerance;
+    // Under the ratio's last digit shown is no outlier, whatever the tolerance: at 0, identical
+    // nodes were flagged "1.000 of the fleet median" (an audit).
+    pos.outlier = g.judged && worse > tolerance && worse >= 0.0005;
     if (pos.outlier) m.pair->flags.push_back(outlier_flag(g, *m.pair, pos, tolerance));
     m.pair->positions.push_back(pos);
   }

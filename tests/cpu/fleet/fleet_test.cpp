@@ -259,6 +259,21 @@ TEST(Fleet, ToleranceComesFromTheExpectFile) {
   const FleetReport r = build_fleet(f.options, test::catalog());
   EXPECT_DOUBLE_EQ(r.outlier_tolerance, 0.25);
   EXPECT_FALSE(has_flag(node(r, "node3"), "fleet-outlier", "ce-write"));
+  // At 0, a pair under the median by less than the ratio's last digit shown is no outlier (an
+  // audit: identical nodes were flagged "1.000 of the fleet median").
+  write_text(f.options.expect_path, "{\"fleet_outlier_tolerance\": 0}");
+  FleetOptions same;
+  same.paths = {healthy_fleet(real_run(), 3)};
+  same.expect_path = f.options.expect_path;
+  RunDocument hair = as_node(real_run(), "hair");
+  slow(hair, "ce-write", 0.99995);
+  write_run(same.paths[0], "hair", hair);
+  RunDocument tenth = as_node(real_run(), "tenth");
+  slow(tenth, "ce-write", 0.999);
+  write_run(same.paths[0], "tenth", tenth);
+  const FleetReport strict = build_fleet(same, test::catalog());
+  EXPECT_FALSE(has_flag(node(strict, "hair"), "fleet-outlier", "ce-write"));
+  EXPECT_TRUE(has_flag(node(strict, "tenth"), "fleet-outlier", "ce-write"));
   write_text(f.options.expect_path, "{\"fleet_outlier_tolerance\": 2}");
   EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
   write_text(f.options.expect_path, "{\"fleet_tolerance\": 0.2}");
