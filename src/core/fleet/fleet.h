@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/judge/baseline.h"  // kFleetMinGroupPairs, kBaselineMinNodes
 #include "core/model/results.h"
 #include "core/model/versions.h"
 
@@ -199,11 +200,6 @@ struct FleetReport {
 
 // The interpolated q-quantile of sorted values (q in [0, 1]).
 double quantile(const std::vector<double>& sorted, double q);
-
-// A fleet needs at least this many pairs in a group before it calls one an outlier.
-inline constexpr int kFleetMinGroupPairs = 3;
-// A site baseline's entry comes from this many healthy nodes at least: one node is no fleet.
-inline constexpr int kBaselineMinNodes = 2;
 
 // What the paths given to fleet hold: files given directly, then every *.json (that is not a
 // folder) under the folders, sorted per folder; and folders that could not be searched, with the

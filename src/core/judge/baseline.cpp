@@ -120,6 +120,15 @@ std::string baseline_group(const RunDocument& d, const PairVerdict& v, const Met
   return link_group(d, v) + (mode.empty() ? "" : ", " + mode);
 }
 
+namespace {
+
+// How many of driver, CUDA and NCCL an entry is kept for.
+int specificity(const BaselineEntry& e) {
+  return !e.driver.empty() + !e.cuda.empty() + !e.nccl.empty();
+}
+
+}  // namespace
+
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
                                    const BaselineQuery& q) {
   const BaselineEntry* best = nullptr;
@@ -131,7 +140,11 @@ const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
         (!e.cuda.empty() && e.cuda != q.versions.cuda) ||
         (!e.nccl.empty() && e.nccl != q.versions.nccl))
       continue;
-    if (!best || e.pairs > best->pairs) best = &e;
+    // The entry kept for the run's own versions over one for any (an edited file's stricter
+    // driver entry lost to a version-less one with more pairs; an audit), then the most pairs.
+    if (!best || specificity(e) > specificity(*best) ||
+        (specificity(e) == specificity(*best) && e.pairs > best->pairs))
+      best = &e;
   }
   return best;
 }
@@ -188,8 +201,6 @@ json to_json(const BaselineEntry& e) {
   return j;
 }
 
-namespace {}  // namespace
-
 std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
                                                  const std::vector<MethodInfo>& catalog,
                                                  std::uint64_t small_max) {
@@ -238,8 +249,10 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
     e.p75 = in.at("p75").number(e.median, 1e9);
     e.max = in.at("max").number(e.p75, 1e9);
     if (e.median <= 0) in.at("median").fail("a median of 0 bars nothing");
-    e.pairs = static_cast<int>(in.at("pairs").integer(1, 1 << 30));
-    e.nodes = static_cast<int>(in.at("nodes").integer(1, 1 << 30));
+    // What the writer keeps an entry for: a median of one node, or of two pairs, is no site's
+    // (an edited "nodes": 1 judged 20 figures; an audit).
+    e.pairs = static_cast<int>(in.at("pairs").integer(kFleetMinGroupPairs, 1 << 30));
+    e.nodes = static_cast<int>(in.at("nodes").integer(kBaselineMinNodes, 1 << 30));
     e.bar = in.at("bar").number(1e-9, 1e9);
     // A bar on the wrong side of its own median fails the healthy nodes it was made from (an
     // edited 1.5 x median flagged a healthy node; an audit); a looser bar is the site's choice.

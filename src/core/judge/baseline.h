@@ -15,6 +15,12 @@
 
 namespace peerbench {
 
+// A fleet needs at least this many pairs in a group before it calls one an outlier; a site
+// baseline's entry holds as many.
+inline constexpr int kFleetMinGroupPairs = 3;
+// A site baseline's entry comes from this many healthy nodes at least: one node is no fleet.
+inline constexpr int kBaselineMinNodes = 2;
+
 struct BaselineEntry {
   std::string model;  // GPU name as NVML prints it: "NVIDIA H200"
   std::string link;   // the verdict's link label: "NV18", "PIX", "PCIe Gen5 x16", "all"
@@ -57,7 +63,8 @@ struct BaselineQuery {
 };
 
 // The entry for a case, or nullptr: model, link, group, method, size and rank count must match, and
-// the versions where the entry names them. Of several, the one drawn from the most pairs.
+// the versions where the entry names them. Of several, the one that names the most of driver,
+// CUDA and NCCL, then the one drawn from the most pairs.
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
                                    const BaselineQuery& q);
 

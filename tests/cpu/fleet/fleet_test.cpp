@@ -1101,6 +1101,30 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   j = good;
   j["baseline"]["entries"][ce]["bar"] = 1;  // looser than the fleet: the site's choice
   EXPECT_EQ(refusal(j), "(read)");
+  // From an audit: entries of one node, or of two pairs, were read and judged; the writer keeps
+  // none such.
+  j = good;
+  j["baseline"]["entries"][ce]["nodes"] = 1;
+  EXPECT_NE(refusal(j).find(at + ".nodes'"), std::string::npos) << refusal(j);
+  j = good;
+  j["baseline"]["entries"][ce]["pairs"] = 2;
+  EXPECT_NE(refusal(j).find(at + ".pairs'"), std::string::npos) << refusal(j);
+  // An entry kept for the run's own driver judges before one for any driver with more pairs (a
+  // stricter driver entry lost to the version-less one; an audit).
+  j = good;
+  auto mine = j["baseline"]["entries"][ce];
+  const RunVersions v = run_versions(real_run());
+  mine["driver"] = v.driver;
+  mine["pairs"] = 3;
+  mine["bar"] = mine["median"].get<double>() - 1;
+  j["baseline"]["entries"].push_back(mine);
+  const auto e = expectations_from_json(j, "site.json", test::catalog());
+  const auto& any = e.baseline[ce];
+  BaselineQuery q{any.model, any.link, any.group, any.method, any.bytes, any.ranks, v};
+  ASSERT_NE(find_baseline(e.baseline, q), nullptr);
+  EXPECT_EQ(find_baseline(e.baseline, q)->driver, v.driver);
+  q.versions.driver = "999.1";
+  EXPECT_EQ(find_baseline(e.baseline, q), &any) << "another driver meets the one for any";
   for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
            {"from", "yesterday"}, {"per_version", "yes"}, {"written_at", 5}}) {
     j = good;
