@@ -422,8 +422,7 @@ void set_state(FleetNode& n) {
     }
     for (const auto& pos : p.positions) {
       if (!pos.group_judged) continue;  // a group too small to judge gives no ratio (review)
-      const double goodness = pos.lower_is_better ? 1 / std::max(pos.ratio, 1e-9) : pos.ratio;
-      n.worst_ratio = std::min(n.worst_ratio, goodness);
+      n.worst_ratio = std::min(n.worst_ratio, pos.goodness());
       n.has_ratio = true;
     }
   }

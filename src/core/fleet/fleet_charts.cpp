@@ -117,7 +117,7 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
                                                                                      : nullptr);
         const int d = pos.lower_is_better ? 2 : 1;
         c.rows[it->second].points.push_back(
-            {goodness(pos.ratio, pos.lower_is_better), n.host + " " + p.name(),
+            {pos.goodness(), n.host + " " + p.name(),
              format_fixed(pos.value, d) + " " + fleet_unit(pos.method, pos.lower_is_better) + ", " +
                  format_fixed(pos.ratio, 3) + " of the median",
              pos.outlier});

@@ -205,7 +205,7 @@ void pair_metrics(OmW& o, const FleetReport& r, PairFigure what) {
                      {"bytes", std::to_string(pos.bytes)},
                      {"link", p.link}})
           << " "
-          << (what == PairFigure::kRatio ? out::fixed<out::OmLabel>(pos.ratio, 4)
+          << (what == PairFigure::kRatio ? out::fixed<out::OmLabel>(pos.goodness(), 4)
                                          : base_units(pos.value, pos.lower_is_better))
           << "\n";
       }
@@ -263,7 +263,8 @@ class FleetOpenMetricsReporter : public FleetReporter {
     family(o, "peerbench_link_latency_seconds", "seconds", "median time of one small transfer");
     pair_metrics(o, r, PairFigure::kLatency);
     family(o, "peerbench_link_fleet_ratio", "",
-           "the pair's figure divided by its group's fleet median");
+           "the pair's figure against its group's fleet median, under 1 worse (figure / "
+           "median; for a latency, median / figure)");
     pair_metrics(o, r, PairFigure::kRatio);
     median_metrics(o, r, false);
     median_metrics(o, r, true);

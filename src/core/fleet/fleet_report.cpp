@@ -449,9 +449,9 @@ class FleetCsvReporter : public FleetReporter {
       o << head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
         << "," << out::fixed<out::Csv>(pos.value, 3) << ","
         << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
-        << out::fixed<out::Csv>(pos.fleet_median, 3) << "," << out::fixed<out::Csv>(pos.ratio, 4)
-        << "," << (pos.outlier ? 1 : 0) << "," << cf(flags_for(p, pos.method)) << "," << tail
-        << "\n";
+        << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
+        << out::fixed<out::Csv>(pos.goodness(), 4) << "," << (pos.outlier ? 1 : 0) << ","
+        << cf(flags_for(p, pos.method)) << "," << tail << "\n";
       ++rows;
     }
     for (const Measurement* m : flagged_outside_groups(p)) {
