@@ -46,7 +46,7 @@ class HtmlReporter : public DocumentReporter {
          // A pair ("0->1") broke as "0-" over ">1" in narrow columns (an audit).
          "td:first-child{white-space:nowrap}"
          ".flagged{color:#b00;font-weight:bold}.incomplete{color:#b60;font-weight:bold}"
-         ".pass{color:#070}.neutral{color:#555}code{font-size:90%}"
+         ".pass{color:#070}.neutral{color:#555}code{font-size:90%;overflow-wrap:anywhere}"
       << S::from_code(svg::kChartCss) << "</style></head><body>\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
@@ -123,11 +123,11 @@ class HtmlReporter : public DocumentReporter {
     row("thresholds", in.expectations_source);
     if (!in.bars_used.empty()) row("bars", in.bars_used);
     if (!in.recorded.empty()) row("recomputed", in.recorded);
-    const std::string cls = c.flagged ? "flagged"
-                            : c.incomplete || d.status == "failed" ||
-                                    !run_cut_short(d).empty()  // exit 1: not green
-                                ? "incomplete"
-                                : c.pass == c.verdicts && c.verdicts ? "pass" : "neutral";
+    const std::string cls =
+        c.flagged ? "flagged"
+        : c.incomplete || d.status == "failed" || !run_cut_short(d).empty()  // exit 1: not green
+            ? "incomplete"
+            : c.pass == c.verdicts && c.verdicts ? "pass" : "neutral";
     o << "</table>\n<p class=\"" << S::from_code(cls)
       << "\">Verdict: " << e(run_headline(d, in.verdicts)) << "</p>\n";
     // Why, on the first screen: the flags were 6,000 px down the page (an audit).

@@ -87,7 +87,7 @@ class MarkdownReporter : public DocumentReporter {
     for (const auto& x : d.system.hosts) hosts += (hosts.empty() ? "" : ", ") + x;
     o << "# peerbench report\n\n";
     o << "| | |\n|---|---|\n";
-    o << "| results | `" << e(in.path) << "` |\n";
+    o << "| results | " << out::markdown_code(in.path, true) << " |\n";
     o << "| system | " << e(system_line(d)) << " |\n";
     if (!d.tool.command_line.empty()) o << "| command | " << e(command_line_text(d)) << " |\n";
     o << "| environment | " << e(steering_environment_text(d)) << " |\n";
@@ -228,7 +228,7 @@ class MarkdownReporter : public DocumentReporter {
         if (!any) o << "\n### Flags\n\n";
         any = true;
         o << "- **" << e(f.code) << "** " << pair(v.src, v.dst) << ": " << e(f.message)
-          << "  \n  evidence: `" << e(json_text(f.evidence)) << "`\n";
+          << "  \n  evidence: " << out::markdown_code(json_text(f.evidence)) << "\n";
       }
     }
     any = false;

@@ -192,6 +192,10 @@ TEST(Layout, ReportWithLongNamesKeepsEveryColumnApart) {
         << row;
   }
   EXPECT_TRUE(apart(line_with(text, "rank 0 "), {"rank 0", "host a-host-name-of-forty"}));
+  // A flag's evidence is one long JSON word: unbroken, it widened the verdict table past a
+  // 1280-pixel window and hid the end of each message (an audit's screenshot).
+  const auto html = make_reporter(ReportFormat::kHtml)->render({in}, {});
+  EXPECT_NE(html.find("code{font-size:90%;overflow-wrap:anywhere}"), std::string::npos);
 }
 
 // Issue 18: nccl-tests' columns where they apply, its footer, and whose time the table shows.
