@@ -155,7 +155,7 @@ bool same_bytes(const std::string& a, const std::string& b) {
   }
 }
 
-// One node per host: the later run counts; the others are named in the notes.
+// One node per host: the later run counts; the earlier ones are kept in `earlier`.
 std::vector<FleetNode> resolve_duplicates(
     std::vector<FleetNode> nodes, std::vector<std::string>& notes,
     std::map<std::string, std::vector<FleetReport::EarlierRun>>& earlier) {
@@ -184,8 +184,8 @@ std::vector<FleetNode> resolve_duplicates(
       continue;
     }
     if (!out.empty() && out.back().host == n.host) {
-      notes.push_back(n.host + ": results in " + out.back().file + " and " + n.file +
-                      "; the later run (" + n.file + ") counts");
+      // Named once, with the run that counts, in the report's section of earlier runs: a note per
+      // step ("the later run (B) counts", then C) read as B counting (an audit).
       const FleetNode& e = out.back();
       earlier[n.host].push_back(
           {e.file, e.flag_count(),

@@ -324,8 +324,17 @@ TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
   const FleetReport r = fleet_of(dir);
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_NE(r.nodes[0].file.find("a-second"), std::string::npos);
-  ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_NE(r.notes[0].find("a-first"), std::string::npos);
+  // Said once, in the section of earlier runs: a note per step had read "the later run (B)
+  // counts" above the run C that did (an audit).
+  EXPECT_TRUE(r.notes.empty());
+  ASSERT_EQ(r.earlier_runs.count("a"), 1u);
+  ASSERT_EQ(r.earlier_runs.at("a").size(), 1u);
+  EXPECT_NE(r.earlier_runs.at("a")[0].file.find("a-first"), std::string::npos);
+  const auto text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  EXPECT_NE(text.find("a: 2 runs; counted: " + dir + "/a-second.json (the latest); not counted: " +
+                      dir + "/a-first.json (2 flags)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Fleet, EachHostOfAMultiHostRunIsANode) {
