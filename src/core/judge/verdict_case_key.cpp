@@ -52,7 +52,9 @@ const Result* settled_result(const RunDocument& d, const Result& r, int attempt)
 }
 
 bool placeable(const RunDocument& d, const Result& r) {
-  if (!has_figure(r) || contended(r) || throttled(r)) return false;
+  // A schema-1 figure whose start gate timed out includes launch gaps; its verdict judges nothing
+  // (verdict_trust.cpp), and it joined the fleet's medians all the same (an audit).
+  if (!has_figure(r) || contended(r) || throttled(r) || r.gate_timeouts > 0) return false;
   // Launch-bound figures are the host's enqueue rate; under -z every figure is, and such a run's
   // nodes are set beside each other in their own -z group.
   const bool blocking = d.config.is_object() && d.config.contains("blocking") &&

@@ -773,6 +773,16 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
 }
 
+// From an audit: a schema-1 run whose start gate timed out in every sample is not judged, and its
+// figures (launch gaps included) joined the fleet's medians all the same.
+TEST(Fleet, FiguresWithLaunchGapsJoinNoGroup) {
+  const RunDocument gaps = load_run_file(fixture("h200x2/nccl-small-graph.json"));
+  RunDocument clean = gaps;
+  for (auto& r : clean.results) r.gate_timeouts = 0;
+  EXPECT_TRUE(fleet_of(healthy_fleet(gaps, 3)).groups.empty());
+  EXPECT_FALSE(fleet_of(healthy_fleet(clean, 3)).groups.empty());
+}
+
 // At latency sizes the site's figure is the time per operation, as the verdict judges it there.
 // Before, the baseline held 8-byte NCCL figures in GB/s (0.0014), which the verdict's time check
 // ignores: a node 30 % slower at 8 B passed against its own site's baseline.
