@@ -32,10 +32,12 @@ class CsvReporter : public DocumentReporter {
     o << "run,method,src,dst,src_host,dst_host,bytes,status,time_us_min,time_us_median,time_us_max,"
          "algbw_gbps_min,algbw_gbps_median,algbw_gbps_max,busbw_gbps_median,wrong,round,concurrent_"
          "pairs,reason,src_gpu,src_pci_bus_id,src_uuid,src_serial,dst_gpu,dst_pci_bus_id,dst_uuid,"
-         "dst_serial,verdict,known_good,known_good_ratio,known_good_source\n";
+         "dst_serial,verdict,known_good,known_good_ratio,known_good_source,judged,verdict_reason,"
+         "pair_verdict,pair_flags\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       const auto states = method_states(in.verdicts);
+      const auto pairs = pair_verdicts(in.verdicts);
       const auto cards = all_cards(d, in.verdicts);
       for (const auto& r : d.results) {
         o << esc(in.path) << "," << esc(r.method) << "," << rank_text(r.src) << ","
@@ -46,7 +48,7 @@ class CsvReporter : public DocumentReporter {
           << "," << num(r.busbw_gbps, 1) << "," << r.wrong << "," << r.round << ","
           << r.concurrent_pairs << "," << esc(r.reason) << "," << card_fields(card(cards, r.src))
           << "," << card_fields(card(cards, r.dst)) << "," << esc(state_of(states, r)) << ","
-          << known_good_fields(states, r) << "\n";
+          << known_good_fields(states, r) << "," << judgement_fields(states, pairs, r) << "\n";
       }
     }
     return o.str();
@@ -60,6 +62,27 @@ class CsvReporter : public DocumentReporter {
       for (const auto& m : v.methods) out[{m.method, v.src, v.dst}] = &m;
     }
     return out;
+  }
+  using Pairs = std::map<std::pair<int, int>, const PairVerdict*>;
+  static Pairs pair_verdicts(const std::vector<PairVerdict>& vs) {
+    Pairs out;
+    for (const auto& v : vs) out[{v.src, v.dst}] = &v;
+    return out;
+  }
+  // Whether this row is the size the verdict judged, why the method's state is what it is, and
+  // the pair's own verdict and flag codes: the verdict column alone stood on every size, and a
+  // pair flagged for NCCL's SHM showed "pass" on its copies with no word of why (an audit).
+  static S judgement_fields(const States& s, const Pairs& p, const Result& r) {
+    const auto it = s.find({r.method, r.src, r.dst});
+    S out = it != s.end() && it->second->bytes == r.bytes ? S("1,") : S("0,");
+    out += esc(it == s.end() ? "" : it->second->reason) + ",";
+    const auto pv = p.find({r.src, r.dst});
+    if (pv == p.end()) return out + ",";
+    std::vector<std::string> codes;
+    for (const auto& f : pv->second->flags) {
+      if (std::find(codes.begin(), codes.end(), f.code) == codes.end()) codes.push_back(f.code);
+    }
+    return out + esc(pv->second->verdict) + "," + esc(join(codes, " "));
   }
   static std::string state_of(const States& s, const Result& r) {
     const auto it = s.find({r.method, r.src, r.dst});

@@ -128,6 +128,22 @@ TEST(Report, CsvOneRowPerResultAndNoFormulas) {
   EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
             d.results.size() + 1);
   EXPECT_NE(csv.find("\"'=HYPERLINK(\"\"http://x\"\")\""), std::string::npos) << csv.substr(0, 400);
+  // The judged size's row says so, and every row carries its pair's verdict and flag codes
+  // (an audit: a pair flagged for NCCL's SHM read "pass" on its copies' rows).
+  const auto off = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
+                                 "/tests/fixtures/runs/h200x2/p2p-disabled.json");
+  auto in = input_for(off);
+  const auto rows = split(make_reporter(ReportFormat::kCsv)->render({in}, {}), '\n');
+  EXPECT_NE(rows[0].find(",judged,verdict_reason,pair_verdict,pair_flags"), std::string::npos);
+  int judged = 0;
+  for (const auto& row : rows) {
+    if (row.find(",ce-write,0,1,") == std::string::npos) continue;
+    EXPECT_NE(row.find(",pass,"), std::string::npos) << row;
+    EXPECT_EQ(row.substr(row.size() - std::string(",flagged,nccl-shm").size()), ",flagged,nccl-shm")
+        << row;
+    judged += row.find(",1,,flagged,nccl-shm") != std::string::npos;
+  }
+  EXPECT_EQ(judged, 1) << "the 64 MiB row alone";
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("+1"), "'+1");
   EXPECT_EQ(csv_field("plain"), "plain");
