@@ -15,21 +15,31 @@ std::string listed(const std::set<std::string>& s) {
   return join(std::vector<std::string>(s.begin(), s.end()), ", ");
 }
 
-// What an entry matches by, for the entries and for the run: model and rank count, groups (link,
-// hosts, settings) and drivers, so a mismatch of any of them can be read off the sentence.
+// "8 B, 64 MiB, 1 GiB", smallest first.
+std::string sizes_listed(const std::set<std::uint64_t>& sizes) {
+  std::vector<std::string> out;
+  for (auto b : sizes) out.push_back(format_size(b));
+  return join(out, ", ");
+}
+
 }  // namespace
+
+// What an entry matches by, for the entries and for the run: model and rank count, groups (link,
+// hosts, settings), sizes and versions, so a mismatch of any of them can be read off the sentence.
 
 std::string baseline_scope(const std::vector<BaselineEntry>& entries) {
   std::set<std::string> models, groups, drivers, cudas, nccls;
+  std::set<std::uint64_t> sizes;
   for (const auto& b : entries) {
     models.insert(b.model + " over " + std::to_string(b.ranks) + " ranks");
     groups.insert(b.group);
+    sizes.insert(b.bytes);
     if (!b.driver.empty()) drivers.insert(b.driver);
     if (!b.cuda.empty()) cudas.insert(b.cuda);
     if (!b.nccl.empty()) nccls.insert(b.nccl);
   }
   // CUDA and NCCL too: entries split by NCCL alone read as a driver that matched (an audit).
-  return listed(models) + " in groups " + listed(groups) +
+  return listed(models) + " in groups " + listed(groups) + ", at sizes " + sizes_listed(sizes) +
          (drivers.empty() ? "" : ", driver " + listed(drivers)) +
          (cudas.empty() ? "" : ", CUDA " + listed(cudas)) +
          (nccls.empty() ? "" : ", NCCL " + listed(nccls));
@@ -39,12 +49,20 @@ namespace {
 
 std::string run_scope(const RunDocument& d, const std::vector<PairVerdict>& v) {
   std::set<std::string> models, groups;
+  std::set<std::uint64_t> sizes;
   for (const auto& r : d.system.ranks)
     models.insert(r.gpu.name.empty() ? "(unnamed GPU)" : r.gpu.name);
-  for (const auto& p : v) groups.insert(baseline_group(d, p));
+  for (const auto& p : v) {
+    groups.insert(baseline_group(d, p));
+    for (const auto& m : p.methods)
+      if (m.bar) sizes.insert(m.bytes);
+  }
   const RunVersions rv = run_versions(d);
+  // The sizes too: entries at 1 GiB met figures judged at 64 MiB, and the two scopes read the
+  // same (an audit).
   return listed(models) + " over " + std::to_string(d.system.ranks.size()) + " ranks in groups " +
-         listed(groups) + ", driver " + rv.driver + ", CUDA " + rv.cuda + ", NCCL " + rv.nccl;
+         listed(groups) + (sizes.empty() ? "" : ", judged at " + sizes_listed(sizes)) +
+         ", driver " + rv.driver + ", CUDA " + rv.cuda + ", NCCL " + rv.nccl;
 }
 
 }  // namespace

@@ -841,10 +841,16 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
   EXPECT_NE(none.find("its entries are for NVIDIA H100 80GB HBM3 over 2 ranks in groups "),
             std::string::npos)
       << none;
-  EXPECT_NE(none.find("; this run is NVIDIA H200 over 2 ranks in groups NV18, all 2 GPUs, driver "
+  EXPECT_NE(none.find(", all 2 GPUs, at sizes 4 B, 8 B, 1 GiB; this run is NVIDIA H200 over 2 "
+                      "ranks in groups NV18, all 2 GPUs, judged at 4 B, 8 B, 1 GiB, driver "
                       "580.159.04"),
             std::string::npos)
       << none;
+  // Entries at 1 GiB against figures judged at 64 MiB: the sizes say it (the two scopes read the
+  // same before; an audit).
+  const auto p2p = load_run_file(fixture("h200x2/p2p-disabled.json"));
+  const auto small = bars_used_line(p2p, compute_verdicts(p2p, h100), h100);
+  EXPECT_NE(small.find("judged at 4 B, 8 B, 64 MiB"), std::string::npos) << small;
   int sourced = 0;
   for (const auto& v : vs)
     for (const auto& m : v.methods) {
