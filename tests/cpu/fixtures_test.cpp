@@ -516,7 +516,7 @@ TEST(RealRuns, OneRankCollectivesWithZeroBusBandwidthRead) {
   EXPECT_NE(vs[0].observed.find("nccl-allreduce 2.67 us @ 3000"), std::string::npos)
       << vs[0].observed;
   const std::string text = render(d, vs, ReportFormat::kText);
-  EXPECT_NE(text.find("us per operation up to 64K):  1 not-applicable  996 2.82 us"),
+  EXPECT_NE(text.find("us per operation up to 64K):  1 B not-applicable  996 B 2.82 us"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find(" 0.0"), std::string::npos) << text;

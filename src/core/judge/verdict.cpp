@@ -179,7 +179,7 @@ void describe_observed(const Ctx& c, PairVerdict& v) {
       const bool us = mv.unit == "us";
       std::string s = mv.method + " " + format_fixed(*mv.value, us ? 2 : 1) + " " +
                       (us || mv.unit.empty() ? (us ? "us" : "GB/s") : mv.unit) +
-                      (v.src < 0 ? " @ " + format_size_compact(mv.bytes) : "");
+                      (v.src < 0 ? " @ " + format_size_label(mv.bytes) : "");
       if (mv.state != vs::kPass && mv.state != vs::kFlagged) s += " (" + mv.state + ")";
       // One later burn-in cycle under the bar is not flagged (unconfirmed), but is said.
       const auto& ev = mv.evidence;

@@ -135,7 +135,7 @@ UnmatchedCase unmatched(const Key& k, const Result* a, const Result* b, const Ru
   u.a_status = status(a);
   u.b_status = status(b);
   u.label = k.method + (k.variant.empty() ? "" : " " + k.variant) + " " + u.gpu_pair + " " +
-            format_size_compact(k.bytes) + " (A: " + u.a_status + ", B: " + u.b_status + ")";
+            format_size_label(k.bytes) + " (A: " + u.a_status + ", B: " + u.b_status + ")";
   if (measured(a)) figure_of(find_method(da.methods, k.method), *a, u, u.a_figure);
   if (measured(b)) figure_of(find_method(db.methods, k.method), *b, u, u.b_figure);
   return u;
@@ -594,7 +594,7 @@ Section results_section(const Comparison& c) {
     const bool failing = r.change == "regression" || r.change == "data-errors";
     if (failing) s.table.marked.push_back(static_cast<int>(s.table.rows.size()));
     s.table.rows.push_back(
-        {r.method, r.pair, format_size_compact(r.bytes), metric_label(r.metric), median_range(r.a),
+        {r.method, r.pair, format_size_label(r.bytes), metric_label(r.metric), median_range(r.a),
          median_range(r.b), format_fixed(r.ratio, 3),
          failing ? (r.change == "regression" ? "REGRESSION" : "DATA-ERRORS") : r.change});
   }

@@ -172,7 +172,7 @@ Section method_section(const History& h, const std::string& method) {
             ")";
   for (const auto& row : h.rows) {
     if (row.method != method) continue;
-    std::vector<std::string> cells{row.pair, row.gpu_pair, format_size_compact(row.bytes)};
+    std::vector<std::string> cells{row.pair, row.gpu_pair, format_size_label(row.bytes)};
     bool regression = false;
     for (std::size_t k = 0; k < row.cells.size(); ++k) {
       cells.push_back(cell_text(row.cells[k], k == 0));

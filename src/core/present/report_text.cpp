@@ -142,7 +142,7 @@ class TextReporter : public DocumentReporter {
         bool timed = false;
         for (const auto& r : d.results) {
           if (r.method != m->name || r.src >= 0 || variant_label(r) != v) continue;
-          figures += "  " + format_size_compact(r.bytes) + " ";
+          figures += "  " + format_size_label(r.bytes) + " ";
           if (r.status != ResultStatus::kOk) {
             figures += to_string(r.status);
           } else if (figure_is_time(m, r.bytes)) {
