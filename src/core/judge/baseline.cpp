@@ -251,8 +251,19 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
     if (e.median <= 0) in.at("median").fail("a median of 0 bars nothing");
     // What the writer keeps an entry for: a median of one node, or of two pairs, is no site's
     // (an edited "nodes": 1 judged 20 figures; an audit).
-    e.pairs = static_cast<int>(in.at("pairs").integer(kFleetMinGroupPairs, 1 << 30));
-    e.nodes = static_cast<int>(in.at("nodes").integer(kBaselineMinNodes, 1 << 30));
+    e.pairs = static_cast<int>(in.at("pairs").integer(1, 1 << 30));
+    e.nodes = static_cast<int>(in.at("nodes").integer(1, 1 << 30));
+    const std::string again =
+        ": no site median; write the baseline again (fleet --write-baseline, peerbench "
+        "2026-12-03 or later keeps no such entry)";
+    if (e.nodes < kBaselineMinNodes)
+      in.at("nodes").fail(std::to_string(e.nodes) + " node, under the " +
+                          std::to_string(kBaselineMinNodes) + " a site baseline's entry needs" +
+                          again);
+    if (e.pairs < kFleetMinGroupPairs)
+      in.at("pairs").fail(std::to_string(e.pairs) + " pairs, under the " +
+                          std::to_string(kFleetMinGroupPairs) + " a site baseline's entry needs" +
+                          again);
     e.bar = in.at("bar").number(1e-9, 1e9);
     // A bar on the wrong side of its own median fails the healthy nodes it was made from (an
     // edited 1.5 x median flagged a healthy node; an audit); a looser bar is the site's choice.

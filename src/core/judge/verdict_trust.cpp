@@ -300,7 +300,7 @@ std::string small_size_reason(const Ctx& c, const PairVerdict& v, const MethodIn
   std::string s =
       "not judged: largest size " + format_size(r.bytes) + " < " + format_size(c.e.judge_min_bytes);
   const std::string kind = bar_kind_for(c, m, link, v.src, v.dst);
-  if (kind == link.kind || !known_good_for(c, v, m, r, link).found()) return s;
+  if (!m.uses_nccl || kind == link.kind || !known_good_for(c, v, m, r, link).found()) return s;
   return s + "; its known-good figure is of " + link.cls.label + ", and NCCL went " +
          (kind == "staged" ? "through host memory (SHM)" : "over the network") +
          " between these ranks: see the pair's transport flag";

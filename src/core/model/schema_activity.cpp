@@ -330,6 +330,12 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, in
     s.failed_cycles = cycle_numbers(x, "failed_cycles", most);
     s.contended_cycles = cycle_numbers(x, "contended_cycles", most);
     s.throttled_cycles = cycle_numbers(x, "throttled_cycles", most);
+    // A cycle beside another job (or under held clocks) has no figure of the link: a figure kept
+    // there (writers before 2026-12-03, for a case recorded twice in a cycle; or an edit) counted
+    // the cycle as clean (an audit), and is dropped.
+    for (int k : s.contended_cycles) {
+      if (static_cast<std::size_t>(k) <= s.values.size()) s.values[k - 1].reset();
+    }
     for (int k : s.throttled_cycles) {
       if (!std::binary_search(s.contended_cycles.begin(), s.contended_cycles.end(), k))
         x.at("throttled_cycles")

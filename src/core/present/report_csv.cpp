@@ -33,11 +33,12 @@ class CsvReporter : public DocumentReporter {
          "algbw_gbps_min,algbw_gbps_median,algbw_gbps_max,busbw_gbps_median,wrong,round,concurrent_"
          "pairs,reason,src_gpu,src_pci_bus_id,src_uuid,src_serial,dst_gpu,dst_pci_bus_id,dst_uuid,"
          "dst_serial,verdict,known_good,known_good_ratio,known_good_source,judged,verdict_reason,"
-         "pair_verdict,pair_flags\n";
+         "pair_verdict,pair_flags,datatype,op\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       const auto states = method_states(in.verdicts);
       const auto pairs = pair_verdicts(in.verdicts);
+      const ResultIndex idx(d);
       const auto cards = all_cards(d, in.verdicts);
       for (const auto& r : d.results) {
         o << esc(in.path) << "," << esc(r.method) << "," << rank_text(r.src) << ","
@@ -48,7 +49,8 @@ class CsvReporter : public DocumentReporter {
           << "," << num(r.busbw_gbps, 1) << "," << r.wrong << "," << r.round << ","
           << r.concurrent_pairs << "," << esc(r.reason) << "," << card_fields(card(cards, r.src))
           << "," << card_fields(card(cards, r.dst)) << "," << esc(state_of(states, r)) << ","
-          << known_good_fields(states, r) << "," << judgement_fields(states, pairs, r) << "\n";
+          << known_good_fields(states, idx, r) << "," << judgement_fields(states, pairs, idx, r)
+          << "," << esc(r.datatype) << "," << esc(r.op) << "\n";
       }
     }
     return o.str();
@@ -72,9 +74,10 @@ class CsvReporter : public DocumentReporter {
   // Whether this row is the size the verdict judged, why the method's state is what it is, and
   // the pair's own verdict and flag codes: the verdict column alone stood on every size, and a
   // pair flagged for NCCL's SHM showed "pass" on its copies with no word of why (an audit).
-  static S judgement_fields(const States& s, const Pairs& p, const Result& r) {
+  static S judgement_fields(const States& s, const Pairs& p, const ResultIndex& idx,
+                            const Result& r) {
     const auto it = s.find({r.method, r.src, r.dst});
-    S out = it != s.end() && it->second->bytes == r.bytes ? S("1,") : S("0,");
+    S out = judged_row(s, idx, r) ? S("1,") : S("0,");
     out += esc(it == s.end() ? "" : it->second->reason) + ",";
     const auto pv = p.find({r.src, r.dst});
     if (pv == p.end()) return out + ",";
@@ -88,10 +91,18 @@ class CsvReporter : public DocumentReporter {
     const auto it = s.find({r.method, r.src, r.dst});
     return it == s.end() ? "" : it->second->state;
   }
-  // The known-good figure, its ratio and source, on the row of the size the verdict judged.
-  static S known_good_fields(const States& s, const Result& r) {
+  // The row the verdict judged: its size, of the variant verdicts judge (the first -d/-o; every
+  // variant's row at that size read judged=1; a review).
+  static bool judged_row(const States& s, const ResultIndex& idx, const Result& r) {
     const auto it = s.find({r.method, r.src, r.dst});
-    if (it == s.end() || !it->second->expected || it->second->bytes != r.bytes) return ",,";
+    if (it == s.end() || it->second->bytes != r.bytes) return false;
+    const auto& judged = idx.of(r.method, r.src, r.dst);
+    return std::find(judged.begin(), judged.end(), &r) != judged.end();
+  }
+  // The known-good figure, its ratio and source, on the row the verdict judged.
+  static S known_good_fields(const States& s, const ResultIndex& idx, const Result& r) {
+    const auto it = s.find({r.method, r.src, r.dst});
+    if (!judged_row(s, idx, r) || !it->second->expected) return ",,";
     const MethodVerdict& m = *it->second;
     return out::fixed<out::Csv>(*m.expected, 3) + "," +
            (m.expected_ratio ? out::fixed<out::Csv>(*m.expected_ratio, 4) : S()) + "," +

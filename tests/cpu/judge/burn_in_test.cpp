@@ -328,6 +328,7 @@ TEST(BurnIn, ASchema3SeriesWithoutAUnitHoldsTheHeadlineFigure) {
 TEST(BurnIn, RoundTripsThroughTheSchema) {
   auto d = burned({396, 395, 397, 396}, {2});
   d.burn_in->cycles[1].counters = {"link 3 replay +2 on GPU 1 (0000:01:00.0)"};
+  d.burn_in->series[0].values[2].reset();  // contended cycles have no figure, as written
   d.burn_in->series[0].values[3].reset();
   d.burn_in->series[0].contended_cycles = {3, 4};
   d.burn_in->series[0].throttled_cycles = {4};
