@@ -123,6 +123,19 @@ TEST(RealRuns, EveryVersionOneRunReadsAndTheCleanOnesPass) {
   }
 }
 
+// From an audit: "source: peerbench-h200x2" alone did not say the known-good figures come from
+// runs of this very kind (1.00 on the run itself): the source's citation is printed beside them.
+TEST(RealRuns, KnownGoodSourcesAreCited) {
+  const auto d = load_run_file(h200x2("default.json"));
+  const auto vs = compute_verdicts(d, {});
+  for (const auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
+    const auto text = render(d, vs, f);
+    EXPECT_NE(text.find("source peerbench-h200x2: this repository: results/examples/"),
+              std::string::npos)
+        << text.substr(0, 2000);
+  }
+}
+
 TEST(RealRuns, CutShortRunIsIncompleteNeverPass) {
   const auto d = load_run_file(h200x2("derived/cut-short.json"));
   const auto vs = compute_verdicts(d, {});

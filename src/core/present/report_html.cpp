@@ -226,6 +226,7 @@ class HtmlReporter : public DocumentReporter {
         << e(r.ratio) << "</td><td>" << e(r.basis) << "</td></tr>\n";
     }
     o << "</table>\n";
+    for (const auto& s : known_good_sources(rows)) o << "<p>source " << e(s) << "</p>\n";
   }
 
   static void burn_in(W& o, const RunDocument& d) {

@@ -192,6 +192,8 @@ class MarkdownReporter : public DocumentReporter {
         << e(r.expected) << " | " << e(r.ratio) << " | " << e(r.basis) << " |\n";
     }
     o << "\n";
+    for (const auto& s : known_good_sources(rows)) o << "- source " << e(s) << "\n";
+    o << "\n";
   }
 
   static void burn_in(W& o, const RunDocument& d) {

@@ -11,6 +11,7 @@
 #include "core/judge/burn_in.h"
 #include "core/judge/verdict.h"
 #include "core/model/datatypes.h"
+#include "core/model/known_good.h"
 #include "core/model/result_index.h"
 #include "core/model/sizes.h"
 #include "core/present/report.h"
@@ -394,6 +395,23 @@ std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs) {
                      format_fixed(*m.expected, us ? 2 : 1),
                      m.expected_ratio ? format_fixed(*m.expected_ratio, 2) : "", m.expected_basis});
     }
+  }
+  return out;
+}
+
+std::vector<std::string> known_good_sources(const std::vector<KnownGoodRow>& rows) {
+  static const KnownGoodTable table = builtin_known_good_table();  // parsed once per process
+  std::vector<std::string> out;
+  for (const auto& src : table.sources()) {
+    const std::string named = "source: " + src.id;
+    const bool used = std::any_of(rows.begin(), rows.end(), [&](const KnownGoodRow& r) {
+      const auto at = r.basis.find(named);
+      if (at == std::string::npos) return false;
+      const auto end = at + named.size();  // the whole id: not a prefix of a longer one
+      return end == r.basis.size() || r.basis[end] == ')' || r.basis[end] == ';' ||
+             r.basis[end] == ',';
+    });
+    if (used) out.push_back(src.id + ": " + src.citation + (src.url.empty() ? "" : " " + src.url));
   }
   return out;
 }

@@ -121,6 +121,11 @@ struct KnownGoodRow {
   std::string pair, link, method, measured, expected, ratio, basis;
 };
 std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs);
+// The known-good sources the rows name, each with its citation ("peerbench-h200x2: this
+// repository: results/examples/... real peerbench runs on 2 x NVIDIA H200 ..."): a bare id told
+// no reader that a ratio of 1.00 may set a run against figures drawn from runs like it (an
+// audit).
+std::vector<std::string> known_good_sources(const std::vector<KnownGoodRow>& rows);
 
 // A burn-in (-N, --duration): its cycles in one line, the counters that grew, and per case the
 // spread of its figure across the cycles, the drift (last quarter against the first) and the

@@ -198,6 +198,7 @@ class TextReporter : public DocumentReporter {
       }
     }
     o << shown(t);
+    for (const auto& s : known_good_sources(rows)) o << "  source " << e(s) << "\n";
   }
 
   static void burn_in(W& o, const RunDocument& d) {
