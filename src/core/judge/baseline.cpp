@@ -201,6 +201,81 @@ json to_json(const BaselineEntry& e) {
   return j;
 }
 
+namespace {
+
+// One entry of a baseline, each field checked as its writer gives it.
+BaselineEntry baseline_entry_from(const JsonIn& in, const std::vector<MethodInfo>& catalog,
+                                  std::uint64_t small_max) {
+  in.only_keys({"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
+                "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
+  BaselineEntry e;
+  e.model = in.at("model").str(256);
+  e.link = in.at("link").str(64);
+  e.group = in.opt_str("group").value_or(e.link);
+  e.method = in.at("method").str(128);
+  e.bytes = static_cast<std::uint64_t>(in.at("bytes").integer(1, 1ll << 50));
+  e.ranks = static_cast<int>(in.at("ranks").integer(1, 1 << 20));
+  const auto unit = in.at("unit").str(16);
+  if (unit != "GB/s" && unit != "us") in.at("unit").fail("'" + unit + "' is not GB/s or us");
+  e.lower_is_better = unit == "us";
+  // An entry no case can match judges nothing: a method that does not exist, or a unit other
+  // than the one its method and size are judged in (a time at latency sizes, GB/s above).
+  const MethodInfo* m = find_method(catalog, e.method);
+  if (!catalog.empty() && !m) {
+    std::vector<std::string> names;
+    for (const auto& c : catalog) names.push_back(c.name);
+    in.at("method").fail("unknown method " + quoted_value(e.method) + "; allowed: " + join(names));
+  }
+  const std::string fits = figure_is_time(m, e.bytes, small_max) ? "us" : "GB/s";
+  if (m && unit != fits)
+    in.at("unit").fail("'" + unit + "' does not fit " + e.method + " at " + format_size(e.bytes) +
+                       " (judged in " + fits + " there)");
+  e.min = in.at("min").number(0, 1e9);
+  e.p25 = in.at("p25").number(e.min, 1e9);
+  e.median = in.at("median").number(e.p25, 1e9);
+  e.p75 = in.at("p75").number(e.median, 1e9);
+  e.max = in.at("max").number(e.p75, 1e9);
+  if (e.median <= 0) in.at("median").fail("a median of 0 bars nothing");
+  // What the writer keeps an entry for: a median of one node, or of two pairs, is no site's
+  // (an edited "nodes": 1 judged 20 figures; an audit).
+  e.pairs = static_cast<int>(in.at("pairs").integer(1, 1 << 30));
+  e.nodes = static_cast<int>(in.at("nodes").integer(1, 1 << 30));
+  const std::string again =
+      ": no site median; write the baseline again (fleet --write-baseline, peerbench "
+      "2026-12-03 or later keeps no such entry)";
+  if (e.nodes < kBaselineMinNodes)
+    in.at("nodes").fail(std::to_string(e.nodes) + " node, under the " +
+                        std::to_string(kBaselineMinNodes) + " a site baseline's entry needs" +
+                        again);
+  if (e.pairs < kFleetMinGroupPairs)
+    in.at("pairs").fail(std::to_string(e.pairs) + " pairs, under the " +
+                        std::to_string(kFleetMinGroupPairs) + " a site baseline's entry needs" +
+                        again);
+  e.bar = in.at("bar").number(1e-9, 1e9);
+  // A bar on the wrong side of its own median fails the healthy nodes it was made from (an
+  // edited 1.5 x median flagged a healthy node; an audit); a looser bar is the site's choice.
+  if (e.lower_is_better ? e.bar < e.median : e.bar > e.median) {
+    in.at("bar").fail(format_fixed(e.bar, 3) + " " + unit + " is " +
+                      (e.lower_is_better ? "under" : "over") + " the entry's median " +
+                      format_fixed(e.median, 3) + ": it would fail the healthy nodes it came " +
+                      "from; a bar is " + (e.lower_is_better ? "at least" : "at most") +
+                      " the median");
+  }
+  e.driver = in.opt_str("driver").value_or("");
+  e.cuda = in.opt_str("cuda").value_or("");
+  e.nccl = in.opt_str("nccl").value_or("");
+  return e;
+}
+
+// The case an entry bars (its versions included): one bar per case.
+std::string case_of(const BaselineEntry& e) {
+  return join({e.model, e.link, e.group, e.method, std::to_string(e.bytes), std::to_string(e.ranks),
+               e.driver, e.cuda, e.nccl},
+              "\n");
+}
+
+}  // namespace
+
 std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
                                                  const std::vector<MethodInfo>& catalog,
                                                  std::uint64_t small_max) {
@@ -218,68 +293,8 @@ std::vector<BaselineEntry> baseline_entries_from(const JsonIn& section,
   // else the first, judged; an audit).
   std::map<std::string, std::size_t> entry_of_case;
   for (const auto& in : section.at("entries").array(1 << 20)) {
-    in.only_keys({"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
-                  "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
-    BaselineEntry e;
-    e.model = in.at("model").str(256);
-    e.link = in.at("link").str(64);
-    e.group = in.opt_str("group").value_or(e.link);
-    e.method = in.at("method").str(128);
-    e.bytes = static_cast<std::uint64_t>(in.at("bytes").integer(1, 1ll << 50));
-    e.ranks = static_cast<int>(in.at("ranks").integer(1, 1 << 20));
-    const auto unit = in.at("unit").str(16);
-    if (unit != "GB/s" && unit != "us") in.at("unit").fail("'" + unit + "' is not GB/s or us");
-    e.lower_is_better = unit == "us";
-    // An entry no case can match judges nothing: a method that does not exist, or a unit other
-    // than the one its method and size are judged in (a time at latency sizes, GB/s above).
-    const MethodInfo* m = find_method(catalog, e.method);
-    if (!catalog.empty() && !m) {
-      std::vector<std::string> names;
-      for (const auto& c : catalog) names.push_back(c.name);
-      in.at("method").fail("unknown method " + quoted_value(e.method) +
-                           "; allowed: " + join(names));
-    }
-    const std::string fits = figure_is_time(m, e.bytes, small_max) ? "us" : "GB/s";
-    if (m && unit != fits)
-      in.at("unit").fail("'" + unit + "' does not fit " + e.method + " at " + format_size(e.bytes) +
-                         " (judged in " + fits + " there)");
-    e.min = in.at("min").number(0, 1e9);
-    e.p25 = in.at("p25").number(e.min, 1e9);
-    e.median = in.at("median").number(e.p25, 1e9);
-    e.p75 = in.at("p75").number(e.median, 1e9);
-    e.max = in.at("max").number(e.p75, 1e9);
-    if (e.median <= 0) in.at("median").fail("a median of 0 bars nothing");
-    // What the writer keeps an entry for: a median of one node, or of two pairs, is no site's
-    // (an edited "nodes": 1 judged 20 figures; an audit).
-    e.pairs = static_cast<int>(in.at("pairs").integer(1, 1 << 30));
-    e.nodes = static_cast<int>(in.at("nodes").integer(1, 1 << 30));
-    const std::string again =
-        ": no site median; write the baseline again (fleet --write-baseline, peerbench "
-        "2026-12-03 or later keeps no such entry)";
-    if (e.nodes < kBaselineMinNodes)
-      in.at("nodes").fail(std::to_string(e.nodes) + " node, under the " +
-                          std::to_string(kBaselineMinNodes) + " a site baseline's entry needs" +
-                          again);
-    if (e.pairs < kFleetMinGroupPairs)
-      in.at("pairs").fail(std::to_string(e.pairs) + " pairs, under the " +
-                          std::to_string(kFleetMinGroupPairs) + " a site baseline's entry needs" +
-                          again);
-    e.bar = in.at("bar").number(1e-9, 1e9);
-    // A bar on the wrong side of its own median fails the healthy nodes it was made from (an
-    // edited 1.5 x median flagged a healthy node; an audit); a looser bar is the site's choice.
-    if (e.lower_is_better ? e.bar < e.median : e.bar > e.median) {
-      in.at("bar").fail(format_fixed(e.bar, 3) + " " + unit + " is " +
-                        (e.lower_is_better ? "under" : "over") + " the entry's median " +
-                        format_fixed(e.median, 3) + ": it would fail the healthy nodes it came " +
-                        "from; a bar is " + (e.lower_is_better ? "at least" : "at most") +
-                        " the median");
-    }
-    e.driver = in.opt_str("driver").value_or("");
-    e.cuda = in.opt_str("cuda").value_or("");
-    e.nccl = in.opt_str("nccl").value_or("");
-    const std::string key = join({e.model, e.link, e.group, e.method, std::to_string(e.bytes),
-                                  std::to_string(e.ranks), e.driver, e.cuda, e.nccl},
-                                 "\n");
+    BaselineEntry e = baseline_entry_from(in, catalog, small_max);
+    const std::string key = case_of(e);
     const auto [it, fresh] = entry_of_case.emplace(key, out.size());
     if (!fresh) {
       in.fail("the same case as entries[" + std::to_string(it->second) + "] (" + e.method + " at " +
