@@ -68,7 +68,10 @@ StripLayout strip_layout(const StripChart& s, std::vector<double>& ticks) {
   }
   const bool bars =
       std::any_of(s.rows.begin(), s.rows.end(), [](const StripRow& r) { return r.bar; });
-  l.height = static_cast<int>(y + 54 + (bars ? 4 : 3) * 18 + 8);
+  const bool off_scale = std::any_of(s.rows.begin(), s.rows.end(), [&](const StripRow& r) {
+    return r.bar && (*r.bar < l.lo || *r.bar > l.hi);
+  });
+  l.height = static_cast<int>(y + 54 + (3 + bars + off_scale) * 18 + 8);
   return l;
 }
 
@@ -226,6 +229,13 @@ std::string render_strip_chart(const StripChart& s) {
     keys.push_back({"the bar the verdicts held the group to (left of it fails)",
                     "<line x1=\"6\" y1=\"0\" x2=\"6\" y2=\"12\" stroke=\"#000\" "
                     "stroke-width=\"3\"/>"});
+  }
+  // A bar past the axis is an arrow at its edge: named in the legend too (an audit found black
+  // triangles on the latency rows that nothing explained).
+  if (std::any_of(s.rows.begin(), s.rows.end(),
+                  [&](const StripRow& r) { return r.bar && (*r.bar < l.lo || *r.bar > l.hi); })) {
+    keys.push_back({"that bar, off the scale that way (its figure in the table)",
+                    "<path d=\"M2 6l8 -6l0 12z\" fill=\"#000\"/>"});
   }
   o += legend(16, bottom + 54, keys, 60);
   o += "</svg>";
