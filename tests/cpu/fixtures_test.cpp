@@ -125,6 +125,15 @@ TEST(RealRuns, EveryVersionOneRunReadsAndTheCleanOnesPass) {
 
 // From an audit: "source: peerbench-h200x2" alone did not say the known-good figures come from
 // runs of this very kind (1.00 on the run itself): the source's citation is printed beside them.
+// From an audit: "(4 ch)", "no GDRDMA" and "NET/Socket/0" stood in reports that no term
+// explained.
+TEST(RealRuns, NcclWordsAreTerms) {
+  const auto d = load_run_file(h200x2("p2p-disabled.json"));
+  const auto text = render(d, compute_verdicts(d, {}), ReportFormat::kText);
+  for (const char* term : {"  N ch: ", "  GDRDMA: ", "SHM/direct/direct: ", "NET/Socket over TCP"})
+    EXPECT_NE(text.find(term), std::string::npos) << term;
+}
+
 TEST(RealRuns, KnownGoodSourcesAreCited) {
   const auto d = load_run_file(h200x2("default.json"));
   const auto vs = compute_verdicts(d, {});

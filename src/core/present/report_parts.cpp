@@ -159,10 +159,19 @@ std::vector<std::pair<std::string, std::string>> terms_of(const RunDocument& d) 
     out.push_back({"busbw",
                    "nccl-tests' bus bandwidth: algbw x 2(n-1)/n for all-reduce, x (n-1)/n "
                    "for all-gather, reduce-scatter and all-to-all, x 1 otherwise"});
-    out.push_back({"P2P, SHM, NET",
-                   "the transport NCCL chose between two ranks: GPU to GPU "
-                   "(NVLink or PCIe; /CUMEM, /IPC how it mapped the peer), "
-                   "through host shared memory, or the network"});
+    out.push_back(
+        {"P2P, SHM, NET",
+         "the transport NCCL chose between two ranks: GPU to GPU "
+         "(NVLink or PCIe; /CUMEM, /IPC how it mapped the peer), "
+         "through host shared memory (SHM/direct/direct: how each side reached it), "
+         "or the network (NET/Socket over TCP, NET/IB over InfiniBand or RoCE; /0: NCCL's "
+         "index of the network device)"});
+    // Words of the transport cell and its flags that NCCL's log has and no reader knows (an
+    // audit).
+    out.push_back({"N ch", "the NCCL channels (parallel rings or trees) that connected the pair"});
+    out.push_back({"GDRDMA",
+                   "GPUDirect RDMA: the network card reads and writes GPU memory directly; "
+                   "without it, network traffic is staged through host memory"});
   }
   out.push_back({"NVn, PCIe GenG xW", "the link between two GPUs: n NVLinks, or a PCIe path"});
   out.push_back({"known-good",
