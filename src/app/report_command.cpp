@@ -61,7 +61,8 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     in.bars_used = bars_used_line(docs[i], in.verdicts, bars);
     in.recorded = recorded_verdicts_note(docs[i], in.verdicts);
     in.known_good = known_good_marks(docs[i], bars, in.verdicts);
-    failing += run_failing(docs[i], in.verdicts, o.fail_on);
+    in.failing = run_failing(docs[i], in.verdicts, o.fail_on);
+    failing += in.failing;
     inputs.push_back(std::move(in));
   }
   const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml, o.output_path);

@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "core/base/escaped.h"
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
 
 namespace peerbench {
 
@@ -34,6 +36,19 @@ std::string html_escape(const std::string& s) {
 
 std::string csv_field(const std::string& s) {
   return out::Csv::escape(s);
+}
+
+std::string runs_headline(const std::vector<ReportInput>& runs) {
+  if (runs.size() < 2) return "";
+  std::vector<std::string> failing;
+  for (const auto& in : runs) {
+    if (in.failing > 0)
+      failing.push_back(in.path + " (" + run_headline(*in.doc, in.verdicts) + ")");
+  }
+  const std::string n = std::to_string(runs.size()) + " runs: ";
+  if (failing.empty()) return n + "none fails";
+  return n + std::to_string(failing.size()) + (failing.size() == 1 ? " fails: " : " fail: ") +
+         join(failing, "; ");
 }
 
 }  // namespace peerbench

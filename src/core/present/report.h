@@ -24,7 +24,12 @@ struct ReportInput {
   std::string bars_used;  // bars_used_line: what judged the figures ("" to leave out)
   std::string recorded;   // recorded_verdicts_note: the file's own verdicts where they differ
   std::vector<KnownGoodMark> known_good;  // known_good_marks: the charts' known-good lines
+  int failing = 0;  // run_failing under --fail-on: what makes `report`'s exit code 1
 };
+
+// Over several runs, one line first: how many fail and which ("" for one run). The first run's
+// "all 3 pass" had stood alone above an exit code of 1 from a later run (an audit).
+std::string runs_headline(const std::vector<ReportInput>& runs);
 
 struct PlotFile {
   std::string name;  // file name in the plots folder

@@ -1,5 +1,6 @@
 // The HTML report: one self-contained page (no script, nothing from outside it), its charts drawn
 // as SVG inside it (core/report_charts.h), every string from the JSON escaped.
+#include <algorithm>
 #include <sstream>
 
 #include "core/base/escaped.h"
@@ -48,6 +49,11 @@ class HtmlReporter : public DocumentReporter {
          ".flagged{color:#b00;font-weight:bold}.incomplete{color:#b60;font-weight:bold}"
          ".pass{color:#070}.neutral{color:#555}code{font-size:90%;overflow-wrap:anywhere}"
       << S::from_code(svg::kChartCss) << "</style></head><body>\n";
+    if (const auto all = runs_headline(runs); !all.empty()) {
+      const bool fails = std::any_of(runs.begin(), runs.end(),
+                                     [](const ReportInput& in) { return in.failing > 0; });
+      o << "<p class=\"" << (fails ? S("flagged") : S("pass")) << "\">Over " << e(all) << "</p>\n";
+    }
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       const ResultIndex idx(d);

@@ -35,6 +35,7 @@ class TextReporter : public DocumentReporter {
   std::string render(const std::vector<ReportInput>& runs,
                      const std::vector<PlotFile>&) const override {
     W o;
+    if (const auto all = runs_headline(runs); !all.empty()) o << "Over " << e(all) << "\n\n";
     for (const auto& in : runs) {
       const auto& d = *in.doc;
       const ResultIndex idx(d);

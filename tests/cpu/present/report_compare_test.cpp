@@ -137,6 +137,26 @@ std::vector<std::string> csv_split(const std::string& line) {
   return out;
 }
 
+// From an audit: `report A.json B.json` exited 1 for B while its first words were A's "all 3
+// pass"; over several runs a first line says which fail.
+TEST(Report, SeveralRunsOpenWithWhichFail) {
+  const auto d = test::clean_h200_pair();
+  auto a = input_for(d, "a.json");
+  auto b = input_for(d, "b.json");
+  b.failing = 1;
+  const auto text = make_reporter(ReportFormat::kText)->render({a, b}, {});
+  EXPECT_EQ(text.rfind("Over 2 runs: 1 fails: b.json (all ", 0), 0u) << text.substr(0, 200);
+  const auto html = make_reporter(ReportFormat::kHtml)->render({a, b}, {});
+  EXPECT_NE(html.find("<p class=\"flagged\">Over 2 runs: 1 fails: b.json"), std::string::npos);
+  const auto md = make_reporter(ReportFormat::kMarkdown)->render({a, b}, {});
+  EXPECT_EQ(md.rfind("**Over 2 runs: 1 fails: b.json", 0), 0u) << md.substr(0, 200);
+  b.failing = 0;
+  EXPECT_EQ(
+      make_reporter(ReportFormat::kText)->render({a, b}, {}).rfind("Over 2 runs: none fails", 0),
+      0u);
+  EXPECT_EQ(make_reporter(ReportFormat::kText)->render({a}, {}).find("Over "), std::string::npos);
+}
+
 TEST(Report, CsvOneRowPerResultAndNoFormulas) {
   auto d = test::clean_h200_pair();
   d.results[0].reason = "=HYPERLINK(\"http://x\")";
