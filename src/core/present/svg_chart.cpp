@@ -174,7 +174,8 @@ std::string line_series(const LineChart& c, const Frame& f) {
     if (pts.size() > 1) {
       o += fmt::format(
           "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>", colour,
-          s.reference ? "1.5" : "2", s.reference ? " stroke-dasharray=\"6 4\"" : "", line);
+          s.reference ? "1.5" : "2",
+          s.reference ? std::string(" stroke-dasharray=\"6 4\"") : series_dash(slots[i]), line);
     }
     for (const auto& p : pts) {
       const double x = f.px(axis_x(c, p.x)), y = f.py(p.y);
@@ -184,6 +185,15 @@ std::string line_series(const LineChart& c, const Frame& f) {
     o += "</g>";
   }
   return o;
+}
+
+// A measured series in the legend: its line (dashed past the first 8) and its marker.
+std::string measured_swatch(std::size_t slot) {
+  const std::string colour = series_colour(slot);
+  return fmt::format(
+             "<line x1=\"0\" y1=\"6\" x2=\"13\" y2=\"6\" stroke=\"{}\" stroke-width=\"2\"{}/>",
+             colour, series_dash(slot)) +
+         series_marker(slot, 6.5, 6, colour, "");
 }
 
 std::vector<LegendEntry> line_legend(const LineChart& c) {
@@ -197,7 +207,7 @@ std::vector<LegendEntry> line_legend(const LineChart& c) {
                                          "stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>",
                                          kReferenceColour) +
                                          reference_marker(6.5, 6, "")
-                                   : series_marker(slots[i], 6, 6, series_colour(slots[i]), "");
+                                   : measured_swatch(slots[i]);
     entries.push_back({s.name, swatch});
   }
   return entries;

@@ -32,6 +32,13 @@ std::string series_colour(std::size_t i) {
   return kColours[i % 8];
 }
 
+std::string series_dash(std::size_t i) {
+  static const char* const kDashes[] = {"", " stroke-dasharray=\"8 3\"",
+                                        " stroke-dasharray=\"2 3\"",
+                                        " stroke-dasharray=\"8 3 2 3\""};
+  return kDashes[(i / 8) % 4];
+}
+
 std::string series_marker(std::size_t i, double x, double y, const std::string& colour,
                           const std::string& tooltip) {
   const std::string tip = tooltip.empty() ? "" : "<title>" + esc(tooltip) + "</title>";

@@ -13,6 +13,10 @@ std::string num(double v, int decimals = 1);
 
 // Colour-blind-safe series colours (Okabe and Ito), cycled; a marker shape per cycle.
 std::string series_colour(std::size_t i);
+// The line's dash for series slot i: solid for the first 8, then a dash per round of the
+// palette, so two series of one colour differ in their lines as well as their markers (an audit:
+// ce-read and staged read as one orange line). "" or ' stroke-dasharray="..."'.
+std::string series_dash(std::size_t i);
 // An SVG marker (circle, square, diamond, triangle) for series i at (x, y).
 std::string series_marker(std::size_t i, double x, double y, const std::string& colour,
                           const std::string& tooltip);

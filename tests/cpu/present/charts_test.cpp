@@ -279,6 +279,24 @@ TEST(Charts, HtmlReportCarriesItsChartsInThePage) {
     EXPECT_EQ(html.find(banned), std::string::npos) << banned;
 }
 
+// From an audit: past the palette's 8 colours a series shared its colour with another (ce-read
+// and staged one orange); its line is dashed as well as its marker shaped, in the legend too.
+TEST(Charts, SeriesPastThePaletteHaveTheirOwnDash) {
+  svg::LineChart c;
+  c.title = "ten";
+  c.x_label = "transfer size (bytes, log-2 scale)";
+  c.y_label = "GB/s";
+  for (int i = 0; i < 10; ++i) {
+    svg::Series s;
+    s.name = "series" + std::to_string(i);
+    s.points = {{1 << 20, 10.0 + i}, {1 << 22, 20.0 + i}};
+    c.series.push_back(s);
+  }
+  const std::string svg = svg::render(c);
+  expect_complete_figure(svg, "ten");
+  EXPECT_EQ(count(svg, "stroke-dasharray=\"8 3\""), 4) << "series 8 and 9: line and swatch";
+}
+
 TEST(Charts, StripChartNamesOutliersAndStaysSmallForLargeFleets) {
   svg::StripChart c;
   c.title = "spread";
