@@ -251,6 +251,30 @@ TEST(RealRuns, LatencySizeRunIsJudgedAgainstLatencyBars) {
             (std::vector<std::string>{"high-latency", "high-latency"}));
 }
 
+// From a review: the real 8-byte run's figures (launch gaps in every sample, not judged) stood
+// in the pair table as plain 5.27 and 6.02 us, marked nowhere; a launch-bound figure likewise.
+// Each carries its mark, named in the legend only where a figure carries it.
+TEST(RealRuns, FiguresOfTheHostsPaceAreMarked) {
+  auto d = load_run_file(h200x2("nccl-small-graph.json"));
+  std::string text = render(d, compute_verdicts(d, {}), ReportFormat::kText);
+  EXPECT_NE(text.find("'g' = start gate timed out (launch gaps in its times)"), std::string::npos);
+  EXPECT_NE(text.find("5.27g"), std::string::npos) << text.substr(0, 1200);
+  EXPECT_NE(text.find("8 B 5.66g us"), std::string::npos) << text.substr(0, 1200);
+  EXPECT_EQ(text.find("'h' ="), std::string::npos) << "no figure is launch-bound";
+  const std::string md = render(d, compute_verdicts(d, {}), ReportFormat::kMarkdown);
+  EXPECT_NE(md.find("`g` start gate timed out"), std::string::npos) << md.substr(0, 1500);
+  for (auto& r : d.results) {
+    r.gate_timeouts = 0;
+    if (r.method == "nccl-sendrecv") r.enqueue = EnqueueInfo{40, 4, true, "the host's pace"};
+  }
+  text = render(d, compute_verdicts(d, {}), ReportFormat::kText);
+  EXPECT_EQ(text.find("'g' ="), std::string::npos);
+  EXPECT_NE(text.find("'h' = launch-bound (the host's enqueue rate)"), std::string::npos);
+  EXPECT_NE(text.find("5.27h"), std::string::npos) << text.substr(0, 1200);
+  const std::string html = render(d, compute_verdicts(d, {}), ReportFormat::kHtml);
+  EXPECT_NE(html.find("not judged: launch-bound"), std::string::npos) << "an uncoloured cell";
+}
+
 TEST(RealRuns, SlowedPairIsBelowLinkAsymmetricAndOffNvlink) {
   const auto vs = compute_verdicts(load_run_file(h200x2("derived/slowed-pair.json")), {});
   EXPECT_EQ(find_verdict(vs, 0, 1).verdict, "pass");

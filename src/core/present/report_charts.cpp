@@ -63,13 +63,21 @@ bool flagged_for(const std::vector<PairVerdict>& vs, const MethodInfo* m, int s,
 }
 
 // The cell's colour basis: the known-good ratio, else the ratio to the verdict's bar.
-svg::HeatCell heat_cell(const std::string& text, const MethodVerdict* mv, bool flagged) {
+// `host_bound`: the figure shown is launch-bound or has launch gaps in its times (start gate timed
+// out): the host's pace, not the link's.
+svg::HeatCell heat_cell(const std::string& text, const MethodVerdict* mv, bool flagged,
+                        bool host_bound) {
   svg::HeatCell c;
   c.text = text;
   c.flagged = flagged || (mv && mv->state == verdict_state::kFlagged);
   if (mv && (mv->state == verdict_state::kContended || mv->state == verdict_state::kThrottled)) {
     // Not coloured: red would read as a bad link (an audit's screenshot).
     c.detail = mv->state + ": another job or held clocks beside it, not the link's figure";
+    return c;
+  }
+  if (host_bound && mv && mv->state == verdict_state::kNotJudged) {
+    // Nor a figure of the host's pace: green beside "5.27g" read as a healthy link.
+    c.detail = "not judged: " + mv->reason;
     return c;
   }
   if (mv && mv->expected_ratio) {
@@ -182,16 +190,19 @@ std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultInd
     std::vector<svg::HeatCell> row;
     for (std::size_t k = 0; k < pt.columns.size(); ++k) {
       const MethodInfo* m = pt.columns[k].m;
+      const Result* shown = idx.largest_ok(m->name, r.src, r.dst);
+      const bool host_bound = shown && host_paced(*shown);
       row.push_back(heat_cell(r.cells[k], verdict_of(in.verdicts, m, r.src, r.dst),
-                              flagged_for(in.verdicts, m, r.src, r.dst)));
+                              flagged_for(in.verdicts, m, r.src, r.dst), host_bound));
     }
     h.cells.push_back(std::move(row));
     h.table_extra.push_back({r.transport});
   }
   h.note =
-      "Colour: the ratio at the size each verdict judged (known-good figures: "
-      "data/known_good); the text: the median at the largest size; '!' = data errors; 'c' "
-      "(beside another job) and 't' (clocks held) are not coloured: not the link's figure.";
+      "Colour: the ratio at the size each verdict judged (known-good figures: data/known_good); "
+      "not coloured: a figure beside another job, under held clocks or of the host's pace "
+      "(launch-bound, launch gaps); the text: the median at the largest size; " +
+      figure_marks_legend(d, "'", " = ") + ": not the link's figure.";
   return h;
 }
 

@@ -110,8 +110,11 @@ class MarkdownReporter : public DocumentReporter {
     const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
     if (pt.columns.empty()) return;
     o << "## Pairs at the largest size\n\nMedian of the samples; GB/s = 1e9 bytes/s; latency "
-         "in us; `!` marks data errors, `c` a figure beside another job and `t` one under held "
-         "clocks (not the link's figure).\n\n";
+         "in us; marks after a figure say it is not the link's:";
+    const auto marks = figure_marks_in(d);
+    for (std::size_t i = 0; i < marks.size(); ++i)
+      (i ? o << ", " : o << " ") << out::markdown_code(marks[i]->mark) << " " << e(marks[i]->words);
+    o << ".\n\n";
     o << "| pair | link |";
     for (const auto& c : pt.columns) o << " " << e(c.m->name) << " (" << e(c.unit) << ") |";
     o << " NCCL transport |\n|---|---|";

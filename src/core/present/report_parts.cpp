@@ -82,19 +82,56 @@ std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
   return "-";
 }
 
+const std::vector<FigureMark>& figure_mark_kinds() {
+  // A figure that is not the link's must not read as a slow link in a table, judged or not.
+  static const std::vector<FigureMark> kinds{
+      {"!", "data errors", [](const Result& r) { return r.wrong > 0; }, true, false},
+      {"c", "beside another job", [](const Result& r) { return contended(r); }, true, false},
+      {"t", "clocks held", [](const Result& r) { return throttled(r); }, true, false},
+      // nccl-small-graph (schema 1) showed 5.27 us unmarked beside not-judged verdicts.
+      {"g", "start gate timed out (launch gaps in its times)",
+       [](const Result& r) { return r.gate_timeouts > 0; }, false, true},
+      {"h", "launch-bound (the host's enqueue rate)",
+       [](const Result& r) { return r.enqueue && r.enqueue->launch_bound; }, false, true}};
+  return kinds;
+}
+
+bool host_paced(const Result& r) {
+  const auto& k = figure_mark_kinds();
+  return std::any_of(k.begin(), k.end(),
+                     [&](const FigureMark& m) { return m.host_paced && m.on(r); });
+}
+
 std::string figure_marks(const Result& r) {
-  // Beside another job or under held clocks: the figure is not the link's (the verdict says so;
-  // a table must not show it as a slow link, judged or not).
-  return std::string(r.wrong > 0 ? "!" : "") + (contended(r) ? "c" : "") +
-         (throttled(r) ? "t" : "");
+  std::string s;
+  for (const auto& k : figure_mark_kinds()) {
+    if (k.on(r)) s += k.mark;
+  }
+  return s;
 }
 
 std::string figure_conditions(const Result& r) {
   std::vector<std::string> s;
-  if (r.wrong > 0) s.push_back("data errors");
-  if (contended(r)) s.push_back("beside another job");
-  if (throttled(r)) s.push_back("clocks held");
+  for (const auto& k : figure_mark_kinds()) {
+    if (k.on(r)) s.push_back(k.words);
+  }
   return join(s, "; ");
+}
+
+std::vector<const FigureMark*> figure_marks_in(const RunDocument& d) {
+  std::vector<const FigureMark*> out;
+  for (const auto& k : figure_mark_kinds()) {
+    if (k.always_named || std::any_of(d.results.begin(), d.results.end(), k.on)) out.push_back(&k);
+  }
+  return out;
+}
+
+std::string figure_marks_legend(const RunDocument& d, const std::string& quote,
+                                const std::string& between) {
+  std::vector<std::string> marks;
+  for (const auto* k : figure_marks_in(d))
+    marks.push_back(quote + k->mark + quote + between + k->words);
+  return join(marks, ", ");
 }
 
 std::vector<std::string> interference_lines(const RunDocument& d) {

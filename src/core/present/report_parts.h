@@ -30,10 +30,29 @@ struct Column {
 Column column_of(const RunDocument& d, const MethodInfo* m);
 // Cell for (method, pair) at the largest size: the headline number, or the status.
 std::string cell(const ResultIndex& idx, const Column& c, int src, int dst);
-// "!" data errors, "c" beside another job, "t" clocks held: what makes a figure not the link's.
+// What makes a figure not the link's, as a mark after it in a table and in words: "!" data
+// errors, "c" beside another job, "t" clocks held, "g" start gate timed out (schema 1 kept such
+// samples), "h" launch-bound (the host's enqueue rate).
+struct FigureMark {
+  const char* mark;
+  const char* words;
+  bool (*on)(const Result&);
+  bool always_named;  // in every legend (a reader learns them once), or only where seen
+  bool host_paced;    // the figure is the host's pace, not the GPUs' (g, h)
+};
+const std::vector<FigureMark>& figure_mark_kinds();
+// A figure of the host's pace (launch-bound, launch gaps): not coloured as a link's in charts.
+bool host_paced(const Result& r);
+// The marks of a figure: "!c", or "".
 std::string figure_marks(const Result& r);
 // The same in words for a status column: "data errors; beside another job", or "".
 std::string figure_conditions(const Result& r);
+// The marks a table legend names: those always named, the others where a figure of the run
+// carries them.
+std::vector<const FigureMark*> figure_marks_in(const RunDocument& d);
+// Those marks for a legend: "'!' = data errors, 'c' = ..." with quote "'" and between " = ".
+std::string figure_marks_legend(const RunDocument& d, const std::string& quote,
+                                const std::string& between);
 // Every case that ran beside another process or under held clocks, judged or not, grouped by
 // what was seen: "pid 4242 (other-job) on rank 0 (...): nccl-sendrecv-ring all ranks 64M, ...".
 std::vector<std::string> interference_lines(const RunDocument& d);

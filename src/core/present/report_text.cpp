@@ -78,8 +78,8 @@ class TextReporter : public DocumentReporter {
     const auto& d = *in.doc;
     const PairTable pt = pair_table(d, idx, links_of(in.verdicts));
     if (pt.columns.empty()) return;
-    o << "Pairs at the largest size (median; '!' = data errors, 'c' = beside another job, "
-         "'t' = clocks held: not the link's figure):\n";
+    o << "Pairs at the largest size (median; " << e(figure_marks_legend(d, "'", " = "))
+      << ": not the link's figure):\n";
     std::vector<Align> align{Align::kLeft, Align::kLeft};
     align.insert(align.end(), pt.columns.size(), Align::kRight);
     TextTable t(align);
@@ -147,12 +147,12 @@ class TextReporter : public DocumentReporter {
           if (r.status != ResultStatus::kOk) {
             figures += to_string(r.status);
           } else if (figure_is_time(m, r.bytes)) {
-            figures += format_fixed(figure_value(m, r), 2) + " us";
+            // The mark on the number, before its unit ("5.66g us", not "5.66 usg").
+            figures += format_fixed(figure_value(m, r), 2) + figure_marks(r) + " us";
             timed = true;
           } else {
-            figures += format_fixed(headline_value(m, r), 1);
+            figures += format_fixed(headline_value(m, r), 1) + figure_marks(r);
           }
-          if (r.status == ResultStatus::kOk) figures += figure_marks(r);
         }
         o << e(m->name + variant_suffix(v)) << " over all ranks (" << e(unit(m)) << ", median"
           << e(timed ? "; us per operation up to " + format_size_compact(kSmallMessageMaxBytes)
