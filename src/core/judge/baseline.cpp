@@ -127,26 +127,38 @@ int specificity(const BaselineEntry& e) {
   return !e.driver.empty() + !e.cuda.empty() + !e.nccl.empty();
 }
 
+// How many of the run's versions an entry is kept for: those it names and the run shares.
+int shared_versions(const BaselineEntry& e, const RunVersions& v) {
+  return (!e.driver.empty() && e.driver == v.driver) + (!e.cuda.empty() && e.cuda == v.cuda) +
+         (!e.nccl.empty() && e.nccl == v.nccl);
+}
+
 }  // namespace
 
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
                                    const BaselineQuery& q) {
   const BaselineEntry* best = nullptr;
+  const BaselineEntry* other_versions = nullptr;
   for (const auto& e : entries) {
     if (e.model != q.model || e.link != q.link || e.method != q.method || e.bytes != q.bytes ||
         e.ranks != q.ranks || e.group != q.group)
       continue;
     if ((!e.driver.empty() && e.driver != q.versions.driver) ||
         (!e.cuda.empty() && e.cuda != q.versions.cuda) ||
-        (!e.nccl.empty() && e.nccl != q.versions.nccl))
+        (!e.nccl.empty() && e.nccl != q.versions.nccl)) {
+      const int s = shared_versions(e, q.versions);
+      if (!other_versions || s > shared_versions(*other_versions, q.versions) ||
+          (s == shared_versions(*other_versions, q.versions) && e.pairs > other_versions->pairs))
+        other_versions = &e;
       continue;
+    }
     // The entry kept for the run's own versions over one for any (an edited file's stricter
     // driver entry lost to a version-less one with more pairs; an audit), then the most pairs.
     if (!best || specificity(e) > specificity(*best) ||
         (specificity(e) == specificity(*best) && e.pairs > best->pairs))
       best = &e;
   }
-  return best;
+  return best ? best : other_versions;
 }
 
 BaselineOrigin baseline_origin_from(const JsonIn& section) {
@@ -164,17 +176,31 @@ BaselineOrigin baseline_origin_from(const JsonIn& section) {
 
 std::string baseline_version_note(const BaselineEntry& e, const BaselineOrigin& from,
                                   const RunVersions& run) {
-  std::vector<std::string> then, now;
+  std::vector<std::string> then, now, entry_then, entry_now;
   auto check = [&](const char* what, const std::string& entry,
                    const std::vector<std::string>& fleet, const std::string& mine) {
-    if (!entry.empty() || fleet.empty() || mine.empty()) return;
-    if (std::find(fleet.begin(), fleet.end(), mine) != fleet.end()) return;
+    if (mine.empty()) return;
+    if (!entry.empty()) {  // kept per version: the run is judged by another version's entry
+      if (entry == mine) return;
+      entry_then.push_back(std::string(what) + " " + entry);
+      entry_now.push_back(std::string(what) + " " + mine);
+      return;
+    }
+    if (fleet.empty() || std::find(fleet.begin(), fleet.end(), mine) != fleet.end()) return;
     then.push_back(std::string(what) + " " + join(fleet, "/"));
     now.push_back(std::string(what) + " " + mine);
   };
   check("driver", e.driver, from.drivers, run.driver);
   check("CUDA", e.cuda, from.cuda, run.cuda);
   check("NCCL", e.nccl, from.nccl, run.nccl);
+  if (!entry_then.empty()) {
+    for (std::size_t i = 0; i < then.size(); ++i) {
+      entry_then.push_back(then[i]);
+      entry_now.push_back(now[i]);
+    }
+    return "the baseline has no entry for this run's versions; the one that judged it is for " +
+           join(entry_then) + "; this run " + join(entry_now);
+  }
   if (then.empty()) return "";
   return "the baseline's fleet ran " + join(then) + "; this run " + join(now);
 }

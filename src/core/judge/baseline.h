@@ -62,9 +62,12 @@ struct BaselineQuery {
   RunVersions versions;
 };
 
-// The entry for a case, or nullptr: model, link, group, method, size and rank count must match, and
-// the versions where the entry names them. Of several, the one that names the most of driver,
-// CUDA and NCCL, then the one drawn from the most pairs.
+// The entry for a case, or nullptr: model, link, group, method, size and rank count must match.
+// Of the entries kept for the run's own versions (or for any), the one that names the most of
+// driver, CUDA and NCCL, then the one drawn from the most pairs. Where every entry of the case is
+// kept for other versions (a per-version baseline, a run on a new driver), the one that shares
+// the most versions with the run judges it, and baseline_version_note says which it was for: a
+// one-version baseline judged such a run and a per-version one judged nothing (an audit).
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
                                    const BaselineQuery& q);
 
@@ -74,8 +77,9 @@ struct BaselineOrigin {
   std::vector<std::string> drivers, cuda, nccl;
 };
 BaselineOrigin baseline_origin_from(const JsonIn& section);
-// "" when the run's versions are among the origin's (or the entry names its own); else "the
-// baseline's fleet ran driver X, NCCL Y; this run driver Z, NCCL W".
+// "" when the run's versions are the entry's (or, where it names none, among the origin's); else
+// "the baseline's fleet ran driver X, NCCL Y; this run driver Z, NCCL W", or "the baseline's
+// entry is for driver X; this run driver Z" for an entry kept per version.
 std::string baseline_version_note(const BaselineEntry& e, const BaselineOrigin& from,
                                   const RunVersions& run);
 

@@ -138,19 +138,19 @@ std::optional<Flag> baseline_shortfall(const Ctx& c, const PairVerdict& v, const
                  format_fixed(b.median, decimals) + unit + " of " + of + " (" + b.model + ", " +
                  b.group + ")";
   mv.bar_source = kBarSiteBaseline;
+  // A baseline judges a run on any versions: one on another driver or NCCL is told so, pass or
+  // fail, since the change of version may be the cause (audits).
+  const std::string versions = baseline_version_note(b, c.e.baseline_origin, c.versions);
+  if (!versions.empty()) mv.bar_basis += "; " + versions;
   const bool worse = b.lower_is_better ? value > b.bar : value < b.bar;
   if (!worse) return std::nullopt;
   // "took 0.83 us, worse than the site's 0.83 us bar": digits enough to tell them apart.
   while (decimals < 4 && format_fixed(value, decimals) == format_fixed(b.bar, decimals)) ++decimals;
-  // Entries of a one-version fleet name no versions and judge a run on any: a run on another
-  // driver or NCCL is told so, since the change of version may be the cause (audit).
-  const std::string versions = baseline_version_note(b, c.e.baseline_origin, c.versions);
   return make_flag("off-baseline", m.name,
                    m.name + (b.lower_is_better ? " took " : " reached ") +
                        format_fixed(value, decimals) + unit + " at " + format_size(r.bytes) +
                        where_text(c, v) + ", worse than the site's " +
-                       format_fixed(b.bar, decimals) + unit + " bar: " + mv.bar_basis +
-                       (versions.empty() ? "" : "; " + versions),
+                       format_fixed(b.bar, decimals) + unit + " bar: " + mv.bar_basis,
                    {{"measured", value},
                     {"versions", versions.empty() ? json() : json(versions)},
                     {"bar", b.bar},

@@ -904,6 +904,45 @@ TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
   EXPECT_EQ(drivers, (std::set<std::string>{"580.159.04", "580.200.01"}));
 }
 
+// From an audit: a baseline of a fleet on two drivers judged nothing of a run on a third (a quiet
+// pass on the known-good figure) where a one-version baseline judged it and said so. Both judge it
+// now, by the entry sharing the most versions, and say which versions that entry is for.
+TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 6; ++i) {
+    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    if (i >= 3) d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
+    write_run(dir, "n" + std::to_string(i), d);
+  }
+  const std::string path = dir + "/baseline.json";
+  write_text(path, make_baseline(fleet_of(dir), 0.05, "now").dump(2));
+  const Expectations e = load_expectations(path, test::catalog());
+  RunDocument later = as_node(real_run(), "later");
+  later.system.driver_version = "590.10.01";
+  for (auto& h : later.topology->hosts) h.driver_version = "590.10.01";
+  slow(later, "ce-write", 0.9);
+  bool flagged = false;
+  for (const auto& v : compute_verdicts(later, e))
+    for (const auto& f : v.flags) {
+      if (f.code != "off-baseline" || f.method != "ce-write") continue;
+      flagged = true;
+      EXPECT_NE(f.message.find("the baseline has no entry for this run's versions; the one that "
+                               "judged it is for driver 580."),
+                std::string::npos)
+          << f.message;
+      EXPECT_NE(f.message.find("this run driver 590.10.01"), std::string::npos) << f.message;
+    }
+  EXPECT_TRUE(flagged);
+  // A passing figure says it too, and the run's own driver's entry judges a run on it silently.
+  for (const auto& v : compute_verdicts(as_node(later, "x"), e))
+    for (const auto& m : v.methods)
+      if (m.method == "ce-read" && m.bar_source == kBarSiteBaseline)
+        EXPECT_NE(m.bar_basis.find("this run driver 590.10.01"), std::string::npos) << m.bar_basis;
+  for (const auto& v : compute_verdicts(as_node(real_run(), "same"), e))
+    for (const auto& m : v.methods)
+      EXPECT_EQ(m.bar_basis.find("versions"), std::string::npos) << m.bar_basis;
+}
+
 // From an audit: one 2-GPU node gives two pairs per case, under the three a fleet judges; its
 // baseline entries were written anyway, and a healthy pair of that very node then failed the
 // bar (exit 1). Such cases are left out and listed; with none left, nothing is written.
@@ -999,6 +1038,42 @@ TEST(SiteBaseline, EntriesUnderTheJudgedMinimumJudgeTheirSize) {
   EXPECT_TRUE(flagged);
   EXPECT_EQ(bars_used_line(later, vs, e).find("no entry"), std::string::npos)
       << bars_used_line(later, vs, e);
+}
+
+// From an audit: a run that swept past the baseline's sizes (baseline to 64 MiB, run to 1 GiB) was
+// judged at its largest size alone, where the baseline has no entry: 7 % under the site's median
+// passed on the known-good figure. It is judged at the largest size the baseline holds, and says
+// so.
+TEST(SiteBaseline, ARunSweptFurtherIsJudgedAtTheBaselinesLargestSize) {
+  RunDocument to64 = real_run();
+  to64.results.erase(std::remove_if(to64.results.begin(), to64.results.end(),
+                                    [](const Result& r) { return r.bytes > (64ull << 20); }),
+                     to64.results.end());
+  to64.config["maxbytes"] = 64ull << 20;
+  to64.config["sizes"] = {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20};
+  const std::string dir = healthy_fleet(to64, 4);
+  const Expectations e = load_expectations(write_baseline(dir, 0.05), test::catalog());
+  RunDocument later = as_node(real_run(), "later");  // to 1 GiB
+  slow(later, "ce-write", 0.93);
+  bool flagged = false, noted = false;
+  for (const auto& v : compute_verdicts(later, e)) {
+    for (const auto& f : v.flags) {
+      if (f.code != "off-baseline" || f.method != "ce-write") continue;
+      flagged = true;
+      EXPECT_NE(f.message.find("at 64 MiB"), std::string::npos) << f.message;
+    }
+    for (const auto& m : v.methods) {
+      if (m.method != "ce-write") continue;
+      EXPECT_EQ(m.bytes, 64ull << 20);
+      noted |= m.bar_basis.find(
+                   "judged at 64 MiB, the largest size measured that the site "
+                   "baseline has an entry for (none at 1 GiB)") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(flagged);
+  EXPECT_TRUE(noted);
+  // The same run unslowed passes: the baseline's size is judged, not failed for being smaller.
+  EXPECT_EQ(verdict_exit_code(compute_verdicts(as_node(real_run(), "ok"), e), "all"), kExitOk);
 }
 
 // From an audit: an entry edited to a median of 5e8 GB/s flagged a healthy node with no word that
