@@ -287,6 +287,7 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
     return s;
   };
   diff(c.differences, "hosts", hosts(a), hosts(b));
+  if (hosts(a) != hosts(b)) c.other_hosts = "A: " + hosts(a) + "; B: " + hosts(b);
   diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
        b.tool.version + " " + b.tool.git_revision);
   // A run that failed or was cut short, and its errors: what explains the cases it lost.
@@ -519,6 +520,7 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
     row.change = "same";
   } else if (!separated) {
     row.change = "within-noise";
+    if (ra->sample_time_us.size() < 4 || rb->sample_time_us.size() < 4) ++c.min_max_inconclusive;
   } else if (worse) {
     row.change = "regression";
     ++c.regressions;
@@ -640,6 +642,14 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
               " improvements beyond " + format_fixed(100 * o.threshold, 1) +
               "% with separated samples (interquartile ranges from 4 samples, else min-max), " +
               std::to_string(compared) + " compared";
+  if (!c.other_hosts.empty())
+    d.verdict += "; the runs are of other hosts (" + c.other_hosts +
+                 "): GPUs matched by position, host0 being each run's first host";
+  if (c.min_max_inconclusive)
+    d.verdict += "; " + std::to_string(c.min_max_inconclusive) + " beyond " +
+                 format_fixed(100 * o.threshold, 1) +
+                 "% but inside min-max ranges (a run without per-sample times, schema 1-3): "
+                 "inconclusive, measure again with this version";
   if (c.data_errors)
     d.verdict += "; " + std::to_string(c.data_errors) + (c.data_errors == 1 ? " case" : " cases") +
                  " where B delivered wrong data";

@@ -62,6 +62,12 @@ struct Comparison {
   int improvements = 0;
   int other_settings = 0;  // rows measured under other settings (-R, -a, -z, -G): not compared
   int untrusted = 0;       // rows where either run was contended or throttled: not compared
+  // Rows beyond the threshold whose figures' min-max ranges overlap, in a run without per-sample
+  // times (schema 1-3): within-noise there may hide a real change (an audit saw 20 %).
+  int min_max_inconclusive = 0;
+  // Where A and B ran on other hosts: "A: x; B: y". GPUs are matched by position then (host0 is
+  // each run's first host), which the headline says (an audit: another node's GPUs, no word).
+  std::string other_hosts;
   // Each run's verdicts under the built-in bars: which measurement settled each case.
   std::vector<PairVerdict> verdicts_a, verdicts_b;
 };

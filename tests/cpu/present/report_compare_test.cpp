@@ -234,8 +234,35 @@ TEST(Compare, OneSlowSampleDoesNotHideADrop) {
   // Without per-sample times (older files) min-max decides, as before.
   for (auto* d : {&a, &b})
     for (auto& r : d->results) r.sample_time_us.clear();
-  for (const auto& r : compare_runs(a, "a.json", b, "b.json", {}).rows)
+  const auto old = compare_runs(a, "a.json", b, "b.json", {});
+  for (const auto& r : old.rows)
     if (r.method == "ce-write" && r.pair == "0->1") EXPECT_EQ(r.change, "within-noise");
+  // ... and the headline says such rows are inconclusive, not "same" (an audit).
+  EXPECT_GT(old.min_max_inconclusive, 0);
+  const std::string text = render_comparison(old, "a.json", "b.json", {});
+  EXPECT_NE(text.find("but inside min-max ranges (a run without per-sample times, schema 1-3): "
+                      "inconclusive"),
+            std::string::npos)
+      << text.substr(0, 800);
+  EXPECT_EQ(render_comparison(c, "a.json", "b.json", {}).find("inconclusive"), std::string::npos);
+}
+
+// From an audit: runs of two different hosts were matched GPU by GPU (host0:...) with no word in
+// the headline; it says the GPUs were matched by position.
+TEST(Compare, RunsOfOtherHostsSayTheGpusWereMatchedByPosition) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  const auto same = compare_runs(a, "a.json", b, "b.json", {});
+  EXPECT_TRUE(same.other_hosts.empty());
+  b.system.hosts = {"node-b"};
+  for (auto& r : b.system.ranks) r.host = "node-b";
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  EXPECT_FALSE(c.other_hosts.empty());
+  const std::string text = render_comparison(c, "a.json", "b.json", {});
+  EXPECT_NE(text.find("the runs are of other hosts (A: "), std::string::npos)
+      << text.substr(0, 800);
+  EXPECT_NE(text.find("; B: node-b): GPUs matched by position"), std::string::npos)
+      << text.substr(0, 800);
 }
 
 TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
