@@ -1,7 +1,9 @@
 #include "core/cli/command_line.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
+#include <vector>
 
 #include <cxxopts.hpp>
 
@@ -84,6 +86,51 @@ std::string clean_cxxopts_message(std::string m) {
     for (auto p = m.find(q); p != std::string::npos; p = m.find(q)) m.replace(p, 3, "'");
   }
   return m;
+}
+
+// Edit distance of two short words (flag names), for "did you mean".
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// cxxopts' "Option 'minbyte' does not exist" as "unknown flag --minbyte; did you mean
+// --minbytes?": it read "peerbench: error: peerbench run: Option ..." with no way on (an audit).
+// The flags come from the command's own help text, so the hint cannot name one it lacks.
+std::string unknown_flag_line(const cxxopts::Options& o, const std::string& command,
+                              const std::string& message) {
+  const std::string tail = "' does not exist";
+  const auto open = message.find("Option '");
+  const auto close = message.rfind(tail);
+  if (open == std::string::npos || close == std::string::npos || close < open + 8) return "";
+  const std::string name = message.substr(open + 8, close - open - 8);
+  const std::string given = (name.size() == 1 ? "-" : "--") + name;
+  std::string best;
+  std::size_t best_distance = 3;  // a typo or two; farther is another word
+  const std::string help = o.help();
+  for (auto p = help.find("--"); p != std::string::npos; p = help.find("--", p + 2)) {
+    auto e = p + 2;
+    while (e < help.size() &&
+           (std::isalnum(static_cast<unsigned char>(help[e])) || help[e] == '-' || help[e] == '_'))
+      ++e;
+    const std::string flag = help.substr(p + 2, e - p - 2);
+    if (flag.size() < 2) continue;
+    const std::size_t d = edit_distance(name, flag);
+    if (d < best_distance) best_distance = d, best = flag;
+  }
+  return command + ": unknown flag " + sanitize_for_terminal(given) +
+         (best.empty() ? "" : "; did you mean --" + best + "?") + " (peerbench " + command +
+         " --help lists its flags)";
 }
 
 // cxxopts says "Argument 'yes' failed to parse" without the flag; a switch given a value
@@ -171,12 +218,15 @@ CommandLine parse_command_line(int argc, const char* const* argv,
     if (cl.command != Command::kHelp)
       reject_repeated_flags(o.parse(static_cast<int>(args.size()), args.data()));
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
-    throw UsageError(prog + ": " + flag_given_a_value(args, clean_cxxopts_message(e.what())));
+    throw UsageError(command_name(cl.command) + ": " +
+                     flag_given_a_value(args, clean_cxxopts_message(e.what())));
   } catch (const cxxopts::exceptions::exception& e) {
     // The clearer line where one applies: -q=false is "Option '=' does not exist" to cxxopts.
     reject_switch_values(o, args);
     if (cl.command == Command::kRun) reject_threads_and_gpus(args);
-    throw UsageError(prog + ": " + clean_cxxopts_message(e.what()));
+    const std::string message = clean_cxxopts_message(e.what());
+    const std::string unknown = unknown_flag_line(o, command_name(cl.command), message);
+    throw UsageError(!unknown.empty() ? unknown : command_name(cl.command) + ": " + message);
   }
   return cl;
 }

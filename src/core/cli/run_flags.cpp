@@ -238,6 +238,11 @@ void parse_size_and_timing_flags(const cxxopts::ParseResult& r, RunOptions& o) {
   o.sweep.step_bytes = stepbytes == "0" ? 0 : parse_size(stepbytes, "-i/--stepbytes");
   o.sweep.step_factor = static_cast<std::uint64_t>(
       parse_integer(get(r, "stepfactor"), "-f/--stepfactor", 2, 1 << 20));
+  // Before the sweep's size count: "-f 2 -i 8" read as too many sizes, not as the two ways of
+  // stepping given at once (an audit).
+  if (r.count("stepfactor") && r.count("stepbytes") && o.sweep.step_bytes != 0) {
+    throw UsageError("-f/--stepfactor and -i/--stepbytes: -i adds a step, -f multiplies; give one");
+  }
   count_sweep_sizes(o.sweep);  // validates without building the list
   o.warmup_iters =
       static_cast<int>(parse_integer(get(r, "warmup_iters"), "-w/--warmup_iters", 0, 100000));
@@ -426,9 +431,6 @@ void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
     throw UsageError("-I/--per_iter_timing 1 and -z/--blocking " + std::to_string(o.blocking) +
                      ": the per-iteration sample runs back to back behind the start gate (-z 0); "
                      "give one");
-  }
-  if (r.count("stepfactor") && r.count("stepbytes") && o.sweep.step_bytes != 0) {
-    throw UsageError("-f/--stepfactor and -i/--stepbytes: -i adds a step, -f multiplies; give one");
   }
 }
 

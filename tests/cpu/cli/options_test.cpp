@@ -382,6 +382,9 @@ TEST(Options, AFlagThatAppliesToNoSelectedMethodIsRefused) {
       std::string::npos);
   EXPECT_EQ(usage_error({"-m", "ce-write", "-f", "8", "-i", "4M"}),
             "-f/--stepfactor and -i/--stepbytes: -i adds a step, -f multiplies; give one");
+  // A small -i that would make too many sizes is still the conflict first (an audit).
+  EXPECT_EQ(usage_error({"-f", "2", "-i", "8"}),
+            "-f/--stepfactor and -i/--stepbytes: -i adds a step, -f multiplies; give one");
   const auto ok = parse({"-m", "ce-write,nccl-allreduce", "-d", "double", "-o", "max", "-R", "0"});
   EXPECT_EQ(ok.run.datatypes, std::vector<DataType>{DataType::kDouble});
   EXPECT_NO_THROW(parse({"-m", "ce-write", "-R", "0", "-d", "float", "-r", "0"}));
@@ -480,6 +483,20 @@ TEST(Options, AllAndNoneStandAloneInFailOn) {
             0u);
   EXPECT_NE(usage_error({"report", "a.json", "--fail-on", "nccl-shm,none"}).find("'none' stands"),
             std::string::npos);
+}
+
+// From an audit: a misspelt flag read "peerbench: error: peerbench run: Option 'minbyte' does not
+// exist": the program named twice, cxxopts' words, and no way on.
+TEST(Options, AnUnknownFlagIsNamedWithTheNearestOne) {
+  EXPECT_EQ(usage_error({"run", "--minbyte", "1M"}),
+            "run: unknown flag --minbyte; did you mean --minbytes? (peerbench run --help lists "
+            "its flags)");
+  EXPECT_EQ(usage_error({"report", "a.json", "--fail_on", "all"}),
+            "report: unknown flag --fail_on; did you mean --fail-on? (peerbench report --help "
+            "lists its flags)");
+  EXPECT_EQ(usage_error({"compare", "a.json", "b.json", "--colour"}),
+            "compare: unknown flag --colour (peerbench compare --help lists its flags)");
+  EXPECT_EQ(usage_error({"run", "-Y"}).find("run: unknown flag -Y"), 0u);
 }
 
 }  // namespace
