@@ -137,6 +137,13 @@ done
 complete_words peerbench report --format "" | grep -qx html && complete_words peerbench fleet --format j | grep -qx junit &&
   complete_words "$bin" -m ce,nccl-s | grep -qx ce,nccl-sendrecv && ok "completion of values (formats, methods)" ||
   bad "completion of values"
+# --fail-on: every flag and state the binary accepts, as its own error lists them (five flags
+# added later had been missing from the completion: an audit).
+accepted=$("$bin" report --fail-on not-a-flag x.json 2>&1 | sed -n 's/.*use all, none or: //p' | tr -d ',' |
+  tr ' ' '\n' | grep . | sort)
+offered=$(complete_words peerbench report --fail-on "" | grep -vx -e all -e none | sort)
+[ -n "$accepted" ] && [ "$accepted" = "$offered" ] && ok "completion offers all $(echo "$accepted" | wc -l) --fail-on values" ||
+  bad "--fail-on completion differs from what peerbench accepts: $(comm -3 <(echo "$accepted") <(echo "$offered") | tr -s ' \n\t' ' ')"
 
 # ---- The Debian package
 if have dpkg-deb dpkg; then
