@@ -9,6 +9,11 @@
 # NCCL_TESTS_DIR holds nccl-tests' *_perf_mpi binaries (../shared/anchors/build-nccl-tests.sh);
 # without it the side-by-side part is left out and says so. Exit 0 when every check held, 1 when
 # one failed, 2 for bad arguments.
+#
+# Environment:
+#   PHASES                  the numbered parts to run (default "1 2 3 4 5 6 7"), e.g. PHASES=6
+#   PEERBENCH_SIDE_BY_SIDE  part 6: "large" (64 MiB..4 GiB), "small" (8 B under -G) or both
+#   PEERBENCH_RUN_LIMIT     seconds one peerbench run may take before it is stopped (150)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 cli_usage="gpu_acceptance.sh OUT [NCCL_TESTS_DIR]"

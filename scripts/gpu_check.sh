@@ -12,7 +12,15 @@
 # Exit code: 0 when the build, the tests and the runs went through cleanly; 1 when the build, a
 # test or a check of scripts/gpu_acceptance.sh failed, or a log shows a failed NCCL teardown or a
 # start gate opened by its timeout;
-# 2 for bad arguments. PEERBENCH_REVISION and PEERBENCH_CHECK_BUDGET: see below.
+# 2 for bad arguments.
+#
+# Environment:
+#   PEERBENCH_REVISION      the revision to record where this copy's .git is not the code's own
+#   PEERBENCH_CHECK_BUDGET  seconds; past it the sanitizer runs are left out (and say so)
+#   PEERBENCH_CTEST_LABEL   ctest -L pattern (default: every test); PEERBENCH_CTEST_EXCLUDE: -E
+#   PEERBENCH_NCCL_TESTS    folder of nccl-tests' *_perf_mpi binaries, for the side-by-side part
+# The build goes to build/: an existing build/ keeps its own CMake generator; a new one uses
+# Ninja where it is installed.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 cli_usage="gpu_check.sh [OUTDIR] [quick|full|issues]"
@@ -46,7 +54,11 @@ say "# GPUs: $ngpu"
 t0=$(date +%s)
 # PEERBENCH_REVISION: the revision to record, where this copy's .git is not the code's own (the
 # device machine's copy); set it from the checkout the tree came from.
-if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPEERBENCH_REVISION="${PEERBENCH_REVISION:-}" && cmake --build build -j; } > "$out/build.log" 2>&1; then
+# A build/ made by the README's quickstart (Unix Makefiles) keeps its generator: CMake refuses
+# a second one on the same folder.
+gen=()
+if [ ! -f build/CMakeCache.txt ] && command -v ninja > /dev/null; then gen=(-G Ninja); fi
+if ! { cmake -S . -B build "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DPEERBENCH_REVISION="${PEERBENCH_REVISION:-}" && cmake --build build -j; } > "$out/build.log" 2>&1; then
   say "BUILD FAILED (see build.log)"; tail -30 "$out/build.log"; exit 1
 fi
 say "# build: $(( $(date +%s) - t0 )) s"

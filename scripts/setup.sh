@@ -84,6 +84,28 @@ if [ $fuzz = 1 ]; then
   compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" > /dev/null || missing+=(libclang-rt-dev)
 fi
 
+# CUDA and NCCL come from NVIDIA; we only check for them, before installing anything (a machine
+# without them would otherwise get packages it cannot use yet).
+check_cuda_nccl() {
+  nvcc=$(command -v nvcc || true)
+  [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+  if [ -z "$nvcc" ]; then
+    echo "setup: CUDA toolkit not found (no nvcc on PATH or in /usr/local/cuda/bin)." >&2
+    echo "       Install the CUDA toolkit (12.x or 13.x) from NVIDIA, or pass -DCMAKE_CUDA_COMPILER=/path/to/nvcc." >&2
+    exit 1
+  fi
+  nccl_ok=0
+  for d in "${NCCL_HOME:-/nonexistent}/include" /usr/include /usr/local/cuda/include /usr/local/include; do
+    [ -e "$d/nccl.h" ] && nccl_ok=1
+  done
+  if [ $nccl_ok = 0 ]; then
+    echo "setup: NCCL not found (no nccl.h under \$NCCL_HOME, /usr/include or /usr/local/cuda/include)." >&2
+    echo "       Install libnccl2 and libnccl-dev from NVIDIA's repository, or set NCCL_HOME." >&2
+    exit 1
+  fi
+}
+if [ $cpu_only = 0 ]; then check_cuda_nccl; fi
+
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
@@ -138,22 +160,5 @@ fi
 if [ $cpu_only = 1 ]; then
   echo "setup: CUDA and NCCL not checked (--cpu-only); ready to build with -DPEERBENCH_ENABLE_GPU=OFF"
   exit 0
-fi
-# CUDA and NCCL come from NVIDIA; we only check for them.
-nvcc=$(command -v nvcc || true)
-[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
-if [ -z "$nvcc" ]; then
-  echo "setup: CUDA toolkit not found (no nvcc on PATH or in /usr/local/cuda/bin)." >&2
-  echo "       Install the CUDA toolkit (12.x or 13.x) from NVIDIA, or pass -DCMAKE_CUDA_COMPILER=/path/to/nvcc." >&2
-  exit 1
-fi
-nccl_ok=0
-for d in "${NCCL_HOME:-/nonexistent}/include" /usr/include /usr/local/cuda/include /usr/local/include; do
-  [ -e "$d/nccl.h" ] && nccl_ok=1
-done
-if [ $nccl_ok = 0 ]; then
-  echo "setup: NCCL not found (no nccl.h under \$NCCL_HOME, /usr/include or /usr/local/cuda/include)." >&2
-  echo "       Install libnccl2 and libnccl-dev from NVIDIA's repository, or set NCCL_HOME." >&2
-  exit 1
 fi
 echo "setup: CUDA $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), NCCL found; ready to build"
