@@ -96,7 +96,10 @@ The same for every command:
 all good: nothing failed (figures that were not judged do not fail a run)
 .TP
 .B 1
-measured problems: flags, data errors, failed or incomplete measurements, fleet nodes missing
+measured problems: flags, data errors, failed or incomplete measurements, fleet nodes missing;
+for \fBcompare\fR, a regression past \fB\-\-threshold\fR, a pair or method lost in the second
+run, data errors or burn-in errors in it (\fB\-\-fail\-on any\fR: an improvement too;
+\fB\-\-fail\-on none\fR: never)
 .TP
 .B 2
 bad input or a launch that cannot work (no usable GPU, a file that cannot be read or written),
