@@ -566,6 +566,7 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   for (auto& n : r.nodes) say_sizes_not_measured(n);
   add_coverage_problems(r.nodes);
   r.versions = version_spreads(r.nodes);
+  r.version_gaps = version_gaps(r.nodes, r.groups, r.versions, tolerance);
   for (auto& n : r.nodes) set_state(n);
   // Flagged nodes with evidence against their hardware first: wrong data outranks a slow figure
   // (a data-corruption node was listed third, after a slow and a misconfigured one; an audit).

@@ -178,11 +178,28 @@ struct VersionSpread {
   bool mixed() const { return nodes_by_value.size() > 1; }
 };
 
+// In a fleet that mixes versions, one group's figures split by a version: the nodes on `slow`
+// have a median worse than those on `fast` by more than the outlier tolerance. Each half sits
+// near the pooled median, so no node is an outlier (an audit: 2 of 4 nodes on a new driver 12 %
+// slower, and all passed with no word of it).
+struct VersionGap {
+  std::string what;  // driver, CUDA, NCCL
+  std::string slow, fast;
+  int slow_nodes = 0, fast_nodes = 0;
+  std::string method, gpu_model, link;
+  std::uint64_t bytes = 0;
+  bool lower_is_better = false;
+  double slow_median = 0, fast_median = 0;
+  double shortfall = 0;  // how much worse the slow version's median is, as a fraction
+  std::string text() const;
+};
+
 struct FleetReport {
   std::vector<FleetNode> nodes;  // worst first
   std::vector<FleetGroup> groups;
   std::vector<VersionSpread> versions;
-  std::vector<std::string> notes;  // duplicates, nodes not in --hosts, skipped inputs
+  std::vector<VersionGap> version_gaps;  // worst first
+  std::vector<std::string> notes;        // duplicates, nodes not in --hosts, skipped inputs
   // A site baseline (--expect) that judged no figure on some nodes: which, and what its entries
   // are for; the verdict line carries it ("PASS" against a baseline that judged nothing read as
   // a pass against it; an audit). "" when it judged every node, or none was given.
@@ -201,6 +218,12 @@ struct FleetReport {
   std::vector<std::string> inputs;  // every file read: results, --hosts, --expect
   int count(NodeState s) const;
 };
+
+// Every group where one version's nodes are beyond `tolerance` worse than another's (each side
+// with two pairs at least), the worst pair of versions per group and version field.
+std::vector<VersionGap> version_gaps(const std::vector<FleetNode>& nodes,
+                                     const std::vector<FleetGroup>& groups,
+                                     const std::vector<VersionSpread>& spreads, double tolerance);
 
 // The interpolated q-quantile of sorted values (q in [0, 1]).
 double quantile(const std::vector<double>& sorted, double q);

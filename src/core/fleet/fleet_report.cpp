@@ -82,9 +82,19 @@ std::string incomplete_kinds(const FleetReport& r) {
   return out.empty() ? "" : " (" + out + ")";
 }
 
+// The worst version gap, on the verdict line: the nodes pass, but one version is slower.
+std::string version_gap_clause(const FleetReport& r) {
+  if (r.version_gaps.empty()) return "";
+  const auto more = r.version_gaps.size() - 1;
+  return "; versions differ in speed: " + r.version_gaps.front().text() +
+         (more ? " (and " + count_of(static_cast<long long>(more), "more group") + ")" : "") +
+         ": see Versions";
+}
+
 std::string verdict_line(const FleetReport& r) {
   const int n = static_cast<int>(r.nodes.size());
-  const std::string unused = r.baseline_unused.empty() ? "" : "; " + r.baseline_unused;
+  const std::string unused =
+      (r.baseline_unused.empty() ? "" : "; " + r.baseline_unused) + version_gap_clause(r);
   if (fleet_exit_code(r) == kExitOk)
     return (n == 1 ? std::string("PASS: 1 node passes")
                    : "PASS: all " + count_of(n, "node") + " pass") +
@@ -240,6 +250,13 @@ Section versions_section(const FleetReport& r) {
     if (!v.nodes_by_value.empty()) s.lines.push_back(version_line(v));
   }
   if (s.lines.empty()) s.lines.push_back("no node reported its versions");
+  constexpr std::size_t kGapsListed = 12;
+  for (std::size_t i = 0; i < r.version_gaps.size() && i < kGapsListed; ++i)
+    s.lines.push_back("speed by version: " + r.version_gaps[i].text());
+  if (r.version_gaps.size() > kGapsListed)
+    s.lines.push_back(
+        "speed by version: and " +
+        count_of(static_cast<long long>(r.version_gaps.size() - kGapsListed), "more group"));
   return s;
 }
 

@@ -943,6 +943,44 @@ TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
       EXPECT_EQ(m.bar_basis.find("versions"), std::string::npos) << m.bar_basis;
 }
 
+// From an audit: two of four nodes on a new driver ran ce-write 12 % slower; the pooled median sat
+// between the drivers, no node was an outlier, and the fleet read "PASS: all 4 nodes pass" with
+// no word of it. The verdict line and the Versions section name the slower driver now.
+TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i) {
+    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    if (i >= 2) {
+      d.system.driver_version = "590.10.01";
+      for (auto& h : d.topology->hosts) h.driver_version = "590.10.01";
+      for (auto& r : d.results) {
+        if (r.method != "ce-write" || r.status != ResultStatus::kOk) continue;
+        scale(r.algbw_gbps, 0.88);
+        scale(r.busbw_gbps, 0.88);
+        scale(r.time_us, 1 / 0.88);
+      }
+    }
+    write_run(dir, "n" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  EXPECT_EQ(r.count(NodeState::kPass), 4) << "no node is at fault";
+  ASSERT_FALSE(r.version_gaps.empty());
+  const VersionGap& g = r.version_gaps.front();
+  EXPECT_EQ(g.what, "driver");
+  EXPECT_EQ(g.slow, "590.10.01");
+  EXPECT_EQ(g.method, "ce-write");
+  EXPECT_NEAR(g.shortfall, 0.12, 0.005);
+  for (const auto& x : r.version_gaps) EXPECT_EQ(x.method, "ce-write") << x.text();
+  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  EXPECT_NE(text.find("; versions differ in speed: driver 590.10.01 (2 nodes) is 12.0 % lower "
+                      "than driver 580.159.04 (2 nodes) on ce-write at "),
+            std::string::npos)
+      << text.substr(0, 800);
+  EXPECT_NE(text.find("speed by version: driver 590.10.01"), std::string::npos);
+  // One driver throughout: no gap, whatever the spread.
+  EXPECT_TRUE(fleet_of(healthy_fleet(real_run(), 4)).version_gaps.empty());
+}
+
 // From an audit: one 2-GPU node gives two pairs per case, under the three a fleet judges; its
 // baseline entries were written anyway, and a healthy pair of that very node then failed the
 // bar (exit 1). Such cases are left out and listed; with none left, nothing is written.
