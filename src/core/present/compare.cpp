@@ -638,8 +638,9 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
   SectionDocument d;
   d.title = "peerbench compare";
   const int compared = static_cast<int>(c.rows.size()) - c.other_settings - c.untrusted;
-  d.verdict = std::to_string(c.regressions) + " regressions, " + std::to_string(c.improvements) +
-              " improvements beyond " + format_fixed(100 * o.threshold, 1) +
+  d.verdict = count_of(c.regressions, "regression") + ", " +
+              count_of(c.improvements, "improvement") + " beyond " +
+              format_fixed(100 * o.threshold, 1) +
               "% with separated samples (interquartile ranges from 4 samples, else min-max), " +
               std::to_string(compared) + " compared";
   if (!c.other_hosts.empty())
@@ -670,6 +671,9 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
   if (!c.only_in_a.empty())
     d.verdict += "; " + std::to_string(c.only_in_a.size()) +
                  " measured in A that B did not ask for: not compared";
+  if (!c.only_in_b.empty())
+    d.verdict += "; " + std::to_string(c.only_in_b.size()) +
+                 " measured in B alone: not compared (Only in B)";
   d.failed = comparison_exit_code(c, o) != kExitOk;
   d.sections.push_back({"Runs", {"A (baseline): " + a_name, "B (candidate): " + b_name}, {}, {}});
   d.sections.push_back(

@@ -78,14 +78,26 @@ class CsvReporter : public DocumentReporter {
                             const Result& r) {
     const auto it = s.find({r.method, r.src, r.dst});
     S out = judged_row(s, idx, r) ? S("1,") : S("0,");
-    out += esc(it == s.end() ? "" : it->second->reason) + ",";
     const auto pv = p.find({r.src, r.dst});
+    out +=
+        esc(reason_of(it == s.end() ? nullptr : it->second, pv == p.end() ? nullptr : pv->second)) +
+        ",";
     if (pv == p.end()) return out + ",";
     std::vector<std::string> codes;
     for (const auto& f : pv->second->flags) {
       if (std::find(codes.begin(), codes.end(), f.code) == codes.end()) codes.push_back(f.code);
     }
     return out + esc(pv->second->verdict) + "," + esc(join(codes, " "));
+  }
+  // Why the method's state is what it is: its reason, or for a flagged method its own flags'
+  // messages (a flagged row's verdict_reason was empty; an audit).
+  static std::string reason_of(const MethodVerdict* m, const PairVerdict* v) {
+    if (!m) return "";
+    if (!m->reason.empty() || !v || m->state != verdict_state::kFlagged) return m->reason;
+    std::vector<std::string> why;
+    for (const auto& f : v->flags)
+      if (f.method == m->method) why.push_back(f.code + ": " + f.message);
+    return join(why, "; ");
   }
   static std::string state_of(const States& s, const Result& r) {
     const auto it = s.find({r.method, r.src, r.dst});

@@ -182,6 +182,18 @@ TEST(Report, CsvOneRowPerResultAndNoFormulas) {
     judged += f[31] == "1";
   }
   EXPECT_EQ(judged, 1) << "the 64 MiB row alone";
+  // A flagged method's row says why: its own flags (it was empty; an audit).
+  int flagged_rows = 0;
+  for (const auto& row : rows) {
+    if (row.find(",nccl-allreduce,,,") == std::string::npos) continue;
+    const auto f = csv_split(row);
+    ASSERT_EQ(f.size(), 37u) << row;
+    if (f[27] != "flagged") continue;
+    ++flagged_rows;
+    EXPECT_EQ(f[32].rfind("below-", 0), 0u) << row;
+    EXPECT_NE(f[32].find("nccl-allreduce reached"), std::string::npos) << row;
+  }
+  EXPECT_GT(flagged_rows, 0);
   // Of two variants at the judged size, the first (the one verdicts judge) is the judged row (a
   // review: both read judged=1).
   auto two = test::clean_h200_pair();
@@ -293,6 +305,9 @@ TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
   EXPECT_EQ(change("staged", 1), "improvement");
   EXPECT_EQ(c.regressions, 2);
   EXPECT_EQ(c.improvements, 1);
+  EXPECT_NE(render_comparison(c, "a.json", "b.json", o).find("2 regressions, 1 improvement beyond"),
+            std::string::npos)
+      << "one improvement, not '1 improvements' (an audit)";
   EXPECT_NE(std::find(c.differences.begin(), c.differences.end(), "driver: 580.159.04 -> 590.10"),
             c.differences.end());
   EXPECT_EQ(comparison_exit_code(c, o), 1);
