@@ -183,8 +183,9 @@ struct VersionSpread {
 // near the pooled median, so no node is an outlier (an audit: 2 of 4 nodes on a new driver 12 %
 // slower, and all passed with no word of it).
 struct VersionGap {
-  std::string what;  // driver, CUDA, NCCL
-  std::string slow, fast;
+  std::string what;  // driver, CUDA, NCCL ("driver, NCCL" where both changed on the same nodes)
+  std::string slow, fast;  // "driver 590.10.01", or "driver 590.10.01 and NCCL 2.29.1"
+  std::set<std::string> slow_hosts, fast_hosts;
   int slow_nodes = 0, fast_nodes = 0;
   std::string method, gpu_model, link;
   std::uint64_t bytes = 0;
@@ -220,7 +221,9 @@ struct FleetReport {
 };
 
 // Every group where one version's nodes are beyond `tolerance` worse than another's (each side
-// with two pairs at least), the worst pair of versions per group and version field.
+// two nodes at least; a node that is the group's outlier is its own finding and left out), the
+// worst pair of versions per group and version field; fields that changed on the same nodes
+// (driver and NCCL together) are one gap.
 std::vector<VersionGap> version_gaps(const std::vector<FleetNode>& nodes,
                                      const std::vector<FleetGroup>& groups,
                                      const std::vector<VersionSpread>& spreads, double tolerance);

@@ -146,10 +146,14 @@ const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
     if ((!e.driver.empty() && e.driver != q.versions.driver) ||
         (!e.cuda.empty() && e.cuda != q.versions.cuda) ||
         (!e.nccl.empty() && e.nccl != q.versions.nccl)) {
+      // Of entries sharing as many versions, the most lenient bar: which other version a run
+      // is held to must not hang on the order of the file's entries (a review saw one run fail
+      // or pass as the entries were reversed), and an unrelated version accuses nothing.
       const int s = shared_versions(e, q.versions);
-      if (!other_versions || s > shared_versions(*other_versions, q.versions) ||
-          (s == shared_versions(*other_versions, q.versions) && e.pairs > other_versions->pairs))
-        other_versions = &e;
+      const int best_s = other_versions ? shared_versions(*other_versions, q.versions) : -1;
+      const bool lenient = other_versions && (e.lower_is_better ? e.bar > other_versions->bar
+                                                                : e.bar < other_versions->bar);
+      if (s > best_s || (s == best_s && lenient)) other_versions = &e;
       continue;
     }
     // The entry kept for the run's own versions over one for any (an edited file's stricter
@@ -179,13 +183,13 @@ std::string baseline_version_note(const BaselineEntry& e, const BaselineOrigin& 
   std::vector<std::string> then, now, entry_then, entry_now;
   auto check = [&](const char* what, const std::string& entry,
                    const std::vector<std::string>& fleet, const std::string& mine) {
-    if (mine.empty()) return;
     if (!entry.empty()) {  // kept per version: the run is judged by another version's entry
       if (entry == mine) return;
       entry_then.push_back(std::string(what) + " " + entry);
-      entry_now.push_back(std::string(what) + " " + mine);
+      entry_now.push_back(std::string(what) + " " + (mine.empty() ? "not recorded" : mine));
       return;
     }
+    if (mine.empty()) return;
     if (fleet.empty() || std::find(fleet.begin(), fleet.end(), mine) != fleet.end()) return;
     then.push_back(std::string(what) + " " + join(fleet, "/"));
     now.push_back(std::string(what) + " " + mine);

@@ -107,27 +107,6 @@ void data_error_flags(const Ctx& c, PairVerdict& v, const std::vector<const Resu
   }
 }
 
-// The figure judged: the largest size measured, unless the site baseline has no entry there but
-// has one at a smaller size this run measured. The site's own median is what it asked to be
-// held to: a run swept past the baseline's sizes (to 4 GiB, the baseline to 1 GiB) was judged
-// by the known-good figure at 4 GiB alone, the baseline unused (an audit).
-const Result* judged_result(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
-                            std::string& note) {
-  const Result* largest = c.idx.largest_ok(m.name, v.src, v.dst);
-  if (!largest || c.e.baseline.empty() || baseline_for(c, v, m, *largest)) return largest;
-  const auto& rs = c.idx.of(m.name, v.src, v.dst);
-  for (auto it = rs.rbegin(); it != rs.rend(); ++it) {
-    const Result* r = *it;
-    if (r->bytes >= largest->bytes || c.idx.ok_at(m.name, v.src, v.dst, r->bytes) != r) continue;
-    if (!baseline_for(c, v, m, *r)) continue;
-    note = "; judged at " + format_size(r->bytes) +
-           ", the largest size measured that the site baseline has an entry for (none at " +
-           format_size(largest->bytes) + ")";
-    return r;
-  }
-  return largest;
-}
-
 std::optional<MethodVerdict> judge_method(const Ctx& c, PairVerdict& v, const MethodInfo& m,
                                           const Link& link) {
   const auto& rs = c.idx.of(m.name, v.src, v.dst);
@@ -141,9 +120,19 @@ std::optional<MethodVerdict> judge_method(const Ctx& c, PairVerdict& v, const Me
     if (it != c.confirmations.end()) data_error_flags(c, v, it->second);
   }
   if (unmeasured(c, m, rs, link, asked, mv)) return mv;
-  std::string size_note;
-  judge_measured(c, v, m, *judged_result(c, v, m, size_note), link, mv);
-  if (!size_note.empty()) mv.bar_basis += size_note;
+  const Result& judged = *c.idx.largest_ok(m.name, v.src, v.dst);
+  judge_measured(c, v, m, judged, link, mv);
+  // A run swept past the site baseline's sizes: its largest figure is judged as ever (by
+  // known-good there), and the baseline's own size is held to its entry on top. Judging the
+  // baseline's size instead passed a 1 GiB figure at 0.50 of known-good (a review).
+  std::string note;
+  if (mv.state != vs::kNotALink) {
+    if (auto f = smaller_size_baseline_check(c, v, m, judged, link, note)) {
+      v.flags.push_back(std::move(*f));
+      if (state_rank(vs::kFlagged) > state_rank(mv.state)) mv.state = vs::kFlagged;
+    }
+  }
+  mv.bar_basis += note;
   off_nvlink_flag(c, v, m, rs, link);
   return mv;
 }

@@ -388,6 +388,40 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
                    ev);
 }
 
+std::optional<Flag> smaller_size_baseline_check(const Ctx& c, const PairVerdict& v,
+                                                const MethodInfo& m, const Result& judged,
+                                                const Link& link, std::string& note) {
+  if (c.e.baseline.empty() || baseline_for(c, v, m, judged)) return std::nullopt;
+  const auto& rs = c.idx.of(m.name, v.src, v.dst);
+  for (auto it = rs.rbegin(); it != rs.rend(); ++it) {
+    const Result& r = **it;
+    if (r.bytes >= judged.bytes || c.idx.ok_at(m.name, v.src, v.dst, r.bytes) != &r) continue;
+    const BaselineEntry* b = baseline_for(c, v, m, r);
+    if (!b) continue;
+    const std::string at = " at " + format_size(r.bytes) +
+                           ", the largest size it has an entry for (none at " +
+                           format_size(judged.bytes) + ")";
+    if (contended(r) || throttled(r) || r.gate_timeouts > 0 ||
+        (r.enqueue && r.enqueue->launch_bound)) {
+      note = "; not held to the site baseline" + at + ": that figure is not the link's";
+      return std::nullopt;
+    }
+    MethodVerdict scratch;
+    auto f = b->lower_is_better ? baseline_shortfall(c, v, m, r, *b, figure_value(&m, r), scratch)
+                                : baseline_bandwidth_shortfall(c, v, m, r, link, *b, scratch);
+    note =
+        "; also held to the site baseline" + at + ": " + (f ? "worse than" : "within") + " its bar";
+    if (f) {
+      f->evidence["confirmed"] = false;
+      f->evidence["confirmation"] = "none: the run repeats the size its verdict judges (" +
+                                    format_size(judged.bytes) +
+                                    "), and this is the site baseline's own size";
+    }
+    return f;
+  }
+  return std::nullopt;
+}
+
 std::optional<Flag> asymmetry_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                         const Result& r, const Result& back) {
   const double value = headline_value(&m, r);

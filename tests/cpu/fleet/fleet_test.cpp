@@ -943,34 +943,89 @@ TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
       EXPECT_EQ(m.bar_basis.find("versions"), std::string::npos) << m.bar_basis;
 }
 
-// From an audit: two of four nodes on a new driver ran ce-write 12 % slower; the pooled median sat
-// between the drivers, no node was an outlier, and the fleet read "PASS: all 4 nodes pass" with
-// no word of it. The verdict line and the Versions section name the slower driver now.
-TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
+// From a review: of two other drivers' entries, which one judged a run hung on their order in the
+// file (reversed, the same run passed instead of failing). The most lenient one judges it, and a
+// run that recorded no driver is told which driver's entry that was.
+TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
   const std::string dir = temp_dir();
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 6; ++i) {
     RunDocument d = as_node(real_run(), "n" + std::to_string(i));
-    if (i >= 2) {
-      d.system.driver_version = "590.10.01";
-      for (auto& h : d.topology->hosts) h.driver_version = "590.10.01";
+    if (i >= 3) {
+      d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
       for (auto& r : d.results) {
         if (r.method != "ce-write" || r.status != ResultStatus::kOk) continue;
-        scale(r.algbw_gbps, 0.88);
-        scale(r.busbw_gbps, 0.88);
-        scale(r.time_us, 1 / 0.88);
+        scale(r.algbw_gbps, 1.05);
+        scale(r.busbw_gbps, 1.05);
+        scale(r.time_us, 1 / 1.05);
       }
     }
     write_run(dir, "n" + std::to_string(i), d);
   }
-  const FleetReport r = fleet_of(dir);
+  nlohmann::json file = make_baseline(fleet_of(dir), 0.05, "now");
+  ASSERT_EQ(file["baseline"]["per_version"], true);
+  const std::string path = dir + "/b.json", reversed = dir + "/r.json";
+  write_text(path, file.dump(2));
+  auto& entries = file["baseline"]["entries"];
+  std::reverse(entries.begin(), entries.end());
+  write_text(reversed, file.dump(2));
+  RunDocument later = as_node(real_run(), "later");
+  later.system.driver_version = "590.10.01";
+  for (auto& h : later.topology->hosts) h.driver_version = "590.10.01";
+  slow(later, "ce-write", 0.97);  // over 580.159.04's bar (0.95), under 580.200.01's (0.9975)
+  for (const auto& p : {path, reversed}) {
+    const auto vs = compute_verdicts(later, load_expectations(p, test::catalog()));
+    EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk) << p;
+  }
+  RunDocument unknown = as_node(real_run(), "unknown");
+  unknown.system.driver_version.clear();
+  for (auto& h : unknown.topology->hosts) h.driver_version.clear();
+  slow(unknown, "ce-write", 0.8);
+  bool said = false;
+  for (const auto& v : compute_verdicts(unknown, load_expectations(path, test::catalog())))
+    for (const auto& f : v.flags)
+      if (f.code == "off-baseline") {
+        said |= f.message.find("this run driver not recorded") != std::string::npos;
+        EXPECT_TRUE(said) << f.message;
+      }
+  EXPECT_TRUE(said);
+}
+
+// From an audit: two of four nodes on a new driver ran ce-write 12 % slower; the pooled median sat
+// between the drivers, no node was an outlier, and the fleet read "PASS: all 4 nodes pass" with
+// no word of it. The verdict line and the Versions section name the slower driver now.
+namespace {
+// A fleet of four nodes; `on_new` of them (from the last) on driver 590.10.01 (and NCCL 2.29.1
+// with `nccl_too`), their ce-write scaled by `factor[i]`.
+FleetReport version_fleet(int on_new, const std::vector<double>& factor, bool nccl_too = false) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i) {
+    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    if (i >= 4 - on_new) {
+      d.system.driver_version = "590.10.01";
+      for (auto& h : d.topology->hosts) h.driver_version = "590.10.01";
+      if (nccl_too) d.system.nccl_version = "2.29.1";
+    }
+    for (auto& r : d.results) {
+      if (r.method != "ce-write" || r.status != ResultStatus::kOk) continue;
+      scale(r.algbw_gbps, factor[i]);
+      scale(r.busbw_gbps, factor[i]);
+      scale(r.time_us, 1 / factor[i]);
+    }
+    write_run(dir, "n" + std::to_string(i), d);
+  }
+  return fleet_of(dir);
+}
+}  // namespace
+
+TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
+  const FleetReport r = version_fleet(2, {1, 1, 0.88, 0.88});
   EXPECT_EQ(r.count(NodeState::kPass), 4) << "no node is at fault";
-  ASSERT_FALSE(r.version_gaps.empty());
+  ASSERT_EQ(r.version_gaps.size(), 1u);
   const VersionGap& g = r.version_gaps.front();
   EXPECT_EQ(g.what, "driver");
-  EXPECT_EQ(g.slow, "590.10.01");
+  EXPECT_EQ(g.slow, "driver 590.10.01");
   EXPECT_EQ(g.method, "ce-write");
   EXPECT_NEAR(g.shortfall, 0.12, 0.005);
-  for (const auto& x : r.version_gaps) EXPECT_EQ(x.method, "ce-write") << x.text();
   const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
   EXPECT_NE(text.find("; versions differ in speed: driver 590.10.01 (2 nodes) is 12.0 % lower "
                       "than driver 580.159.04 (2 nodes) on ce-write at "),
@@ -979,6 +1034,19 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
   EXPECT_NE(text.find("speed by version: driver 590.10.01"), std::string::npos);
   // One driver throughout: no gap, whatever the spread.
   EXPECT_TRUE(fleet_of(healthy_fleet(real_run(), 4)).version_gaps.empty());
+}
+
+// From a review: one slow node alone on a new driver, or one broken node of two on it, was laid
+// at the driver's door. A node is its own finding; a driver needs two nodes of its own.
+TEST(FleetVersions, OneNodesFaultIsNotItsVersions) {
+  EXPECT_TRUE(version_fleet(1, {1, 1, 1, 0.88}).version_gaps.empty()) << "one node on 590";
+  const FleetReport broken = version_fleet(2, {1, 1, 1, 0.7});
+  EXPECT_TRUE(broken.version_gaps.empty()) << broken.version_gaps.front().text();
+  EXPECT_EQ(broken.count(NodeState::kFlagged), 1) << "the broken node is flagged, as ever";
+  // Driver and NCCL changed on the same nodes: one gap, named by both.
+  const FleetReport both = version_fleet(2, {1, 1, 0.88, 0.88}, true);
+  ASSERT_EQ(both.version_gaps.size(), 1u);
+  EXPECT_EQ(both.version_gaps.front().slow, "driver 590.10.01 and NCCL 2.29.1");
 }
 
 // From an audit: one 2-GPU node gives two pairs per case, under the three a fleet judges; its
@@ -1080,9 +1148,9 @@ TEST(SiteBaseline, EntriesUnderTheJudgedMinimumJudgeTheirSize) {
 
 // From an audit: a run that swept past the baseline's sizes (baseline to 64 MiB, run to 1 GiB) was
 // judged at its largest size alone, where the baseline has no entry: 7 % under the site's median
-// passed on the known-good figure. It is judged at the largest size the baseline holds, and says
-// so.
-TEST(SiteBaseline, ARunSweptFurtherIsJudgedAtTheBaselinesLargestSize) {
+// passed on the known-good figure. The baseline's own size is held to its entry too, on top of
+// the largest size's verdict (a review: judging 64 MiB instead passed 1 GiB at 0.50).
+TEST(SiteBaseline, ARunSweptFurtherIsHeldToTheBaselineAtItsSizeToo) {
   RunDocument to64 = real_run();
   to64.results.erase(std::remove_if(to64.results.begin(), to64.results.end(),
                                     [](const Result& r) { return r.bytes > (64ull << 20); }),
@@ -1099,19 +1167,33 @@ TEST(SiteBaseline, ARunSweptFurtherIsJudgedAtTheBaselinesLargestSize) {
       if (f.code != "off-baseline" || f.method != "ce-write") continue;
       flagged = true;
       EXPECT_NE(f.message.find("at 64 MiB"), std::string::npos) << f.message;
+      EXPECT_EQ(f.evidence["confirmed"], false);
     }
     for (const auto& m : v.methods) {
-      if (m.method != "ce-write") continue;
-      EXPECT_EQ(m.bytes, 64ull << 20);
+      if (m.method != "ce-write" || v.src != 0) continue;
+      EXPECT_EQ(m.bytes, 1ull << 30) << "the largest size is still the one judged";
+      EXPECT_EQ(m.state, "flagged");
       noted |= m.bar_basis.find(
-                   "judged at 64 MiB, the largest size measured that the site "
-                   "baseline has an entry for (none at 1 GiB)") != std::string::npos;
+                   "also held to the site baseline at 64 MiB, the largest size it "
+                   "has an entry for (none at 1 GiB): worse than its bar") != std::string::npos;
     }
   }
   EXPECT_TRUE(flagged);
   EXPECT_TRUE(noted);
   // The same run unslowed passes: the baseline's size is judged, not failed for being smaller.
   EXPECT_EQ(verdict_exit_code(compute_verdicts(as_node(real_run(), "ok"), e), "all"), kExitOk);
+  // A 1 GiB figure at half its known-good figure is flagged whatever the baseline holds.
+  RunDocument half = as_node(real_run(), "half");
+  for (auto& r : half.results) {
+    if (r.method == "ce-write" && r.src == 0 && r.bytes == (1ull << 30)) {
+      scale(r.algbw_gbps, 0.5);
+      scale(r.time_us, 2);
+    }
+  }
+  bool below = false;
+  for (const auto& v : compute_verdicts(half, e))
+    for (const auto& f : v.flags) below |= f.code == "below-expected" && f.method == "ce-write";
+  EXPECT_TRUE(below);
 }
 
 // From an audit: an entry edited to a median of 5e8 GB/s flagged a healthy node with no word that
