@@ -53,7 +53,7 @@ _peerbench_value() {
       words="all none incomplete contended throttled noisy host-staged nccl-shm nccl-net"
       words+=" nccl-net-socket below-link high-latency p2p-slower-than-staged asymmetric"
       words+=" data-errors off-nvlink link-errors pcie-downtrained nvlink-degraded fabric-unhealthy"
-      words+=" below-expected off-baseline burn-in-errors intermittent drift"
+      words+=" below-expected off-baseline burn-in-errors intermittent drift not-judged"
       ;;
     run:-I | run:--per_iter_timing | run:-C | run:--report_cputime) words="0 1" ;;
     run:-a | run:--average) words="0 1 2 3" ;;

@@ -238,8 +238,13 @@ TEST(RealRuns, LatencySizeRunIsJudgedAgainstLatencyBars) {
       EXPECT_NE(m.reason.find("start gate timed out in 5 of 5 samples"), std::string::npos)
           << m.reason;
   }
+  // Nothing judged passes by default; --fail-on all,not-judged makes such a run fail.
+  EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
+  EXPECT_EQ(verdict_exit_code(vs, "all,not-judged"), kExitFlagged);
+  EXPECT_EQ(count_failing(vs, "not-judged"), 4) << "four methods, none judged";
   for (auto& r : d.results) r.gate_timeouts = 0;
   vs = compute_verdicts(d, {});
+  EXPECT_EQ(verdict_exit_code(vs, "all,not-judged"), kExitOk);
   for (const auto& v : vs) {
     EXPECT_EQ(v.verdict, "pass") << pair_name(v.src, v.dst);
     for (const auto& m : v.methods) EXPECT_EQ(m.unit, "us") << m.method;

@@ -116,7 +116,9 @@ std::string unknown_flag_line(const cxxopts::Options& o, const std::string& comm
   const std::string name = message.substr(open + 8, close - open - 8);
   const std::string given = (name.size() == 1 ? "-" : "--") + name;
   std::string best;
-  std::size_t best_distance = 3;  // a typo or two; farther is another word
+  // A typo or two; farther is another word. A one-letter flag has no near long one ("-Q" was
+  // offered "--np").
+  std::size_t best_distance = name.size() == 1 ? 0 : 3;
   const std::string help = o.help();
   for (auto p = help.find("--"); p != std::string::npos; p = help.find("--", p + 2)) {
     auto e = p + 2;

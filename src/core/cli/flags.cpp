@@ -83,11 +83,21 @@ void check_fail_on(const std::string& fail_on) {
   if (fail_on == "all" || fail_on == "none") return;
   auto codes = known_flag_codes();
   for (const auto& s : failing_states()) codes.push_back(s);
-  for (const auto& c : split(fail_on, ',')) {
-    if (c == "all" || c == "none") {  // "all,none" read "unknown flag or state 'all'" (an audit)
-      throw UsageError("--fail-on: '" + c +
-                       "' stands alone; give it by itself, or a list of: " + join(codes));
+  const auto& opt_in = opt_in_failing_states();
+  for (const auto& s : opt_in) codes.push_back(s);
+  const auto given = split(fail_on, ',');
+  // "all" goes with the states it leaves out ("all,not-judged"), with nothing else.
+  const bool all_with_opt_in = std::all_of(given.begin(), given.end(), [&](const std::string& c) {
+    return c == "all" || std::find(opt_in.begin(), opt_in.end(), c) != opt_in.end();
+  });
+  for (const auto& c : given) {
+    if ((c == "all" && !all_with_opt_in) || c == "none") {
+      // "all,none" read "unknown flag or state 'all'" (an audit)
+      throw UsageError("--fail-on: '" + c + "' stands alone" +
+                       (c == "all" ? " (or with " + join(opt_in) + ")" : "") +
+                       "; give it by itself, or a list of: " + join(codes));
     }
+    if (c == "all") continue;
     if (std::find(codes.begin(), codes.end(), c) == codes.end()) {
       throw UsageError("--fail-on: unknown flag or state '" + c +
                        "'; use all, none or: " + join(codes));

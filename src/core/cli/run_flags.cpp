@@ -134,7 +134,7 @@ void add_verdict_flags(cxxopts::Options& o) {
   o.add_options("verdicts")(
       "fail-on",
       "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
-      "contended, throttled, noisy (as report --fail-on)",
+      "contended, throttled, noisy; not-judged only where named (as report --fail-on)",
       cxxopts::value<std::string>()->default_value("all"))(
       "confirm",
       "measure a case that would be flagged (or ran beside another job) again this "

@@ -48,7 +48,7 @@ void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl
       "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
       "fail-on",
       "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
-      "contended, throttled, noisy",
+      "contended, throttled, noisy; not-judged only where named (all,not-judged)",
       cxxopts::value<std::string>()->default_value("all"))("expect", "acceptance thresholds file",
                                                            cxxopts::value<std::string>())(
       "plots", "folder with plots from scripts/plot.py to embed or link",

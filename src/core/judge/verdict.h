@@ -189,7 +189,7 @@ std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairV
 
 // Flags and method states selected by `fail_on`: "all" (every flag and every incomplete,
 // contended, throttled or noisy method), "none", or comma-separated flag codes and/or those
-// states.
+// states; opt_in_failing_states count only where named ("all,not-judged").
 int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on);
 // 1 (kExitFlagged) when count_failing > 0, else 0: the exit code of `report`, and of `run` on
 // the verdicts it wrote.
@@ -234,5 +234,8 @@ std::vector<std::string> known_flag_codes();
 // Method states that are not a pass and make the exit code 1 unless --fail-on leaves them out:
 // incomplete, contended, throttled, noisy.
 const std::vector<std::string>& failing_states();
+// States that fail only where --fail-on names them, never under "all": not-judged (an acceptance
+// run where no figure met a bar passed with exit 0; "all,not-judged" makes such a run fail).
+const std::vector<std::string>& opt_in_failing_states();
 
 }  // namespace peerbench

@@ -90,19 +90,27 @@ const std::vector<std::string>& failing_states() {
   return states;
 }
 
+const std::vector<std::string>& opt_in_failing_states() {
+  static const std::vector<std::string> states{vs::kNotJudged};
+  return states;
+}
+
 int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on) {
   if (fail_on == "none") return 0;
   const auto codes = split(fail_on, ',');
-  auto selected = [&](const std::string& code) {
-    return fail_on == "all" || std::find(codes.begin(), codes.end(), code) != codes.end();
+  auto named = [&](const std::string& code) {
+    return std::find(codes.begin(), codes.end(), code) != codes.end();
+  };
+  const bool all = named("all");
+  auto in = [](const std::vector<std::string>& list, const std::string& s) {
+    return std::find(list.begin(), list.end(), s) != list.end();
   };
   int n = 0;
   for (const auto& pv : v) {
-    for (const auto& f : pv.flags) n += selected(f.code);
+    for (const auto& f : pv.flags) n += all || named(f.code);
     for (const auto& m : pv.methods) {
-      const auto& states = failing_states();
-      if (std::find(states.begin(), states.end(), m.state) != states.end() && selected(m.state))
-        ++n;
+      if (in(failing_states(), m.state) && (all || named(m.state))) ++n;
+      if (in(opt_in_failing_states(), m.state) && named(m.state)) ++n;
     }
   }
   return n;
@@ -157,8 +165,9 @@ std::string run_cut_short(const RunDocument& d) {
 int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
                 const std::string& fail_on) {
   const auto codes = split(fail_on, ',');
-  const bool selected = fail_on == "all" || std::find(codes.begin(), codes.end(),
-                                                      std::string(vs::kIncomplete)) != codes.end();
+  const bool selected = std::find_if(codes.begin(), codes.end(), [](const std::string& c) {
+                          return c == "all" || c == vs::kIncomplete;
+                        }) != codes.end();
   const bool unfinished = d.status == "failed" || !run_cut_short(d).empty();
   return count_failing(v, fail_on) + (unfinished && selected ? 1 : 0);
 }

@@ -649,8 +649,8 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
   if (c.min_max_inconclusive)
     d.verdict += "; " + std::to_string(c.min_max_inconclusive) + " beyond " +
                  format_fixed(100 * o.threshold, 1) +
-                 "% but inside min-max ranges (a run without per-sample times, schema 1-3): "
-                 "inconclusive, measure again with this version";
+                 "% but inside min-max ranges (fewer than 4 per-sample times: a file of "
+                 "schema 1-3, or -s under 4): inconclusive; measure again with -s 4 or more";
   if (c.data_errors)
     d.verdict += "; " + std::to_string(c.data_errors) + (c.data_errors == 1 ? " case" : " cases") +
                  " where B delivered wrong data";

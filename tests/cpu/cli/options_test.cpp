@@ -479,9 +479,16 @@ TEST(Options, ASwitchGivenFalseIsRefusedNotTurnedOn) {
 // "all,none" read "unknown flag or state 'all'; use all, none or: ..." (an audit).
 TEST(Options, AllAndNoneStandAloneInFailOn) {
   EXPECT_EQ(usage_error({"report", "a.json", "--fail-on", "all,none"})
-                .rfind("--fail-on: 'all' stands alone; give it by itself, or a list of: ", 0),
+                .rfind("--fail-on: 'all' stands alone (or with not-judged); give it by itself, "
+                       "or a list of: ",
+                       0),
             0u);
   EXPECT_NE(usage_error({"report", "a.json", "--fail-on", "nccl-shm,none"}).find("'none' stands"),
+            std::string::npos);
+  // The opt-in state goes with all, or alone.
+  EXPECT_EQ(usage_error({"report", "a.json", "--fail-on", "all,not-judged"}), "");
+  EXPECT_EQ(usage_error({"report", "a.json", "--fail-on", "not-judged"}), "");
+  EXPECT_NE(usage_error({"report", "a.json", "--fail-on", "all,nccl-shm"}).find("'all' stands"),
             std::string::npos);
 }
 
@@ -496,7 +503,8 @@ TEST(Options, AnUnknownFlagIsNamedWithTheNearestOne) {
             "lists its flags)");
   EXPECT_EQ(usage_error({"compare", "a.json", "b.json", "--colour"}),
             "compare: unknown flag --colour (peerbench compare --help lists its flags)");
-  EXPECT_EQ(usage_error({"run", "-Y"}).find("run: unknown flag -Y"), 0u);
+  EXPECT_EQ(usage_error({"run", "-Q"}),
+            "run: unknown flag -Q (peerbench run --help lists its flags)");
 }
 
 }  // namespace
