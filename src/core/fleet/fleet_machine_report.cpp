@@ -249,6 +249,20 @@ void node_metrics(OmW& o, const FleetReport& r) {
     o << "peerbench_fleet_nodes" << labels({{"verdict", to_string(s)}}) << " " << r.count(s)
       << "\n";
   }
+  // The fleet's version gaps (VersionGap): nodes pass, but one version runs slower; a scrape
+  // saw every node pass with no trace of it (a review).
+  family(o, "peerbench_fleet_version_gap_ratio", "",
+         "the slower version's group median as a share of the faster one's (under 1 worse)");
+  for (const auto& g : r.version_gaps) {
+    o << "peerbench_fleet_version_gap_ratio"
+      << labels({{"slow", g.slow},
+                 {"fast", g.fast},
+                 {"method", g.method},
+                 {"gpu", g.gpu_model},
+                 {"link", g.link},
+                 {"bytes", std::to_string(g.bytes)}})
+      << " " << (g.lower_is_better ? 1 / (1 + g.shortfall) : 1 - g.shortfall) << "\n";
+  }
 }
 
 // OpenMetrics text in base units (bytes per second, seconds), each family with its # UNIT and

@@ -1032,6 +1032,11 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
             std::string::npos)
       << text.substr(0, 800);
   EXPECT_NE(text.find("speed by version: driver 590.10.01"), std::string::npos);
+  const std::string om = make_fleet_reporter(FleetFormat::kOpenMetrics)->render(r, {});
+  EXPECT_NE(om.find("peerbench_fleet_version_gap_ratio{slow=\"driver 590.10.01\",fast=\"driver "
+                    "580.159.04\",method=\"ce-write\""),
+            std::string::npos)
+      << om.substr(om.find("version_gap"), 400);
   // One driver throughout: no gap, whatever the spread.
   EXPECT_TRUE(fleet_of(healthy_fleet(real_run(), 4)).version_gaps.empty());
 }
