@@ -28,8 +28,9 @@ const Shade kExpectedShades[] = {
 };
 const Shade kMeetsBar = {"#9ecae1", "#222", "meets its bar (no known-good figure)"};
 const Shade kUnderBar = {"#b2182b", "#fff", "under its bar (no known-good figure)"};
-const Shade kNoFigure = {"#e6e6e6", "#222",
-                         "nothing to compare with, not measured, or not the link's figure (c, t)"};
+const Shade kNoFigure = {
+    "#e6e6e6", "#222",
+    "nothing to compare with, not measured, or not the link's figure (a mark after it)"};
 
 const Shade& shade_of(const HeatCell& c) {
   switch (c.basis) {
