@@ -86,6 +86,10 @@ void check_fail_on(const std::string& fail_on) {
   const auto& opt_in = opt_in_failing_states();
   for (const auto& s : opt_in) codes.push_back(s);
   const auto given = split(fail_on, ',');
+  // "all," read "'all' stands alone": the empty item is the fault (a hostile audit).
+  if (std::any_of(given.begin(), given.end(), [](const std::string& c) { return c.empty(); }))
+    throw UsageError("--fail-on: an empty item in '" + fail_on +
+                     "'; give all, none or a comma-separated list of: " + join(codes));
   // "all" goes with the states it leaves out ("all,not-judged"), with nothing else.
   const bool all_with_opt_in = std::all_of(given.begin(), given.end(), [&](const std::string& c) {
     return c == "all" || std::find(opt_in.begin(), opt_in.end(), c) != opt_in.end();

@@ -71,9 +71,10 @@ json provenance(const FleetReport& r) {
     used.push_back({{"host", n.host}, {"file", n.file}, {"started_at", n.started_at}});
     if (first.empty() || n.started_at < first) first = n.started_at;
     if (last.empty() || n.started_at > last) last = n.started_at;
-    drivers.insert(n.versions.driver);
-    cudas.insert(n.versions.cuda);
-    nccls.insert(n.versions.nccl);
+    // A node that recorded no version adds none ("driver /580.159.04" read in reports).
+    if (!n.versions.driver.empty()) drivers.insert(n.versions.driver);
+    if (!n.versions.cuda.empty()) cudas.insert(n.versions.cuda);
+    if (!n.versions.nccl.empty()) nccls.insert(n.versions.nccl);
   }
   return json{{"nodes", used},      {"left_out", left}, {"first_run", first}, {"last_run", last},
               {"drivers", drivers}, {"cuda", cudas},    {"nccl", nccls}};

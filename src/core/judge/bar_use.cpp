@@ -78,14 +78,17 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
       {kBarLinkRate, "link-rate rule"},
       {kBarLatencyTable, "latency bars"}};
   std::map<std::string, int> by;
-  int judged = 0, without_entry = 0, under_known_good = 0;
+  int judged = 0, without_entry = 0, under_known_good = 0, also_at_smaller = 0;
   std::vector<std::string> no_entry;  // which: "4 had no entry" named none (an audit)
   for (const auto& p : v) {
     for (const auto& m : p.methods) {
+      also_at_smaller += m.baseline_also_at > 0;
       if (!m.bar) continue;
       ++judged;
       ++by[m.bar_source];
-      if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline) {
+      // Held to the baseline at its own smaller size: an entry judged it, so not "no entry".
+      if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline &&
+          m.baseline_also_at == 0) {
         ++without_entry;
         const std::string pair = p.src < 0 ? "all ranks"
                                  : p.src == p.dst
@@ -108,7 +111,11 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
   std::string line = std::to_string(judged) + (judged == 1 ? " figure" : " figures") +
                      " judged: " + join(parts, ", ");
   if (e.baseline.empty()) return line;
-  if (by.count(kBarSiteBaseline) == 0)
+  if (also_at_smaller > 0)
+    line += "; " + std::to_string(also_at_smaller) + (also_at_smaller == 1 ? " was" : " were") +
+            " also held to the site baseline at the largest size it has an entry for, under the "
+            "size judged";
+  if (by.count(kBarSiteBaseline) == 0 && also_at_smaller == 0)
     return line + "; the site baseline (" + e.source +
            ") judged none of them: its entries are for " + baseline_scope(e.baseline) +
            "; this run is " + run_scope(d, v);

@@ -146,14 +146,16 @@ const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,
     if ((!e.driver.empty() && e.driver != q.versions.driver) ||
         (!e.cuda.empty() && e.cuda != q.versions.cuda) ||
         (!e.nccl.empty() && e.nccl != q.versions.nccl)) {
-      // Of entries sharing as many versions, the most lenient bar: which other version a run
-      // is held to must not hang on the order of the file's entries (a review saw one run fail
-      // or pass as the entries were reversed), and an unrelated version accuses nothing.
+      // Of entries sharing as many versions, the strictest bar: which other version a run is
+      // held to must not hang on the order of the file's entries (a review saw one run fail or
+      // pass as the entries were reversed), and the most lenient passed a run with no driver
+      // recorded at 0.80 of healthy on the slow driver's entry (a hostile audit). The flag names
+      // the versions, so a slower version is the suspect, not the link.
       const int s = shared_versions(e, q.versions);
       const int best_s = other_versions ? shared_versions(*other_versions, q.versions) : -1;
-      const bool lenient = other_versions && (e.lower_is_better ? e.bar > other_versions->bar
-                                                                : e.bar < other_versions->bar);
-      if (s > best_s || (s == best_s && lenient)) other_versions = &e;
+      const bool stricter = other_versions && (e.lower_is_better ? e.bar < other_versions->bar
+                                                                 : e.bar > other_versions->bar);
+      if (s > best_s || (s == best_s && stricter)) other_versions = &e;
       continue;
     }
     // The entry kept for the run's own versions over one for any (an edited file's stricter
@@ -189,10 +191,9 @@ std::string baseline_version_note(const BaselineEntry& e, const BaselineOrigin& 
       entry_now.push_back(std::string(what) + " " + (mine.empty() ? "not recorded" : mine));
       return;
     }
-    if (mine.empty()) return;
     if (fleet.empty() || std::find(fleet.begin(), fleet.end(), mine) != fleet.end()) return;
     then.push_back(std::string(what) + " " + join(fleet, "/"));
-    now.push_back(std::string(what) + " " + mine);
+    now.push_back(std::string(what) + " " + (mine.empty() ? "not recorded" : mine));
   };
   check("driver", e.driver, from.drivers, run.driver);
   check("CUDA", e.cuda, from.cuda, run.cuda);

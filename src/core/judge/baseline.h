@@ -66,7 +66,7 @@ struct BaselineQuery {
 // Of the entries kept for the run's own versions (or for any), the one that names the most of
 // driver, CUDA and NCCL, then the one drawn from the most pairs. Where every entry of the case is
 // kept for other versions (a per-version baseline, a run on a new driver), the one that shares
-// the most versions with the run judges it (of several, the most lenient bar), and
+// the most versions with the run judges it (of several, the strictest bar), and
 // baseline_version_note says which it was for: a one-version baseline judged such a run and a
 // per-version one judged nothing (an audit).
 const BaselineEntry* find_baseline(const std::vector<BaselineEntry>& entries,

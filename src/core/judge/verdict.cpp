@@ -125,14 +125,12 @@ std::optional<MethodVerdict> judge_method(const Ctx& c, PairVerdict& v, const Me
   // A run swept past the site baseline's sizes: its largest figure is judged as ever (by
   // known-good there), and the baseline's own size is held to its entry on top. Judging the
   // baseline's size instead passed a 1 GiB figure at 0.50 of known-good (a review).
-  std::string note;
   if (mv.state != vs::kNotALink) {
-    if (auto f = smaller_size_baseline_check(c, v, m, judged, link, note)) {
+    if (auto f = smaller_size_baseline_check(c, v, m, judged, link, mv)) {
       v.flags.push_back(std::move(*f));
       if (state_rank(vs::kFlagged) > state_rank(mv.state)) mv.state = vs::kFlagged;
     }
   }
-  mv.bar_basis += note;
   off_nvlink_flag(c, v, m, rs, link);
   return mv;
 }

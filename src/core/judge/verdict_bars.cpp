@@ -390,7 +390,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
 
 std::optional<Flag> smaller_size_baseline_check(const Ctx& c, const PairVerdict& v,
                                                 const MethodInfo& m, const Result& judged,
-                                                const Link& link, std::string& note) {
+                                                const Link& link, MethodVerdict& mv) {
   if (c.e.baseline.empty() || baseline_for(c, v, m, judged)) return std::nullopt;
   const auto& rs = c.idx.of(m.name, v.src, v.dst);
   for (auto it = rs.rbegin(); it != rs.rend(); ++it) {
@@ -403,14 +403,15 @@ std::optional<Flag> smaller_size_baseline_check(const Ctx& c, const PairVerdict&
                            format_size(judged.bytes) + ")";
     if (contended(r) || throttled(r) || r.gate_timeouts > 0 ||
         (r.enqueue && r.enqueue->launch_bound)) {
-      note = "; not held to the site baseline" + at + ": that figure is not the link's";
+      mv.bar_basis += "; not held to the site baseline" + at + ": that figure is not the link's";
       return std::nullopt;
     }
     MethodVerdict scratch;
     auto f = b->lower_is_better ? baseline_shortfall(c, v, m, r, *b, figure_value(&m, r), scratch)
                                 : baseline_bandwidth_shortfall(c, v, m, r, link, *b, scratch);
-    note =
+    mv.bar_basis +=
         "; also held to the site baseline" + at + ": " + (f ? "worse than" : "within") + " its bar";
+    mv.baseline_also_at = r.bytes;
     if (f) {
       f->evidence["confirmed"] = false;
       f->evidence["confirmation"] = "none: the run repeats the size its verdict judges (" +

@@ -133,10 +133,11 @@ std::string no_builtin_bar(const Ctx& c, const PairVerdict& v, const MethodInfo&
 // Where the site baseline has no entry at the judged size but has one at a smaller size this
 // run measured (a run swept past the baseline's sizes): that figure against the entry's bar, on
 // top of the judged size's own verdict. An off-baseline flag where worse (not confirmed: the run
-// repeats the size it judges); `note` says what was checked either way.
+// repeats the size it judges); mv.bar_basis says what was checked either way, and
+// mv.baseline_also_at the size where it was.
 std::optional<Flag> smaller_size_baseline_check(const Ctx& c, const PairVerdict& v,
                                                 const MethodInfo& m, const Result& judged,
-                                                const Link& link, std::string& note);
+                                                const Link& link, MethodVerdict& mv);
 // The flag `r` earns (below-link), or nullopt; fills mv.bar and mv.bar_basis either way.
 std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
                                         const Result& r, const Link& link, const std::string& kind,

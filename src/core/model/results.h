@@ -311,6 +311,9 @@ struct MethodVerdict {
   // Which kind of bar that is (bar_source_names): a site's min_gbps or max_latency_us, its fleet
   // baseline, the known-good figure, the link-rate rule or a per-kind latency bar; "" none.
   std::string bar_source;
+  // Where the judged size has no site-baseline entry and a smaller size this run measured does:
+  // that size, held to its entry on top (smaller_size_baseline_check); 0 otherwise.
+  std::uint64_t baseline_also_at = 0;
   // Which measurement settled the state: 0 the plan's, k its confirmation repeat k. Compare and
   // the fleet take that one's figure.
   int attempt = 0;

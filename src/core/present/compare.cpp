@@ -432,8 +432,23 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
                          std::to_string(b.system.ranks.size()) +
                          "; compare runs of the same node shape");
   }
+  // --match uuid pairs cards, not slots: two nodes' runs share none, and every case read "lost
+  // in B" (exit 1) though B measured it all (a hostile audit).
+  if (o.match == "uuid") {
+    std::set<std::string> in_a;
+    for (const auto& r : a.system.ranks) in_a.insert(r.gpu.uuid);
+    const bool any = std::any_of(b.system.ranks.begin(), b.system.ranks.end(),
+                                 [&](const RankInfo& r) { return in_a.count(r.gpu.uuid) > 0; });
+    if (!any && !in_a.count("")) {
+      throw InputError(b_name, "system.ranks",
+                       "--match uuid: no GPU of " + a_name + " is in " + b_name +
+                           " (their UUIDs differ): other cards; compare them by position "
+                           "with --match pci or index");
+    }
+  }
   Comparison c;
   what_differs(a, b, c);
+  if (o.match == "uuid") c.other_hosts.clear();  // matched by card, not by position
   c.verdicts_a = compute_verdicts(a, {});
   c.verdicts_b = compute_verdicts(b, {});
   c.burn_in_in_b = burn_in_findings_of(b, c.verdicts_b);

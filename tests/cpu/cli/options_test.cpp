@@ -485,6 +485,13 @@ TEST(Options, AllAndNoneStandAloneInFailOn) {
             0u);
   EXPECT_NE(usage_error({"report", "a.json", "--fail-on", "nccl-shm,none"}).find("'none' stands"),
             std::string::npos);
+  // An empty item is named as such ("all," read "'all' stands alone"; a hostile audit).
+  EXPECT_EQ(
+      usage_error({"report", "a.json", "--fail-on", "all,"})
+          .rfind(
+              "--fail-on: an empty item in 'all,'; give all, none or a comma-separated list of: ",
+              0),
+      0u);
   // The opt-in state goes with all, or alone.
   EXPECT_EQ(usage_error({"report", "a.json", "--fail-on", "all,not-judged"}), "");
   EXPECT_EQ(usage_error({"report", "a.json", "--fail-on", "not-judged"}), "");

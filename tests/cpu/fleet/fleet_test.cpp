@@ -944,8 +944,9 @@ TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
 }
 
 // From a review: of two other drivers' entries, which one judged a run hung on their order in the
-// file (reversed, the same run passed instead of failing). The most lenient one judges it, and a
-// run that recorded no driver is told which driver's entry that was.
+// file (reversed, the same run passed instead of failing). The strictest one judges it (the most
+// lenient passed a run at 0.80 of healthy on a slow driver's entry; a hostile audit), and a run
+// that recorded no driver is told which driver's entry that was.
 TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {
@@ -974,14 +975,18 @@ TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
   slow(later, "ce-write", 0.97);  // over 580.159.04's bar (0.95), under 580.200.01's (0.9975)
   for (const auto& p : {path, reversed}) {
     const auto vs = compute_verdicts(later, load_expectations(p, test::catalog()));
-    EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk) << p;
+    EXPECT_EQ(verdict_exit_code(vs, "off-baseline"), kExitFlagged) << p;
   }
   RunDocument unknown = as_node(real_run(), "unknown");
   unknown.system.driver_version.clear();
   for (auto& h : unknown.topology->hosts) h.driver_version.clear();
   slow(unknown, "ce-write", 0.8);
   bool said = false;
-  for (const auto& v : compute_verdicts(unknown, load_expectations(path, test::catalog())))
+  const Expectations e = load_expectations(path, test::catalog());
+  EXPECT_NE(
+      bars_used_line(unknown, compute_verdicts(unknown, e), e).find("this run driver not recorded"),
+      std::string::npos);
+  for (const auto& v : compute_verdicts(unknown, e))
     for (const auto& f : v.flags)
       if (f.code == "off-baseline") {
         said |= f.message.find("this run driver not recorded") != std::string::npos;
@@ -1185,6 +1190,12 @@ TEST(SiteBaseline, ARunSweptFurtherIsHeldToTheBaselineAtItsSizeToo) {
   }
   EXPECT_TRUE(flagged);
   EXPECT_TRUE(noted);
+  // The bars line counts them, and does not say the baseline judged none (a hostile audit).
+  const std::string bars = bars_used_line(later, compute_verdicts(later, e), e);
+  EXPECT_NE(bars.find(" also held to the site baseline at the largest size it has an entry for"),
+            std::string::npos)
+      << bars;
+  EXPECT_EQ(bars.find("judged none of them"), std::string::npos) << bars;
   // The same run unslowed passes: the baseline's size is judged, not failed for being smaller.
   EXPECT_EQ(verdict_exit_code(compute_verdicts(as_node(real_run(), "ok"), e), "all"), kExitOk);
   // A 1 GiB figure at half its known-good figure is flagged whatever the baseline holds.

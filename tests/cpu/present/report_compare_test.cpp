@@ -275,6 +275,20 @@ TEST(Compare, RunsOfOtherHostsSayTheGpusWereMatchedByPosition) {
       << text.substr(0, 800);
   EXPECT_NE(text.find("; B: node-b): GPUs matched by position"), std::string::npos)
       << text.substr(0, 800);
+  // --match uuid matches cards: the same cards moved to another host say nothing of position,
+  // and other cards are refused (every case read "lost in B", exit 1; a hostile audit).
+  CompareOptions by_card;
+  by_card.match = "uuid";
+  EXPECT_TRUE(compare_runs(a, "a.json", b, "b.json", by_card).other_hosts.empty());
+  for (auto& r : b.system.ranks) r.gpu.uuid = "GPU-other-" + std::to_string(r.rank);
+  try {
+    compare_runs(a, "a.json", b, "b.json", by_card);
+    ADD_FAILURE() << "no card in common";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--match uuid: no GPU of a.json is in b.json"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
