@@ -93,12 +93,13 @@ FIXED_SECTIONS = r"""
 The same for every command:
 .TP
 .B 0
-all good: nothing failed (figures that were not judged do not fail a run)
+all good: nothing failed (figures that were not judged do not fail a run unless \fB\-\-fail\-on\fR names not\-judged)
 .TP
 .B 1
 measured problems: flags, data errors, failed or incomplete measurements, fleet nodes missing;
 for \fBcompare\fR, a regression past \fB\-\-threshold\fR, a pair or method lost in the second
-run, data errors or burn-in errors in it (\fB\-\-fail\-on any\fR: an improvement too;
+run, data errors in it, or a burn-in finding in it (errors, intermittent failures, drift, later
+cycles under a bar, a burn-in cut short) (\fB\-\-fail\-on any\fR: an improvement too;
 \fB\-\-fail\-on none\fR: never)
 .TP
 .B 2

@@ -12,7 +12,7 @@
 #
 # Environment:
 #   PHASES                  the numbered parts to run (default "1 2 3 4 5 6 7"), e.g. PHASES=6
-#   PEERBENCH_SIDE_BY_SIDE  part 6: "large" (64 MiB..4 GiB), "small" (8 B under -G) or both
+#   PEERBENCH_SIDE_BY_SIDE  part 6: "large" (64 MiB..4 GiB), "small" (8 B under -G) or "both"
 #   PEERBENCH_RUN_LIMIT     seconds one peerbench run may take before it is stopped (150)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -194,6 +194,7 @@ if [ -n "$nt" ] && [ -x "$nt/all_reduce_perf_mpi" ]; then
   # -R 2 on this pair, while peerbench's median stayed at 3.35-3.36): it runs 5 times, and its
   # median is the figure compared (METHOD.md: several samples, the median).
   parts=${PEERBENCH_SIDE_BY_SIDE:-large small}
+  [ "$parts" = both ] && parts="large small"
   for R in 0 1 2; do
     for c in all_reduce sendrecv; do
       [[ $parts == *large* ]] && "${mpi[@]}" "$nt/${c}_perf_mpi" -b 64M -e 4G -f 4 -R "$R" > "$out/nt-$c-R$R.txt" 2>&1
