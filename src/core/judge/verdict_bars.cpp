@@ -401,8 +401,7 @@ std::optional<Flag> smaller_size_baseline_check(const Ctx& c, const PairVerdict&
     const std::string at = " at " + format_size(r.bytes) +
                            ", the largest size it has an entry for (none at " +
                            format_size(judged.bytes) + ")";
-    if (contended(r) || throttled(r) || r.gate_timeouts > 0 ||
-        (r.enqueue && r.enqueue->launch_bound)) {
+    if (not_the_links_figure(r)) {
       mv.bar_basis += "; not held to the site baseline" + at + ": that figure is not the link's";
       return std::nullopt;
     }

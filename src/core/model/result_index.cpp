@@ -87,6 +87,14 @@ bool throttled(const Result& r) {
   return false;
 }
 
+bool host_paced(const Result& r) {
+  return r.gate_timeouts > 0 || (r.enqueue && r.enqueue->launch_bound);
+}
+
+bool not_the_links_figure(const Result& r) {
+  return contended(r) || throttled(r) || host_paced(r);
+}
+
 std::string variant_label(const Result& r) {
   if (r.datatype.empty()) return r.op;
   return r.op.empty() ? r.datatype : r.datatype + "/" + r.op;

@@ -118,6 +118,12 @@ std::optional<double> sample_cv(const Result& r);
 // Interference seen while the case ran: someone else's work on one of its GPUs, or clocks held.
 bool contended(const Result& r);
 bool throttled(const Result& r);
+// The figure is the host's pace, not the GPUs': its start gate timed out (launch gaps in its
+// times) or the GPU waited on the host's enqueue (launch-bound).
+bool host_paced(const Result& r);
+// The figure is not the link's: beside another job, clocks held, or paced by the host. Such a
+// figure is shown marked and never judged against a bar.
+bool not_the_links_figure(const Result& r);
 
 // "bfloat16/max", "int8", or "" for a result without a variant.
 std::string variant_label(const Result& r);

@@ -172,12 +172,17 @@ std::string gpu_of_rank(const RunDocument& d) {
   return s;
 }
 
+// The UUIDs of a run's GPUs ("" for a rank that recorded none).
+std::set<std::string> card_uuids(const RunDocument& d) {
+  std::set<std::string> u;
+  for (const auto& r : d.system.ranks) u.insert(r.gpu.uuid);
+  return u;
+}
+
 // How many of B's GPUs are cards A did not have (by UUID): the same slots with other cards
 // explain figures that moved with no version changed (an audit saw "nothing recorded").
 void cards_differ(const RunDocument& a, const RunDocument& b, Comparison& c) {
-  std::set<std::string> in_a, in_b;
-  for (const auto& r : a.system.ranks) in_a.insert(r.gpu.uuid);
-  for (const auto& r : b.system.ranks) in_b.insert(r.gpu.uuid);
+  const auto in_a = card_uuids(a), in_b = card_uuids(b);
   int other = 0;
   for (const auto& u : in_b) other += in_a.count(u) ? 0 : 1;
   // A file without UUIDs cannot tell cards apart; the mapping below is still compared (review).
@@ -405,10 +410,10 @@ std::vector<std::string> burn_in_findings_of(const RunDocument& b,
   return out;
 }
 
-}  // namespace
-
-Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
-                        const std::string& b_name, const CompareOptions& o) {
+// Refuses runs that cannot be compared case by case: another node shape, or (under --match
+// uuid) no card in common.
+void check_alike(const RunDocument& a, const std::string& a_name, const RunDocument& b,
+                 const std::string& b_name, const CompareOptions& o) {
   // GPUs, not ranks: two ranks on one GPU against two GPUs is another node shape.
   const auto gpus = [](const RunDocument& d) {
     std::set<std::string> cards;
@@ -435,8 +440,7 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   // --match uuid pairs cards, not slots: two nodes' runs share none, and every case read "lost
   // in B" (exit 1) though B measured it all (a hostile audit).
   if (o.match == "uuid") {
-    std::set<std::string> in_a;
-    for (const auto& r : a.system.ranks) in_a.insert(r.gpu.uuid);
+    const auto in_a = card_uuids(a);
     const bool any = std::any_of(b.system.ranks.begin(), b.system.ranks.end(),
                                  [&](const RankInfo& r) { return in_a.count(r.gpu.uuid) > 0; });
     if (!any && !in_a.count("")) {
@@ -446,6 +450,13 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
                            "with --match pci or index");
     }
   }
+}
+
+}  // namespace
+
+Comparison compare_runs(const RunDocument& a, const std::string& a_name, const RunDocument& b,
+                        const std::string& b_name, const CompareOptions& o) {
+  check_alike(a, a_name, b, b_name, o);
   Comparison c;
   what_differs(a, b, c);
   if (o.match == "uuid") c.other_hosts.clear();  // matched by card, not by position

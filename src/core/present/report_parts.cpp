@@ -85,21 +85,15 @@ std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
 const std::vector<FigureMark>& figure_mark_kinds() {
   // A figure that is not the link's must not read as a slow link in a table, judged or not.
   static const std::vector<FigureMark> kinds{
-      {"!", "data errors", [](const Result& r) { return r.wrong > 0; }, true, false},
-      {"c", "beside another job", [](const Result& r) { return contended(r); }, true, false},
-      {"t", "clocks held", [](const Result& r) { return throttled(r); }, true, false},
+      {"!", "data errors", [](const Result& r) { return r.wrong > 0; }, true},
+      {"c", "beside another job", [](const Result& r) { return contended(r); }, true},
+      {"t", "clocks held", [](const Result& r) { return throttled(r); }, true},
       // nccl-small-graph (schema 1) showed 5.27 us unmarked beside not-judged verdicts.
       {"g", "start gate timed out (launch gaps in its times)",
-       [](const Result& r) { return r.gate_timeouts > 0; }, false, true},
+       [](const Result& r) { return r.gate_timeouts > 0; }, false},
       {"h", "launch-bound (the host's enqueue rate)",
-       [](const Result& r) { return r.enqueue && r.enqueue->launch_bound; }, false, true}};
+       [](const Result& r) { return r.enqueue && r.enqueue->launch_bound; }, false}};
   return kinds;
-}
-
-bool host_paced(const Result& r) {
-  const auto& k = figure_mark_kinds();
-  return std::any_of(k.begin(), k.end(),
-                     [&](const FigureMark& m) { return m.host_paced && m.on(r); });
 }
 
 std::string figure_marks(const Result& r) {

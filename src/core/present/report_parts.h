@@ -38,11 +38,8 @@ struct FigureMark {
   const char* words;
   bool (*on)(const Result&);
   bool always_named;  // in every legend (a reader learns them once), or only where seen
-  bool host_paced;    // the figure is the host's pace, not the GPUs' (g, h)
 };
 const std::vector<FigureMark>& figure_mark_kinds();
-// A figure of the host's pace (launch-bound, launch gaps): not coloured as a link's in charts.
-bool host_paced(const Result& r);
 // The marks of a figure: "!c", or "".
 std::string figure_marks(const Result& r);
 // The same in words for a status column: "data errors; beside another job", or "".

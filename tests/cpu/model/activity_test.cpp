@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/model/gpu_activity.h"
+#include "core/model/results.h"
 #include "core/model/statistics.h"
 
 namespace peerbench {
@@ -138,6 +139,32 @@ TEST(OverRanks, NcclTestsAverageRules) {
   EXPECT_DOUBLE_EQ(over_ranks({4.2}, 1), 4.2);
   EXPECT_THROW(over_ranks({}, 3), std::invalid_argument);
   EXPECT_THROW(over_ranks(t, 4), std::invalid_argument);
+}
+
+TEST(NotTheLinksFigure, EachConditionAloneMakesAFigureNotTheLinks) {
+  Result clean;
+  EXPECT_FALSE(not_the_links_figure(clean));
+  Result busy;
+  GpuInterference g;
+  g.busy_while_idle = true;
+  busy.interference = std::vector<GpuInterference>{g};
+  EXPECT_TRUE(not_the_links_figure(busy));
+  EXPECT_FALSE(host_paced(busy)) << "another job is not the host's pace";
+  Result held;
+  GpuInterference h;
+  h.throttle_reasons = {"hw-slowdown"};
+  held.interference = std::vector<GpuInterference>{h};
+  EXPECT_TRUE(not_the_links_figure(held));
+  Result gated;
+  gated.gate_timeouts = 1;
+  EXPECT_TRUE(host_paced(gated));
+  EXPECT_TRUE(not_the_links_figure(gated));
+  Result enqueue_bound;
+  enqueue_bound.enqueue = EnqueueInfo{};
+  EXPECT_FALSE(host_paced(enqueue_bound)) << "an enqueue record alone is not launch-bound";
+  enqueue_bound.enqueue->launch_bound = true;
+  EXPECT_TRUE(host_paced(enqueue_bound));
+  EXPECT_TRUE(not_the_links_figure(enqueue_bound));
 }
 
 }  // namespace
