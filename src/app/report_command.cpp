@@ -62,6 +62,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     in.recorded = recorded_verdicts_note(docs[i], in.verdicts);
     in.known_good = known_good_marks(docs[i], bars, in.verdicts);
     in.failing = run_failing(docs[i], in.verdicts, o.fail_on);
+    in.failing_why = failing_line(docs[i], in.verdicts, o.fail_on);
     failing += in.failing;
     inputs.push_back(std::move(in));
   }

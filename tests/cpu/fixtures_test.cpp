@@ -256,6 +256,48 @@ TEST(RealRuns, LatencySizeRunIsJudgedAgainstLatencyBars) {
             (std::vector<std::string>{"high-latency", "high-latency"}));
 }
 
+// A run whose verdicts all pass exits 1 under --fail-on all,not-judged; the report said only
+// "Verdict: all pass" above that exit code. It now names what --fail-on counted.
+TEST(RealRuns, ReportSaysWhatFailOnCounted) {
+  const auto d = load_run_file(h200x2("nccl-small-graph.json"));
+  const auto vs = compute_verdicts(d, {});
+  EXPECT_EQ(failing_line(d, vs, "all"), "") << "nothing fails: no line";
+  const auto why = failing_line(d, vs, "all,not-judged");
+  EXPECT_EQ(why.rfind("--fail-on all,not-judged counts ", 0), 0u) << why;
+  EXPECT_EQ(run_failing_items(d, vs, "all,not-judged").size(), 4u) << why;
+  EXPECT_NE(why.find(" 0->1 not-judged"), std::string::npos) << why;
+  EXPECT_EQ(static_cast<int>(run_failing_items(d, vs, "all,not-judged").size()),
+            run_failing(d, vs, "all,not-judged"));
+  for (const auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
+    ReportInput in;
+    in.path = "run.json";
+    in.doc = &d;
+    in.verdicts = vs;
+    in.failing = run_failing(d, vs, "all,not-judged");
+    in.failing_why = why;
+    const auto out = make_reporter(f)->render({in}, {});
+    EXPECT_NE(out.find("Exit 1: --fail-on all,not-judged counts"), std::string::npos)
+        << static_cast<int>(f);
+    if (f == ReportFormat::kHtml)
+      EXPECT_EQ(out.find("class=\"pass\">Verdict"), std::string::npos) << "exit 1 is not green";
+  }
+}
+
+// A burn-in's hundreds of counted items stay one line: six named, the rest counted.
+TEST(RealRuns, FailingLineNamesSixAndCountsTheRest) {
+  const auto d = load_run_file(h200x2("p2p-disabled.json"));
+  auto vs = compute_verdicts(d, {});
+  ASSERT_FALSE(vs.empty());
+  const auto one = vs.front();
+  for (int i = 0; i < 9; ++i) vs.push_back(one);
+  const auto items = failing_items(vs, "all");
+  ASSERT_GT(items.size(), 6u);
+  const auto line = failing_line(d, vs, "all");
+  EXPECT_NE(line.find("; and " + std::to_string(items.size() - 6) + " more"), std::string::npos)
+      << line;
+  EXPECT_EQ(failing_line(d, vs, "none"), "");
+}
+
 // From a review: the real 8-byte run's figures (launch gaps in every sample, not judged) stood
 // in the pair table as plain 5.27 and 6.02 us, marked nowhere; a launch-bound figure likewise.
 // Each carries its mark, named in the legend only where a figure carries it.

@@ -191,6 +191,9 @@ std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairV
 // contended, throttled or noisy method), "none", or comma-separated flag codes and/or those
 // states; opt_in_failing_states count only where named ("all,not-judged").
 int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on);
+// What count_failing counts, one item each: "link-errors flag on 0->1", "staged 0->1 not-judged".
+std::vector<std::string> failing_items(const std::vector<PairVerdict>& v,
+                                       const std::string& fail_on);
 // 1 (kExitFlagged) when count_failing > 0, else 0: the exit code of `report`, and of `run` on
 // the verdicts it wrote.
 int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail_on);
@@ -201,6 +204,14 @@ int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
                 const std::string& fail_on);
 int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
                   const std::string& fail_on);
+// What run_failing counts: failing_items, then "the run failed" or "the run was cut short".
+std::vector<std::string> run_failing_items(const RunDocument& d, const std::vector<PairVerdict>& v,
+                                           const std::string& fail_on);
+// Why the exit code is 1, for a report: "--fail-on all,not-judged counts staged 0->1 not-judged;
+// ..." (the first six items), or "" when nothing fails. A run whose verdicts all pass can still
+// exit 1 (an opt-in state, a run cut short), and the report had said nothing of why.
+std::string failing_line(const RunDocument& d, const std::vector<PairVerdict>& v,
+                         const std::string& fail_on);
 // What was in the way while `r` ran ("pid 4242 (copyloop, ...) on rank 1 (GPU 1 ...)"), whether
 // the case was judged or not; "" when nothing was seen or nothing watched.
 std::string interference_text(const RunDocument& d, const Result& r);

@@ -95,25 +95,41 @@ const std::vector<std::string>& opt_in_failing_states() {
   return states;
 }
 
-int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on) {
-  if (fail_on == "none") return 0;
+namespace {
+
+std::string pair_words(const PairVerdict& pv) {
+  if (pv.src < 0 && pv.dst < 0) return "all ranks";
+  if (pv.src == pv.dst) return "rank " + std::to_string(pv.src);
+  return std::to_string(pv.src) + "->" + std::to_string(pv.dst);
+}
+
+bool listed(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+}  // namespace
+
+std::vector<std::string> failing_items(const std::vector<PairVerdict>& v,
+                                       const std::string& fail_on) {
+  std::vector<std::string> items;
+  if (fail_on == "none") return items;
   const auto codes = split(fail_on, ',');
-  auto named = [&](const std::string& code) {
-    return std::find(codes.begin(), codes.end(), code) != codes.end();
-  };
-  const bool all = named("all");
-  auto in = [](const std::vector<std::string>& list, const std::string& s) {
-    return std::find(list.begin(), list.end(), s) != list.end();
-  };
-  int n = 0;
+  const bool all = listed(codes, "all");
   for (const auto& pv : v) {
-    for (const auto& f : pv.flags) n += all || named(f.code);
+    for (const auto& f : pv.flags) {
+      if (all || listed(codes, f.code)) items.push_back(f.code + " flag on " + pair_words(pv));
+    }
     for (const auto& m : pv.methods) {
-      if (in(failing_states(), m.state) && (all || named(m.state))) ++n;
-      if (in(opt_in_failing_states(), m.state) && named(m.state)) ++n;
+      const bool counted = (listed(failing_states(), m.state) && (all || listed(codes, m.state))) ||
+                           (listed(opt_in_failing_states(), m.state) && listed(codes, m.state));
+      if (counted) items.push_back(m.method + " " + pair_words(pv) + " " + m.state);
     }
   }
-  return n;
+  return items;
+}
+
+int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on) {
+  return static_cast<int>(failing_items(v, fail_on).size());
 }
 
 int verdict_exit_code(const std::vector<PairVerdict>& v, const std::string& fail_on) {
@@ -162,14 +178,31 @@ std::string run_cut_short(const RunDocument& d) {
   return s + " (killed, or still running)";
 }
 
+std::vector<std::string> run_failing_items(const RunDocument& d, const std::vector<PairVerdict>& v,
+                                           const std::string& fail_on) {
+  auto items = failing_items(v, fail_on);
+  const auto codes = split(fail_on, ',');
+  const bool selected = listed(codes, "all") || listed(codes, vs::kIncomplete);
+  if (selected && d.status == "failed") items.emplace_back("the run failed");
+  if (selected && d.status != "failed" && !run_cut_short(d).empty())
+    items.emplace_back("the run was cut short");
+  return items;
+}
+
 int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
                 const std::string& fail_on) {
-  const auto codes = split(fail_on, ',');
-  const bool selected = std::find_if(codes.begin(), codes.end(), [](const std::string& c) {
-                          return c == "all" || c == vs::kIncomplete;
-                        }) != codes.end();
-  const bool unfinished = d.status == "failed" || !run_cut_short(d).empty();
-  return count_failing(v, fail_on) + (unfinished && selected ? 1 : 0);
+  return static_cast<int>(run_failing_items(d, v, fail_on).size());
+}
+
+std::string failing_line(const RunDocument& d, const std::vector<PairVerdict>& v,
+                         const std::string& fail_on) {
+  const auto items = run_failing_items(d, v, fail_on);
+  if (items.empty()) return "";
+  constexpr std::size_t kNamed = 6;  // a burn-in's hundreds of items stay one line
+  std::vector<std::string> named(items.begin(), items.begin() + std::min(items.size(), kNamed));
+  std::string s = "--fail-on " + fail_on + " counts " + join(named, "; ");
+  if (items.size() > kNamed) s += "; and " + std::to_string(items.size() - kNamed) + " more";
+  return s;
 }
 
 int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,

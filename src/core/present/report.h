@@ -25,6 +25,7 @@ struct ReportInput {
   std::string recorded;   // recorded_verdicts_note: the file's own verdicts where they differ
   std::vector<KnownGoodMark> known_good;  // known_good_marks: the charts' known-good lines
   int failing = 0;  // run_failing under --fail-on: what makes `report`'s exit code 1
+  std::string failing_why;  // failing_line: what counted, "" when nothing did
 };
 
 // Over several runs, one line first: how many fail and which ("" for one run). The first run's

@@ -131,11 +131,13 @@ class HtmlReporter : public DocumentReporter {
     if (!in.recorded.empty()) row("recomputed", in.recorded);
     const std::string cls =
         c.flagged ? "flagged"
-        : c.incomplete || d.status == "failed" || !run_cut_short(d).empty()  // exit 1: not green
-            ? "incomplete"
-            : c.pass == c.verdicts && c.verdicts ? "pass" : "neutral";
+        : in.failing > 0 || c.incomplete || d.status == "failed" || !run_cut_short(d).empty()
+            ? "incomplete"  // exit 1 (an opt-in state too), or a run that did not end: not green
+        : c.pass == c.verdicts && c.verdicts ? "pass"
+                                             : "neutral";
     o << "</table>\n<p class=\"" << S::from_code(cls)
       << "\">Verdict: " << e(run_headline(d, in.verdicts)) << "</p>\n";
+    if (!in.failing_why.empty()) o << "<p class=\"exit\">Exit 1: " << e(in.failing_why) << "</p>\n";
     // Why, on the first screen: the flags were 6,000 px down the page (an audit).
     if (const auto why = flag_digest(in.verdicts); !why.empty()) {
       o << "<ul class=\"why\">";
