@@ -188,8 +188,10 @@ void print_acceptance(const gpu::JobOutcome& outcome, const RunOptions& o, gpu::
   const auto& v = outcome.doc.verdicts;
   std::cout << "# Acceptance (--expect " << o.expect_path
             << "): " << (outcome.exit_code ? "FAILED" : "PASSED") << ": "
-            << run_headline(outcome.doc, v) << "; exit code " << outcome.exit_code << "\n"
-            << std::flush;
+            << run_headline(outcome.doc, v) << "; exit code " << outcome.exit_code;
+  if (const auto why = failing_line(outcome.doc, v, o.fail_on); outcome.exit_code && !why.empty())
+    std::cout << " (" << why << ")";
+  std::cout << "\n" << std::flush;
 }
 
 }  // namespace

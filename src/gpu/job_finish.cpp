@@ -120,6 +120,8 @@ void Job::print_summary(double elapsed) {
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
   *o << "# " << run_headline(doc, doc.verdicts) << "\n";
+  if (const auto why = failing_line(doc, doc.verdicts, opts_.fail_on); !why.empty())
+    *o << "# Exit 1: " << why << "\n";
   *o << "# Bars: " << bars_used_line(doc, doc.verdicts, expectations_) << "\n";
   if (doc.nccl.mode != "not-used") {
     *o << "# NCCL transport capture: " << doc.nccl.mode
