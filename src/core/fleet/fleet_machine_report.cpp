@@ -119,9 +119,20 @@ std::string now_utc() {
   return utc_now_iso8601().substr(0, 19);
 }
 
+// The version gaps (VersionGap) whose slower side this node is on, in words; "" for none. Its
+// cases pass (no node is at fault), so a property carries it, beside the node's versions.
+std::string slower_version_of(const std::vector<VersionGap>& gaps, const std::string& host) {
+  std::string s;
+  for (const auto& g : gaps) {
+    if (g.slow_hosts.count(host)) s += (s.empty() ? "" : "; ") + g.text();
+  }
+  return s;
+}
+
 // One node's test suite, with the attributes the Ant/Jenkins schema requires of a suite inside
 // <testsuites> (package, id, timestamp, hostname, time) and its system-out and system-err.
-void write_suite(XmlW& o, const FleetNode& n, int id, const std::string& now) {
+void write_suite(XmlW& o, const FleetNode& n, int id, const std::string& now,
+                 const std::vector<VersionGap>& gaps) {
   const auto cases = cases_of_node(n);
   int failures = 0, errors = 0, skipped = 0;
   double case_seconds = 0;
@@ -141,7 +152,10 @@ void write_suite(XmlW& o, const FleetNode& n, int id, const std::string& now) {
     << "\"/><property name=\"started_at\" value=\"" << x(n.started_at)
     << "\"/><property name=\"driver\" value=\"" << x(n.versions.driver)
     << "\"/><property name=\"cuda\" value=\"" << x(n.versions.cuda)
-    << "\"/><property name=\"nccl\" value=\"" << x(n.versions.nccl) << "\"/></properties>\n";
+    << "\"/><property name=\"nccl\" value=\"" << x(n.versions.nccl) << "\"/>";
+  if (const auto slow = slower_version_of(gaps, n.host); !slow.empty())
+    o << "<property name=\"version_gap\" value=\"" << x(slow) << "\"/>";
+  o << "</properties>\n";
   for (const auto& c : cases) write_case(o, host, c);
   o << "    <system-out/>\n    <system-err/>\n  </testsuite>\n";
 }
@@ -155,7 +169,7 @@ class FleetJunitReporter : public FleetReporter {
     const std::string now = now_utc();
     o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
     int id = 0;
-    for (const auto& n : r.nodes) write_suite(o, n, id++, now);
+    for (const auto& n : r.nodes) write_suite(o, n, id++, now, r.version_gaps);
     o << "</testsuites>\n";
     return o.str();
   }

@@ -433,53 +433,83 @@ std::vector<const Measurement*> flagged_outside_groups(const FleetPair& p) {
   return out;
 }
 
+// A version gap (VersionGap) on a row of `host` at that group and size: which side of it the
+// node is on, in words; "" where no gap splits that group.
+std::string version_gap_cell(const std::vector<VersionGap>& gaps, const std::string& host,
+                             const FleetPair& p, const FleetPosition& pos) {
+  for (const auto& g : gaps) {
+    if (g.method != pos.method || g.bytes != pos.bytes || g.gpu_model != p.gpu_model ||
+        g.link != p.group_of(pos.method))
+      continue;
+    const std::string pct = format_fixed(100 * g.shortfall, 1) + " %";
+    if (g.slow_hosts.count(host))
+      return "slower side: " + g.slow + " is " + pct + " behind " + g.fast;
+    if (g.fast_hosts.count(host))
+      return "faster side: " + g.fast + " is " + pct + " ahead of " + g.slow;
+  }
+  return "";
+}
+
 // One row per pair method placed in the fleet (or flagged outside its groups); a row without a
 // method per pair whose state is not a pass, with the reason (another job, held clocks: its
 // methods have no figure to place); a row without a pair per problem of the node. Reasons stood
-// on every row of a pair, 2 KB each, and a node's problems on none (a review).
+// on every row of a pair, 2 KB each, and a node's problems on none (a review). Every row ends
+// with the node's versions and, on a placed figure, the version gap that splits its group.
 class FleetCsvReporter : public FleetReporter {
  public:
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
     out::Writer<out::Csv> o;
     o << "node,state,file,src_pci,dst_pci,gpu_model,link,method,bytes,value,unit,fleet_median,"
-         "ratio,outlier,flags,pair_state,pair_flags,reason\n";
+         "ratio,outlier,flags,pair_state,pair_flags,reason,driver,cuda,nccl,version_gap\n";
     for (const auto& n : r.nodes) {
-      const CsvS head = cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",";
+      const Node node{
+          cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",",
+          "," + cf(n.versions.driver) + "," + cf(n.versions.cuda) + "," + cf(n.versions.nccl) + ",",
+          n.host, &r.version_gaps};
       std::size_t rows = 0;
-      for (const auto& p : n.pairs) rows += pair_rows(o, head, p);
+      for (const auto& p : n.pairs) rows += pair_rows(o, node, p);
       for (const auto& problem : n.problems) {
-        o << head << ",,,,,,,,,,,,,," << cf(problem) << "\n";
+        o << node.head << ",,,,,,,,,,,,,," << cf(problem) << node.versions << "\n";
         ++rows;
       }
       // Every node appears, measured or not, with why not.
-      if (rows == 0) o << head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << "\n";
+      if (rows == 0)
+        o << node.head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << node.versions << "\n";
     }
     return o.str();
   }
 
  private:
-  static std::size_t pair_rows(out::Writer<out::Csv>& o, const CsvS& head, const FleetPair& p) {
+  struct Node {
+    CsvS head;      // node,state,file,
+    CsvS versions;  // ,driver,cuda,nccl,   (the version_gap cell follows)
+    std::string host;
+    const std::vector<VersionGap>* gaps;
+  };
+
+  static std::size_t pair_rows(out::Writer<out::Csv>& o, const Node& n, const FleetPair& p) {
     const CsvS pair = cf(p.src_pci) + "," + cf(p.dst_pci) + "," + cf(p.gpu_model) + ",";
     const CsvS tail = cf(p.state) + "," + cf(flags_for(p, "")) + ",";
     std::size_t rows = 0;
     for (const auto& pos : p.positions) {
-      o << head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
+      o << n.head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
         << "," << out::fixed<out::Csv>(pos.value, 3) << ","
         << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
         << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
         << out::fixed<out::Csv>(pos.goodness(), 4) << "," << (pos.outlier ? 1 : 0) << ","
-        << cf(flags_for(p, pos.method)) << "," << tail << "\n";
+        << cf(flags_for(p, pos.method)) << "," << tail << n.versions
+        << cf(version_gap_cell(*n.gaps, n.host, p, pos)) << "\n";
       ++rows;
     }
     for (const Measurement* m : flagged_outside_groups(p)) {
-      o << head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
+      o << n.head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
         << "," << out::fixed<out::Csv>(m->value, 3) << ","
         << cf(fleet_unit(m->method, m->lower_is_better)) << ",,,," << cf(flags_for(p, m->method))
-        << "," << tail << "\n";
+        << "," << tail << n.versions << "\n";
       ++rows;
     }
     if (p.unsettled() || !p.note.empty()) {
-      o << head << pair << cf(p.link) << ",,,,,,,,," << tail << cf(p.note) << "\n";
+      o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << cf(p.note) << n.versions << "\n";
       ++rows;
     }
     return rows;

@@ -450,7 +450,7 @@ TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
   const auto lines = split(csv, '\n');
   EXPECT_EQ(lines.size(), rows + 2) << "the header, and the empty string after the last newline";
   for (const auto& l : lines) {
-    if (!l.empty()) EXPECT_EQ(csv_fields(l), 18u) << l;
+    if (!l.empty()) EXPECT_EQ(csv_fields(l), 22u) << l;
   }
   EXPECT_NE(csv.find("node3,flagged,"), std::string::npos);
   EXPECT_NE(csv.find("node10,missing,,"), std::string::npos);
@@ -1042,6 +1042,29 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
                     "580.159.04\",method=\"ce-write\""),
             std::string::npos)
       << om.substr(om.find("version_gap"), 400);
+  // CSV: every row carries the node's driver; a ce-write row says which side of the gap it is on.
+  const std::string csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
+  int slower = 0, faster = 0;
+  for (const auto& row : split(csv, '\n')) {
+    if (row.empty() || row.rfind("node,", 0) == 0) continue;
+    EXPECT_TRUE(row.find(",590.10.01,") != std::string::npos ||
+                row.find(",580.159.04,") != std::string::npos)
+        << row;
+    slower += row.find(",ce-write,") != std::string::npos &&
+              row.find(",slower side: driver 590.10.01 is 12.0 % behind driver 580.159.04") !=
+                  std::string::npos;
+    faster += row.find(",faster side: driver 580.159.04") != std::string::npos;
+  }
+  EXPECT_GT(slower, 0) << csv.substr(0, 1200);
+  EXPECT_EQ(slower, faster) << "two nodes a side, the same pairs each";
+  // JUnit: the slower nodes' suites carry the gap as a property; their cases still pass.
+  const std::string xml = make_fleet_reporter(FleetFormat::kJunit)->render(r, {});
+  std::size_t props = 0;
+  for (auto at = xml.find("name=\"version_gap\""); at != std::string::npos;
+       at = xml.find("name=\"version_gap\"", at + 1))
+    ++props;
+  EXPECT_EQ(props, 2u) << "the two nodes on 590.10.01";
+  EXPECT_NE(xml.find("value=\"driver 590.10.01 (2 nodes) is 12.0 % lower"), std::string::npos);
   // One driver throughout: no gap, whatever the spread.
   EXPECT_TRUE(fleet_of(healthy_fleet(real_run(), 4)).version_gaps.empty());
 }
@@ -1969,7 +1992,8 @@ TEST(FleetReadability, CsvKeepsPairFlagsApartAndRowsForFlagsOutsideGroups) {
   const std::string csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
   const auto rows = split(csv, '\n');
   const auto width = split(rows[0], ',').size();
-  EXPECT_EQ(rows[0].substr(rows[0].find(",flags,")), ",flags,pair_state,pair_flags,reason");
+  EXPECT_EQ(rows[0].substr(rows[0].find(",flags,")),
+            ",flags,pair_state,pair_flags,reason,driver,cuda,nccl,version_gap");
   int latency = 0, allreduce = 0;
   for (const auto& row : rows) {
     if (row.empty()) continue;
