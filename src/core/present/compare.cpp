@@ -187,8 +187,9 @@ void cards_differ(const RunDocument& a, const RunDocument& b, Comparison& c) {
   for (const auto& u : in_b) other += in_a.count(u) ? 0 : 1;
   // A file without UUIDs cannot tell cards apart; the mapping below is still compared (review).
   if (other && !in_a.count("") && !in_b.count("")) {
-    c.differences.push_back("GPU cards: " + std::to_string(other) + " of B's " +
-                            std::to_string(in_b.size()) + " are not in A (UUIDs differ)");
+    // Run-neutral words: a history says "run 3: GPU cards: ..." (B and A read wrong there).
+    c.differences.push_back("GPU cards: " + std::to_string(other) + " of " +
+                            std::to_string(in_b.size()) + " are other cards (UUIDs differ)");
   }
   const std::string ma = gpu_of_rank(a), mb = gpu_of_rank(b);
   if (!ma.empty() && !mb.empty()) diff(c.differences, "GPU of each rank (host/PCI)", ma, mb);
@@ -292,7 +293,11 @@ void what_differs(const RunDocument& a, const RunDocument& b, Comparison& c) {
     return s;
   };
   diff(c.differences, "hosts", hosts(a), hosts(b));
-  if (hosts(a) != hosts(b)) c.other_hosts = "A: " + hosts(a) + "; B: " + hosts(b);
+  if (hosts(a) != hosts(b)) {
+    c.hosts_a = hosts(a);
+    c.hosts_b = hosts(b);
+    c.other_hosts = "A: " + hosts(a) + "; B: " + hosts(b);
+  }
   diff(c.differences, "peerbench", a.tool.version + " " + a.tool.git_revision,
        b.tool.version + " " + b.tool.git_revision);
   // A run that failed or was cut short, and its errors: what explains the cases it lost.
@@ -659,6 +664,56 @@ svg::LineChart change_chart(const Comparison& c) {
   return chart;
 }
 
+}  // namespace
+
+std::vector<std::string> comparison_notes(const Comparison& c, const CompareOptions& o,
+                                          const RunNames& n) {
+  std::vector<std::string> notes;
+  const std::string beyond = " beyond " + format_fixed(100 * o.threshold, 1) + "%";
+  if (!c.other_hosts.empty())
+    notes.push_back("the runs are of other hosts (" + n.a + ": " + c.hosts_a + "; " + n.b + ": " +
+                    c.hosts_b + "): GPUs matched by position, host0 being each run's first host");
+  if (c.min_max_inconclusive)
+    notes.push_back(std::to_string(c.min_max_inconclusive) + beyond +
+                    " but inside min-max ranges (fewer than 4 per-sample times: a file of "
+                    "schema 1-3, or -s under 4): inconclusive; measure again with -s 4 or more");
+  if (c.data_errors)
+    notes.push_back(std::to_string(c.data_errors) + (c.data_errors == 1 ? " case" : " cases") +
+                    " where " + n.b + " delivered wrong data");
+  if (!c.burn_in_in_b.empty())
+    notes.push_back(std::to_string(c.burn_in_in_b.size()) + " burn-in finding" +
+                    (c.burn_in_in_b.size() == 1 ? "" : "s") + " in " + n.b + " (Burn-in in " + n.b +
+                    ")");
+  // Rows left uncompared are counted beside, so "0 regressions" never stands for "nothing seen".
+  if (c.untrusted)
+    notes.push_back(std::to_string(c.untrusted) +
+                    " not compared: another job or held clocks in either run (contended, "
+                    "throttled)");
+  if (c.other_settings)
+    notes.push_back(std::to_string(c.other_settings) +
+                    " not compared: measured under other settings (other-settings; see What "
+                    "differs)");
+  return notes;
+}
+
+std::vector<std::string> unmatched_notes(const Comparison& c, const RunNames& n) {
+  std::vector<std::string> notes;
+  if (!c.lost_in_b.empty())
+    notes.push_back(std::to_string(c.lost_in_b.size()) + " measured in " + n.a + " and lost in " +
+                    n.b + " (" + n.b +
+                    " asked for them, or stopped before them, and did not "
+                    "measure them)");
+  if (!c.only_in_a.empty())
+    notes.push_back(std::to_string(c.only_in_a.size()) + " measured in " + n.a + " that " + n.b +
+                    " did not ask for: not compared");
+  if (!c.only_in_b.empty())
+    notes.push_back(std::to_string(c.only_in_b.size()) + " measured in " + n.b +
+                    " alone: not compared (Only in " + n.b + ")");
+  return notes;
+}
+
+namespace {
+
 SectionDocument comparison_document(const Comparison& c, const std::string& a_name,
                                     const std::string& b_name, const CompareOptions& o) {
   SectionDocument d;
@@ -669,37 +724,8 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
               format_fixed(100 * o.threshold, 1) +
               "% with separated samples (interquartile ranges from 4 samples, else min-max), " +
               std::to_string(compared) + " compared";
-  if (!c.other_hosts.empty())
-    d.verdict += "; the runs are of other hosts (" + c.other_hosts +
-                 "): GPUs matched by position, host0 being each run's first host";
-  if (c.min_max_inconclusive)
-    d.verdict += "; " + std::to_string(c.min_max_inconclusive) + " beyond " +
-                 format_fixed(100 * o.threshold, 1) +
-                 "% but inside min-max ranges (fewer than 4 per-sample times: a file of "
-                 "schema 1-3, or -s under 4): inconclusive; measure again with -s 4 or more";
-  if (c.data_errors)
-    d.verdict += "; " + std::to_string(c.data_errors) + (c.data_errors == 1 ? " case" : " cases") +
-                 " where B delivered wrong data";
-  if (!c.burn_in_in_b.empty())
-    d.verdict += "; " + std::to_string(c.burn_in_in_b.size()) + " burn-in finding" +
-                 (c.burn_in_in_b.size() == 1 ? "" : "s") + " in B (Burn-in in B)";
-  // Rows left uncompared are counted beside, so "0 regressions" never stands for "nothing seen".
-  if (c.untrusted)
-    d.verdict += "; " + std::to_string(c.untrusted) +
-                 " not compared: another job or held clocks in either run (contended, throttled)";
-  if (c.other_settings)
-    d.verdict += "; " + std::to_string(c.other_settings) +
-                 " not compared: measured under other settings (other-settings; see What differs)";
-  if (!c.lost_in_b.empty())
-    d.verdict += "; " + std::to_string(c.lost_in_b.size()) +
-                 " measured in A and lost in B (B asked for them, or stopped before them, and did "
-                 "not measure them)";
-  if (!c.only_in_a.empty())
-    d.verdict += "; " + std::to_string(c.only_in_a.size()) +
-                 " measured in A that B did not ask for: not compared";
-  if (!c.only_in_b.empty())
-    d.verdict += "; " + std::to_string(c.only_in_b.size()) +
-                 " measured in B alone: not compared (Only in B)";
+  for (const auto& note : comparison_notes(c, o, {"A", "B"})) d.verdict += "; " + note;
+  for (const auto& note : unmatched_notes(c, {"A", "B"})) d.verdict += "; " + note;
   d.failed = comparison_exit_code(c, o) != kExitOk;
   d.sections.push_back({"Runs", {"A (baseline): " + a_name, "B (candidate): " + b_name}, {}, {}});
   d.sections.push_back(

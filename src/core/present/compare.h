@@ -68,6 +68,7 @@ struct Comparison {
   // Where A and B ran on other hosts: "A: x; B: y". GPUs are matched by position then (host0 is
   // each run's first host), which the headline says (an audit: another node's GPUs, no word).
   std::string other_hosts;
+  std::string hosts_a, hosts_b;  // each run's hosts, where they differ ("" where they do not)
   // Each run's verdicts under the built-in bars: which measurement settled each case.
   std::vector<PairVerdict> verdicts_a, verdicts_b;
 };
@@ -80,6 +81,17 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
                               const std::string& b_name, const CompareOptions& o);
 
 int comparison_exit_code(const Comparison& c, const CompareOptions& o);
+
+// What a comparison's counts leave unsaid, one note each, for its headline: other hosts, changes
+// inside min-max ranges (inconclusive), wrong data and burn-in findings in the later run, rows not
+// compared. `n` names the runs ("A"/"B", "run 1"/"run 3").
+struct RunNames {
+  std::string a, b;
+};
+std::vector<std::string> comparison_notes(const Comparison& c, const CompareOptions& o,
+                                          const RunNames& n);
+// The cases lost in the later run or measured in one run alone, counted, one note each.
+std::vector<std::string> unmatched_notes(const Comparison& c, const RunNames& n);
 
 // "0.66 [0.66-0.66]": median and range at one precision (two places under 100, else one), so the
 // median never prints outside its own range.

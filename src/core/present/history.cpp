@@ -107,6 +107,20 @@ void add_comparison(History& h, std::map<RowKey, HistoryRow>& rows, std::size_t 
   }
 }
 
+// What comparison k leaves unsaid, in words per run and counted for the headline (a history of
+// three nodes' runs had matched GPUs by position with no word of it; an audit).
+void add_cautions(History& h, std::size_t k, const Comparison& c, const CompareOptions& o) {
+  const std::string run = "run " + std::to_string(k + 1);
+  for (const auto& note : comparison_notes(c, o, {"run 1", run}))
+    h.cautions.push_back(run + ": " + note);
+  if (!c.other_hosts.empty()) h.other_hosts.push_back(k);
+  h.min_max_inconclusive += c.min_max_inconclusive;
+  h.data_errors += c.data_errors;
+  h.burn_in_findings += static_cast<int>(c.burn_in_in_b.size());
+  h.untrusted += c.untrusted;
+  h.other_settings += c.other_settings;
+}
+
 }  // namespace
 
 History build_history(const std::vector<RunDocument>& runs, const std::vector<std::string>& files,
@@ -126,6 +140,7 @@ History build_history(const std::vector<RunDocument>& runs, const std::vector<st
   for (std::size_t k = 1; k < runs.size(); ++k) {
     const Comparison c = compare_runs(runs[0], files[0], runs[k], files[k], o);
     add_comparison(h, rows, k, runs.size(), c);
+    add_cautions(h, k, c, o);
     h.exit_code = std::max(h.exit_code, comparison_exit_code(c, o));
   }
   for (auto& [key, row] : rows) h.rows.push_back(std::move(row));
@@ -236,6 +251,28 @@ svg::LineChart history_chart(const History& h) {
   return c;
 }
 
+// The headline's share of the cautions: each kind counted over the later runs, the runs on other
+// hosts named; the words per run are in Read with care.
+std::string history_caution_counts(const History& h) {
+  std::string s;
+  if (!h.other_hosts.empty()) {
+    std::string runs;
+    for (auto k : h.other_hosts) runs += (runs.empty() ? "" : ", ") + std::to_string(k + 1);
+    s += "; run" + std::string(h.other_hosts.size() == 1 ? " " : "s ") + runs +
+         " ran on other hosts than run 1: GPUs matched by position";
+  }
+  const std::pair<int, const char*> counts[] = {
+      {h.data_errors, " with wrong data in a later run"},
+      {h.burn_in_findings, " burn-in findings in later runs"},
+      {h.min_max_inconclusive, " inconclusive (inside min-max ranges)"},
+      {h.untrusted, " not compared (contended, throttled)"},
+      {h.other_settings, " not compared (other settings)"}};
+  for (const auto& [n, what] : counts) {
+    if (n) s += "; " + std::to_string(n) + what;
+  }
+  return s.empty() ? s : s + " (see Read with care)";
+}
+
 SectionDocument history_document(const History& h, const CompareOptions& o,
                                  const std::vector<PlotFile>& plots) {
   SectionDocument d;
@@ -254,8 +291,10 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
   if (lost)
     d.verdict += "; " + std::to_string(lost) + (lost == 1 ? " case" : " cases") +
                  " of run 1 lost in later runs (see Not in every run)";
+  d.verdict += history_caution_counts(h);
   d.failed = h.exit_code != 0;
   d.sections.push_back({"Runs", h.headings, {}, {}});
+  if (!h.cautions.empty()) d.sections.push_back({"Read with care", h.cautions, {}, {}});
   d.sections.push_back(
       {"What differs from run 1",
        h.differences.empty() ? std::vector<std::string>{"nothing recorded"} : h.differences,

@@ -44,6 +44,12 @@ struct History {
   std::vector<int> lost;               // per run: cases of run 1 it asked for and did not measure
   std::vector<std::string> only_some;  // results not in every run, by run
   std::vector<HistoryUnmatched> unmatched;
+  // Per later run, what its comparison with run 1 leaves unsaid (comparison_notes): "run 3: the
+  // runs are of other hosts ...". The headline counts them over the runs.
+  std::vector<std::string> cautions;
+  std::vector<std::size_t> other_hosts;  // later runs on other hosts than run 1 (from 0)
+  int min_max_inconclusive = 0, data_errors = 0, burn_in_findings = 0, untrusted = 0,
+      other_settings = 0;
   int exit_code = 0;
 };
 

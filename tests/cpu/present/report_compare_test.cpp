@@ -257,6 +257,17 @@ TEST(Compare, OneSlowSampleDoesNotHideADrop) {
             std::string::npos)
       << text.substr(0, 800);
   EXPECT_EQ(render_comparison(c, "a.json", "b.json", {}).find("inconclusive"), std::string::npos);
+  // A history says it too: counted in the headline, in words per run under Read with care.
+  const auto h = build_history({a, b, b}, {"a.json", "b.json", "c.json"}, {});
+  EXPECT_EQ(h.min_max_inconclusive, 2 * old.min_max_inconclusive);
+  const std::string history = render_history(h, {}, {});
+  EXPECT_NE(history.find("; " + std::to_string(h.min_max_inconclusive) +
+                         " inconclusive (inside min-max ranges) (see Read with care)"),
+            std::string::npos)
+      << history.substr(0, 800);
+  EXPECT_NE(history.find("run 3: " + std::to_string(old.min_max_inconclusive) + " beyond 5.0%"),
+            std::string::npos)
+      << history.substr(0, 1200);
 }
 
 // From an audit: runs of two different hosts were matched GPU by GPU (host0:...) with no word in
@@ -275,6 +286,14 @@ TEST(Compare, RunsOfOtherHostsSayTheGpusWereMatchedByPosition) {
       << text.substr(0, 800);
   EXPECT_NE(text.find("; B: node-b): GPUs matched by position"), std::string::npos)
       << text.substr(0, 800);
+  // A history names the runs on other hosts (it matched them by position with no word of it).
+  const auto h = build_history({a, a, b}, {"a.json", "a2.json", "b.json"}, {});
+  const std::string history = render_history(h, {}, {});
+  EXPECT_NE(history.find("; run 3 ran on other hosts than run 1: GPUs matched by position"),
+            std::string::npos)
+      << history.substr(0, 800);
+  EXPECT_NE(history.find("run 3: the runs are of other hosts (run 1: "), std::string::npos);
+  EXPECT_EQ(history.find("run 2: the runs are of other hosts"), std::string::npos);
   // --match uuid matches cards: the same cards moved to another host say nothing of position,
   // and other cards are refused (every case read "lost in B", exit 1; a hostile audit).
   CompareOptions by_card;
@@ -716,7 +735,7 @@ TEST(Compare, RanksThatSwappedGpusStillMatchTheirBidirectionalCases) {
   for (auto& r : other_cards.system.ranks) r.gpu.uuid += "-replaced";
   const auto o = compare_runs(a, "a.json", other_cards, "b.json", {});
   EXPECT_NE(std::find(o.differences.begin(), o.differences.end(),
-                      "GPU cards: 2 of B's 2 are not in A (UUIDs differ)"),
+                      "GPU cards: 2 of 2 are other cards (UUIDs differ)"),
             o.differences.end());
 }
 
