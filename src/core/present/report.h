@@ -24,7 +24,7 @@ struct ReportInput {
   std::string bars_used;  // bars_used_line: what judged the figures ("" to leave out)
   std::string recorded;   // recorded_verdicts_note: the file's own verdicts where they differ
   std::vector<KnownGoodMark> known_good;  // known_good_marks: the charts' known-good lines
-  int failing = 0;  // run_failing under --fail-on: what makes `report`'s exit code 1
+  int failing = 0;          // run_failing under --fail-on: what makes `report`'s exit code 1
   std::string failing_why;  // failing_line: what counted, "" when nothing did
 };
 
