@@ -135,6 +135,50 @@ std::string unknown_flag_line(const cxxopts::Options& o, const std::string& comm
          " --help lists its flags)";
 }
 
+// cxxopts' "Option 'b' is missing an argument" as "-b (--minbytes) needs a value: smallest size
+// (K/M/G binary suffixes) (default: 1M)", from the command's own help line; "---x ... incorrect
+// syntax" as a word that is not a flag. "" where the message is neither.
+std::string flag_syntax_line(const cxxopts::Options& o, const std::string& command,
+                             const std::string& message) {
+  const std::string see = " (peerbench " + command + " --help lists its flags)";
+  const auto quoted = [&](std::size_t open) {
+    const auto close = message.find('\'', open + 1);
+    return close == std::string::npos ? std::string() : message.substr(open + 1, close - open - 1);
+  };
+  if (message.find("starts with a - but has incorrect syntax") != std::string::npos) {
+    const auto open = message.find('\'');
+    return command + ": '" + sanitize_for_terminal(quoted(open)) +
+           "' is not a flag: a flag is -x or --name" + see;
+  }
+  const auto missing = message.find("' is missing an argument");
+  const auto open = message.find("Option '");
+  if (missing == std::string::npos || open == std::string::npos) return "";
+  const std::string name = quoted(open + 7);
+  std::string given = (name.size() == 1 ? "-" : "--") + name, what;
+  // The help line of the flag: "  -b, --minbytes arg    smallest size ...".
+  const std::string help = o.help();
+  const std::string key = name.size() == 1 ? "-" + name + ", --" : "--" + name + " arg";
+  const auto trim = [](const std::string& t) {
+    const auto b = t.find_first_not_of(' ');
+    return b == std::string::npos ? std::string() : t.substr(b, t.find_last_not_of(' ') - b + 1);
+  };
+  if (const auto at = help.find(key); at != std::string::npos) {
+    const auto lines = split(help.substr(at), '\n');
+    const std::string& line = lines.front();
+    if (name.size() == 1) given += " (" + line.substr(4, line.find(' ', 4) - 4) + ")";
+    const auto arg = line.find(" arg ");
+    if (arg != std::string::npos) what = trim(line.substr(arg + 4));
+    // cxxopts wraps a long description onto indented lines of its own.
+    for (std::size_t i = 1; i < lines.size() && !what.empty(); ++i) {
+      const auto first = lines[i].find_first_not_of(' ');
+      if (first == std::string::npos || first < 8 || lines[i][first] == '-') break;
+      what += " " + trim(lines[i]);
+    }
+  }
+  return command + ": " + sanitize_for_terminal(given) + " needs a value" +
+         (what.empty() ? see : ": " + what);
+}
+
 // cxxopts says "Argument 'yes' failed to parse" without the flag; a switch given a value
 // (--inplace=yes) is the case that reaches here, so name the word that carried the value.
 std::string flag_given_a_value(const std::vector<const char*>& args, const std::string& message) {
@@ -227,8 +271,9 @@ CommandLine parse_command_line(int argc, const char* const* argv,
     reject_switch_values(o, args);
     if (cl.command == Command::kRun) reject_threads_and_gpus(args);
     const std::string message = clean_cxxopts_message(e.what());
-    const std::string unknown = unknown_flag_line(o, command_name(cl.command), message);
-    throw UsageError(!unknown.empty() ? unknown : command_name(cl.command) + ": " + message);
+    std::string line = unknown_flag_line(o, command_name(cl.command), message);
+    if (line.empty()) line = flag_syntax_line(o, command_name(cl.command), message);
+    throw UsageError(!line.empty() ? line : command_name(cl.command) + ": " + message);
   }
   return cl;
 }

@@ -514,5 +514,25 @@ TEST(Options, AnUnknownFlagIsNamedWithTheNearestOne) {
             "run: unknown flag -Q (peerbench run --help lists its flags)");
 }
 
+// cxxopts' "Option 'b' is missing an argument" and "Argument '---x' starts with a - but has
+// incorrect syntax" read as cxxopts' words: the flag's long name and its help say what it takes.
+TEST(Options, AFlagWithoutItsValueSaysWhatItTakes) {
+  EXPECT_EQ(usage_error({"run", "-b"}),
+            "run: -b (--minbytes) needs a value: smallest size (K/M/G binary suffixes) (default: "
+            "1M)");
+  EXPECT_EQ(usage_error({"compare", "a.json", "b.json", "--threshold"}),
+            "compare: --threshold needs a value: relative change to flag, in percent (default: 5)");
+  // A description cxxopts wrapped onto further lines is whole.
+  const auto wrapped = usage_error({"fleet", "dir", "--hosts"});
+  EXPECT_EQ(wrapped.find('\n'), std::string::npos) << wrapped;
+  EXPECT_NE(wrapped.find("--hosts needs a value: expected nodes, one name per line: absent ones "
+                         "are listed as missing"),
+            std::string::npos)
+      << wrapped;
+  EXPECT_EQ(usage_error({"run", "---x"}),
+            "run: '---x' is not a flag: a flag is -x or --name (peerbench run --help lists its "
+            "flags)");
+}
+
 }  // namespace
 }  // namespace peerbench
