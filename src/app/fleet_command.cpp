@@ -78,6 +78,13 @@ int fleet_command(const FleetOptions& o) {
                               " healthy pairs or " + std::to_string(kBaselineMinNodes) +
                               " nodes: baseline.from.cases_too_few_pairs)")
                                  .c_str());
+    // Healthy nodes a per-version baseline could not place are named, not dropped unseen.
+    for (const auto& n : baseline["baseline"]["from"]["left_out"]) {
+      if (n.contains("reason"))
+        std::fprintf(stderr, "peerbench: %s left out of the baseline: it %s\n",
+                     sanitize_for_terminal(n["host"].get<std::string>()).c_str(),
+                     n["reason"].get<std::string>().c_str());
+    }
     // The file holds the baseline alone: the --expect file's own bars stay in that file (an
     // audit found them dropped without a word).
     if (!o.expect_path.empty())

@@ -19,6 +19,24 @@ bool counts(const FleetNode& n) {
   return n.state == NodeState::kPass && !n.file.empty();
 }
 
+// The versions a node lacks: a per-version baseline cannot place it (its entry, with no driver,
+// would judge every driver by it), so it is left out with this reason. "" when it has them all.
+std::string versions_missing(const FleetNode& n) {
+  std::vector<std::string> missing;
+  if (n.versions.driver.empty()) missing.emplace_back("driver");
+  if (n.versions.cuda.empty()) missing.emplace_back("CUDA");
+  if (n.versions.nccl.empty()) missing.emplace_back("NCCL");
+  if (missing.empty()) return "";
+  return "recorded no " + join(missing, ", ") +
+         " version, and the baseline is per version (the fleet mixes them)";
+}
+
+// Whether a node's figures go into the baseline: it passed, and a per-version one knows its
+// versions.
+bool counted(const FleetNode& n, bool by_version) {
+  return counts(n) && (!by_version || versions_missing(n).empty());
+}
+
 bool outlier(const FleetPair& p, const std::string& method) {
   return std::any_of(p.flags.begin(), p.flags.end(), [&](const Flag& f) {
     return f.code == "fleet-outlier" && f.method == method;
@@ -39,7 +57,7 @@ std::map<Key, Gathered> gather(const FleetReport& r, bool by_version) {
   std::map<Key, Gathered> out;
   for (const auto& g : r.groups) {
     for (const auto& n : r.nodes) {
-      if (!counts(n)) continue;
+      if (!counted(n, by_version)) continue;
       const NodeVersions v = by_version ? n.versions : NodeVersions{};
       for (const auto& p : n.pairs) {
         if (p.gpu_model != g.gpu_model || p.group_of(g.method) != g.link || outlier(p, g.method))
@@ -59,13 +77,18 @@ std::map<Key, Gathered> gather(const FleetReport& r, bool by_version) {
   return out;
 }
 
-json provenance(const FleetReport& r) {
+json provenance(const FleetReport& r, bool by_version) {
   json used = json::array(), left = json::array();
   std::string first, last;
   std::set<std::string> drivers, cudas, nccls;
   for (const auto& n : r.nodes) {
     if (!counts(n)) {
       left.push_back({{"host", n.host}, {"state", to_string(n.state)}});
+      continue;
+    }
+    if (!counted(n, by_version)) {
+      left.push_back(
+          {{"host", n.host}, {"state", to_string(n.state)}, {"reason", versions_missing(n)}});
       continue;
     }
     used.push_back({{"host", n.host}, {"file", n.file}, {"started_at", n.started_at}});
@@ -82,14 +105,14 @@ json provenance(const FleetReport& r) {
 
 // Whether the nodes a baseline counts ran more than one driver, CUDA or NCCL: one failed node on
 // another driver made every entry per-version, and a later node on the healthy nodes' own
-// versions matched none of them (an audit).
+// versions matched none of them (an audit). A node that recorded none mixes nothing.
 bool counted_versions_mixed(const FleetReport& r) {
   std::set<std::string> drivers, cudas, nccls;
   for (const auto& n : r.nodes) {
     if (!counts(n)) continue;
-    drivers.insert(n.versions.driver);
-    cudas.insert(n.versions.cuda);
-    nccls.insert(n.versions.nccl);
+    if (!n.versions.driver.empty()) drivers.insert(n.versions.driver);
+    if (!n.versions.cuda.empty()) cudas.insert(n.versions.cuda);
+    if (!n.versions.nccl.empty()) nccls.insert(n.versions.nccl);
   }
   return drivers.size() > 1 || cudas.size() > 1 || nccls.size() > 1;
 }
@@ -141,7 +164,7 @@ json make_baseline(const FleetReport& r, double tolerance, const std::string& wr
                                "CUDA and NCCL where the fleet mixes them); give more nodes of a "
                                "kind");
   }
-  json from = provenance(r);
+  json from = provenance(r, mixed);
   from["cases_too_few_pairs"] = too_few;
   return json{{"comment", "site baseline of " + std::to_string(from["nodes"].size()) +
                               " healthy nodes, written " + written_at + " by peerbench fleet"},

@@ -904,6 +904,43 @@ TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
   EXPECT_EQ(drivers, (std::set<std::string>{"580.159.04", "580.200.01"}));
 }
 
+// From a review: two healthy nodes that recorded no driver wrote an entry with no driver into a
+// per-version baseline (one that judges every driver by them), and a node alone without one was
+// dropped with no word. They are left out, each with why; on one driver they count as before.
+TEST(SiteBaseline, NodesWithoutVersionsAreLeftOutOfAPerVersionBaselineWithWhy) {
+  const auto fleet = [](int on_other) {
+    const std::string dir = temp_dir();
+    for (int i = 0; i < 8; ++i) {
+      RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+      if (i < on_other)
+        d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
+      if (i >= 6) {
+        d.system.driver_version.clear();
+        for (auto& h : d.topology->hosts) h.driver_version.clear();
+      }
+      write_run(dir, "n" + std::to_string(i), d);
+    }
+    return make_baseline(fleet_of(dir), 0.1, "now");
+  };
+  const auto mixed = fleet(3);
+  ASSERT_EQ(mixed["baseline"]["per_version"], true);
+  for (const auto& e : mixed["baseline"]["entries"])
+    EXPECT_TRUE(e.contains("driver") && !e["driver"].get<std::string>().empty()) << e.dump();
+  std::set<std::string> left;
+  for (const auto& n : mixed["baseline"]["from"]["left_out"]) {
+    left.insert(n["host"].get<std::string>());
+    EXPECT_EQ(n.value("reason", ""),
+              "recorded no driver version, and the baseline is per version (the fleet mixes "
+              "them)");
+  }
+  EXPECT_EQ(left, (std::set<std::string>{"n6", "n7"}));
+  // One driver and two nodes that recorded none: not mixed, every node counts.
+  const auto one = fleet(0);
+  EXPECT_EQ(one["baseline"]["per_version"], false);
+  EXPECT_TRUE(one["baseline"]["from"]["left_out"].empty());
+  EXPECT_EQ(one["baseline"]["from"]["nodes"].size(), 8u);
+}
+
 // From an audit: a baseline of a fleet on two drivers judged nothing of a run on a third (a quiet
 // pass on the known-good figure) where a one-version baseline judged it and said so. Both judge it
 // now, by the entry sharing the most versions, and say which versions that entry is for.
