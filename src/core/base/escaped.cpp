@@ -113,8 +113,22 @@ std::string Html::escape(std::string_view s) {
 
 // XML 1.0 cannot carry most control characters even as references: they are shown as \xNN,
 // like invalid UTF-8, and the rest is escaped as in HTML.
+// HTML's rules, and line breaks and tabs as character references: a parser reads a raw one in an
+// attribute as a space ("n2\nline2" came back "n2 line2", another host's name; an audit).
 std::string Xml::escape(std::string_view s) {
-  return Html::escape(s);
+  std::string out;
+  for (char c : Html::escape(s)) {
+    if (c == '\n') {
+      out += "&#10;";
+    } else if (c == '\r') {
+      out += "&#13;";
+    } else if (c == '\t') {
+      out += "&#9;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 // A field that starts with = + - @ (or a tab or carriage return, which spreadsheets strip first)

@@ -339,7 +339,8 @@ std::vector<FleetGroup> place_in_fleet(std::vector<FleetNode>& nodes, double tol
 std::vector<VersionSpread> version_spreads(const std::vector<FleetNode>& nodes) {
   std::vector<VersionSpread> out{{"driver", {}}, {"CUDA", {}}, {"NCCL", {}}};
   for (const auto& n : nodes) {
-    if (n.file.empty() || (n.versions.driver.empty() && n.versions.nccl.empty())) continue;
+    // A node read that recorded no version is counted as unknown: the counts add up to the nodes.
+    if (n.file.empty()) continue;
     auto name = [](const std::string& v) { return v.empty() ? std::string("unknown") : v; };
     out[0].nodes_by_value[name(n.versions.driver)].push_back(n.host);
     out[1].nodes_by_value[name(n.versions.cuda)].push_back(n.host);

@@ -175,7 +175,8 @@ struct FleetGroup {
 struct VersionSpread {
   std::string what;  // driver, CUDA, NCCL
   std::map<std::string, std::vector<std::string>> nodes_by_value;
-  bool mixed() const { return nodes_by_value.size() > 1; }
+  // Two known values or more: nodes that recorded none ("unknown") mix nothing.
+  bool mixed() const { return nodes_by_value.size() - nodes_by_value.count("unknown") > 1; }
 };
 
 // In a fleet that mixes versions, one group's figures split by a version: the nodes on `slow`

@@ -27,8 +27,12 @@ std::string versions_missing(const FleetNode& n) {
   if (n.versions.cuda.empty()) missing.emplace_back("CUDA");
   if (n.versions.nccl.empty()) missing.emplace_back("NCCL");
   if (missing.empty()) return "";
-  return "recorded no " + join(missing, ", ") +
-         " version, and the baseline is per version (the fleet mixes them)";
+  std::string what = missing.back();
+  if (missing.size() > 1) {
+    missing.pop_back();
+    what = join(missing, ", ") + " or " + what;
+  }
+  return "recorded no " + what + " version, and the baseline is per version (the fleet mixes them)";
 }
 
 // Whether a node's figures go into the baseline: it passed, and a per-version one knows its

@@ -32,26 +32,42 @@ struct Side {
 // The group's figures of every node, by the version it ran.
 std::map<std::string, Side> split_by(const std::vector<FleetNode>& nodes, const FleetGroup& g,
                                      const std::string& what) {
-  std::map<std::string, Side> by;
+  struct Node {
+    std::string host;
+    std::vector<double> values;
+    bool outlier = false;
+  };
+  std::map<std::string, std::vector<Node>> by_version;
   for (const auto& n : nodes) {
     const std::string& v = version_of(n, what);
     if (n.file.empty() || v.empty()) continue;
-    std::vector<double> values;
-    bool outlier = false;
+    Node x{n.host, {}, false};
     for (const auto& p : n.pairs) {
       if (p.gpu_model != g.gpu_model || p.group_of(g.method) != g.link) continue;
       for (const auto& pos : p.positions) {
         if (pos.method != g.method || pos.bytes != g.bytes || pos.value <= 0) continue;
-        values.push_back(pos.value);
-        outlier |= pos.outlier;
+        x.values.push_back(pos.value);
+        x.outlier |= pos.outlier;
       }
     }
+    if (!x.values.empty()) by_version[v].push_back(std::move(x));
+  }
+  std::map<std::string, Side> by;
+  for (const auto& [v, members] : by_version) {
     // A node that is the group's outlier is its own finding (fleet-outlier), not its version's:
-    // one broken node on a new driver read as that driver's fault (a review).
-    if (values.empty() || outlier) continue;
-    auto& side = by[v];
-    side.values.insert(side.values.end(), values.begin(), values.end());
-    side.hosts.insert(n.host);
+    // one broken node on a new driver read as that driver's fault (a review). Where every node of
+    // a version is an outlier, and enough of them to stand for it, the version is what they
+    // share: three nodes on the old driver made both on the new one outliers, and the gap went
+    // unsaid (an audit).
+    const bool all_outliers =
+        members.size() >= static_cast<std::size_t>(kBaselineMinNodes) &&
+        std::all_of(members.begin(), members.end(), [](const Node& x) { return x.outlier; });
+    for (const auto& x : members) {
+      if (x.outlier && !all_outliers) continue;
+      auto& side = by[v];
+      side.values.insert(side.values.end(), x.values.begin(), x.values.end());
+      side.hosts.insert(x.host);
+    }
   }
   return by;
 }

@@ -191,7 +191,8 @@ std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairV
 // contended, throttled or noisy method), "none", or comma-separated flag codes and/or those
 // states; opt_in_failing_states count only where named ("all,not-judged").
 int count_failing(const std::vector<PairVerdict>& v, const std::string& fail_on);
-// What count_failing counts, one item each: "link-errors flag on 0->1", "staged 0->1 not-judged".
+// What count_failing counts, one item each: "link-errors flag on 0->1", "below-expected flag on
+// nccl-allreduce all ranks", "staged 0->1 not-judged".
 std::vector<std::string> failing_items(const std::vector<PairVerdict>& v,
                                        const std::string& fail_on);
 // 1 (kExitFlagged) when count_failing > 0, else 0: the exit code of `report`, and of `run` on
@@ -204,7 +205,7 @@ int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
                 const std::string& fail_on);
 int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,
                   const std::string& fail_on);
-// What run_failing counts: failing_items, then "the run failed" or "the run was cut short".
+// What run_failing counts: "the run failed" or "the run was cut short" first, then failing_items.
 std::vector<std::string> run_failing_items(const RunDocument& d, const std::vector<PairVerdict>& v,
                                            const std::string& fail_on);
 // Why the exit code is 1, for a report: "--fail-on all,not-judged counts staged 0->1 not-judged;

@@ -117,7 +117,9 @@ std::vector<std::string> failing_items(const std::vector<PairVerdict>& v,
   const bool all = listed(codes, "all");
   for (const auto& pv : v) {
     for (const auto& f : pv.flags) {
-      if (all || listed(codes, f.code)) items.push_back(f.code + " flag on " + pair_words(pv));
+      if (all || listed(codes, f.code))
+        items.push_back(f.code + " flag on " + (f.method.empty() ? "" : f.method + " ") +
+                        pair_words(pv));
     }
     for (const auto& m : pv.methods) {
       const bool counted = (listed(failing_states(), m.state) && (all || listed(codes, m.state))) ||
@@ -180,12 +182,15 @@ std::string run_cut_short(const RunDocument& d) {
 
 std::vector<std::string> run_failing_items(const RunDocument& d, const std::vector<PairVerdict>& v,
                                            const std::string& fail_on) {
-  auto items = failing_items(v, fail_on);
+  // The run's own state first: six items are named, and it must not hide among the rest.
+  std::vector<std::string> items;
   const auto codes = split(fail_on, ',');
   const bool selected = listed(codes, "all") || listed(codes, vs::kIncomplete);
   if (selected && d.status == "failed") items.emplace_back("the run failed");
   if (selected && d.status != "failed" && !run_cut_short(d).empty())
     items.emplace_back("the run was cut short");
+  const auto verdicts = failing_items(v, fail_on);
+  items.insert(items.end(), verdicts.begin(), verdicts.end());
   return items;
 }
 

@@ -262,11 +262,12 @@ std::string history_caution_counts(const History& h) {
          " ran on other hosts than run 1: GPUs matched by position";
   }
   const std::pair<int, const char*> counts[] = {
-      {h.data_errors, " with wrong data in a later run"},
       {h.burn_in_findings, " burn-in findings in later runs"},
       {h.min_max_inconclusive, " inconclusive (inside min-max ranges)"},
       {h.untrusted, " not compared (contended, throttled)"},
       {h.other_settings, " not compared (other settings)"}};
+  if (h.data_errors)
+    s += "; " + count_of(h.data_errors, "case") + " with wrong data in a later run";
   for (const auto& [n, what] : counts) {
     if (n) s += "; " + std::to_string(n) + what;
   }

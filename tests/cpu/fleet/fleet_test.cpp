@@ -1036,13 +1036,14 @@ TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
 // between the drivers, no node was an outlier, and the fleet read "PASS: all 4 nodes pass" with
 // no word of it. The verdict line and the Versions section name the slower driver now.
 namespace {
-// A fleet of four nodes; `on_new` of them (from the last) on driver 590.10.01 (and NCCL 2.29.1
-// with `nccl_too`), their ce-write scaled by `factor[i]`.
+// A fleet of a node per factor; `on_new` of them (from the last) on driver 590.10.01 (and
+// NCCL 2.29.1 with `nccl_too`), their ce-write scaled by `factor[i]`.
 FleetReport version_fleet(int on_new, const std::vector<double>& factor, bool nccl_too = false) {
   const std::string dir = temp_dir();
-  for (int i = 0; i < 4; ++i) {
+  const int count = static_cast<int>(factor.size());
+  for (int i = 0; i < count; ++i) {
     RunDocument d = as_node(real_run(), "n" + std::to_string(i));
-    if (i >= 4 - on_new) {
+    if (i >= count - on_new) {
       d.system.driver_version = "590.10.01";
       for (auto& h : d.topology->hosts) h.driver_version = "590.10.01";
       if (nccl_too) d.system.nccl_version = "2.29.1";
@@ -1108,6 +1109,20 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
 
 // From a review: one slow node alone on a new driver, or one broken node of two on it, was laid
 // at the driver's door. A node is its own finding; a driver needs two nodes of its own.
+// From an audit: three nodes on the old driver made both on the new one fleet outliers, and an
+// outlier is left out of the version split, so the gap went unsaid and the nodes took the blame
+// alone. A version whose every node (two or more) is an outlier is what they share.
+TEST(FleetVersions, AVersionWhoseEveryNodeIsAnOutlierIsStillNamed) {
+  const FleetReport r = version_fleet(2, {1, 1, 1, 0.88, 0.88});
+  EXPECT_EQ(r.count(NodeState::kFlagged), 2) << "the slow nodes are outliers still";
+  ASSERT_EQ(r.version_gaps.size(), 1u);
+  EXPECT_EQ(r.version_gaps.front().slow, "driver 590.10.01");
+  EXPECT_EQ(r.version_gaps.front().slow_nodes, 2);
+  EXPECT_EQ(r.version_gaps.front().fast_nodes, 3);
+  // One slow node of two on the new driver is its own fault, however many are on the old one.
+  EXPECT_TRUE(version_fleet(2, {1, 1, 1, 1, 0.88}).version_gaps.empty());
+}
+
 TEST(FleetVersions, OneNodesFaultIsNotItsVersions) {
   EXPECT_TRUE(version_fleet(1, {1, 1, 1, 0.88}).version_gaps.empty()) << "one node on 590";
   const FleetReport broken = version_fleet(2, {1, 1, 1, 0.7});
