@@ -445,7 +445,16 @@ void check_alike(const RunDocument& a, const std::string& a_name, const RunDocum
   // --match uuid pairs cards, not slots: two nodes' runs share none, and every case read "lost
   // in B" (exit 1) though B measured it all (a hostile audit).
   if (o.match == "uuid") {
-    const auto in_a = card_uuids(a);
+    const auto in_a = card_uuids(a), in_b = card_uuids(b);
+    // A GPU without a UUID falls back to its position; against a run whose GPUs all have one,
+    // nothing matches, and every case read "lost" (an audit).
+    if (in_a.count("") != in_b.count("")) {
+      const std::string& without = in_a.count("") ? a_name : b_name;
+      throw InputError(without, "system.ranks",
+                       "--match uuid: " + without +
+                           " recorded no UUID for some GPUs, the other run for all; compare "
+                           "them by position with --match pci or index");
+    }
     const bool any = std::any_of(b.system.ranks.begin(), b.system.ranks.end(),
                                  [&](const RankInfo& r) { return in_a.count(r.gpu.uuid) > 0; });
     if (!any && !in_a.count("")) {
@@ -464,7 +473,10 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   check_alike(a, a_name, b, b_name, o);
   Comparison c;
   what_differs(a, b, c);
-  if (o.match == "uuid") c.other_hosts.clear();  // matched by card, not by position
+  // Matched by card, not by position, where every GPU has a UUID; one without falls back to its
+  // position, and the headline says so still (an audit: UUID-less files, no word).
+  if (o.match == "uuid" && !card_uuids(a).count("") && !card_uuids(b).count(""))
+    c.other_hosts.clear();
   c.verdicts_a = compute_verdicts(a, {});
   c.verdicts_b = compute_verdicts(b, {});
   c.burn_in_in_b = burn_in_findings_of(b, c.verdicts_b);

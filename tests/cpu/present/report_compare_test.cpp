@@ -299,6 +299,13 @@ TEST(Compare, RunsOfOtherHostsSayTheGpusWereMatchedByPosition) {
   CompareOptions by_card;
   by_card.match = "uuid";
   EXPECT_TRUE(compare_runs(a, "a.json", b, "b.json", by_card).other_hosts.empty());
+  // GPUs without a UUID are matched by position: the headline says so; against a run whose GPUs
+  // all have one, nothing could match, and the pair is refused.
+  auto a_no_uuid = a, b_no_uuid = b;
+  for (auto* d : {&a_no_uuid, &b_no_uuid})
+    for (auto& r : d->system.ranks) r.gpu.uuid.clear();
+  EXPECT_FALSE(compare_runs(a_no_uuid, "a.json", b_no_uuid, "b.json", by_card).other_hosts.empty());
+  EXPECT_THROW(compare_runs(a, "a.json", b_no_uuid, "b.json", by_card), InputError);
   for (auto& r : b.system.ranks) r.gpu.uuid = "GPU-other-" + std::to_string(r.rank);
   try {
     compare_runs(a, "a.json", b, "b.json", by_card);
