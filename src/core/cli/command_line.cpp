@@ -163,15 +163,20 @@ std::string flag_syntax_line(const cxxopts::Options& o, const std::string& comma
     return b == std::string::npos ? std::string() : t.substr(b, t.find_last_not_of(' ') - b + 1);
   };
   if (const auto at = help.find(key); at != std::string::npos) {
-    const auto lines = split(help.substr(at), '\n');
+    const auto start = help.rfind('\n', at) + 1;  // npos + 1: the first line
+    const auto lines = split(help.substr(start), '\n');
     const std::string& line = lines.front();
-    if (name.size() == 1) given += " (" + line.substr(4, line.find(' ', 4) - 4) + ")";
+    if (name.size() == 1) {
+      const auto long_name = at - start + 4;  // past "-b, "
+      given += " (" + line.substr(long_name, line.find(' ', long_name) - long_name) + ")";
+    }
     const auto arg = line.find(" arg ");
-    if (arg != std::string::npos) what = trim(line.substr(arg + 4));
-    // cxxopts wraps a long description onto indented lines of its own.
+    const auto column = arg == std::string::npos ? arg : line.find_first_not_of(' ', arg + 4);
+    if (column != std::string::npos) what = trim(line.substr(column));
+    // cxxopts wraps a long description onto lines indented to its column (a wrapped line may
+    // start with "-": "(0: use -b's ...").
     for (std::size_t i = 1; i < lines.size() && !what.empty(); ++i) {
-      const auto first = lines[i].find_first_not_of(' ');
-      if (first == std::string::npos || first < 8 || lines[i][first] == '-') break;
+      if (lines[i].find_first_not_of(' ') != column) break;
       what += " " + trim(lines[i]);
     }
   }
@@ -261,6 +266,7 @@ CommandLine parse_command_line(int argc, const char* const* argv,
     }
     // Before anything the switches turned on acts: --help=false gave the help.
     reject_switch_values(o, args);
+    reject_flags_as_values(o, args);  // fleet's options parse outside parse_args
     if (cl.command != Command::kHelp)
       reject_repeated_flags(o.parse(static_cast<int>(args.size()), args.data()));
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {

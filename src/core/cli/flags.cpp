@@ -1,6 +1,7 @@
 #include "core/cli/flags.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -55,8 +56,38 @@ void reject_switch_values(const cxxopts::Options& o, const Args& args) {
   }
 }
 
+void reject_flags_as_values(const cxxopts::Options& o, const Args& args) {
+  // "-o" and "--output" -> {"-o (--output)", "--output"}
+  std::map<std::string, std::pair<std::string, std::string>> takes_value;
+  for (const auto& g : o.groups()) {
+    for (const auto& opt : o.group_help(g).options) {
+      if (opt.is_boolean || opt.l.empty()) continue;
+      const std::string named =
+          opt.s.empty() ? "--" + opt.l.front() : "-" + opt.s + " (--" + opt.l.front() + ")";
+      const std::pair<std::string, std::string> v{named, "--" + opt.l.front()};
+      if (!opt.s.empty()) takes_value["-" + opt.s] = v;
+      for (const auto& l : opt.l) takes_value["--" + l] = v;
+    }
+  }
+  for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+    const std::string word = args[i], next = args[i + 1];
+    if (word == "--") break;
+    const auto flag = takes_value.find(word);
+    // -t and -g are refused whatever follows, by their own line (reject_threads_and_gpus).
+    if (word == "-t" || word == "-g" || word == "--nthreads" || word == "--ngpus") continue;
+    // A negative number is a value; "-q", "--format" and "-x" read as flags.
+    if (flag == takes_value.end() || next.size() < 2 || next[0] != '-' ||
+        std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.')
+      continue;
+    throw UsageError(
+        flag->second.first + ": needs a value; the word after it, " + quoted_value(next) +
+        ", reads as a flag (a value that starts with -: " + flag->second.second + "=" + next + ")");
+  }
+}
+
 cxxopts::ParseResult parse_args(cxxopts::Options& o, const Args& args) {
   reject_switch_values(o, args);
+  reject_flags_as_values(o, args);
   return o.parse(static_cast<int>(args.size()), args.data());
 }
 

@@ -23,6 +23,9 @@ void reject_repeated_flags(const cxxopts::ParseResult& r);
 // A switch given a value (--inplace=false, -q=0): cxxopts turned it on whatever the value, so
 // --dry-run=false ran a dry run (an audit). Refused, naming the switch; `o` holds the options.
 void reject_switch_values(const cxxopts::Options& o, const Args& args);
+// A flag that takes a value followed by a word that reads as a flag ("-o -q"): cxxopts took
+// "-q" as the file name and wrote it (an audit). "--output=-q" and "./-q" still give that name.
+void reject_flags_as_values(const cxxopts::Options& o, const Args& args);
 // The command's words parsed, switches given a value refused first (above).
 cxxopts::ParseResult parse_args(cxxopts::Options& o, const Args& args);
 // -t or -g with no value: cxxopts' "missing an argument" hid that they are refused at all.

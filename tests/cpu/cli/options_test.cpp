@@ -529,9 +529,29 @@ TEST(Options, AFlagWithoutItsValueSaysWhatItTakes) {
                          "are listed as missing"),
             std::string::npos)
       << wrapped;
+  // A description wrapped onto a line that starts with "-" is whole too.
+  EXPECT_NE(usage_error({"run", "-i"}).find("(0: use -f)"), std::string::npos)
+      << usage_error({"run", "-i"});
   EXPECT_EQ(usage_error({"run", "---x"}),
             "run: '---x' is not a flag: a flag is -x or --name (peerbench run --help lists its "
             "flags)");
+}
+
+// From an audit: "fleet DIR -o -q" wrote the report to a file named "-q", exit 0: cxxopts took
+// the next flag as -o's value. A value that starts with - is given with "=".
+TEST(Options, AFlagIsNotTakenAsTheValueOfTheOneBefore) {
+  EXPECT_EQ(usage_error({"fleet", "dir", "-o", "-q"}),
+            "-o (--output): needs a value; the word after it, '-q', reads as a flag (a value that "
+            "starts with -: --output=-q)");
+  EXPECT_NE(usage_error({"run", "-b", "-e", "1G"}).find("-b (--minbytes): needs a value"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"report", "a.json", "-o", "--format", "html"}).find("'--format'"),
+            std::string::npos);
+  EXPECT_EQ(usage_error({"fleet", "dir", "--output=-q"}), "") << "given with =: a value";
+  EXPECT_EQ(usage_error({"fleet", "dir", "-o", "./-q"}), "");
+  EXPECT_EQ(usage_error({"compare", "a", "b", "--threshold", "-5"}).find("reads as a flag"),
+            std::string::npos)
+      << "a negative number is a value, judged by the flag itself";
 }
 
 }  // namespace
