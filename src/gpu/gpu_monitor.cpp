@@ -164,6 +164,13 @@ IdleCheck GpuMonitor::idle_check(const std::string& when, double settle_s, doubl
   return c;
 }
 
+void GpuMonitor::share_with_job(const std::string& ranks) {
+  tracker_.share_with_job(true);
+  add_note("this GPU is shared with " + ranks +
+           " of the job (--allow-gpu-sharing): utilization while this rank was idle may be "
+           "theirs, so it is not taken for another job; processes outside the job still are");
+}
+
 void GpuMonitor::add_note(const std::string& note) {
   std::lock_guard<std::mutex> lock(mu_);
   note_ += (note_.empty() ? "" : "; ") + note;

@@ -40,6 +40,8 @@ class GpuMonitor {
   // Readings while the job leaves the GPU alone, for `settle_s`: who else is there.
   IdleCheck idle_check(const std::string& when, double settle_s, double waited_s);
   void add_note(const std::string& note);
+  // Another rank of the job drives this GPU too: ActivityTracker::share_with_job, with a note.
+  void share_with_job(const std::string& ranks);
   GpuActivityLog log() const;
 
  private:

@@ -88,6 +88,12 @@ void Job::start_monitor() {
         "taken to be those that appeared on the GPUs as it started, so a process started at "
         "the same moment would be taken for one of them");
   }
+  std::string sharers;
+  for (int q = 0; q < rank_.size; ++q) {
+    if (q != rank_.rank && rank_.same_gpu(q))
+      sharers += (sharers.empty() ? "rank " : ", rank ") + std::to_string(q);
+  }
+  if (!sharers.empty()) monitor_->share_with_job(sharers);
   res_->monitor = monitor_.get();
   monitor_->start();
 }

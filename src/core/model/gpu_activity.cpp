@@ -74,6 +74,10 @@ bool ActivityTracker::busy(const ActivitySample& s) const {
   return s.job_idle && s.util_gpu_pct && *s.util_gpu_pct >= busy_util_pct_;
 }
 
+bool ActivityTracker::unnamed_user(const ActivitySample& s) const {
+  return !shared_with_job_ && busy(s) && s.foreign.empty();
+}
+
 void ActivityTracker::sight(const std::string& kind, const ForeignProcess& p,
                             const std::string& reason, double t) {
   const std::string key = kind + "/" + std::to_string(p.pid) + "/" + reason;
@@ -105,10 +109,10 @@ void ActivityTracker::add(const ActivitySample& s) {
   if (recent_.size() > keep_) recent_.pop_front();
   for (const auto& p : s.foreign) sight("process", p, "", s.t_s);
   for (const auto& r : throttle_reasons(s.reasons.value_or(0))) sight("throttle", {}, r, s.t_s);
-  if (busy(s) && s.foreign.empty()) sight("busy-while-idle", {}, "", s.t_s);
+  if (unnamed_user(s)) sight("busy-while-idle", {}, "", s.t_s);
   // Its reason is the highest utilization seen.
   const auto it = sighting_of_.find("busy-while-idle/0/");
-  if (busy(s) && s.foreign.empty() && it != sighting_of_.end()) {
+  if (unnamed_user(s) && it != sighting_of_.end()) {
     auto& r = sightings_[it->second].reason;
     const int seen = r.empty() ? 0 : std::stoi(r.substr(12));
     if (*s.util_gpu_pct >= seen) r = "utilization " + std::to_string(*s.util_gpu_pct) + " %";
@@ -163,10 +167,9 @@ GpuInterference ActivityTracker::window(double t0, double t1) const {
   }
   // Someone NVML cannot name used the GPU in most of the last looks taken while the job was idle
   // (one reading alone can be a neighbour's last moments), and no look since has seen it stop.
-  const auto busy_looks = std::count_if(idle.begin(), idle.end(), [&](const ActivitySample* s) {
-    return busy(*s) && s->foreign.empty();
-  });
-  if (!idle.empty() && busy(*idle.back()) &&
+  const auto busy_looks = std::count_if(idle.begin(), idle.end(),
+                                        [&](const ActivitySample* s) { return unnamed_user(*s); });
+  if (!idle.empty() && unnamed_user(*idle.back()) &&
       2 * static_cast<std::size_t>(busy_looks) > idle.size()) {
     g.busy_while_idle = true;
     g.util_gpu_pct = std::max(*idle.back()->util_gpu_pct, g.util_gpu_pct.value_or(0));

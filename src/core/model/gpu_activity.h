@@ -51,12 +51,20 @@ class ActivityTracker {
   IdleCheck idle_check(const std::vector<ActivitySample>& samples, const std::string& when,
                        double waited_s) const;
   bool busy(const ActivitySample& s) const;
+  // The GPU is driven by another rank of this job too (--allow-gpu-sharing): utilization while
+  // this rank is idle may be that rank's work, so it is not taken for another user during the
+  // cases (a false "contended" on one H200 shared by two ranks). Processes outside the job still
+  // are, and idle checks (taken while every rank is idle) are unchanged.
+  void share_with_job(bool shared) { shared_with_job_ = shared; }
   const std::vector<ActivitySighting>& sightings() const { return sightings_; }
   int samples() const { return count_; }
 
  private:
   void sight(const std::string& kind, const ForeignProcess& p, const std::string& reason, double t);
+  // A look that says someone NVML cannot name used the GPU while the job did not.
+  bool unnamed_user(const ActivitySample& s) const;
   int busy_util_pct_;
+  bool shared_with_job_ = false;
   std::size_t keep_;
   std::deque<ActivitySample> recent_;
   std::vector<ActivitySighting> sightings_;

@@ -77,6 +77,28 @@ TEST(ActivityTracker, UtilizationWhileTheJobIsIdleIsSomebodyElses) {
   EXPECT_EQ(t.sightings()[0].kind, "busy-while-idle");
 }
 
+// From the one-H200 check: two ranks of the job on one GPU (--allow-gpu-sharing); rank 1 read the
+// utilization of rank 0's copy as another job's ("contended" beside a healthy figure). A GPU the
+// job shares between ranks takes no unnamed utilization for another job during the cases; a
+// process outside the job is still seen, and the idle check is unchanged.
+TEST(ActivityTracker, AGpuSharedByTheJobsRanksIsNotContendedByItsOwnWork) {
+  ActivityTracker t;
+  t.share_with_job(true);
+  for (double at : {0.0, 0.5, 1.0}) t.add(sample(at, {}, 100, true));
+  const auto g = t.window(1.2, 1.3);
+  EXPECT_FALSE(g.busy_while_idle);
+  EXPECT_FALSE(g.contended());
+  EXPECT_TRUE(t.sightings().empty());
+  const ForeignProcess other{77, "python3", 1ull << 30, std::nullopt};
+  t.add(sample(1.4, {other}, 100, true));
+  EXPECT_TRUE(t.window(1.4, 1.5).contended()) << "a process outside the job still counts";
+  EXPECT_FALSE(t.idle_check({sample(2.0, {}, 100, true)}, "start", 0).idle)
+      << "every rank idle at the check: utilization is someone else's";
+  ActivityTracker alone;  // the same looks on a GPU of its own: another user
+  for (double at : {0.0, 0.5, 1.0}) alone.add(sample(at, {}, 100, true));
+  EXPECT_TRUE(alone.window(1.2, 1.3).busy_while_idle);
+}
+
 TEST(ActivityTracker, HeldClocksAreSeenAsThrottling) {
   ActivityTracker t;
   t.add(sample(0.0, {}, 100, false, 0x8));
