@@ -147,7 +147,12 @@ std::string flag_syntax_line(const cxxopts::Options& o, const std::string& comma
   };
   if (message.find("starts with a - but has incorrect syntax") != std::string::npos) {
     const auto open = message.find('\'');
-    return command + ": '" + sanitize_for_terminal(quoted(open)) +
+    const std::string word = quoted(open);
+    // "--b": a one-letter flag takes one dash.
+    if (word.size() == 3 && word.rfind("--", 0) == 0 && word[2] != '-')
+      return command + ": '" + sanitize_for_terminal(word) + "' is not a flag: a one-letter flag " +
+             "takes one dash (-" + sanitize_for_terminal(word.substr(2)) + ")" + see;
+    return command + ": '" + sanitize_for_terminal(word) +
            "' is not a flag: a flag is -x or --name" + see;
   }
   const auto missing = message.find("' is missing an argument");

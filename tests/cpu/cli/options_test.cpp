@@ -532,6 +532,8 @@ TEST(Options, AFlagWithoutItsValueSaysWhatItTakes) {
   // A description wrapped onto a line that starts with "-" is whole too.
   EXPECT_NE(usage_error({"run", "-i"}).find("(0: use -f)"), std::string::npos)
       << usage_error({"run", "-i"});
+  EXPECT_NE(usage_error({"run", "--b"}).find("a one-letter flag takes one dash (-b)"),
+            std::string::npos);
   EXPECT_EQ(usage_error({"run", "---x"}),
             "run: '---x' is not a flag: a flag is -x or --name (peerbench run --help lists its "
             "flags)");
