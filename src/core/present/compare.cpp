@@ -472,6 +472,8 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
                         const std::string& b_name, const CompareOptions& o) {
   check_alike(a, a_name, b, b_name, o);
   Comparison c;
+  c.versions_a = run_versions(a);
+  c.versions_b = run_versions(b);
   what_differs(a, b, c);
   // Matched by card, not by position, where every GPU has a UUID; one without falls back to its
   // position, and the headline says so still (an audit: UUID-less files, no word).
@@ -590,17 +592,22 @@ CsvS cf(std::string_view s) {
   return out::esc<out::Csv>(s);
 }
 
+CsvS csv_versions(const RunVersions& v) {
+  return cf(v.driver) + "," + cf(v.cuda) + "," + cf(v.nccl);
+}
+
 std::string comparison_csv(const Comparison& c) {
   out::Writer<out::Csv> w;
   w << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
-       "change,a_status,b_status\n";
+       "change,a_status,b_status,a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl\n";
+  const CsvS versions = "," + csv_versions(c.versions_a) + "," + csv_versions(c.versions_b);
   for (const auto& r : c.rows) {
     w << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
       << cf(r.metric) << "," << out::fixed<out::Csv>(r.a.median, 3) << ","
       << out::fixed<out::Csv>(r.a.min, 3) << "," << out::fixed<out::Csv>(r.a.max, 3) << ","
       << out::fixed<out::Csv>(r.b.median, 3) << "," << out::fixed<out::Csv>(r.b.min, 3) << ","
       << out::fixed<out::Csv>(r.b.max, 3) << "," << out::fixed<out::Csv>(r.ratio, 4) << ","
-      << cf(r.change) << ",ok,ok\n";
+      << cf(r.change) << ",ok,ok" << versions << "\n";
   }
   // The cases not compared, with no figures: the CSV left them out without a trace (an audit).
   const std::pair<const std::vector<UnmatchedCase>*, const char*> lists[] = {
@@ -612,7 +619,7 @@ std::string comparison_csv(const Comparison& c) {
     for (const auto& u : *list) {
       w << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
         << cf(u.gpu_pair) << "," << u.bytes << ",,,,,,,,," << cf(change) << "," << cf(u.a_status)
-        << "," << cf(u.b_status) << "\n";
+        << "," << cf(u.b_status) << versions << "\n";
     }
   }
   return w.str();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/judge/baseline.h"
 #include "core/model/results.h"
 #include "core/model/statistics.h"
 #include "core/present/view_options.h"
@@ -69,6 +70,9 @@ struct Comparison {
   // each run's first host), which the headline says (an audit: another node's GPUs, no word).
   std::string other_hosts;
   std::string hosts_a, hosts_b;  // each run's hosts, where they differ ("" where they do not)
+  // Each run's driver, CUDA and NCCL (run_versions), for the CSV: a driver comparison's rows say
+  // which versions each side ran.
+  RunVersions versions_a, versions_b;
   // Each run's verdicts under the built-in bars: which measurement settled each case.
   std::vector<PairVerdict> verdicts_a, verdicts_b;
 };

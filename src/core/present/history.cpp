@@ -128,6 +128,7 @@ History build_history(const std::vector<RunDocument>& runs, const std::vector<st
   History h;
   h.files = files;
   h.columns = version_columns(runs);
+  for (const auto& r : runs) h.versions.push_back(run_versions(r));
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto space = h.columns[i].find(' ');
     h.headings.push_back(std::to_string(i + 1) + ": " + files[i] +
@@ -325,7 +326,11 @@ CsvS cf(std::string_view s) {
 std::string history_csv(const History& h) {
   out::Writer<out::Csv> o;
   o << "method,pair,gpu_pair,bytes,metric,run,file,median,min,max,ratio_to_first,change,"
-       "first_status,status\n";
+       "first_status,status,driver,cuda,nccl\n";
+  const auto versions = [&](std::size_t k) {
+    const RunVersions& v = h.versions[k];
+    return "," + cf(v.driver) + "," + cf(v.cuda) + "," + cf(v.nccl);
+  };
   for (const auto& r : h.rows) {
     for (std::size_t k = 0; k < r.cells.size(); ++k) {
       const auto& c = r.cells[k];
@@ -335,7 +340,7 @@ std::string history_csv(const History& h) {
         << cf(r.metric) << "," << k + 1 << "," << cf(h.headings[k]) << ","
         << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
         << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
-        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << ",ok,ok\n";
+        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << ",ok,ok" << versions(k) << "\n";
     }
   }
   // The CSV dropped them (an audit): the later run's figure where only it has one.
@@ -351,7 +356,8 @@ std::string history_csv(const History& h) {
     } else {
       o << ",,";
     }
-    o << ",," << cf(m.change) << "," << cf(u.a_status) << "," << cf(u.b_status) << "\n";
+    o << ",," << cf(m.change) << "," << cf(u.a_status) << "," << cf(u.b_status) << versions(m.run)
+      << "\n";
   }
   return o.str();
 }

@@ -572,6 +572,18 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
     for (const auto& c2 : row.cells) cells += c2.present;
   }
   EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), cells + 1);
+  // Each row says which versions its run ran (a driver history's CSV did not).
+  const auto lines = split(csv, '\n');
+  EXPECT_EQ(lines[0].substr(lines[0].rfind(",status,")), ",status,driver,cuda,nccl");
+  std::size_t on_new = 0;
+  for (const auto& l : lines)
+    on_new += l.find(",3,3: c.json") != std::string::npos && l.find(",590.1,") != std::string::npos;
+  EXPECT_GT(on_new, 0u) << csv.substr(0, 600);
+  // Two runs: both sides' versions on every row.
+  const auto two = compare_runs(real_run(), "a.json", c, "c.json", {});
+  const auto pair_csv = render_comparison(two, "a.json", "c.json", o);
+  EXPECT_NE(pair_csv.find(",a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl\n"), std::string::npos);
+  EXPECT_NE(pair_csv.find(",590.1,"), std::string::npos);
 }
 
 }  // namespace
