@@ -155,6 +155,20 @@ bool same_bytes(const std::string& a, const std::string& b) {
   }
 }
 
+}  // namespace
+
+std::set<std::string> node_cases(const FleetNode& n) {
+  std::set<std::string> cases;
+  for (const auto& p : n.pairs) {
+    for (const auto& m : p.measurements)
+      cases.insert(m.method + " " + p.src_pci + "->" + p.dst_pci + " " + std::to_string(m.bytes) +
+                   " x" + std::to_string(p.ranks));
+  }
+  return cases;
+}
+
+namespace {
+
 // One node per host: the later run counts; the earlier ones are kept in `earlier`.
 std::vector<FleetNode> resolve_duplicates(
     std::vector<FleetNode> nodes, std::vector<std::string>& notes,
@@ -190,7 +204,8 @@ std::vector<FleetNode> resolve_duplicates(
       earlier[n.host].push_back(
           {e.file, e.flag_count(),
            !e.problems.empty() || std::any_of(e.pairs.begin(), e.pairs.end(),
-                                              [](const FleetPair& p) { return p.unsettled(); })});
+                                              [](const FleetPair& p) { return p.unsettled(); }),
+           node_cases(e)});
       out.back() = std::move(n);
     } else {
       out.push_back(std::move(n));

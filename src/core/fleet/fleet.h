@@ -210,8 +210,9 @@ struct FleetReport {
   // latest run counts in the fleet).
   struct EarlierRun {
     std::string file;
-    int flags = 0;           // the run's own flags
-    bool unsettled = false;  // a problem reading it, or a pair not measured, contended, ...
+    int flags = 0;                // the run's own flags
+    bool unsettled = false;       // a problem reading it, or a pair not measured, contended, ...
+    std::set<std::string> cases;  // node_cases: what `compare` could match with another run
   };
   std::map<std::string, std::vector<EarlierRun>> earlier_runs;
   double outlier_tolerance = 0.10;
@@ -220,6 +221,10 @@ struct FleetReport {
   std::vector<std::string> inputs;  // every file read: results, --hosts, --expect
   int count(NodeState s) const;
 };
+
+// A node's measured cases ("ce-write 0000:06->0000:07 1073741824", with its rank count): two runs
+// of a host that share none cannot be compared (fleet suggested a history that exited 2).
+std::set<std::string> node_cases(const FleetNode& n);
 
 // Every group where one version's nodes are beyond `tolerance` worse than another's (each side
 // two nodes at least; a node that is the group's outlier is its own finding and left out), the

@@ -119,7 +119,9 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
         c.rows[it->second].points.push_back(
             {pos.goodness(), n.host + " " + p.name(),
              format_fixed(pos.value, d) + " " + fleet_unit(pos.method, pos.lower_is_better) + ", " +
-                 format_fixed(pos.ratio, 3) + " of the median",
+                 // As the axis reads: latency's point is the median over the figure.
+                 format_fixed(pos.goodness(), 3) +
+                 (pos.lower_is_better ? " (median / figure)" : " of the median"),
              pos.outlier});
       }
     }

@@ -169,6 +169,9 @@ struct VerdictCounts {
   int flags = 0;
   int incomplete_methods = 0;  // method verdicts that are incomplete
   int contended_methods = 0, throttled_methods = 0, noisy_methods = 0;
+  // Figures measured and judged by no bar, in pairs of any verdict (--fail-on not-judged counts
+  // these; `not_judged` counts pairs whose every figure is one).
+  int not_judged_methods = 0;
 };
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v);
 // "all 3 pass", or "1 flagged, 2 incomplete, 1 pass of 4 verdicts (3 flags)".

@@ -57,6 +57,7 @@ VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {
       c.contended_methods += m.state == vs::kContended;
       c.throttled_methods += m.state == vs::kThrottled;
       c.noisy_methods += m.state == vs::kNoisy;
+      c.not_judged_methods += m.state == vs::kNotJudged;
     }
   }
   c.flags = static_cast<int>(flags.size());

@@ -293,8 +293,18 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
   if (lost)
     d.verdict += "; " + std::to_string(lost) + (lost == 1 ? " case" : " cases") +
                  " of run 1 lost in later runs (see Not in every run)";
+  // Cases one run measured and the other did not ask for: not compared, counted as two-run
+  // compare counts them (88 "not asked" cells stood under Not in every run alone; an audit).
+  const auto one_sided =
+      std::count_if(h.unmatched.begin(), h.unmatched.end(),
+                    [](const HistoryUnmatched& u) { return u.change != "lost"; });
+  if (one_sided)
+    d.verdict += "; " + std::to_string(one_sided) +
+                 " measured in one of a pair of runs alone: not compared (see Not in every run)";
   d.verdict += history_caution_counts(h);
   d.failed = h.exit_code != 0;
+  if (d.failed && o.fail_on == "any" && imp)
+    d.verdict += "; exit 1: --fail-on any counts the improvements too";
   d.sections.push_back({"Runs", h.headings, {}, {}});
   if (!h.cautions.empty()) d.sections.push_back({"Read with care", h.cautions, {}, {}});
   d.sections.push_back(

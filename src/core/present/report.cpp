@@ -43,7 +43,8 @@ std::string runs_headline(const std::vector<ReportInput>& runs) {
   std::vector<std::string> failing;
   for (const auto& in : runs) {
     if (in.failing > 0)
-      failing.push_back(in.path + " (" + run_headline(*in.doc, in.verdicts) + ")");
+      failing.push_back(in.path + " (" + run_headline(*in.doc, in.verdicts) + "; " +
+                        std::to_string(in.failing) + " counted by --fail-on)");
   }
   const std::string n = std::to_string(runs.size()) + " runs: ";
   if (failing.empty()) return n + "none fails";

@@ -251,7 +251,8 @@ class TextReporter : public DocumentReporter {
       << " flagged, " << c.contended << " contended, " << c.throttled << " throttled, " << c.noisy
       << " noisy, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "
       << c.not_applicable << " not applicable, " << c.not_a_link << " not a link; " << c.flags
-      << " flags, " << c.incomplete_methods << " requested measurements missing\n";
+      << " flags, " << c.incomplete_methods << " requested measurements missing, "
+      << c.not_judged_methods << " figures judged by no bar\n";
   }
 };
 // ---------------------------------------------------------------------------------------------

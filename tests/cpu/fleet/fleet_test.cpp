@@ -1087,6 +1087,9 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
             std::string::npos)
       << text.substr(0, 800);
   EXPECT_NE(text.find("speed by version: driver 590.10.01"), std::string::npos);
+  EXPECT_NE(text.find("Findings:\n  version gap: driver 590.10.01 (2 nodes) is 12.0 % lower"),
+            std::string::npos)
+      << "not 'none' beside the gap";
   const std::string om = make_fleet_reporter(FleetFormat::kOpenMetrics)->render(r, {});
   EXPECT_NE(om.find("peerbench_fleet_version_gap_ratio{slow=\"driver 590.10.01\",fast=\"driver "
                     "580.159.04\",method=\"ce-write\""),
@@ -1103,7 +1106,8 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
     slower += row.find(",ce-write,") != std::string::npos &&
               row.find(",slower side: driver 590.10.01 is 12.0 % behind driver 580.159.04") !=
                   std::string::npos;
-    faster += row.find(",faster side: driver 580.159.04") != std::string::npos;
+    faster += row.find(",faster side: driver 580.159.04 is 13.6 % higher than driver 590.10.01") !=
+              std::string::npos;
   }
   EXPECT_GT(slower, 0) << csv.substr(0, 1200);
   EXPECT_EQ(slower, faster) << "two nodes a side, the same pairs each";

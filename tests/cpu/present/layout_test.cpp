@@ -14,6 +14,7 @@
 #include "core/model/schema.h"
 #include "core/plan/plan.h"
 #include "core/present/compare.h"
+#include "core/present/history.h"
 #include "core/present/plan_text.h"
 #include "core/present/relative_link.h"
 #include "core/present/report.h"
@@ -286,9 +287,27 @@ TEST(FleetHonesty, SeveralRunsOfOneHostAreSaidAndPointToCompare) {
             std::string::npos)
       << verdict;
   EXPECT_NE(verdict.find("peerbench compare A.json B.json C.json"), std::string::npos);
-  EXPECT_NE(text.find("vm's history, oldest first: peerbench compare "), std::string::npos);
+  // The latest (host copies) shares no case with the others: compare would refuse them (exit
+  // 2), so no command is offered (an audit ran the one offered).
+  EXPECT_EQ(text.find("vm's history, oldest first"), std::string::npos);
   EXPECT_NE(text.find("h200x2-nccl-shm.json (9 flags)"), std::string::npos);  // 6 below-expected
   EXPECT_EQ(text.find("//"), std::string::npos);
+  // Runs that share cases: the command names those compare can lay side by side, and it runs.
+  o.paths = {std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/"};
+  const FleetReport shared = build_fleet(o, test::catalog());
+  const auto t2 = make_fleet_reporter(FleetFormat::kText)->render(shared, {});
+  const auto at = t2.find("vm's history, oldest first");
+  ASSERT_NE(at, std::string::npos) << t2;
+  const std::string line = t2.substr(at, t2.find('\n', at) - at);
+  EXPECT_EQ(line.find("topo.json"), std::string::npos) << line;
+  std::vector<RunDocument> runs;
+  std::vector<std::string> files;
+  for (const auto& word : split(line.substr(line.find("peerbench compare ") + 18), ' ')) {
+    files.push_back(word);
+    runs.push_back(load_run_file(word));
+  }
+  ASSERT_GE(runs.size(), 2u) << line;
+  EXPECT_NO_THROW(build_history(runs, files, {})) << line;
 }
 
 }  // namespace

@@ -317,6 +317,34 @@ TEST(Compare, RunsOfOtherHostsSayTheGpusWereMatchedByPosition) {
   }
 }
 
+// From an audit: under --fail-on any, "0 regressions, 12 improvements" stood over exit 1 with no
+// word why; a history's headline counted no case measured in one run alone.
+TEST(Compare, ImprovementsThatFailSayWhyAndOneSidedCasesAreCounted) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  for (auto& r : b.results)
+    if (r.method == "ce-write" && r.src == 0) r.algbw_gbps = test::flat(480);
+  CompareOptions any;
+  any.fail_on = "any";
+  const auto c = compare_runs(a, "a.json", b, "b.json", any);
+  ASSERT_EQ(c.regressions, 0);
+  ASSERT_GT(c.improvements, 0);
+  EXPECT_EQ(comparison_exit_code(c, any), kExitFlagged);
+  EXPECT_NE(render_comparison(c, "a.json", "b.json", any)
+                .find("; exit 1: --fail-on any counts the improvements too"),
+            std::string::npos);
+  EXPECT_EQ(render_comparison(c, "a.json", "b.json", {}).find("exit 1"), std::string::npos);
+  auto fewer = a;
+  fewer.config["methods"] = {"ce-write"};
+  fewer.results.erase(std::remove_if(fewer.results.begin(), fewer.results.end(),
+                                     [](const Result& r) { return r.method != "ce-write"; }),
+                      fewer.results.end());
+  const auto h = build_history({a, a, fewer}, {"a.json", "a2.json", "f.json"}, {});
+  EXPECT_NE(
+      render_history(h, {}, {}).find(" measured in one of a pair of runs alone: not compared"),
+      std::string::npos);
+}
+
 TEST(Compare, RegressionNeedsThresholdAndSeparatedSpreads) {
   const auto a = test::clean_h200_pair();
   auto b = a;
