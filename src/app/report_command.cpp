@@ -61,8 +61,9 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     in.bars_used = bars_used_line(docs[i], in.verdicts, bars);
     in.recorded = recorded_verdicts_note(docs[i], in.verdicts);
     in.known_good = known_good_marks(docs[i], bars, in.verdicts);
-    in.failing = run_failing(docs[i], in.verdicts, o.fail_on);
-    in.failing_why = failing_line(docs[i], in.verdicts, o.fail_on);
+    const auto failing_items = run_failing_items(docs[i], in.verdicts, o.fail_on);
+    in.failing = static_cast<int>(failing_items.size());
+    in.failing_why = failing_line(failing_items, o.fail_on);
     failing += in.failing;
     inputs.push_back(std::move(in));
   }

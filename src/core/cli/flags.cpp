@@ -73,8 +73,6 @@ void reject_flags_as_values(const cxxopts::Options& o, const Args& args) {
     const std::string word = args[i], next = args[i + 1];
     if (word == "--") break;
     const auto flag = takes_value.find(word);
-    // -t and -g are refused whatever follows, by their own line (reject_threads_and_gpus).
-    if (word == "-t" || word == "-g" || word == "--nthreads" || word == "--ngpus") continue;
     // A negative number is a value; "-q", "--format" and "-x" read as flags.
     if (flag == takes_value.end() || next.size() < 2 || next[0] != '-' ||
         std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.')

@@ -462,6 +462,8 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
 void parse_run_command(cxxopts::Options& o, const Args& args,
                        const std::vector<MethodInfo>& catalog, CommandLine& cl) {
   add_run_options(o);
+  // -t and -g are refused whatever follows them, by their own line, before any other check.
+  reject_threads_and_gpus(args);
   auto r = parse_args(o, args);
   cl.help_text = o.help({"sizes", "timing", "selection", "nccl-tests", "output", "verdicts"});
   if (r.count("help")) {

@@ -216,6 +216,8 @@ std::vector<std::string> run_failing_items(const RunDocument& d, const std::vect
 // exit 1 (an opt-in state, a run cut short), and the report had said nothing of why.
 std::string failing_line(const RunDocument& d, const std::vector<PairVerdict>& v,
                          const std::string& fail_on);
+// The same of items run_failing_items gave (report counts and words them from one list).
+std::string failing_line(const std::vector<std::string>& items, const std::string& fail_on);
 // What was in the way while `r` ran ("pid 4242 (copyloop, ...) on rank 1 (GPU 1 ...)"), whether
 // the case was judged or not; "" when nothing was seen or nothing watched.
 std::string interference_text(const RunDocument& d, const Result& r);

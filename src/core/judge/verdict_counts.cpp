@@ -202,7 +202,10 @@ int run_failing(const RunDocument& d, const std::vector<PairVerdict>& v,
 
 std::string failing_line(const RunDocument& d, const std::vector<PairVerdict>& v,
                          const std::string& fail_on) {
-  const auto items = run_failing_items(d, v, fail_on);
+  return failing_line(run_failing_items(d, v, fail_on), fail_on);
+}
+
+std::string failing_line(const std::vector<std::string>& items, const std::string& fail_on) {
   if (items.empty()) return "";
   constexpr std::size_t kNamed = 6;  // a burn-in's hundreds of items stay one line
   std::vector<std::string> named(items.begin(), items.begin() + std::min(items.size(), kNamed));
