@@ -64,6 +64,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
     const auto failing_items = run_failing_items(docs[i], in.verdicts, o.fail_on);
     in.failing = static_cast<int>(failing_items.size());
     in.failing_why = failing_line(failing_items, o.fail_on);
+    in.waived_why = waived_line(docs[i], in.verdicts, o.fail_on);
     failing += in.failing;
     inputs.push_back(std::move(in));
   }

@@ -191,6 +191,9 @@ void print_acceptance(const gpu::JobOutcome& outcome, const RunOptions& o, gpu::
             << run_headline(outcome.doc, v) << "; exit code " << outcome.exit_code;
   if (const auto why = failing_line(outcome.doc, v, o.fail_on); outcome.exit_code && !why.empty())
     std::cout << " (" << why << ")";
+  // A PASSED over flags that --fail-on let through says so (an acceptance signed on it).
+  if (const auto waived = waived_line(outcome.doc, v, o.fail_on); !waived.empty())
+    std::cout << " (" << waived << ")";
   std::cout << "\n" << std::flush;
 }
 

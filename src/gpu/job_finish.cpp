@@ -122,6 +122,8 @@ void Job::print_summary(double elapsed) {
   *o << "# " << run_headline(doc, doc.verdicts) << "\n";
   if (const auto why = failing_line(doc, doc.verdicts, opts_.fail_on); !why.empty())
     *o << "# Exit 1: " << why << "\n";
+  if (const auto waived = waived_line(doc, doc.verdicts, opts_.fail_on); !waived.empty())
+    *o << "# Waived: " << waived << "\n";
   *o << "# Bars: " << bars_used_line(doc, doc.verdicts, expectations_) << "\n";
   if (doc.nccl.mode != "not-used") {
     *o << "# NCCL transport capture: " << doc.nccl.mode

@@ -760,5 +760,45 @@ TEST(RealRuns, HistoryChartMeetsEachRunAtTheLargestSizeItShares) {
   EXPECT_NE(html.find("ce-latency @ 8 B"), std::string::npos);
 }
 
+// `--fail-on none` over a flagged run exited 0 with no word of the flags it let pass; an
+// acceptance signed on that exit code never saw them. What the default counts and the chosen
+// --fail-on does not is now named, in every report format.
+TEST(RealRuns, ReportSaysWhatFailOnWaived) {
+  const auto d = load_run_file(h200x2("p2p-disabled.json"));
+  const auto vs = compute_verdicts(d, {});
+  const auto all = run_failing_items(d, vs, "all");
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(waived_line(d, vs, "all"), "") << "the default waives nothing";
+  const auto none = waived_line(d, vs, "none");
+  EXPECT_EQ(none.rfind("--fail-on none leaves out " + std::to_string(all.size()) +
+                           " that the default (all) counts: ",
+                       0),
+            0u)
+      << none;
+  EXPECT_NE(none.find(all.front()), std::string::npos) << none;
+  // One code chosen: only the others are waived, and what it counts is not among them.
+  const auto code = find_verdict(vs, 0, 1).flags.at(0).code;
+  const auto counted = run_failing_items(d, vs, code);
+  ASSERT_FALSE(counted.empty());
+  const auto some = waived_line(d, vs, code);
+  if (counted.size() == all.size()) {
+    EXPECT_EQ(some, "");
+  } else {
+    EXPECT_NE(some.find("leaves out " + std::to_string(all.size() - counted.size()) + " "),
+              std::string::npos)
+        << some;
+  }
+  for (const auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
+    ReportInput in;
+    in.path = "run.json";
+    in.doc = &d;
+    in.verdicts = vs;
+    in.waived_why = none;
+    const auto out = make_reporter(f)->render({in}, {});
+    EXPECT_NE(out.find("Waived: --fail-on none leaves out"), std::string::npos)
+        << static_cast<int>(f);
+  }
+}
+
 }  // namespace
 }  // namespace peerbench

@@ -218,6 +218,10 @@ std::string failing_line(const RunDocument& d, const std::vector<PairVerdict>& v
                          const std::string& fail_on);
 // The same of items run_failing_items gave (report counts and words them from one list).
 std::string failing_line(const std::vector<std::string>& items, const std::string& fail_on);
+// What the default --fail-on (all) counts and `fail_on` does not: a flagged run that exits 0
+// under --fail-on none said nothing of the flags it let pass. "" when nothing is left out.
+std::string waived_line(const RunDocument& d, const std::vector<PairVerdict>& v,
+                        const std::string& fail_on);
 // What was in the way while `r` ran ("pid 4242 (copyloop, ...) on rank 1 (GPU 1 ...)"), whether
 // the case was judged or not; "" when nothing was seen or nothing watched.
 std::string interference_text(const RunDocument& d, const Result& r);

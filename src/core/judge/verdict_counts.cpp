@@ -205,13 +205,33 @@ std::string failing_line(const RunDocument& d, const std::vector<PairVerdict>& v
   return failing_line(run_failing_items(d, v, fail_on), fail_on);
 }
 
-std::string failing_line(const std::vector<std::string>& items, const std::string& fail_on) {
-  if (items.empty()) return "";
-  constexpr std::size_t kNamed = 6;  // a burn-in's hundreds of items stay one line
+namespace {
+
+// The first items by name, the rest counted: a burn-in's hundreds of items stay one line.
+std::string named_items(const std::vector<std::string>& items) {
+  constexpr std::size_t kNamed = 6;
   std::vector<std::string> named(items.begin(), items.begin() + std::min(items.size(), kNamed));
-  std::string s = "--fail-on " + fail_on + " counts " + join(named, "; ");
+  std::string s = join(named, "; ");
   if (items.size() > kNamed) s += "; and " + std::to_string(items.size() - kNamed) + " more";
   return s;
+}
+
+}  // namespace
+
+std::string failing_line(const std::vector<std::string>& items, const std::string& fail_on) {
+  if (items.empty()) return "";
+  return "--fail-on " + fail_on + " counts " + named_items(items);
+}
+
+std::string waived_line(const RunDocument& d, const std::vector<PairVerdict>& v,
+                        const std::string& fail_on) {
+  const auto counted = run_failing_items(d, v, fail_on);
+  std::vector<std::string> left;
+  for (auto& item : run_failing_items(d, v, "all"))
+    if (!listed(counted, item)) left.push_back(std::move(item));
+  if (left.empty()) return "";
+  return "--fail-on " + fail_on + " leaves out " + std::to_string(left.size()) +
+         " that the default (all) counts: " + named_items(left);
 }
 
 int run_exit_code(const RunDocument& d, const std::vector<PairVerdict>& v,

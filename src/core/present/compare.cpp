@@ -750,6 +750,7 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
   // exit 1 with no word why (an audit).
   if (d.failed && o.fail_on == "any" && c.improvements)
     d.verdict += "; exit 1: --fail-on any counts the improvements too";
+  if (waived_by_fail_on(c, o)) d.verdict += "; " + kWaivedNote;
   d.sections.push_back({"Runs", {"A (baseline): " + a_name, "B (candidate): " + b_name}, {}, {}});
   d.sections.push_back(
       {"What differs",
@@ -789,6 +790,12 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
       break;
   }
   return render_sections_text(comparison_document(c, a_name, b_name, o));
+}
+
+bool waived_by_fail_on(const Comparison& c, const CompareOptions& o) {
+  CompareOptions by_default = o;
+  by_default.fail_on = CompareOptions{}.fail_on;
+  return comparison_exit_code(c, o) == kExitOk && comparison_exit_code(c, by_default) != kExitOk;
 }
 
 int comparison_exit_code(const Comparison& c, const CompareOptions& o) {

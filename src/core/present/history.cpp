@@ -143,6 +143,7 @@ History build_history(const std::vector<RunDocument>& runs, const std::vector<st
     add_comparison(h, rows, k, runs.size(), c);
     add_cautions(h, k, c, o);
     h.exit_code = std::max(h.exit_code, comparison_exit_code(c, o));
+    h.waived = h.waived || waived_by_fail_on(c, o);
   }
   for (auto& [key, row] : rows) h.rows.push_back(std::move(row));
   return h;
@@ -305,6 +306,7 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
   d.failed = h.exit_code != 0;
   if (d.failed && o.fail_on == "any" && imp)
     d.verdict += "; exit 1: --fail-on any counts the improvements too";
+  if (h.waived) d.verdict += "; " + kWaivedNote;
   d.sections.push_back({"Runs", h.headings, {}, {}});
   if (!h.cautions.empty()) d.sections.push_back({"Read with care", h.cautions, {}, {}});
   d.sections.push_back(

@@ -52,6 +52,8 @@ struct History {
   int min_max_inconclusive = 0, data_errors = 0, burn_in_findings = 0, untrusted = 0,
       other_settings = 0;
   int exit_code = 0;
+  bool waived =
+      false;  // the default --fail-on (regressions) would have exited 1; o.fail_on did not
 };
 
 // Throws InputError when a run cannot be compared with the first.

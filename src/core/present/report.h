@@ -26,6 +26,7 @@ struct ReportInput {
   std::vector<KnownGoodMark> known_good;  // known_good_marks: the charts' known-good lines
   int failing = 0;          // run_failing under --fail-on: what makes `report`'s exit code 1
   std::string failing_why;  // failing_line: what counted, "" when nothing did
+  std::string waived_why;   // waived_line: what the default would count and --fail-on did not
 };
 
 // Over several runs, one line first: how many fail and which ("" for one run). The first run's

@@ -138,6 +138,7 @@ class HtmlReporter : public DocumentReporter {
     o << "</table>\n<p class=\"" << S::from_code(cls)
       << "\">Verdict: " << e(run_headline(d, in.verdicts)) << "</p>\n";
     if (!in.failing_why.empty()) o << "<p class=\"exit\">Exit 1: " << e(in.failing_why) << "</p>\n";
+    if (!in.waived_why.empty()) o << "<p class=\"exit\">Waived: " << e(in.waived_why) << "</p>\n";
     // Why, on the first screen: the flags were 6,000 px down the page (an audit).
     if (const auto why = flag_digest(in.verdicts); !why.empty()) {
       o << "<ul class=\"why\">";

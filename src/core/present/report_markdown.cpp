@@ -45,6 +45,7 @@ class MarkdownReporter : public DocumentReporter {
       header(o, in);
       o << "**Verdict: " << e(run_headline(d, in.verdicts)) << "**\n\n";
       if (!in.failing_why.empty()) o << "Exit 1: " << e(in.failing_why) << "\n\n";
+      if (!in.waived_why.empty()) o << "Waived: " << e(in.waived_why) << "\n\n";
       if (const auto why = flag_digest(in.verdicts); !why.empty()) {
         for (const auto& w : why) o << "- " << e(w) << "\n";
         o << "\n";

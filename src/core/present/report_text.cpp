@@ -51,6 +51,7 @@ class TextReporter : public DocumentReporter {
       // The verdict on the first screen too: it stood some fifty lines down (an audit).
       o << "  verdict: " << e(run_headline(d, in.verdicts)) << "\n";
       if (!in.failing_why.empty()) o << "  exit 1: " << e(in.failing_why) << "\n";
+      if (!in.waived_why.empty()) o << "  waived: " << e(in.waived_why) << "\n";
       if (const auto b = burn_in_summary(d)) o << "  burn-in: " << e(b->headline) << "\n";
       o << "  NCCL transport capture: " << e(d.nccl.mode)
         << (d.nccl.note.empty() ? S() : " (" + e(d.nccl.note) + ")") << "\n\n";
@@ -247,6 +248,7 @@ class TextReporter : public DocumentReporter {
     o << "\nVerdict: " << e(run_headline(*in.doc, in.verdicts)) << "\n";
     // A run whose verdicts all pass still exits 1 under an opt-in state or a cut-short run.
     if (!in.failing_why.empty()) o << "Exit 1: " << e(in.failing_why) << "\n";
+    if (!in.waived_why.empty()) o << "Waived: " << e(in.waived_why) << "\n";
     o << "Summary: " << c.verdicts << " verdicts, " << c.pass << " pass, " << c.flagged
       << " flagged, " << c.contended << " contended, " << c.throttled << " throttled, " << c.noisy
       << " noisy, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "

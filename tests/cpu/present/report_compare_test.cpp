@@ -317,6 +317,33 @@ TEST(Compare, RunsOfOtherHostsSayTheGpusWereMatchedByPosition) {
   }
 }
 
+// "40 regressions" stood over exit 0 under --fail-on none with no word that the default exits 1:
+// the headline says the exit code was waived, in two-run compare and in a history.
+TEST(Compare, FailOnNoneSaysTheDefaultWouldFail) {
+  const auto a = test::clean_h200_pair();
+  auto b = a;
+  for (auto& r : b.results)
+    if (r.method == "ce-write" && r.src == 0) r.algbw_gbps = test::flat(200);
+  CompareOptions none;
+  none.fail_on = "none";
+  const auto c = compare_runs(a, "a.json", b, "b.json", none);
+  ASSERT_GT(c.regressions, 0);
+  EXPECT_EQ(comparison_exit_code(c, none), kExitOk);
+  EXPECT_TRUE(waived_by_fail_on(c, none));
+  EXPECT_FALSE(waived_by_fail_on(c, {})) << "the default exits 1: nothing waived";
+  EXPECT_NE(render_comparison(c, "a.json", "b.json", none).find("; " + kWaivedNote),
+            std::string::npos);
+  EXPECT_EQ(render_comparison(c, "a.json", "b.json", {}).find(kWaivedNote), std::string::npos);
+  const auto same = compare_runs(a, "a.json", a, "a2.json", none);
+  EXPECT_FALSE(waived_by_fail_on(same, none)) << "nothing to waive";
+  const auto h = build_history({a, a, b}, {"a.json", "a2.json", "b.json"}, none);
+  EXPECT_EQ(h.exit_code, kExitOk);
+  EXPECT_NE(render_history(h, none, {}).find("; " + kWaivedNote), std::string::npos);
+  EXPECT_EQ(render_history(build_history({a, a, b}, {"a.json", "a2.json", "b.json"}, {}), {}, {})
+                .find(kWaivedNote),
+            std::string::npos);
+}
+
 // From an audit: under --fail-on any, "0 regressions, 12 improvements" stood over exit 1 with no
 // word why; a history's headline counted no case measured in one run alone.
 TEST(Compare, ImprovementsThatFailSayWhyAndOneSidedCasesAreCounted) {
