@@ -1,6 +1,9 @@
 // peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <new>
 #include <optional>
 #include <string>
@@ -105,6 +108,21 @@ int run_peerbench(int argc, char** argv, const peerbench::LaunchInfo& launch) {
   return run_command_line(cl, argc, argv, launch, run, printing);
 }
 
+// Standard output redirected to a full disk or a closed descriptor fails at the flush, and the
+// flush at exit is silent: a CI job took a CSV cut mid-row with exit code 0 (an audit).
+int stdout_checked(int code) {
+  errno = 0;
+  std::cout.flush();
+  const int flush_errno = errno;
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  // An exit code of 2 has said why already (emit names the failed write itself).
+  if (!failed || code == peerbench::kExitUsage) return code;
+  const int why = flush_errno ? flush_errno : errno;
+  print_error(std::string("standard output cannot be written (") +
+              (why ? std::strerror(why) : "the write failed") + "): what was printed is cut short");
+  return peerbench::kExitUsage;
+}
+
 }  // namespace
 
 // Exit codes, for every command: 0 fine, 1 measured problems, 2 bad input or a launch that
@@ -113,7 +131,7 @@ int main(int argc, char** argv) {
   using namespace peerbench;
   try {
     const LaunchInfo launch = detect_launcher();
-    return run_peerbench(argc, argv, launch);
+    return stdout_checked(run_peerbench(argc, argv, launch));
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "peerbench: error: out of memory; the input asks for more than fits\n");
     return kExitUsage;

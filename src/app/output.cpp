@@ -88,8 +88,15 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::
 void emit(const std::string& text, const std::string& path, const std::vector<std::string>& inputs,
           const std::vector<PlotFile>& plots) {
   if (path.empty()) {
+    errno = 0;
     std::cout << text;
     std::cout.flush();
+    // Here, while errno still says why (main checks again for every other line printed).
+    if (!std::cout) {
+      throw WriteError(std::string("standard output cannot be written (") +
+                       (errno ? std::strerror(errno) : "the write failed") +
+                       "): what was printed is cut short");
+    }
     return;
   }
   std::vector<std::string> read = inputs;

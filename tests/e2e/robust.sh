@@ -154,4 +154,27 @@ for f in text markdown; do
     grep -q '\\x1b' "$work/esc.$f" && ok "report --format $f escapes control codes" || bad "report --format $f: escape not shown"
   fi
 done
+
+# 9. Standard output that cannot be written is exit 2 with why, never a cut file and exit 0;
+# '-o -' is standard output, not a file named '-' (an SRE's audit)
+for out in /dev/full closed; do
+  for cmd in "report $fixture --format csv" "compare $fixture $fixture" "fleet $fixture --format junit" "--version"; do
+    if [ $out = closed ]; then
+      $bin $cmd >&- 2> "$work/err"
+    else
+      $bin $cmd > /dev/full 2> "$work/err"
+    fi
+    rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c . "$work/err")" = 1 ] && grep -q 'standard output cannot be written' "$work/err"; then
+      ok "stdout $out, $cmd -> rc 2 $(cat "$work/err")"
+    else
+      bad "stdout $out, $cmd: rc=$rc $(head -2 "$work/err")"
+    fi
+  done
+done
+(abs=$(realpath "$fixture") && b=$(realpath "$bin") && cd "$work" && "$b" report "$abs" --format csv -o - > stdout.csv 2> err)
+[ $? = 0 ] && [ ! -e "$work/-" ] && head -1 "$work/stdout.csv" | grep -q '^run,method,' &&
+  ok "-o - writes standard output" || bad "-o - did not write standard output (or left a file named -)"
+expect_usage "--write-baseline -" "$bin" fleet "$fixture" --write-baseline -
+mentions "--write-baseline: '-' is not standard input or output"
 exit $fail

@@ -45,7 +45,7 @@ void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl
   o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
       "format", "text | markdown | html | csv",
       cxxopts::value<std::string>()->default_value("text"))(
-      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "o,output", "write here instead of stdout (- is stdout)", cxxopts::value<std::string>())(
       "fail-on",
       "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
       "contended, throttled, noisy; not-judged only where named (all,not-judged)",
@@ -64,7 +64,7 @@ void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl
   if (!r.count("inputs")) throw UsageError("report: give at least one run JSON file");
   cl.report.inputs = r["inputs"].as<std::vector<std::string>>();
   cl.report.format = parse_format(get(r, "format"), "--format", true);
-  if (r.count("output")) cl.report.output_path = non_empty_path(get(r, "output"), "-o/--output");
+  if (r.count("output")) cl.report.output_path = output_path(get(r, "output"), "-o/--output");
   cl.report.fail_on = get(r, "fail-on");
   check_fail_on(cl.report.fail_on);
   if (r.count("expect")) cl.report.expect_path = non_empty_path(get(r, "expect"), "--expect");
@@ -79,7 +79,7 @@ void add_compare_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("5"))(
       "format", "text | markdown | html | csv",
       cxxopts::value<std::string>()->default_value("text"))(
-      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "o,output", "write here instead of stdout (- is stdout)", cxxopts::value<std::string>())(
       "match", "match GPUs by host and: pci | uuid | index",
       cxxopts::value<std::string>()->default_value("pci"))(
       "fail-on", "regressions | any | none",
@@ -117,7 +117,7 @@ void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& c
   if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
   cl.compare.format = parse_format(get(r, "format"), "--format", true);
   refuse_plots_unused(cl.compare.plots_dir, cl.compare.format, "compare");
-  if (r.count("output")) cl.compare.output_path = non_empty_path(get(r, "output"), "-o/--output");
+  if (r.count("output")) cl.compare.output_path = output_path(get(r, "output"), "-o/--output");
   cl.compare.match = get(r, "match");
   if (cl.compare.match != "index" && cl.compare.match != "pci" && cl.compare.match != "uuid") {
     throw UsageError("--match: '" + cl.compare.match + "'; use pci, uuid or index");

@@ -15,7 +15,7 @@ bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* 
       "expect", "thresholds file; fleet_outlier_tolerance sets the fleet-outlier tolerance",
       cxxopts::value<std::string>())("format", "text | markdown | html | csv | junit | openmetrics",
                                      cxxopts::value<std::string>()->default_value("text"))(
-      "o,output", "write here instead of stdout", cxxopts::value<std::string>())(
+      "o,output", "write here instead of stdout (- is stdout)", cxxopts::value<std::string>())(
       "plots", "folder of plots from scripts/plot_fleet.py fleet to embed or link",
       cxxopts::value<std::string>())(
       "write-baseline",
@@ -35,7 +35,8 @@ bool parse_fleet_command_line(cxxopts::Options& o, int argc, const char* const* 
   if (r.count("hosts")) out.hosts_file = path("hosts", "--hosts");
   if (r.count("expect")) out.expect_path = path("expect", "--expect");
   out.format = parse_fleet_format(r["format"].as<std::string>());
-  if (r.count("output")) out.output_path = path("output", "-o/--output");
+  if (r.count("output"))
+    out.output_path = output_path(r["output"].as<std::string>(), "-o/--output");
   if (r.count("plots")) out.plots_dir = path("plots", "--plots");
   if (!out.plots_dir.empty() && out.format != FleetFormat::kMarkdown &&
       out.format != FleetFormat::kHtml) {

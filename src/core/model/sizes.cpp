@@ -116,7 +116,15 @@ std::string non_empty_path(const std::string& path, const std::string& flag) {
                      "' starts with '='; give the name after a space, or ./" +
                      sanitize_for_terminal(path) + " for a file really named so");
   }
+  // '-' made a file named '-' in the current folder, where users meant standard output (an audit).
+  if (path == "-")
+    throw UsageError(flag + ": '-' is not standard input or output here; give a file name, or ./-" +
+                     " for a file really named so");
   return path;
+}
+
+std::string output_path(const std::string& path, const std::string& flag) {
+  return path == "-" ? std::string() : non_empty_path(path, flag);
 }
 
 double parse_number_in(const std::string& text, const std::string& flag, double min, double max) {

@@ -21,7 +21,10 @@ long long parse_integer(const std::string& text, const std::string& flag, long l
 
 // Parses a positive decimal number (seconds, fractions); throws UsageError naming `flag`.
 // A file name given to FLAG: empty, or '=x' from '-o=x', is refused naming the flag.
+// '-' is refused too: it is neither standard input nor output for such a flag.
 std::string non_empty_path(const std::string& path, const std::string& flag);
+// -o/--output: the same, but '-' is standard output (returned as "", as if -o were not given).
+std::string output_path(const std::string& path, const std::string& flag);
 double parse_positive_number(const std::string& text, const std::string& flag);
 // Same, within [min, max]; the error names the flag and both bounds.
 double parse_number_in(const std::string& text, const std::string& flag, double min, double max);
