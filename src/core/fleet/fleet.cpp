@@ -316,6 +316,7 @@ Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& 
 void place_members(const FleetGroup& g, std::vector<Member>& members, double tolerance) {
   for (auto& m : members) {
     if (!m.at_size) {
+      if (m.pair->left_out.count({g.method, g.bytes})) continue;
       m.node->short_of_size[g.bytes].insert(g.method);
       ++m.node->cases_short_of_size[g.bytes];
       continue;

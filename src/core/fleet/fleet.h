@@ -79,6 +79,9 @@ struct FleetPair {
            state == "noisy";
   }
   std::vector<Measurement> measurements;  // every size measured ok
+  // (method, bytes) measured but kept out of the fleet: beside another job, or under held clocks.
+  // The pair's state says so; a fleet size among them is not "not measured" (an audit).
+  std::set<std::pair<std::string, std::uint64_t>> left_out;
   std::vector<FleetPosition> positions;
   // The lowest of its methods' figure / known-good figure where a verdict judged the link (pass
   // or flagged); 0 where none had one. NCCL at 0.10 of known-good over shared memory showed

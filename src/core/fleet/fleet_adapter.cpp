@@ -51,9 +51,11 @@ std::string model_of(const RunDocument& d, const PairVerdict& v) {
 }
 
 // The pair's ok measurements, looked up in the run's index (a scan of every result per verdict
-// made large runs quadratic); for collectives, the variant the verdict judged.
+// made large runs quadratic); for collectives, the variant the verdict judged. Those kept out of
+// the fleet go to `left_out`, by method and size.
 std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex& idx,
-                                         const std::vector<PairVerdict>& vs, int src, int dst) {
+                                         const std::vector<PairVerdict>& vs, int src, int dst,
+                                         std::set<std::pair<std::string, std::uint64_t>>& left_out) {
   std::vector<Measurement> out;
   for (const auto& name : idx.methods_of(src, dst)) {
     const auto* m = find_method(d.methods, name);
@@ -62,7 +64,10 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
       // A figure measured beside another job or under held clocks says nothing of the link: it
       // is kept out of the fleet's medians and never an outlier.
       const Result* r = settled_result(d, *plan, settled_attempt(vs, *plan));
-      if (!placeable(d, *r)) continue;
+      if (!placeable(d, *r)) {
+        left_out.emplace(r->method, r->bytes);
+        continue;
+      }
       const double ops = r->warmup_iters + static_cast<double>(r->iters) * r->samples;
       // Latency methods, and bandwidth methods at latency sizes, by their time per operation:
       // what the verdict judges there (8 B is 0.0 GB/s), so a site baseline can hold it.
@@ -119,7 +124,7 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
       p.known_good_ratio = *m.expected_ratio;
   }
   // Two ranks on one GPU: its figures are the GPU's own memory, no link's; they join no group.
-  if (v.verdict != "not-a-link") p.measurements = measurements_of(d, idx, vs, v.src, v.dst);
+  if (v.verdict != "not-a-link") p.measurements = measurements_of(d, idx, vs, v.src, v.dst, p.left_out);
   for (const auto& x : p.measurements)
     p.group_by_method.emplace(x.method, baseline_group(d, v, find_method(d.methods, x.method)));
   return p;

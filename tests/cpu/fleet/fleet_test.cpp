@@ -633,6 +633,37 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
   })) << csv.substr(0, 600);
 }
 
+// Another job beside the largest size alone: the case was measured beside it, not missing. "1
+// case not measured at the fleet's size" contradicted the report's own table of it (an audit).
+TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 4; ++i) {
+    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    std::uint64_t largest = 0;
+    for (auto& r : d.results) {
+      r.interference.emplace();
+      if (r.method == "ce-write") largest = std::max(largest, r.bytes);
+    }
+    if (i == 2) {
+      GpuInterference g;
+      g.rank = 0;
+      g.host = d.system.hosts.front();
+      g.gpu_index = 0;
+      g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
+      for (auto& r : d.results)
+        if (r.method == "ce-write" && r.src == 0 && r.bytes == largest) r.interference->push_back(g);
+    }
+    write_run(dir, "node" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& busy = node(r, "node2");
+  EXPECT_EQ(busy.state, NodeState::kIncomplete);
+  EXPECT_TRUE(std::any_of(busy.pairs.begin(), busy.pairs.end(),
+                          [](const FleetPair& p) { return p.state == "contended"; }));
+  for (const auto& problem : busy.problems)
+    EXPECT_EQ(problem.find("not measured"), std::string::npos) << problem;
+}
+
 // Clocks held by the hardware on an idle node (hw-thermal) are a cooling or power fault to look
 // at, not a busy node to measure again when idle (an audit); held by software, measure again.
 TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
