@@ -273,6 +273,7 @@ FleetGroup summarize_group(const std::string& method, std::uint64_t bytes,
     values.push_back(m.at_size->value);
     nodes.insert(m.node->host);
     g.lower_is_better = m.at_size->lower_is_better;
+    g.through_host = m.at_size->through_host;
   }
   std::sort(values.begin(), values.end());
   g.pairs = static_cast<int>(values.size());
@@ -300,7 +301,10 @@ Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& 
   Flag f;
   f.code = "fleet-outlier";
   f.method = g.method;
-  f.message = g.method + " " + p.name() + " " + format_fixed(pos.value, d) + unit + " at " +
+  // A staged copy never crosses the pair's link: the outlier named NV18 beside a host-memory
+  // figure, and a technician would have worked on the NVLink (an audit).
+  const std::string route = g.through_host ? " " + host_path_suspect(p.link_label) : "";
+  f.message = g.method + " " + p.name() + route + " " + format_fixed(pos.value, d) + unit + " at " +
               format_size(g.bytes) + " is " + format_fixed(pos.ratio, 3) + " of the fleet median " +
               format_fixed(g.median, d) + unit + " (" + g.gpu_model + ", " + g.link + ", " +
               members + "; tolerance " + format_fixed(100 * tolerance, 0) + "%)";

@@ -36,6 +36,9 @@ struct Measurement {
   std::uint64_t bytes = 0;
   double value = 0;
   bool lower_is_better = false;  // latency
+  // Goes GPU -> pinned host memory -> GPU (staged): a slow figure is the host's memory path, not
+  // the pair's link, whatever the pair's link is.
+  bool through_host = false;
   // GPU time of the case's iterations, warm-up and timed (at the median time per operation):
   // what a CI system shows as the test's time.
   double seconds = 0;
@@ -168,6 +171,7 @@ struct FleetGroup {
   std::string method, gpu_model, link;
   std::uint64_t bytes = 0;
   bool lower_is_better = false;
+  bool through_host = false;  // Measurement::through_host
   int pairs = 0;
   int nodes = 0;
   double median = 0, p25 = 0, p75 = 0, min = 0, max = 0;

@@ -53,9 +53,9 @@ std::string model_of(const RunDocument& d, const PairVerdict& v) {
 // The pair's ok measurements, looked up in the run's index (a scan of every result per verdict
 // made large runs quadratic); for collectives, the variant the verdict judged. Those kept out of
 // the fleet go to `left_out`, by method and size.
-std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex& idx,
-                                         const std::vector<PairVerdict>& vs, int src, int dst,
-                                         std::set<std::pair<std::string, std::uint64_t>>& left_out) {
+std::vector<Measurement> measurements_of(
+    const RunDocument& d, const ResultIndex& idx, const std::vector<PairVerdict>& vs, int src,
+    int dst, std::set<std::pair<std::string, std::uint64_t>>& left_out) {
   std::vector<Measurement> out;
   for (const auto& name : idx.methods_of(src, dst)) {
     const auto* m = find_method(d.methods, name);
@@ -73,7 +73,7 @@ std::vector<Measurement> measurements_of(const RunDocument& d, const ResultIndex
       // what the verdict judges there (8 B is 0.0 GB/s), so a site baseline can hold it.
       const double time_us = r->time_us ? r->time_us->median : 0;
       out.push_back({r->method, r->bytes, figure_value(m, *r), figure_is_time(m, r->bytes),
-                     time_us * ops * 1e-6});
+                     m && m->family == "staged", time_us * ops * 1e-6});
     }
   }
   return out;
@@ -124,7 +124,8 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
       p.known_good_ratio = *m.expected_ratio;
   }
   // Two ranks on one GPU: its figures are the GPU's own memory, no link's; they join no group.
-  if (v.verdict != "not-a-link") p.measurements = measurements_of(d, idx, vs, v.src, v.dst, p.left_out);
+  if (v.verdict != "not-a-link")
+    p.measurements = measurements_of(d, idx, vs, v.src, v.dst, p.left_out);
   for (const auto& x : p.measurements)
     p.group_by_method.emplace(x.method, baseline_group(d, v, find_method(d.methods, x.method)));
   return p;

@@ -152,6 +152,9 @@ const Result* settled_result(const RunDocument& d, const Result& r, int attempt)
 // A figure that can stand beside other nodes': measured, not contended or throttled, and not
 // launch-bound unless the run blocked (-z) throughout.
 bool placeable(const RunDocument& d, const Result& r);
+// Said of a figure through pinned host memory (staged) that a flag sets apart: "(through host
+// memory: the host's memory path, not the NV18 link, is the suspect)".
+std::string host_path_suspect(const std::string& link);
 nlohmann::json to_json(const CaseKey& k);
 CaseKey case_key_from_json(const nlohmann::json& j);
 

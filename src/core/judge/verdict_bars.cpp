@@ -435,7 +435,7 @@ std::optional<Flag> asymmetry_shortfall(const Ctx& c, const PairVerdict& v, cons
                        "->" + a + " " + format_fixed(other, 1) + " GB/s at " +
                        format_size(r.bytes) + " (" + format_fixed(100 * (hi - value) / hi, 1) +
                        "% apart; tolerance " + format_fixed(100 * c.e.asymmetry_tolerance, 0) +
-                       "%)",
+                       "%)" + (m.family == "staged" ? " " + host_path_suspect(v.link) : ""),
                    {{"this_direction_gbps", value},
                     {"reverse_direction_gbps", other},
                     {"bytes", r.bytes},

@@ -51,6 +51,10 @@ const Result* settled_result(const RunDocument& d, const Result& r, int attempt)
   return &r;
 }
 
+std::string host_path_suspect(const std::string& link) {
+  return "(through host memory: the host's memory path, not the " + link + " link, is the suspect)";
+}
+
 bool placeable(const RunDocument& d, const Result& r) {
   // A schema-1 figure whose start gate timed out includes launch gaps; its verdict judges nothing
   // (verdict_trust.cpp), and it joined the fleet's medians all the same (an audit).

@@ -651,7 +651,8 @@ TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
       g.gpu_index = 0;
       g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
       for (auto& r : d.results)
-        if (r.method == "ce-write" && r.src == 0 && r.bytes == largest) r.interference->push_back(g);
+        if (r.method == "ce-write" && r.src == 0 && r.bytes == largest)
+          r.interference->push_back(g);
     }
     write_run(dir, "node" + std::to_string(i), d);
   }
@@ -662,6 +663,34 @@ TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
                           [](const FleetPair& p) { return p.state == "contended"; }));
   for (const auto& problem : busy.problems)
     EXPECT_EQ(problem.find("not measured"), std::string::npos) << problem;
+}
+
+// A staged copy goes GPU -> host memory -> GPU: a node slow there is the host's memory path.
+// The outlier named the pair's NV18 beside it, and a technician would have worked on the NVLink.
+TEST(Fleet, AStagedOutlierNamesTheHostsMemoryPathNotTheLink) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 6; ++i) {
+    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    if (i == 5) slow(d, "staged", 0.75);
+    write_run(dir, "node" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& n = node(r, "node5");
+  ASSERT_TRUE(has_flag(n, "fleet-outlier", "staged"));
+  for (const auto& p : n.pairs) {
+    for (const auto& f : p.flags) {
+      // Both the fleet's outlier and the run's own asymmetry (only 0->1 was slowed).
+      if (f.method != "staged") continue;
+      EXPECT_NE(f.message.find("(through host memory: the host's memory path, not the " +
+                               p.link_label + " link, is the suspect)"),
+                std::string::npos)
+          << f.message;
+    }
+  }
+  EXPECT_FALSE(has_flag(n, "fleet-outlier", "ce-write"));
+  for (const auto& p : node(r, "node5").pairs)
+    for (const auto& f : p.flags)
+      if (f.method != "staged") EXPECT_EQ(f.message.find("through host memory"), std::string::npos);
 }
 
 // Clocks held by the hardware on an idle node (hw-thermal) are a cooling or power fault to look
