@@ -255,6 +255,29 @@ bool gpu_shared(const Ctx& c, int rank) {
                      [&](const RankInfo& r) { return r.rank != rank && same_card(r, *me); });
 }
 
+// h2d-all short while h2d, the same GPU alone, passes: the GPUs' shared path (root complex, host
+// memory) is what fell short, not this GPU's link. Both GPUs' links had been flagged, and a
+// technician would have reseated two healthy cards (an audit).
+void name_the_shared_path(PairVerdict& v) {
+  for (auto& f : v.flags) {
+    const std::string suffix = "-all";
+    if (f.method.size() <= suffix.size() ||
+        f.method.compare(f.method.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string alone = f.method.substr(0, f.method.size() - suffix.size());
+    const auto m = std::find_if(v.methods.begin(), v.methods.end(),
+                                [&](const MethodVerdict& mv) { return mv.method == alone; });
+    if (m == v.methods.end() || m->state != vs::kPass || !m->value) continue;
+    f.message += "; " + alone + ", this GPU alone, passes at " + format_fixed(*m->value, 1) + " " +
+                 m->unit +
+                 (m->expected_ratio ? " (" + format_fixed(*m->expected_ratio, 2) + " of known-good)"
+                                    : std::string()) +
+                 ": the path the GPUs share (root complex, host memory), not this GPU's link, is "
+                 "the suspect";
+    f.evidence["alone_passes"] = {{"method", alone}, {"value", *m->value}};
+  }
+}
+
 // One GPU and its host: the host<->GPU methods (h2d, d2h, h2d-all, d2h-all) against the GPU's
 // PCIe link.
 std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
@@ -282,6 +305,7 @@ std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
     if (m && done.insert(name).second) judge(*m);
   }
   if (v.methods.empty()) return std::nullopt;
+  name_the_shared_path(v);
   health_flags(c, v);
   burn_in_flags(c, v);
   describe_observed(c, v);

@@ -176,5 +176,33 @@ TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
   EXPECT_EQ(named, 2);
 }
 
+
+// Every GPU at once short while each GPU alone passes: the host path they share is the suspect.
+// Both GPUs' PCIe links had been flagged, naming two healthy cards (an audit).
+TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
+  auto d = example("h200x2-host.json");
+  for (auto& r : d.results) {
+    if (r.method != "h2d-all") continue;
+    for (auto* s : {&r.algbw_gbps, &r.busbw_gbps})
+      if (*s) (*s)->min *= 0.75, (*s)->median *= 0.75, (*s)->max *= 0.75, (*s)->mean *= 0.75;
+    if (r.time_us) r.time_us->min /= 0.75, r.time_us->median /= 0.75, r.time_us->max /= 0.75;
+  }
+  int named = 0;
+  for (const auto& v : compute_verdicts(d, {})) {
+    for (const auto& f : v.flags) {
+      if (f.method != "h2d-all") continue;
+      EXPECT_NE(f.message.find("; h2d, this GPU alone, passes at "), std::string::npos)
+          << f.message;
+      EXPECT_NE(f.message.find("the path the GPUs share (root complex, host memory), not this "
+                               "GPU's link, is the suspect"),
+                std::string::npos)
+          << f.message;
+      ++named;
+    }
+  }
+  EXPECT_EQ(named, 2) << "both GPUs' h2d-all";
+  for (const auto& v : compute_verdicts(example("h200x2-host.json"), {}))
+    for (const auto& f : v.flags) EXPECT_EQ(f.message.find("share"), std::string::npos);
+}
 }  // namespace
 }  // namespace peerbench
