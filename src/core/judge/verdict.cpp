@@ -95,15 +95,16 @@ bool unmeasured(const Ctx& c, const MethodInfo& m, const std::vector<const Resul
 void data_error_flags(const Ctx& c, PairVerdict& v, const std::vector<const Result*>& rs) {
   for (const auto* r : rs) {
     if (r->wrong == 0) continue;
-    v.flags.push_back(make_flag(
-        "data-errors", r->method,
-        r->method + (variant_label(*r).empty() ? "" : " (" + variant_label(*r) + ")") +
-            " delivered " + std::to_string(r->wrong) + " wrong elements at " +
-            format_size(r->bytes) + (r->attempt ? " (confirmation repeat)" : "") + where_text(c, v),
-        {{"bytes", r->bytes},
-         {"wrong", r->wrong},
-         {"checked_elements", r->checked_elements},
-         {"attempt", r->attempt}}));
+    v.flags.push_back(
+        make_flag("data-errors", r->method,
+                  r->method + (variant_label(*r).empty() ? "" : " (" + variant_label(*r) + ")") +
+                      " delivered " + std::to_string(r->wrong) + " wrong elements at " +
+                      format_size(r->bytes) + (r->attempt ? " (confirmation repeat)" : "") +
+                      where_text(c, v, r->method),
+                  {{"bytes", r->bytes},
+                   {"wrong", r->wrong},
+                   {"checked_elements", r->checked_elements},
+                   {"attempt", r->attempt}}));
   }
 }
 

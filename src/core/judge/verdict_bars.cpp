@@ -149,7 +149,7 @@ std::optional<Flag> baseline_shortfall(const Ctx& c, const PairVerdict& v, const
   return make_flag("off-baseline", m.name,
                    m.name + (b.lower_is_better ? " took " : " reached ") +
                        format_fixed(value, decimals) + unit + " at " + format_size(r.bytes) +
-                       where_text(c, v) + ", worse than the site's " +
+                       where_text(c, v, m.name) + ", worse than the site's " +
                        format_fixed(b.bar, decimals) + unit + " bar: " + mv.bar_basis,
                    {{"measured", value},
                     {"versions", versions.empty() ? json() : json(versions)},
@@ -268,7 +268,7 @@ std::optional<Flag> latency_shortfall(const Ctx& c, const PairVerdict& v, const 
   if (!mv.bar || value <= *mv.bar) return std::nullopt;
   return make_flag("high-latency", m.name,
                    m.name + " took " + format_fixed(value, 2) + " us per operation at " +
-                       format_size(r.bytes) + where_text(c, v) + ", over the " +
+                       format_size(r.bytes) + where_text(c, v, m.name) + ", over the " +
                        format_fixed(*mv.bar, 1) + " us bar for " + kind,
                    {{"measured_us", value},
                     {"bar_us", *mv.bar},
@@ -362,7 +362,7 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
   // NCCL's figure is its bus bandwidth: said so beside a known-good "busbw GB/s" (a review).
   const std::string unit = m.uses_nccl ? " busbw GB/s" : " GB/s";
   const std::string head = m.name + " reached " + format_fixed(value, 1) + unit + " at " +
-                           format_size(r.bytes) + where_text(c, v);
+                           format_size(r.bytes) + where_text(c, v, m.name);
   if (expected) {
     return make_flag("below-expected", m.name,
                      head + ", under its " + format_fixed(*mv.bar, 1) + unit +

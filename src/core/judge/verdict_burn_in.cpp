@@ -70,7 +70,7 @@ void errors_and_failures(const Ctx& c, PairVerdict& v, const std::string& method
                      {"op", s->op},
                      {"error_cycles", s->error_cycles}});
   }
-  const std::string what = method + where_text(c, v);
+  const std::string what = method + where_text(c, v, method);
   if (!errors.empty()) {
     const std::vector<int> list(errors.begin(), errors.end());
     v.flags.push_back(make_flag("burn-in-errors", method,
@@ -144,8 +144,8 @@ void cycles_under_bar(const Ctx& c, PairVerdict& v, MethodVerdict& mv, const Bur
     return;
   }
   v.flags.push_back(make_flag(code, mv.method,
-                              mv.method + " at " + format_size(s.bytes) + where_text(c, v) + " " +
-                                  text + ": " + mv.bar_basis,
+                              mv.method + " at " + format_size(s.bytes) +
+                                  where_text(c, v, mv.method) + " " + text + ": " + mv.bar_basis,
                               ev));
 }
 
@@ -158,8 +158,8 @@ void drift_flag(const Ctx& c, PairVerdict& v, const MethodVerdict& mv, const Bur
   if (worse <= c.e.drift_tolerance || worse < 0.0005) return;
   v.flags.push_back(
       make_flag("drift", mv.method,
-                mv.method + " at " + format_size(s.bytes) + where_text(c, v) + " drifted " +
-                    format_fixed(100 * *f.drift, 1) +
+                mv.method + " at " + format_size(s.bytes) + where_text(c, v, mv.method) +
+                    " drifted " + format_fixed(100 * *f.drift, 1) +
                     "% from the first quarter of the cycles to the last (tolerance " +
                     format_fixed(100 * c.e.drift_tolerance, 0) + "%; across cycles min " +
                     format_fixed(f.min, 2) + ", median " + format_fixed(f.median, 2) + ", max " +

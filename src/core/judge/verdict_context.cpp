@@ -211,9 +211,14 @@ Link link_of(const Ctx& c, int src, int dst) {
 }
 
 // " over all ranks", " between host and rank 0 (...)", " from rank 0 (...) to rank 1 (...)".
-std::string where_text(const Ctx& c, const PairVerdict& v) {
+std::string where_text(const Ctx& c, const PairVerdict& v, const std::string& method) {
   if (v.src < 0) return " over all ranks";
   if (v.src == v.dst) return " between the host and " + who(c, v.src);
+  // A bidirectional figure is both ways' sum: "from rank 0 to rank 1" beside 627.6 GB/s read as
+  // one direction, past NV18's raw rate (an audit).
+  const MethodInfo* m = method.empty() ? nullptr : c.method(method);
+  if (m && m->bidirectional)
+    return " both ways together between " + who(c, v.src) + " and " + who(c, v.dst);
   return " from " + who(c, v.src) + " to " + who(c, v.dst);
 }
 

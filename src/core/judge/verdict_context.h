@@ -89,8 +89,9 @@ Link all_ranks_link(const Ctx& c);
 // Whether the verdict judges `r` as a time per operation, at the run's own latency-size bound.
 bool judged_in_time(const Ctx& c, const MethodInfo& m, const Result& r);
 Link host_link_of(const Ctx& c, int rank);
-// " over all ranks", " between the host and rank 0 (...)", " from rank 0 (...) to rank 1 (...)".
-std::string where_text(const Ctx& c, const PairVerdict& v);
+// " over all ranks", " between the host and rank 0 (...)", " from rank 0 (...) to rank 1 (...)";
+// for a bidirectional `method`, " both ways together between rank 0 (...) and rank 1 (...)".
+std::string where_text(const Ctx& c, const PairVerdict& v, const std::string& method = "");
 Flag make_flag(const std::string& code, const std::string& method, const std::string& message,
                nlohmann::json evidence);
 

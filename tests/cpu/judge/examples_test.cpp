@@ -176,7 +176,6 @@ TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
   EXPECT_EQ(named, 2);
 }
 
-
 // Every GPU at once short while each GPU alone passes: the host path they share is the suspect.
 // Both GPUs' PCIe links had been flagged, naming two healthy cards (an audit).
 TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
@@ -203,6 +202,31 @@ TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
   EXPECT_EQ(named, 2) << "both GPUs' h2d-all";
   for (const auto& v : compute_verdicts(example("h200x2-host.json"), {}))
     for (const auto& f : v.flags) EXPECT_EQ(f.message.find("share"), std::string::npos);
+}
+
+// A bidirectional figure is both ways' sum: its flag said "from rank 0 to rank 1" beside 627.6
+// GB/s, which read as one direction past NV18's raw rate (an audit).
+TEST(Examples, ABidirectionalFlagSaysBothWaysTogether) {
+  auto d = example("h200x2-default.json");
+  for (auto& r : d.results) {
+    if (r.method != "ce-bidir") continue;
+    for (auto* s : {&r.algbw_gbps, &r.busbw_gbps})
+      if (*s) (*s)->min *= 0.7, (*s)->median *= 0.7, (*s)->max *= 0.7, (*s)->mean *= 0.7;
+    if (r.time_us) r.time_us->min /= 0.7, r.time_us->median /= 0.7, r.time_us->max /= 0.7;
+  }
+  int said = 0;
+  for (const auto& v : compute_verdicts(d, {})) {
+    for (const auto& f : v.flags) {
+      if (f.method == "ce-bidir") {
+        EXPECT_NE(f.message.find(" both ways together between rank 0 "), std::string::npos)
+            << f.message;
+        ++said;
+      } else if (v.src >= 0 && v.src != v.dst) {
+        EXPECT_EQ(f.message.find("both ways"), std::string::npos) << f.message;
+      }
+    }
+  }
+  EXPECT_GT(said, 0);
 }
 }  // namespace
 }  // namespace peerbench
