@@ -576,6 +576,29 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
+// One GPU is in one node: nodes that name the same UUID are one machine's results under several
+// host names (a copied file, a misnamed host, PEERBENCH_HOST_ID). Three copies of one run had
+// passed as three nodes (an audit). A note, not a failure: a fleet simulated on one machine with
+// PEERBENCH_HOST_ID is a way to test the fleet's own workings.
+int note_shared_gpus(const std::vector<FleetNode>& nodes, std::vector<std::string>& notes) {
+  std::map<std::string, std::set<std::string>> hosts_of;
+  for (const auto& n : nodes)
+    for (const auto& u : n.gpu_uuids) hosts_of[u].insert(n.host);
+  std::map<std::set<std::string>, std::vector<std::string>> uuids_of;
+  for (const auto& [uuid, hosts] : hosts_of)
+    if (hosts.size() > 1) uuids_of[hosts].push_back(uuid);
+  std::set<std::string> sharing;
+  for (const auto& [hosts, uuids] : uuids_of) {
+    sharing.insert(hosts.begin(), hosts.end());
+    notes.push_back(some_of({hosts.begin(), hosts.end()}) + " name the same GPU" +
+                    (uuids.size() > 1 ? "s" : "") + " (" + some_of(uuids) +
+                    "): one GPU is in one node, so these are one machine's results under several "
+                    "host names (a copied file, a misnamed host, or PEERBENCH_HOST_ID), not "
+                    "independent nodes");
+  }
+  return static_cast<int>(sharing.size());
+}
+
 FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::string>& hosts,
                            bool hosts_given, double tolerance) {
   FleetReport r;
@@ -583,6 +606,7 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   r.hosts_given = hosts_given;
   r.nodes = resolve_duplicates(std::move(nodes), r.notes, r.earlier_runs);
   if (hosts_given) add_expected_hosts(r.nodes, hosts, r.notes);
+  r.nodes_sharing_gpus = note_shared_gpus(r.nodes, r.notes);
   r.groups = place_in_fleet(r.nodes, tolerance);
   for (auto& n : r.nodes) say_sizes_not_measured(n);
   add_coverage_problems(r.nodes);

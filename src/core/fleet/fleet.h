@@ -144,6 +144,7 @@ struct FleetNode {
   std::vector<std::string> problems;  // why incomplete, in words
   std::vector<FleetPair> pairs;
   NodeVersions versions;
+  std::set<std::string> gpu_uuids;  // its GPUs' UUIDs, where the run recorded them
   // With a site baseline given: whether it judged any figure of this node's run.
   std::optional<bool> baseline_judged;
   // What the node's run covered: the methods it was asked for (config, else its results) and
@@ -213,6 +214,9 @@ struct FleetReport {
   // are for; the verdict line carries it ("PASS" against a baseline that judged nothing read as
   // a pass against it; an audit). "" when it judged every node, or none was given.
   std::string baseline_unused;
+  // Nodes whose results name a GPU (by UUID) another node's name too: one machine's results under
+  // several host names, not independent nodes; the verdict line says how many (0: none).
+  int nodes_sharing_gpus = 0;
   // Hosts found in more than one results file: each one's earlier runs, oldest first (only its
   // latest run counts in the fleet).
   struct EarlierRun {

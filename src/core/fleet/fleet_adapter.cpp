@@ -242,6 +242,8 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
     n.started_at = d.started_at;
     n.elapsed_s = d.timing.elapsed_s.value_or(0);
     n.versions = versions_of(d, host);
+    for (const auto& r : d.system.ranks)
+      if (host_of(d, r.rank) == host && !r.gpu.uuid.empty()) n.gpu_uuids.insert(r.gpu.uuid);
     n.problems = run_problems(d);
     if (!e.verdicts.baseline.empty()) n.baseline_judged = baseline_judged_any(verdicts);
     set_coverage(d, host, n);

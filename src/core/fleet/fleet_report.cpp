@@ -94,7 +94,11 @@ std::string version_gap_clause(const FleetReport& r) {
 std::string verdict_line(const FleetReport& r) {
   const int n = static_cast<int>(r.nodes.size());
   const std::string unused =
-      (r.baseline_unused.empty() ? "" : "; " + r.baseline_unused) + version_gap_clause(r);
+      (r.baseline_unused.empty() ? "" : "; " + r.baseline_unused) + version_gap_clause(r) +
+      (r.nodes_sharing_gpus ? "; " + count_of(r.nodes_sharing_gpus, "node") +
+                                  " name GPUs another names too (same UUIDs): not independent, "
+                                  "see Notes"
+                            : std::string());
   if (fleet_exit_code(r) == kExitOk)
     return (n == 1 ? std::string("PASS: 1 node passes")
                    : "PASS: all " + count_of(n, "node") + " pass") +

@@ -51,10 +51,21 @@ std::string temp_dir() {
   return t;
 }
 
+// Each node its own GPUs: one UUID in two nodes is one machine under two names (note_shared_gpus).
+std::string node_uuid(const std::string& uuid, const std::string& host) {
+  return uuid.empty() ? uuid : uuid + "-" + host;
+}
+
 RunDocument as_node(RunDocument d, const std::string& host) {
   d.system.hosts = {host};
-  for (auto& r : d.system.ranks) r.host = host;
-  for (auto& h : d.topology->hosts) h.host = host;
+  for (auto& r : d.system.ranks) {
+    r.host = host;
+    r.gpu.uuid = node_uuid(r.gpu.uuid, host);
+  }
+  for (auto& h : d.topology->hosts) {
+    h.host = host;
+    for (auto& g : h.gpus) g.uuid = node_uuid(g.uuid, host);
+  }
   return d;
 }
 
@@ -1961,6 +1972,30 @@ TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Three copies of one run under three host names passed as three nodes (an audit): nodes that
+// name the same GPU UUIDs are said to be one machine's results, on the verdict line and in Notes.
+TEST(FleetHonesty, NodesThatNameTheSameGpusAreNotIndependent) {
+  const std::string dir = temp_dir();
+  for (const char* h : {"a1", "a2", "a3", "b1"}) {
+    RunDocument d = as_node(real_run(), h);
+    if (h[0] == 'a') {  // the a-nodes: one machine's GPUs under three names
+      for (auto& r : d.system.ranks) r.gpu.uuid = real_run().system.ranks[r.rank].gpu.uuid;
+    }
+    write_run(dir, h, d);
+  }
+  const FleetReport r = fleet_of(dir);
+  EXPECT_EQ(r.nodes_sharing_gpus, 3);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0].rfind("a1, a2, a3 name the same GPUs (", 0), 0u) << r.notes[0];
+  EXPECT_EQ(fleet_exit_code(r), kExitOk) << "a note: PEERBENCH_HOST_ID fleets are legitimate";
+  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+  EXPECT_NE(text.find("; 3 nodes name GPUs another names too (same UUIDs): not independent, see "
+                      "Notes"),
+            std::string::npos)
+      << text.substr(0, 300);
+  EXPECT_EQ(fleet_of(healthy_fleet(real_run(), 3)).nodes_sharing_gpus, 0);
 }
 
 // A run collected twice (a copy in a backup folder) is one run, not two that started together.
