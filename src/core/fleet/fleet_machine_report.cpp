@@ -1,5 +1,6 @@
 // The fleet's machine-read formats: JUnit XML for CI systems, OpenMetrics text for Prometheus
 // (node_exporter's textfile collector).
+#include <algorithm>
 #include <cctype>
 #include <ctime>
 #include <set>
@@ -77,8 +78,16 @@ XmlS seconds_text(double s) {
   return out::fixed<out::Xml>(s, 6);
 }
 
+// CI tools split a classname at its last dot into package and class: a host's own dots
+// (gpu01.rack7.example.com) made every node class "com" (an audit). They become '_' here alone;
+// the suite's name and hostname keep the host as written.
+std::string junit_class(std::string host) {
+  std::replace(host.begin(), host.end(), '.', '_');
+  return "peerbench.fleet." + host;
+}
+
 void write_case(XmlW& o, const std::string& host, const JunitCase& c) {
-  o << "    <testcase classname=\"peerbench.fleet." << x(host) << "\" name=\"" << x(c.name)
+  o << "    <testcase classname=\"" << x(junit_class(host)) << "\" name=\"" << x(c.name)
     << "\" time=\"" << seconds_text(c.seconds) << "\"";
   if (c.failure_message.empty()) {
     if (c.skipped.empty()) {

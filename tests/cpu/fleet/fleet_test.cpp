@@ -237,6 +237,13 @@ TEST(FleetReport, JunitSkipsAFigureNotJudgedAndSaysWhy) {
       << xml;
   EXPECT_NE(xml.find("<skipped message=\"" + why + "\"/>"), std::string::npos) << xml;
   EXPECT_EQ(xml.find("skipped=\"0\""), std::string::npos) << "each suite counts its skips";
+  // A host's own dots are no package levels: CI tools split a classname at its last dot.
+  const std::string fqdn = temp_dir();
+  for (const char* h : {"gpu1.rack7.example.com", "gpu2.rack7.example.com", "gpu3.rack7.x"})
+    write_run(fqdn, h, as_node(off, h));
+  const std::string named = make_fleet_reporter(FleetFormat::kJunit)->render(fleet_of(fqdn), {});
+  EXPECT_NE(named.find("classname=\"peerbench.fleet.gpu1_rack7_example_com\""), std::string::npos);
+  EXPECT_NE(named.find("<testsuite name=\"gpu1.rack7.example.com\""), std::string::npos);
 }
 
 TEST(Fleet, GroupMedianIsTheHealthyNodesFigure) {
