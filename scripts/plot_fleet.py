@@ -76,6 +76,12 @@ def fleet_plots(rows, out, plt):
     return made
 
 
+
+def run_label(r):
+    """'2: b.json (driver 590.10.01)': the run, its file and the driver it ran."""
+    label = r["run"] + ": " + os.path.basename(r["file"])
+    return label + (" (driver " + r["driver"] + ")" if r.get("driver") else "")
+
 def history_plots(rows, out, plt):
     by_method = {}
     # Cases a run lost or never asked for have no figures: nothing to draw.
@@ -86,7 +92,7 @@ def history_plots(rows, out, plt):
         largest = max(int(r["bytes"]) for r in rs)
         rs = [r for r in rs if int(r["bytes"]) == largest]
         runs = sorted({int(r["run"]) for r in rs})
-        labels = {int(r["run"]): r["file"] for r in rs}
+        labels = {int(r["run"]): run_label(r) for r in rs}
         fig, ax = plt.subplots(figsize=(7.5, 4.2))
         for pair in sorted({r["gpu_pair"] for r in rs}):
             pts = sorted((int(r["run"]), r) for r in rs if r["gpu_pair"] == pair)

@@ -141,13 +141,13 @@ rc=$?
 r=$work/runs
 expect_rc 0 "two-file compare as before" "$bin" compare "$r/node0001.json" "$r/node0002.json"
 expect_rc 1 "history of three runs finds the regression" "$bin" compare "$r/node0001.json" "$r/node0003.json" "$r/node0013.json" --format csv -o "$work/history.csv"
-$py - "$work/history.csv" << 'EOF' && ok "history CSV: regression in run 2 only, driver in run 3's heading" || bad "history CSV"
+$py - "$work/history.csv" << 'EOF' && ok "history CSV: regression in run 2 only, run 3's file and driver" || bad "history CSV"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 reg = {(r["method"], r["run"]) for r in rows if r["change"] == "regression"}
 assert ("ce-write", "2") in reg, reg
 assert not any(run == "3" for _, run in reg), reg
-assert all("driver 570.86.10" in r["file"] for r in rows if r["run"] == "3")
+assert all(r["driver"] == "570.86.10" and r["file"].endswith("/node0013.json") for r in rows if r["run"] == "3")
 assert {r["run"] for r in rows} == {"1", "2", "3"}
 EOF
 expect_rc 1 "history as HTML" "$bin" compare "$r/node0001.json" "$r/node0003.json" "$r/node0013.json" --format html -o "$work/history.html"

@@ -349,7 +349,7 @@ std::string history_csv(const History& h) {
       // Compared cells here; the cases two runs did not both measure follow, with statuses.
       if (!c.present || (k > 0 && c.change == "only-in-this-run")) continue;
       o << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
-        << cf(r.metric) << "," << k + 1 << "," << cf(h.headings[k]) << ","
+        << cf(r.metric) << "," << k + 1 << "," << cf(h.files[k]) << ","
         << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
         << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
         << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << ",ok,ok" << versions(k) << "\n";
@@ -360,7 +360,7 @@ std::string history_csv(const History& h) {
     const auto& u = m.c;
     o << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
       << cf(u.gpu_pair) << "," << u.bytes << "," << cf(u.metric) << "," << m.run + 1 << ","
-      << cf(h.headings[m.run]) << ",";
+      << cf(h.files[m.run]) << ",";
     if (u.b_figure) {
       o << out::fixed<out::Csv>(u.b_figure->median, 3) << ","
         << out::fixed<out::Csv>(u.b_figure->min, 3) << ","

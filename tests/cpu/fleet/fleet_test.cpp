@@ -595,7 +595,7 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
   EXPECT_EQ(lines[0].substr(lines[0].rfind(",status,")), ",status,driver,cuda,nccl");
   std::size_t on_new = 0;
   for (const auto& l : lines)
-    on_new += l.find(",3,3: c.json") != std::string::npos && l.find(",590.1,") != std::string::npos;
+    on_new += l.find(",3,c.json,") != std::string::npos && l.find(",590.1,") != std::string::npos;
   EXPECT_GT(on_new, 0u) << csv.substr(0, 600);
   // Two runs: both sides' versions on every row.
   const auto two = compare_runs(real_run(), "a.json", c, "c.json", {});
