@@ -474,6 +474,8 @@ Comparison compare_runs(const RunDocument& a, const std::string& a_name, const R
   Comparison c;
   c.versions_a = run_versions(a);
   c.versions_b = run_versions(b);
+  c.run_hosts_a = join(a.system.hosts, " ");
+  c.run_hosts_b = join(b.system.hosts, " ");
   what_differs(a, b, c);
   // Matched by card, not by position, where every GPU has a UUID; one without falls back to its
   // position, and the headline says so still (an audit: UUID-less files, no word).
@@ -596,11 +598,17 @@ CsvS csv_versions(const RunVersions& v) {
   return cf(v.driver) + "," + cf(v.cuda) + "," + cf(v.nccl);
 }
 
-std::string comparison_csv(const Comparison& c) {
+// Each row ends with both runs' versions, files and hosts: 136 regression rows of two nodes'
+// runs did not say which node was slow, their GPU pairs being host0:... by position (an audit).
+std::string comparison_csv(const Comparison& c, const std::string& a_name,
+                           const std::string& b_name) {
   out::Writer<out::Csv> w;
   w << "method,pair,gpu_pair,bytes,metric,a_median,a_min,a_max,b_median,b_min,b_max,ratio,"
-       "change,a_status,b_status,a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl\n";
-  const CsvS versions = "," + csv_versions(c.versions_a) + "," + csv_versions(c.versions_b);
+       "change,a_status,b_status,a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl,a_file,a_hosts,"
+       "b_file,b_hosts\n";
+  const CsvS versions = "," + csv_versions(c.versions_a) + "," + csv_versions(c.versions_b) + "," +
+                        cf(a_name) + "," + cf(c.run_hosts_a) + "," + cf(b_name) + "," +
+                        cf(c.run_hosts_b);
   for (const auto& r : c.rows) {
     w << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
       << cf(r.metric) << "," << out::fixed<out::Csv>(r.a.median, 3) << ","
@@ -781,7 +789,7 @@ std::string render_comparison(const Comparison& c, const std::string& a_name,
                               const std::string& b_name, const CompareOptions& o) {
   switch (o.format) {
     case ReportFormat::kCsv:
-      return comparison_csv(c);
+      return comparison_csv(c, a_name, b_name);
     case ReportFormat::kMarkdown:
       return render_sections_markdown(comparison_document(c, a_name, b_name, o));
     case ReportFormat::kHtml:

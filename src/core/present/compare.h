@@ -73,6 +73,7 @@ struct Comparison {
   // Each run's driver, CUDA and NCCL (run_versions), for the CSV: a driver comparison's rows say
   // which versions each side ran.
   RunVersions versions_a, versions_b;
+  std::string run_hosts_a, run_hosts_b;  // each run's hosts, space-separated (a_hosts, b_hosts)
   // Each run's verdicts under the built-in bars: which measurement settled each case.
   std::vector<PairVerdict> verdicts_a, verdicts_b;
 };

@@ -600,8 +600,15 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
   // Two runs: both sides' versions on every row.
   const auto two = compare_runs(real_run(), "a.json", c, "c.json", {});
   const auto pair_csv = render_comparison(two, "a.json", "c.json", o);
-  EXPECT_NE(pair_csv.find(",a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl\n"), std::string::npos);
+  EXPECT_NE(pair_csv.find(",a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl,a_file,a_hosts,b_file,"
+                          "b_hosts\n"),
+            std::string::npos);
   EXPECT_NE(pair_csv.find(",590.1,"), std::string::npos);
+  // And which node each side is: the GPU pairs are named by position (host0:...).
+  const auto row = split(pair_csv, '\n').at(1);
+  EXPECT_EQ(row.substr(row.size() - std::string(",a.json,n1,c.json,n1").size()),
+            ",a.json," + real_run().system.hosts[0] + ",c.json," + c.system.hosts[0])
+      << row;
 }
 
 }  // namespace
