@@ -66,7 +66,8 @@ VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {
 
 std::string verdict_headline(const VerdictCounts& c) {
   if (c.verdicts == 0) return "nothing was judged";
-  if (c.pass == c.verdicts) return "all " + std::to_string(c.verdicts) + " pass";
+  if (c.pass == c.verdicts)
+    return c.verdicts == 1 ? "the 1 verdict passes" : "all " + std::to_string(c.verdicts) + " pass";
   std::string s;
   const std::pair<int, const char*> parts[] = {{c.flagged, "flagged"},
                                                {c.contended, "contended"},
@@ -80,7 +81,7 @@ std::string verdict_headline(const VerdictCounts& c) {
   for (const auto& [n, what] : parts) {
     if (n) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + what;
   }
-  s += " of " + std::to_string(c.verdicts) + " verdicts";
+  s += " of " + count_of(c.verdicts, "verdict");
   if (c.flags) s += " (" + std::to_string(c.flags) + " flag" + (c.flags == 1 ? "" : "s") + ")";
   return s;
 }

@@ -614,3 +614,23 @@ TEST(RecordedBars, EveryBarARunRecordsReadsBack) {
 
 }  // namespace
 }  // namespace peerbench
+
+namespace peerbench {
+namespace {
+
+// "all 1 pass", "of 1 verdicts": a one-verdict run's headline in plain English (an audit).
+TEST(VerdictHeadline, OneVerdictIsSingular) {
+  VerdictCounts c;
+  c.verdicts = c.pass = 1;
+  EXPECT_EQ(verdict_headline(c), "the 1 verdict passes");
+  c.pass = 0;
+  c.flagged = 1;
+  c.flags = 1;
+  EXPECT_EQ(verdict_headline(c), "1 flagged of 1 verdict (1 flag)");
+  c.verdicts = c.pass = 3;
+  c.flagged = c.flags = 0;
+  EXPECT_EQ(verdict_headline(c), "all 3 pass");
+}
+
+}  // namespace
+}  // namespace peerbench
