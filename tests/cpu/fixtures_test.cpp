@@ -797,6 +797,9 @@ TEST(RealRuns, ReportSaysWhatFailOnWaived) {
     const auto out = make_reporter(f)->render({in}, {});
     EXPECT_NE(out.find("Waived: --fail-on none leaves out"), std::string::npos)
         << static_cast<int>(f);
+    // The counts a signing admin reads were in the text report alone (an audit).
+    EXPECT_NE(out.find("Summary: " + verdict_summary(count_verdicts(vs))), std::string::npos)
+        << static_cast<int>(f);
   }
 }
 

@@ -179,6 +179,9 @@ struct VerdictCounts {
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v);
 // "all 3 pass", or "1 flagged, 2 incomplete, 1 pass of 4 verdicts (3 flags)".
 std::string verdict_headline(const VerdictCounts& c);
+// Every count, none left out: "3 verdicts, 3 pass, 0 flagged, ...; 0 flags, 0 requested
+// measurements missing, 5 figures judged by no bar". In every report format, not text alone.
+std::string verdict_summary(const VerdictCounts& c);
 
 // One line on what judged the figures: how many by each kind of bar (MethodVerdict::bar_source),
 // and where `e` holds a site baseline, how many it had no entry for, or that it judged none.

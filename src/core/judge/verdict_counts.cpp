@@ -86,6 +86,17 @@ std::string verdict_headline(const VerdictCounts& c) {
   return s;
 }
 
+std::string verdict_summary(const VerdictCounts& c) {
+  const auto n = [](int k) { return std::to_string(k); };
+  return count_of(c.verdicts, "verdict") + ", " + n(c.pass) + " pass, " + n(c.flagged) +
+         " flagged, " + n(c.contended) + " contended, " + n(c.throttled) + " throttled, " +
+         n(c.noisy) + " noisy, " + n(c.incomplete) + " incomplete, " + n(c.not_judged) +
+         " not judged, " + n(c.not_applicable) + " not applicable, " + n(c.not_a_link) +
+         " not a link; " + count_of(c.flags, "flag") + ", " +
+         count_of(c.incomplete_methods, "requested measurement") + " missing, " +
+         count_of(c.not_judged_methods, "figure") + " judged by no bar";
+}
+
 const std::vector<std::string>& failing_states() {
   static const std::vector<std::string> states{vs::kIncomplete, vs::kContended, vs::kThrottled,
                                                vs::kNoisy};

@@ -145,6 +145,7 @@ class HtmlReporter : public DocumentReporter {
       for (const auto& w : why) o << "<li>" << e(w) << "</li>";
       o << "</ul>\n";
     }
+    o << "<p class=\"summary\">Summary: " << e(verdict_summary(c)) << "</p>\n";
   }
 
   // The pair matrix as a heat map, its figures, ratios and NCCL transports in the table beside.

@@ -50,6 +50,8 @@ class MarkdownReporter : public DocumentReporter {
         for (const auto& w : why) o << "- " << e(w) << "\n";
         o << "\n";
       }
+      // The counts a signing admin reads, as the text report ends (an audit).
+      o << "Summary: " << e(verdict_summary(count_verdicts(in.verdicts))) << "\n\n";
       matrix(o, in, idx);
       host_section(o, host_table(d, idx, links_of(in.verdicts)));
       all_ranks_tables(o, d);

@@ -249,13 +249,7 @@ class TextReporter : public DocumentReporter {
     // A run whose verdicts all pass still exits 1 under an opt-in state or a cut-short run.
     if (!in.failing_why.empty()) o << "Exit 1: " << e(in.failing_why) << "\n";
     if (!in.waived_why.empty()) o << "Waived: " << e(in.waived_why) << "\n";
-    o << "Summary: " << e(count_of(c.verdicts, "verdict")) << ", " << c.pass << " pass, "
-      << c.flagged << " flagged, " << c.contended << " contended, " << c.throttled << " throttled, "
-      << c.noisy << " noisy, " << c.incomplete << " incomplete, " << c.not_judged << " not judged, "
-      << c.not_applicable << " not applicable, " << c.not_a_link << " not a link; "
-      << e(count_of(c.flags, "flag")) << ", "
-      << e(count_of(c.incomplete_methods, "requested measurement")) << " missing, "
-      << e(count_of(c.not_judged_methods, "figure")) << " judged by no bar\n";
+    o << "Summary: " << e(verdict_summary(c)) << "\n";
   }
 };
 // ---------------------------------------------------------------------------------------------
