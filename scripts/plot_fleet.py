@@ -54,7 +54,9 @@ def read_rows(path):
 def fleet_plots(rows, out, plt):
     groups = {}
     for r in rows:
-        if r["method"]:
+        # Placed figures only: a state's row (another job, not measured) names its method but has
+        # no figure, and a flag outside the fleet's groups no fleet median.
+        if r["method"] and r["value"] and r["fleet_median"]:
             groups.setdefault((r["method"], r["gpu_model"], r["link"], int(r["bytes"])), []).append(r)
     made = []
     for (method, gpu, link, size), rs in sorted(groups.items()):
@@ -64,12 +66,14 @@ def fleet_plots(rows, out, plt):
         bad = [i for i, r in enumerate(rs) if r["outlier"] == "1"]
         fig, ax = plt.subplots(figsize=(7.5, 4.2))
         ax.scatter(x, y, s=10, color="tab:blue", label="pairs")
-        ax.scatter([x[i] for i in bad], [y[i] for i in bad], s=40, color="tab:red", marker="x",
-                   label="fleet-outlier")
+        if bad:  # the legend named an outlier marker no point carried
+            ax.scatter([x[i] for i in bad], [y[i] for i in bad], s=40, color="tab:red", marker="x",
+                       label="fleet-outlier")
         for i in bad[:12]:
             ax.annotate(rs[i]["node"], (x[i], y[i]), fontsize=7, xytext=(4, 4), textcoords="offset points")
         ax.axhline(float(rs[0]["fleet_median"]), color="k", linestyle="--", linewidth=1, label="fleet median")
         ax.set_xlabel(f"pairs, sorted ({len({r['node'] for r in rs})} nodes)")
+        ax.xaxis.get_major_locator().set_params(integer=True)  # pairs are counted, not measured
         ax.set_ylabel(rs[0]["unit"])
         ax.set_title(f"{method} @ {size_label(size)} on {gpu}, {link}", fontsize=10)
         finish(fig, ax, plt, os.path.join(out, f"fleet_{safe(method)}_{safe(link)}_{safe(gpu)}.png"), made)

@@ -28,11 +28,17 @@ std::string fleet_state(const PairVerdict& v) {
 }
 
 // The methods' reasons behind a state that is not a pass ("sm-read: 174.8 GB/s ... ran beside").
-std::string state_note(const PairVerdict& v) {
-  std::vector<std::string> parts;
+std::vector<std::pair<std::string, std::string>> state_reasons(const PairVerdict& v) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const auto& m : v.methods) {
-    if (m.state == v.verdict && !m.reason.empty()) parts.push_back(m.method + ": " + m.reason);
+    if (m.state == v.verdict && !m.reason.empty()) out.emplace_back(m.method, m.reason);
   }
+  return out;
+}
+
+std::string state_note(const std::vector<std::pair<std::string, std::string>>& reasons) {
+  std::vector<std::string> parts;
+  for (const auto& [method, reason] : reasons) parts.push_back(method + ": " + reason);
   return join(parts, "; ");
 }
 
@@ -111,7 +117,8 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
   p.ranks = static_cast<int>(d.system.ranks.size());
   p.state = fleet_state(v);
   if (p.unsettled()) {
-    p.note = state_note(v);
+    p.note_by_method = state_reasons(v);
+    p.note = state_note(p.note_by_method);
     p.throttle_reasons = throttle_reasons_of(d, idx, vs, v.src, v.dst);
   }
   p.flags = v.flags;

@@ -35,6 +35,7 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
   std::set<std::string> methods;
   for (const auto& m : p.measurements) methods.insert(m.method);
   for (const auto& f : p.flags) methods.insert(f.method);  // "" = about the pair
+  for (const auto& [m, why] : p.note_by_method) methods.insert(m);
   std::vector<JunitCase> out;
   for (const auto& m : methods) {
     JunitCase c{
@@ -50,9 +51,17 @@ std::vector<JunitCase> cases_of_pair(const FleetPair& p) {
     }
     const auto why = p.not_judged.find(m);
     if (c.failure_message.empty() && why != p.not_judged.end()) c.skipped = why->second;
+    // Not measured, or beside another job: an error on the method's own case, so a CI history
+    // of that case stays one line (it moved to a "pair" case; an audit).
+    for (const auto& [method, reason] : p.note_by_method) {
+      if (method != m || !c.failure_message.empty() || !p.unsettled()) continue;
+      c.failure_type = p.state;
+      c.failure_message = reason;
+      c.error = true;
+    }
     out.push_back(c);
   }
-  if (p.unsettled() && p.flags.empty()) {
+  if (p.unsettled() && p.flags.empty() && p.note_by_method.empty()) {
     out.push_back({"pair " + p.name() + " [" + p.link + "]", p.state,
                    p.note.empty() ? "not measured" : p.note, "", true, 0, ""});
   }

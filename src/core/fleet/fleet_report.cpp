@@ -536,7 +536,13 @@ class FleetCsvReporter : public FleetReporter {
         << "," << tail << n.versions << "\n";
       ++rows;
     }
-    if (p.unsettled() || !p.note.empty()) {
+    // A state's rows name their methods (a row without one was lost to a filter on method).
+    for (const auto& [method, reason] : p.note_by_method) {
+      o << n.head << pair << cf(p.group_of(method)) << "," << cf(method) << ",,,,,,,"
+        << cf(flags_for(p, method)) << "," << tail << cf(reason) << n.versions << "\n";
+      ++rows;
+    }
+    if (p.note_by_method.empty() && (p.unsettled() || !p.note.empty())) {
       o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << cf(p.note) << n.versions << "\n";
       ++rows;
     }

@@ -462,7 +462,9 @@ TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
   for (const auto& n : r.nodes) {
     std::size_t here = n.problems.size();
     for (const auto& p : n.pairs)
-      here += p.positions.size() + ((p.unsettled() || !p.note.empty()) ? 1 : 0);
+      here += p.positions.size() + (!p.note_by_method.empty()            ? p.note_by_method.size()
+                                    : (p.unsettled() || !p.note.empty()) ? 1
+                                                                         : 0);
     rows += std::max<std::size_t>(here, 1);
   }
   const auto lines = split(csv, '\n');
@@ -654,8 +656,16 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
   const auto lines = split(csv, '\n');
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
     return l.rfind("node4,incomplete,", 0) == 0 && l.find(",contended,,") != std::string::npos &&
-           l.find("pid 4242") != std::string::npos;
+           l.find("pid 4242") != std::string::npos && l.find(",ce-write,") != std::string::npos;
   })) << csv.substr(0, 600);
+  // JUnit: the method's own case holds the error (it had moved to a "pair" case).
+  const std::string xml = make_fleet_reporter(FleetFormat::kJunit)->render(r, {});
+  const auto at = xml.find("classname=\"peerbench.fleet.node4\" name=\"ce-write ");
+  ASSERT_NE(at, std::string::npos) << xml.substr(0, 2000);
+  const auto end = xml.find("</testcase>", at);
+  EXPECT_NE(xml.substr(at, end - at).find("<error type=\"contended\""), std::string::npos)
+      << xml.substr(at, 600);
+  EXPECT_EQ(xml.find("name=\"pair "), std::string::npos);
 }
 
 // Another job beside the largest size alone: the case was measured beside it, not missing. "1
