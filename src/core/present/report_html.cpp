@@ -197,9 +197,8 @@ class HtmlReporter : public DocumentReporter {
             o << "<td class=\"n\">" << fixed(r.busbw_gbps->median, 1) << "</td><td class=\"n\">"
               << fixed(r.busbw_gbps->min, 1) << "</td><td class=\"n\">"
               << fixed(r.busbw_gbps->max, 1) << "</td><td class=\"n\">"
-              << fixed(r.time_us->median, 1) << "</td><td>ok"
-              << (figure_conditions(r).empty() ? S() : " (" + e(figure_conditions(r)) + ")")
-              << "</td>";
+              << fixed(r.time_us->median, r.time_us->median < 100 ? 2 : 1) << "</td><td>"
+              << e(measured_status(r)) << "</td>";
           } else {
             o << "<td></td><td></td><td></td><td></td><td class=\"incomplete\">"
               << e(to_string(r.status) + " " + r.reason) << "</td>";

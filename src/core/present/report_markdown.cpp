@@ -164,9 +164,8 @@ class MarkdownReporter : public DocumentReporter {
           if (r.status == ResultStatus::kOk && r.busbw_gbps && r.time_us) {
             o << "| " << e(format_size_compact(r.bytes)) << " | " << fixed(r.busbw_gbps->median, 1)
               << " | " << fixed(r.busbw_gbps->min, 1) << " | " << fixed(r.busbw_gbps->max, 1)
-              << " | " << fixed(r.time_us->median, 1) << " | ok"
-              << (figure_conditions(r).empty() ? S() : " (" + e(figure_conditions(r)) + ")")
-              << " |\n";
+              << " | " << fixed(r.time_us->median, r.time_us->median < 100 ? 2 : 1) << " | "
+              << e(measured_status(r)) << " |\n";
           } else {
             o << "| " << e(format_size_compact(r.bytes)) << " | | | | | "
               << e(to_string(r.status) + " " + r.reason) << " |\n";

@@ -112,6 +112,11 @@ std::string figure_conditions(const Result& r) {
   return join(s, "; ");
 }
 
+std::string measured_status(const Result& r) {
+  const std::string c = figure_conditions(r);
+  return c.empty() ? "ok" : "measured (" + c + ")";
+}
+
 std::vector<const FigureMark*> figure_marks_in(const RunDocument& d) {
   std::vector<const FigureMark*> out;
   for (const auto& k : figure_mark_kinds()) {

@@ -44,6 +44,9 @@ const std::vector<FigureMark>& figure_mark_kinds();
 std::string figure_marks(const Result& r);
 // The same in words for a status column: "data errors; beside another job", or "".
 std::string figure_conditions(const Result& r);
+// A measured case's status cell: "ok", or "measured (start gate timed out (...))" where a mark
+// applies ("ok (start gate timed out ...)" passed a figure that is not the link's as ok; audit).
+std::string measured_status(const Result& r);
 // The marks a table legend names: those always named, the others where a figure of the run
 // carries them.
 std::vector<const FigureMark*> figure_marks_in(const RunDocument& d);
