@@ -263,18 +263,21 @@ void record_known_good(const Ctx& c, const PairVerdict& v, const MethodInfo& m, 
 
 // Why a measured figure has no bar, in the user's terms, and what would give it one.
 std::string no_bar_reason(const MethodInfo& m, const Link& link, const std::string& kind,
-                          bool in_time, const std::string& label) {
-  if (in_time) return "no latency bar for link " + label;
+                          bool in_time, const std::string& verdict_label) {
+  // "all" is the collective's verdict over every rank, not a link's name ("link all"; an audit).
+  const std::string label =
+      verdict_label == "all" ? "the links between all ranks" : "link " + verdict_label;
+  if (in_time) return "no latency bar for " + label;
   if (m.family == "staged" || kind == "staged")
     return "no bar for copies through host memory (an --expect file's min_gbps sets one)";
   if (kind == "net")
     return "no bar for a path between hosts (an --expect file's min_gbps or a site baseline "
            "sets one)";
   if (!link.expected)
-    return "no bar: the kind and rate of link " + label +
-           " are unknown (the run saw no topology for it; under per-task GPU binding each rank "
+    return "no bar: the kind and rate of " + label +
+           " are unknown (the run saw no topology of them; under per-task GPU binding each rank "
            "sees only its own GPU)";
-  return "no bar for link " + label;
+  return "no bar for " + label;
 }
 
 }  // namespace

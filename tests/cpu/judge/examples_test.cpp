@@ -228,5 +228,17 @@ TEST(Examples, ABidirectionalFlagSaysBothWaysTogether) {
   }
   EXPECT_GT(said, 0);
 }
+
+// "all" is the verdict over every rank, not a link: "the kind and rate of link all" (an audit).
+TEST(Examples, NoBarOverAllRanksDoesNotCallThemALink) {
+  int said = 0;
+  for (const auto& v : compute_verdicts(example("h200x2-per-task-binding.json"), {})) {
+    for (const auto& m : v.methods) {
+      EXPECT_EQ(m.reason.find("link all"), std::string::npos) << m.reason;
+      said += m.reason.find("the links between all ranks") != std::string::npos;
+    }
+  }
+  EXPECT_GT(said, 0);
+}
 }  // namespace
 }  // namespace peerbench
