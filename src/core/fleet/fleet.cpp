@@ -332,7 +332,12 @@ void place_members(const FleetGroup& g, std::vector<Member>& members, double tol
     // Under the ratio's last digit shown is no outlier, whatever the tolerance: at 0, identical
     // nodes were flagged "1.000 of the fleet median" (an audit).
     pos.outlier = g.judged && worse > tolerance && worse >= 0.0005;
-    if (pos.outlier) m.pair->flags.push_back(outlier_flag(g, *m.pair, pos, tolerance));
+    if (pos.outlier) {
+      m.pair->flags.push_back(outlier_flag(g, *m.pair, pos, tolerance));
+      // The fleet flagged it: a CSV row read "outlier 1, fleet-outlier, pair_state not-counted"
+      // (its run had no bar for it) or "pass" (an audit).
+      if (m.pair->state == "pass" || m.pair->state == "not-counted") m.pair->state = "flagged";
+    }
     m.pair->positions.push_back(pos);
   }
 }

@@ -723,6 +723,10 @@ TEST(Fleet, AStagedOutlierNamesTheHostsMemoryPathNotTheLink) {
     }
   }
   EXPECT_FALSE(has_flag(n, "fleet-outlier", "ce-write"));
+  // The pair's state says the fleet flagged it (the CSV's pair_state read "pass" beside it).
+  for (const auto& p : n.pairs)
+    for (const auto& f : p.flags)
+      if (f.code == "fleet-outlier") EXPECT_EQ(p.state, "flagged") << f.message;
   for (const auto& p : node(r, "node5").pairs)
     for (const auto& f : p.flags)
       if (f.method != "staged") EXPECT_EQ(f.message.find("through host memory"), std::string::npos);
