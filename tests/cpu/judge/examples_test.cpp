@@ -19,6 +19,19 @@ RunDocument example(const std::string& name) {
   return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
 }
 
+// `d` with `method` delivering `f` of what it did: bandwidths times f, times over f.
+RunDocument slowed(RunDocument d, const std::string& method, double f) {
+  for (auto& r : d.results) {
+    if (r.method != method) continue;
+    for (auto* s : {&r.algbw_gbps, &r.busbw_gbps, &r.time_us}) {
+      if (!*s) continue;
+      const double k = s == &r.time_us ? 1 / f : f;
+      (*s)->min *= k, (*s)->median *= k, (*s)->max *= k, (*s)->mean *= k;
+    }
+  }
+  return d;
+}
+
 // Flag codes over all pairs' verdicts.
 std::set<std::string> flag_codes(const RunDocument& d) {
   std::set<std::string> codes;
@@ -179,13 +192,7 @@ TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
 // Every GPU at once short while each GPU alone passes: the host path they share is the suspect.
 // Both GPUs' PCIe links had been flagged, naming two healthy cards (an audit).
 TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
-  auto d = example("h200x2-host.json");
-  for (auto& r : d.results) {
-    if (r.method != "h2d-all") continue;
-    for (auto* s : {&r.algbw_gbps, &r.busbw_gbps})
-      if (*s) (*s)->min *= 0.75, (*s)->median *= 0.75, (*s)->max *= 0.75, (*s)->mean *= 0.75;
-    if (r.time_us) r.time_us->min /= 0.75, r.time_us->median /= 0.75, r.time_us->max /= 0.75;
-  }
+  const auto d = slowed(example("h200x2-host.json"), "h2d-all", 0.75);
   int named = 0;
   for (const auto& v : compute_verdicts(d, {})) {
     for (const auto& f : v.flags) {
@@ -207,13 +214,7 @@ TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
 // A bidirectional figure is both ways' sum: its flag said "from rank 0 to rank 1" beside 627.6
 // GB/s, which read as one direction past NV18's raw rate (an audit).
 TEST(Examples, ABidirectionalFlagSaysBothWaysTogether) {
-  auto d = example("h200x2-default.json");
-  for (auto& r : d.results) {
-    if (r.method != "ce-bidir") continue;
-    for (auto* s : {&r.algbw_gbps, &r.busbw_gbps})
-      if (*s) (*s)->min *= 0.7, (*s)->median *= 0.7, (*s)->max *= 0.7, (*s)->mean *= 0.7;
-    if (r.time_us) r.time_us->min /= 0.7, r.time_us->median /= 0.7, r.time_us->max /= 0.7;
-  }
+  const auto d = slowed(example("h200x2-default.json"), "ce-bidir", 0.7);
   int said = 0;
   for (const auto& v : compute_verdicts(d, {})) {
     for (const auto& f : v.flags) {
