@@ -289,7 +289,19 @@ TEST(RealRuns, FailingLineNamesSixAndCountsTheRest) {
   auto vs = compute_verdicts(d, {});
   ASSERT_FALSE(vs.empty());
   const auto one = vs.front();
-  for (int i = 0; i < 9; ++i) vs.push_back(one);
+  ASSERT_FALSE(one.flags.empty());
+  // One item repeated is named once with how many times (a review).
+  auto repeated = vs;
+  for (int i = 0; i < 9; ++i) repeated.push_back(one);
+  const auto once = failing_line(d, repeated, "all");
+  EXPECT_NE(once.find(failing_items({one}, "all").front() + " (10 times)"), std::string::npos)
+      << once;
+  // Distinct items: six named, the rest counted.
+  for (int i = 0; i < 9; ++i) {
+    auto other = one;
+    other.flags.front().code = "code" + std::to_string(i);
+    vs.push_back(other);
+  }
   const auto items = failing_items(vs, "all");
   ASSERT_GT(items.size(), 6u);
   const auto line = failing_line(d, vs, "all");
@@ -801,6 +813,19 @@ TEST(RealRuns, ReportSaysWhatFailOnWaived) {
     EXPECT_NE(out.find("Summary: " + verdict_summary(count_verdicts(vs))), std::string::npos)
         << static_cast<int>(f);
   }
+  // Over several runs, the first line says so ("none fails" stood over the waived flags).
+  ReportInput in;
+  in.path = "run.json";
+  in.doc = &d;
+  in.verdicts = vs;
+  in.waived_why = none;
+  ReportInput clean = in;
+  clean.path = "clean.json";
+  clean.waived_why.clear();
+  EXPECT_EQ(runs_headline({clean, in}),
+            "2 runs: none fails; flags or states waived by --fail-on in run.json (see each run's "
+            "waived line)");
+  EXPECT_EQ(runs_headline({clean, clean}), "2 runs: none fails");
 }
 
 }  // namespace

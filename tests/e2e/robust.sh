@@ -175,6 +175,11 @@ done
 (abs=$(realpath "$fixture") && b=$(realpath "$bin") && cd "$work" && "$b" report "$abs" --format csv -o - > stdout.csv 2> err)
 [ $? = 0 ] && [ ! -e "$work/-" ] && head -1 "$work/stdout.csv" | grep -q '^run,method,' &&
   ok "-o - writes standard output" || bad "-o - did not write standard output (or left a file named -)"
+# 10. A --fail-on narrower than the default says what it let pass (report's own wiring)
+shm=$src/results/examples/h200x2-nccl-shm.json
+"$bin" report "$shm" --fail-on none > "$work/waived.txt" 2>&1
+[ $? = 0 ] && grep -q '^  waived: --fail-on none leaves out 9 that the default (all) counts: ' "$work/waived.txt" &&
+  ok "report --fail-on none names what it waived" || bad "report --fail-on none: $(grep -i waived "$work/waived.txt")"
 expect_usage "--write-baseline -" "$bin" fleet "$fixture" --write-baseline -
 mentions "--write-baseline: '-' is not standard input or output"
 exit $fail

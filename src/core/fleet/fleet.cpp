@@ -274,6 +274,7 @@ FleetGroup summarize_group(const std::string& method, std::uint64_t bytes,
     nodes.insert(m.node->host);
     g.lower_is_better = m.at_size->lower_is_better;
     g.through_host = m.at_size->through_host;
+    g.both_ways = m.at_size->both_ways;
   }
   std::sort(values.begin(), values.end());
   g.pairs = static_cast<int>(values.size());
@@ -304,7 +305,11 @@ Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& 
   // A staged copy never crosses the pair's link: the outlier named NV18 beside a host-memory
   // figure, and a technician would have worked on the NVLink (an audit).
   const std::string route = g.through_host ? " " + host_path_suspect(p.link_label) : "";
-  f.message = g.method + " " + p.name() + route + " " + format_fixed(pos.value, d) + unit + " at " +
+  // Both directions' sum, as the run's own flags say it (690 GB/s read as one direction).
+  const std::string where = g.both_ways && p.src_pci != "all" && !p.one_gpu
+                                ? "both ways together between " + p.src_pci + " and " + p.dst_pci
+                                : p.name();
+  f.message = g.method + " " + where + route + " " + format_fixed(pos.value, d) + unit + " at " +
               format_size(g.bytes) + " is " + format_fixed(pos.ratio, 3) + " of the fleet median " +
               format_fixed(g.median, d) + unit + " (" + g.gpu_model + ", " + g.link + ", " +
               members + "; tolerance " + format_fixed(100 * tolerance, 0) + "%)";
@@ -320,7 +325,13 @@ Flag outlier_flag(const FleetGroup& g, const FleetPair& p, const FleetPosition& 
 void place_members(const FleetGroup& g, std::vector<Member>& members, double tolerance) {
   for (auto& m : members) {
     if (!m.at_size) {
-      if (m.pair->left_out.count({g.method, g.bytes})) continue;
+      if (m.pair->left_out.count({g.method, g.bytes})) {
+        if (!m.pair->unsettled()) {
+          m.node->unplaced_at_size[g.bytes].insert(g.method);
+          ++m.node->cases_unplaced_at_size[g.bytes];
+        }
+        continue;
+      }
       m.node->short_of_size[g.bytes].insert(g.method);
       ++m.node->cases_short_of_size[g.bytes];
       continue;
@@ -496,6 +507,13 @@ void say_sizes_not_measured(FleetNode& n) {
                          (largest > 0 && largest < bytes ? "; its largest: " + format_size(largest)
                                                          : std::string()) +
                          ")");
+  }
+  for (const auto& [bytes, methods] : n.unplaced_at_size) {
+    n.problems.push_back(count_of(n.cases_unplaced_at_size[bytes], "case") +
+                         " at the fleet's size " + format_size(bytes) + " (" +
+                         some_of({methods.begin(), methods.end()}) +
+                         ") measured beside another job, with clocks held or with launch gaps: "
+                         "not the link's figure, measure again");
   }
 }
 

@@ -39,6 +39,7 @@ struct Measurement {
   // Goes GPU -> pinned host memory -> GPU (staged): a slow figure is the host's memory path, not
   // the pair's link, whatever the pair's link is.
   bool through_host = false;
+  bool both_ways = false;  // a bidirectional method: its figure is both directions' sum
   // GPU time of the case's iterations, warm-up and timed (at the median time per operation):
   // what a CI system shows as the test's time.
   double seconds = 0;
@@ -85,8 +86,9 @@ struct FleetPair {
            state == "noisy";
   }
   std::vector<Measurement> measurements;  // every size measured ok
-  // (method, bytes) measured but kept out of the fleet: beside another job, or under held clocks.
-  // The pair's state says so; a fleet size among them is not "not measured" (an audit).
+  // (method, bytes) measured but kept out of the fleet: beside another job, held clocks, launch
+  // gaps. A fleet size among them is not "not measured" (an audit); where the pair's state does
+  // not say why (its verdict judged another size), the node's problems do (a review).
   std::set<std::pair<std::string, std::uint64_t>> left_out;
   std::vector<FleetPosition> positions;
   // The lowest of its methods' figure / known-good figure where a verdict judged the link (pass
@@ -161,6 +163,10 @@ struct FleetNode {
   // one problem line per size (sixteen lines for a run cut at 64 MiB read as sixteen faults).
   std::map<std::uint64_t, std::set<std::string>> short_of_size;
   std::map<std::uint64_t, int> cases_short_of_size;
+  // The same for cases measured there whose figure is not the link's (another job, held clocks,
+  // launch gaps) where the pair's own verdict did not say so: one problem line per size.
+  std::map<std::uint64_t, std::set<std::string>> unplaced_at_size;
+  std::map<std::uint64_t, int> cases_unplaced_at_size;
   std::string pairs_spec;
   // The lowest "goodness" of the node's figures: against the fleet median (1 = at it) and against
   // the known-good figure (FleetPair::known_good_ratio), under 1 worse.
@@ -176,6 +182,7 @@ struct FleetGroup {
   std::uint64_t bytes = 0;
   bool lower_is_better = false;
   bool through_host = false;  // Measurement::through_host
+  bool both_ways = false;     // Measurement::both_ways
   int pairs = 0;
   int nodes = 0;
   double median = 0, p25 = 0, p75 = 0, min = 0, max = 0;

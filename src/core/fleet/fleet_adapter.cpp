@@ -79,7 +79,7 @@ std::vector<Measurement> measurements_of(
       // what the verdict judges there (8 B is 0.0 GB/s), so a site baseline can hold it.
       const double time_us = r->time_us ? r->time_us->median : 0;
       out.push_back({r->method, r->bytes, figure_value(m, *r), figure_is_time(m, r->bytes),
-                     m && m->family == "staged", time_us * ops * 1e-6});
+                     m && m->family == "staged", m && m->bidirectional, time_us * ops * 1e-6});
     }
   }
   return out;

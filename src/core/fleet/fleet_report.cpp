@@ -478,9 +478,10 @@ std::string version_gap_cell(const std::vector<VersionGap>& gaps, const std::str
   return "";
 }
 
-// One row per pair method placed in the fleet (or flagged outside its groups); a row without a
-// method per pair whose state is not a pass, with the reason (another job, held clocks: its
-// methods have no figure to place); a row without a pair per problem of the node. Reasons stood
+// One row per pair method placed in the fleet (or flagged outside its groups); a row per method
+// of a pair whose state is not a pass, with the reason (another job, held clocks: no figure to
+// place; a row without a method where no method is named); a row without a pair per problem of
+// the node. Reasons stood
 // on every row of a pair, 2 KB each, and a node's problems on none (a review). Every row ends
 // with the node's versions and, on a placed figure, the version gap that splits its group.
 class FleetCsvReporter : public FleetReporter {

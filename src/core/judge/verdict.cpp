@@ -1,6 +1,7 @@
 #include "core/judge/verdict.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -256,29 +257,6 @@ bool gpu_shared(const Ctx& c, int rank) {
                      [&](const RankInfo& r) { return r.rank != rank && same_card(r, *me); });
 }
 
-// h2d-all short while h2d, the same GPU alone, passes: the GPUs' shared path (root complex, host
-// memory) is what fell short, not this GPU's link. Both GPUs' links had been flagged, and a
-// technician would have reseated two healthy cards (an audit).
-void name_the_shared_path(PairVerdict& v) {
-  for (auto& f : v.flags) {
-    const std::string suffix = "-all";
-    if (f.method.size() <= suffix.size() ||
-        f.method.compare(f.method.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
-    const std::string alone = f.method.substr(0, f.method.size() - suffix.size());
-    const auto m = std::find_if(v.methods.begin(), v.methods.end(),
-                                [&](const MethodVerdict& mv) { return mv.method == alone; });
-    if (m == v.methods.end() || m->state != vs::kPass || !m->value) continue;
-    f.message += "; " + alone + ", this GPU alone, passes at " + format_fixed(*m->value, 1) + " " +
-                 m->unit +
-                 (m->expected_ratio ? " (" + format_fixed(*m->expected_ratio, 2) + " of known-good)"
-                                    : std::string()) +
-                 ": the path the GPUs share (root complex, host memory), not this GPU's link, is "
-                 "the suspect";
-    f.evidence["alone_passes"] = {{"method", alone}, {"value", *m->value}};
-  }
-}
-
 // One GPU and its host: the host<->GPU methods (h2d, d2h, h2d-all, d2h-all) against the GPU's
 // PCIe link.
 std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
@@ -306,7 +284,6 @@ std::optional<PairVerdict> gpu_verdict(const Ctx& c, int rank) {
     if (m && done.insert(name).second) judge(*m);
   }
   if (v.methods.empty()) return std::nullopt;
-  name_the_shared_path(v);
   health_flags(c, v);
   burn_in_flags(c, v);
   describe_observed(c, v);
@@ -367,6 +344,60 @@ std::set<std::pair<int, int>> pairs_to_judge(const Ctx& c) {
 
 namespace {
 
+// h2d-all short on every GPU of a host while h2d, each GPU alone, passes: the GPUs' shared path
+// (root complex, host memory) fell short, not each GPU's link. Both GPUs' links had been flagged,
+// and a technician would have reseated two healthy cards (an audit). Bandwidth shortfalls only:
+// wrong data is the GPU's own evidence; one GPU short beside others at speed is its own link.
+namespace shared_path {
+
+bool shortfall(const Flag& f) {
+  return f.code == "below-expected" || f.code == "below-link" || f.code == "off-baseline";
+}
+
+const MethodVerdict* alone_passing(const PairVerdict& v, const std::string& all_method) {
+  const std::string suffix = "-all";
+  if (all_method.size() <= suffix.size() ||
+      all_method.compare(all_method.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return nullptr;
+  const std::string alone = all_method.substr(0, all_method.size() - suffix.size());
+  for (const auto& mv : v.methods)
+    if (mv.method == alone && mv.state == vs::kPass && mv.value) return &mv;
+  return nullptr;
+}
+
+bool short_alone_passing(const PairVerdict& v, const std::string& method) {
+  if (!alone_passing(v, method)) return false;
+  return std::any_of(v.flags.begin(), v.flags.end(),
+                     [&](const Flag& f) { return f.method == method && shortfall(f); });
+}
+
+void name(const RunDocument& d, std::vector<PairVerdict>& gpus) {
+  std::map<std::pair<std::string, std::string>, std::pair<int, int>> ran_short;
+  for (const auto& v : gpus)
+    for (const auto& mv : v.methods) {
+      auto& [ran, short_ones] = ran_short[{host_of(d, v.src), mv.method}];
+      ++ran;
+      short_ones += short_alone_passing(v, mv.method);
+    }
+  for (auto& v : gpus) {
+    for (auto& f : v.flags) {
+      const auto [ran, short_ones] = ran_short[{host_of(d, v.src), f.method}];
+      const MethodVerdict* m = alone_passing(v, f.method);
+      if (!shortfall(f) || !m || ran < 2 || short_ones < ran) continue;
+      f.message +=
+          "; " + m->method + ", this GPU alone, passes at " + format_fixed(*m->value, 1) + " " +
+          m->unit +
+          (m->expected_ratio ? " (" + format_fixed(*m->expected_ratio, 2) + " of known-good)"
+                             : std::string()) +
+          ", and every GPU of the host is short at once: the path they share (root "
+          "complex, host memory), not this GPU's link, is the suspect";
+      f.evidence["alone_passes"] = {{"method", m->method}, {"value", *m->value}};
+    }
+  }
+}
+
+}  // namespace shared_path
+
 std::vector<PairVerdict> verdicts_of(Ctx& c) {
   const RunDocument& d = c.d;
   std::vector<PairVerdict> out;
@@ -380,9 +411,12 @@ std::vector<PairVerdict> verdicts_of(Ctx& c) {
       if (!c.filter || c.filter->measures_gpu(r.rank)) gpus.insert(r.rank);
     }
   }
+  std::vector<PairVerdict> per_gpu;
   for (int r : gpus) {
-    if (auto v = gpu_verdict(c, r)) out.push_back(std::move(*v));
+    if (auto v = gpu_verdict(c, r)) per_gpu.push_back(std::move(*v));
   }
+  shared_path::name(d, per_gpu);
+  for (auto& v : per_gpu) out.push_back(std::move(v));
   if (auto all = all_ranks_verdict(c)) out.push_back(std::move(*all));
   return out;
 }

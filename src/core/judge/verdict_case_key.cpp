@@ -52,7 +52,13 @@ const Result* settled_result(const RunDocument& d, const Result& r, int attempt)
 }
 
 std::string host_path_suspect(const std::string& link) {
-  return "(through host memory: the host's memory path, not the " + link + " link, is the suspect)";
+  // Over NVLink the staged copy leaves the link aside; over PCIe it crosses the GPUs' own links
+  // too, and an unknown link ("?", per-task binding) is named by nobody (a review).
+  if (link.rfind("NV", 0) == 0)
+    return "(through host memory: the host's memory path, not the " + link +
+           " link, is the suspect)";
+  return "(through host memory: the host's memory path and the GPUs' PCIe links to it, not a "
+         "GPU-to-GPU link, are the suspects)";
 }
 
 bool placeable(const RunDocument& d, const Result& r) {

@@ -46,10 +46,18 @@ std::string runs_headline(const std::vector<ReportInput>& runs) {
       failing.push_back(in.path + " (" + run_headline(*in.doc, in.verdicts) + "; " +
                         std::to_string(in.failing) + " counted by --fail-on)");
   }
+  // "none fails" over a run with 9 flags let pass by --fail-on none (a review).
+  std::vector<std::string> waived;
+  for (const auto& in : runs)
+    if (!in.waived_why.empty()) waived.push_back(in.path);
+  const std::string waived_note = waived.empty()
+                                      ? ""
+                                      : "; flags or states waived by --fail-on in " +
+                                            join(waived, ", ") + " (see each run's waived line)";
   const std::string n = std::to_string(runs.size()) + " runs: ";
-  if (failing.empty()) return n + "none fails";
+  if (failing.empty()) return n + "none fails" + waived_note;
   return n + std::to_string(failing.size()) + (failing.size() == 1 ? " fails: " : " fail: ") +
-         join(failing, "; ");
+         join(failing, "; ") + waived_note;
 }
 
 }  // namespace peerbench

@@ -700,6 +700,65 @@ TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
     EXPECT_EQ(problem.find("not measured"), std::string::npos) << problem;
 }
 
+// A bidirectional outlier is both directions' sum, as the run's own flags say (a review); a
+// staged figure over an unknown or PCIe link names no NVLink.
+TEST(Fleet, ABidirectionalOutlierSaysBothWaysTogether) {
+  const std::string dir = temp_dir();
+  for (int i = 0; i < 5; ++i) {
+    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    if (i == 0) slow(d, "ce-bidir", 0.8);
+    write_run(dir, "node" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  int said = 0;
+  for (const auto& p : node(r, "node0").pairs)
+    for (const auto& f : p.flags)
+      if (f.code == "fleet-outlier" && f.method == "ce-bidir") {
+        EXPECT_NE(f.message.find("ce-bidir both ways together between " + p.src_pci + " and " +
+                                 p.dst_pci + " "),
+                  std::string::npos)
+            << f.message;
+        ++said;
+      }
+  EXPECT_GT(said, 0);
+  EXPECT_EQ(host_path_suspect("?").find("?"), std::string::npos);
+  EXPECT_NE(host_path_suspect("PIX").find("PCIe links"), std::string::npos);
+  EXPECT_NE(host_path_suspect("NV18").find("not the NV18 link"), std::string::npos);
+}
+
+// Another job beside the fleet's size while the node's verdict judged a larger, clean size: the
+// pair passes, so the node's problems say it (it had passed the fleet silently; a review).
+TEST(FleetContention, AFigureBesideAnotherJobAtTheFleetsSizeAloneIsStillSaid) {
+  const std::string dir = temp_dir();
+  const std::uint64_t fleet_size = 256ull << 20;
+  for (int i = 0; i < 4; ++i) {
+    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    for (auto& r : d.results) r.interference.emplace();
+    if (i != 2) {  // the others stop at 256 MiB: the fleet judges ce-write there
+      d.results.erase(std::remove_if(d.results.begin(), d.results.end(),
+                                     [&](const Result& r) { return r.bytes > fleet_size; }),
+                      d.results.end());
+    } else {
+      GpuInterference g;
+      g.rank = 0;
+      g.host = d.system.hosts.front();
+      g.gpu_index = 0;
+      g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
+      for (auto& r : d.results)
+        if (r.method == "ce-write" && r.src == 0 && r.bytes == fleet_size)
+          r.interference->push_back(g);
+    }
+    write_run(dir, "node" + std::to_string(i), d);
+  }
+  const FleetReport r = fleet_of(dir);
+  const FleetNode& n = node(r, "node2");
+  EXPECT_EQ(n.state, NodeState::kIncomplete);
+  EXPECT_TRUE(std::any_of(n.problems.begin(), n.problems.end(), [](const std::string& p) {
+    return p.find("1 case at the fleet's size 256 MiB (ce-write) measured beside another job") !=
+           std::string::npos;
+  })) << (n.problems.empty() ? "no problem" : n.problems[0]);
+}
+
 // A staged copy goes GPU -> host memory -> GPU: a node slow there is the host's memory path.
 // The outlier named the pair's NV18 beside it, and a technician would have worked on the NVLink.
 TEST(Fleet, AStagedOutlierNamesTheHostsMemoryPathNotTheLink) {

@@ -199,8 +199,8 @@ TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
       if (f.method != "h2d-all") continue;
       EXPECT_NE(f.message.find("; h2d, this GPU alone, passes at "), std::string::npos)
           << f.message;
-      EXPECT_NE(f.message.find("the path the GPUs share (root complex, host memory), not this "
-                               "GPU's link, is the suspect"),
+      EXPECT_NE(f.message.find("every GPU of the host is short at once: the path they share "
+                               "(root complex, host memory), not this GPU's link, is the suspect"),
                 std::string::npos)
           << f.message;
       ++named;
@@ -209,6 +209,27 @@ TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
   EXPECT_EQ(named, 2) << "both GPUs' h2d-all";
   for (const auto& v : compute_verdicts(example("h200x2-host.json"), {}))
     for (const auto& f : v.flags) EXPECT_EQ(f.message.find("share"), std::string::npos);
+  // One GPU short beside another at speed over the same path: its own link (a review).
+  auto one = example("h200x2-host.json");
+  for (auto& r : one.results) {
+    if (r.method != "h2d-all" || r.src != 0) continue;
+    for (auto* st : {&r.algbw_gbps, &r.busbw_gbps})
+      if (*st) (*st)->min *= 0.7, (*st)->median *= 0.7, (*st)->max *= 0.7, (*st)->mean *= 0.7;
+  }
+  int flagged = 0;
+  for (const auto& v : compute_verdicts(one, {}))
+    for (const auto& f : v.flags) {
+      flagged += f.method == "h2d-all";
+      EXPECT_EQ(f.message.find("share"), std::string::npos) << f.message;
+    }
+  EXPECT_GT(flagged, 0);
+  // Wrong data is the GPU's own evidence, never laid at the shared path (a review).
+  auto wrong = d;
+  for (auto& r : wrong.results)
+    if (r.method == "h2d-all" && r.src == 0) r.wrong = 7;
+  for (const auto& v : compute_verdicts(wrong, {}))
+    for (const auto& f : v.flags)
+      if (f.code == "data-errors") EXPECT_EQ(f.message.find("share"), std::string::npos);
 }
 
 // A bidirectional figure is both ways' sum: its flag said "from rank 0 to rank 1" beside 627.6
