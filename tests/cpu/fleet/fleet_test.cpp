@@ -129,6 +129,17 @@ void seen_beside(RunDocument& d, const std::string& method, GpuInterference g) {
   }
 }
 
+// A copy loop (pid 4242) on rank 0's GPU while `method` ran from rank 0 at `bytes`.
+void copy_loop_beside(RunDocument& d, const std::string& method, std::uint64_t bytes) {
+  GpuInterference g;
+  g.rank = 0;
+  g.host = d.system.hosts.front();
+  g.gpu_index = 0;
+  g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
+  for (auto& r : d.results)
+    if (r.method == method && r.src == 0 && r.bytes == bytes) r.interference->push_back(g);
+}
+
 FleetReport fleet_of(const std::string& path) {
   FleetOptions o;
   o.paths = {path};
@@ -680,14 +691,7 @@ TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
       if (r.method == "ce-write") largest = std::max(largest, r.bytes);
     }
     if (i == 2) {
-      GpuInterference g;
-      g.rank = 0;
-      g.host = d.system.hosts.front();
-      g.gpu_index = 0;
-      g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
-      for (auto& r : d.results)
-        if (r.method == "ce-write" && r.src == 0 && r.bytes == largest)
-          r.interference->push_back(g);
+      copy_loop_beside(d, "ce-write", largest);
     }
     write_run(dir, "node" + std::to_string(i), d);
   }
@@ -739,14 +743,7 @@ TEST(FleetContention, AFigureBesideAnotherJobAtTheFleetsSizeAloneIsStillSaid) {
                                      [&](const Result& r) { return r.bytes > fleet_size; }),
                       d.results.end());
     } else {
-      GpuInterference g;
-      g.rank = 0;
-      g.host = d.system.hosts.front();
-      g.gpu_index = 0;
-      g.processes.push_back({4242, "copyloop", 2568ull << 20, 99});
-      for (auto& r : d.results)
-        if (r.method == "ce-write" && r.src == 0 && r.bytes == fleet_size)
-          r.interference->push_back(g);
+      copy_loop_beside(d, "ce-write", fleet_size);
     }
     write_run(dir, "node" + std::to_string(i), d);
   }
