@@ -306,7 +306,10 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
   d.failed = h.exit_code != 0;
   if (d.failed && o.fail_on == "any" && imp)
     d.verdict += "; exit 1: --fail-on any counts the improvements too";
-  if (h.waived) d.verdict += "; " + kWaivedNote;
+  if (h.waived) {
+    d.verdict += "; " + kWaivedNote;
+    d.failed = true;  // not green (the page's colour, not the exit code)
+  }
   d.sections.push_back({"Runs", h.headings, {}, {}});
   if (!h.cautions.empty()) d.sections.push_back({"Read with care", h.cautions, {}, {}});
   d.sections.push_back(

@@ -30,7 +30,8 @@ struct SectionDocument {
   // Under the verdict, on the first screen: what it rests on, one line each (the fleet's nodes
   // that do not pass and why).
   std::vector<std::string> digest;
-  bool failed = false;
+  bool failed =
+      false;  // the HTML headline is not green: the exit code is 1, or only --fail-on kept it 0
   std::vector<Section> sections;
   std::vector<PlotFile> plots;
   std::string no_plots_note;  // said where there are no plots

@@ -334,6 +334,11 @@ TEST(Compare, FailOnNoneSaysTheDefaultWouldFail) {
   EXPECT_NE(render_comparison(c, "a.json", "b.json", none).find("; " + kWaivedNote),
             std::string::npos);
   EXPECT_EQ(render_comparison(c, "a.json", "b.json", {}).find(kWaivedNote), std::string::npos);
+  CompareOptions html = none;
+  html.format = ReportFormat::kHtml;
+  EXPECT_NE(render_comparison(c, "a.json", "b.json", html).find("<p class=\"flagged\">"),
+            std::string::npos)
+      << "not green over regressions that only --fail-on none let pass";
   const auto same = compare_runs(a, "a.json", a, "a2.json", none);
   EXPECT_FALSE(waived_by_fail_on(same, none)) << "nothing to waive";
   const auto h = build_history({a, a, b}, {"a.json", "a2.json", "b.json"}, none);
