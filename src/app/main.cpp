@@ -1,7 +1,6 @@
 // peerbench: what GPU-to-GPU links really deliver, and where traffic takes a slow road.
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "app/commands.h"
+#include "app/output.h"
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/build_info.h"
@@ -118,8 +118,7 @@ int stdout_checked(int code) {
   // An exit code of 2 has said why already (emit names the failed write itself).
   if (!failed || code == peerbench::kExitUsage) return code;
   const int why = flush_errno ? flush_errno : errno;
-  print_error(std::string("standard output cannot be written (") +
-              (why ? std::strerror(why) : "the write failed") + "): what was printed is cut short");
+  print_error(peerbench::app::stdout_write_failed(why));
   return peerbench::kExitUsage;
 }
 

@@ -85,6 +85,11 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::
   return plots;
 }
 
+std::string stdout_write_failed(int why) {
+  return std::string("standard output cannot be written (") +
+         (why ? std::strerror(why) : "the write failed") + "): what was printed is cut short";
+}
+
 void emit(const std::string& text, const std::string& path, const std::vector<std::string>& inputs,
           const std::vector<PlotFile>& plots) {
   if (path.empty()) {
@@ -93,9 +98,7 @@ void emit(const std::string& text, const std::string& path, const std::vector<st
     std::cout.flush();
     // Here, while errno still says why (main checks again for every other line printed).
     if (!std::cout) {
-      throw WriteError(std::string("standard output cannot be written (") +
-                       (errno ? std::strerror(errno) : "the write failed") +
-                       "): what was printed is cut short");
+      throw WriteError(stdout_write_failed(errno));
     }
     return;
   }

@@ -22,4 +22,7 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::
 void emit(const std::string& text, const std::string& path, const std::vector<std::string>& inputs,
           const std::vector<PlotFile>& plots);
 
+// The one line for standard output that failed, with errno's reason (0: none known).
+std::string stdout_write_failed(int why);
+
 }  // namespace peerbench::app

@@ -354,9 +354,13 @@ bool shortfall(const Flag& f) {
   return f.code == "below-expected" || f.code == "below-link" || f.code == "off-baseline";
 }
 
-const MethodVerdict* alone_passing(const PairVerdict& v, const std::string& all_method) {
+// The catalogue says which method runs every GPU at once; its one-GPU-at-a-time counterpart is
+// the same name without "-all" (host_copy.cpp names both).
+const MethodVerdict* alone_passing(const RunDocument& d, const PairVerdict& v,
+                                   const std::string& all_method) {
+  const MethodInfo* m = find_method(d.methods, all_method);
   const std::string suffix = "-all";
-  if (all_method.size() <= suffix.size() ||
+  if (!m || !m->all_gpus_at_once || all_method.size() <= suffix.size() ||
       all_method.compare(all_method.size() - suffix.size(), suffix.size(), suffix) != 0)
     return nullptr;
   const std::string alone = all_method.substr(0, all_method.size() - suffix.size());
@@ -365,8 +369,8 @@ const MethodVerdict* alone_passing(const PairVerdict& v, const std::string& all_
   return nullptr;
 }
 
-bool short_alone_passing(const PairVerdict& v, const std::string& method) {
-  if (!alone_passing(v, method)) return false;
+bool short_alone_passing(const RunDocument& d, const PairVerdict& v, const std::string& method) {
+  if (!alone_passing(d, v, method)) return false;
   return std::any_of(v.flags.begin(), v.flags.end(),
                      [&](const Flag& f) { return f.method == method && shortfall(f); });
 }
@@ -377,12 +381,12 @@ void name(const RunDocument& d, std::vector<PairVerdict>& gpus) {
     for (const auto& mv : v.methods) {
       auto& [ran, short_ones] = ran_short[{host_of(d, v.src), mv.method}];
       ++ran;
-      short_ones += short_alone_passing(v, mv.method);
+      short_ones += short_alone_passing(d, v, mv.method);
     }
   for (auto& v : gpus) {
     for (auto& f : v.flags) {
       const auto [ran, short_ones] = ran_short[{host_of(d, v.src), f.method}];
-      const MethodVerdict* m = alone_passing(v, f.method);
+      const MethodVerdict* m = alone_passing(d, v, f.method);
       if (!shortfall(f) || !m || ran < 2 || short_ones < ran) continue;
       f.message +=
           "; " + m->method + ", this GPU alone, passes at " + format_fixed(*m->value, 1) + " " +
