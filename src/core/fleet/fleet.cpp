@@ -57,6 +57,12 @@ std::string fleet_unit(const std::string& method, bool lower_is_better) {
   return method.rfind("nccl-", 0) == 0 ? "busbw GB/s" : "GB/s";
 }
 
+std::string FleetPair::note() const {
+  std::vector<std::string> parts;
+  for (const auto& [method, reason] : note_by_method) parts.push_back(method + ": " + reason);
+  return join(parts, "; ");
+}
+
 bool FleetNode::has_flag_of(FlagKind k) const {
   for (const auto& p : pairs) {
     for (const auto& f : p.flags) {

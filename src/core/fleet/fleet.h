@@ -72,10 +72,11 @@ struct FleetPair {
   // pass, flagged, incomplete, contended, throttled, noisy (not a pass: the node is not judged
   // healthy), or not-counted (not applicable, same GPU, not judged)
   std::string state;
-  std::string note;  // why, for a state that is not a pass: the methods' reasons
-  // The same, method by method: the CSV's rows and JUnit's cases of those methods carry them (a
-  // row without a method, a "pair" test case, lost them to filters and CI histories; an audit).
+  // Why, for a state that is not a pass, method by method: the CSV's rows and JUnit's cases of
+  // those methods carry them (a row without a method, a "pair" test case, lost them to filters
+  // and CI histories; an audit).
   std::vector<std::pair<std::string, std::string>> note_by_method;
+  std::string note() const;  // the same in one line: "method: reason; ..."
   // NVML's reasons for held clocks seen on its GPUs while the cases its verdict settled on ran
   // (hw-thermal, sw-power-cap, ...): the fleet's advice rests on these, not on the note's words.
   std::set<std::string> throttle_reasons;

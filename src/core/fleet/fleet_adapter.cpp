@@ -36,12 +36,6 @@ std::vector<std::pair<std::string, std::string>> state_reasons(const PairVerdict
   return out;
 }
 
-std::string state_note(const std::vector<std::pair<std::string, std::string>>& reasons) {
-  std::vector<std::string> parts;
-  for (const auto& [method, reason] : reasons) parts.push_back(method + ": " + reason);
-  return join(parts, "; ");
-}
-
 std::string pci_of(const RunDocument& d, int rank) {
   const auto* r = rank_info(d, rank);
   return r ? r->gpu.pci_bus_id : "rank" + std::to_string(rank);
@@ -118,7 +112,6 @@ FleetPair fleet_pair(const RunDocument& d, const ResultIndex& idx,
   p.state = fleet_state(v);
   if (p.unsettled()) {
     p.note_by_method = state_reasons(v);
-    p.note = state_note(p.note_by_method);
     p.throttle_reasons = throttle_reasons_of(d, idx, vs, v.src, v.dst);
   }
   p.flags = v.flags;

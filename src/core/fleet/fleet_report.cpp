@@ -362,7 +362,7 @@ std::vector<std::string> findings_of(const FleetNode& n) {
     if (p.unsettled() && p.flags.empty()) {
       out.push_back(head + ": " + p.name() + " [" + p.link + "] " +
                     (p.state == "incomplete" ? "not measured" : p.state) +
-                    (p.note.empty() ? "" : ": " + p.note));
+                    (p.note().empty() ? "" : ": " + p.note()));
     }
   }
   return out;
@@ -543,8 +543,8 @@ class FleetCsvReporter : public FleetReporter {
         << cf(flags_for(p, method)) << "," << tail << cf(reason) << n.versions << "\n";
       ++rows;
     }
-    if (p.note_by_method.empty() && (p.unsettled() || !p.note.empty())) {
-      o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << cf(p.note) << n.versions << "\n";
+    if (p.note_by_method.empty() && p.unsettled()) {  // a state no method gave a reason for
+      o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << n.versions << "\n";
       ++rows;
     }
     return rows;

@@ -474,7 +474,7 @@ TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
     std::size_t here = n.problems.size();
     for (const auto& p : n.pairs)
       here += p.positions.size() + (!p.note_by_method.empty()            ? p.note_by_method.size()
-                                    : (p.unsettled() || !p.note.empty()) ? 1
+                                    : (p.unsettled() || !p.note().empty()) ? 1
                                                                          : 0);
     rows += std::max<std::size_t>(here, 1);
   }
@@ -652,7 +652,7 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
   EXPECT_FALSE(has_flag(busy, "below-link", "ce-write"));
   bool said = false;
   for (const auto& p : busy.pairs) {
-    said = said || (p.state == "contended" && p.note.find("pid 4242") != std::string::npos);
+    said = said || (p.state == "contended" && p.note().find("pid 4242") != std::string::npos);
   }
   EXPECT_TRUE(said) << "the pair is contended, naming the process";
   EXPECT_EQ(node(r, "node1").state, NodeState::kPass);
@@ -848,7 +848,7 @@ TEST(FleetContention, AProcessNamedLikeAClockReasonIsAnotherJob) {
   const FleetNode& n = node(r, "node2");
   EXPECT_EQ(n.state, NodeState::kIncomplete);
   const bool named = std::any_of(n.pairs.begin(), n.pairs.end(), [](const FleetPair& p) {
-    return p.note.find("hw-thermal-probe") != std::string::npos;
+    return p.note().find("hw-thermal-probe") != std::string::npos;
   });
   EXPECT_TRUE(named) << "the note names the process";
   const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
