@@ -333,13 +333,11 @@ void place_members(const FleetGroup& g, std::vector<Member>& members, double tol
     if (!m.at_size) {
       if (m.pair->left_out.count({g.method, g.bytes})) {
         if (!m.pair->unsettled()) {
-          m.node->unplaced_at_size[g.bytes].insert(g.method);
-          ++m.node->cases_unplaced_at_size[g.bytes];
+          m.node->unplaced_at_size[g.bytes].add(g.method);
         }
         continue;
       }
-      m.node->short_of_size[g.bytes].insert(g.method);
-      ++m.node->cases_short_of_size[g.bytes];
+      m.node->short_of_size[g.bytes].add(g.method);
       continue;
     }
     FleetPosition pos{g.method,          g.bytes, m.at_size->value, g.median, 0,
@@ -506,18 +504,17 @@ void say_sizes_not_measured(FleetNode& n) {
   for (const auto& p : n.pairs) {
     for (const auto& m : p.measurements) largest = std::max(largest, m.bytes);
   }
-  for (const auto& [bytes, methods] : n.short_of_size) {
-    const int cases = n.cases_short_of_size[bytes];
-    n.problems.push_back(count_of(cases, "case") + " not measured at the fleet's size " +
-                         format_size(bytes) + " (" + some_of({methods.begin(), methods.end()}) +
+  for (const auto& [bytes, at] : n.short_of_size) {
+    n.problems.push_back(count_of(at.cases, "case") + " not measured at the fleet's size " +
+                         format_size(bytes) + " (" +
+                         some_of({at.methods.begin(), at.methods.end()}) +
                          (largest > 0 && largest < bytes ? "; its largest: " + format_size(largest)
                                                          : std::string()) +
                          ")");
   }
-  for (const auto& [bytes, methods] : n.unplaced_at_size) {
-    n.problems.push_back(count_of(n.cases_unplaced_at_size[bytes], "case") +
-                         " at the fleet's size " + format_size(bytes) + " (" +
-                         some_of({methods.begin(), methods.end()}) +
+  for (const auto& [bytes, at] : n.unplaced_at_size) {
+    n.problems.push_back(count_of(at.cases, "case") + " at the fleet's size " + format_size(bytes) +
+                         " (" + some_of({at.methods.begin(), at.methods.end()}) +
                          ") measured beside another job, with clocks held or with launch gaps: "
                          "not the link's figure, measure again");
   }

@@ -162,12 +162,18 @@ struct FleetNode {
   std::vector<std::string> pairs_short;  // "ce-write 1 of 2": pair methods short of its pairs
   // Per fleet size, the methods of this node's pairs not measured at it, and how many cases:
   // one problem line per size (sixteen lines for a run cut at 64 MiB read as sixteen faults).
-  std::map<std::uint64_t, std::set<std::string>> short_of_size;
-  std::map<std::uint64_t, int> cases_short_of_size;
+  struct CasesAtSize {
+    std::set<std::string> methods;
+    int cases = 0;
+    void add(const std::string& method) {
+      methods.insert(method);
+      ++cases;
+    }
+  };
+  std::map<std::uint64_t, CasesAtSize> short_of_size;
   // The same for cases measured there whose figure is not the link's (another job, held clocks,
   // launch gaps) where the pair's own verdict did not say so: one problem line per size.
-  std::map<std::uint64_t, std::set<std::string>> unplaced_at_size;
-  std::map<std::uint64_t, int> cases_unplaced_at_size;
+  std::map<std::uint64_t, CasesAtSize> unplaced_at_size;
   std::string pairs_spec;
   // The lowest "goodness" of the node's figures: against the fleet median (1 = at it) and against
   // the known-good figure (FleetPair::known_good_ratio), under 1 worse.
