@@ -606,7 +606,7 @@ double quantile(const std::vector<double>& sorted, double q) {
 // host names (a copied file, a misnamed host, PEERBENCH_HOST_ID). Three copies of one run had
 // passed as three nodes (an audit). A note, not a failure: a fleet simulated on one machine with
 // PEERBENCH_HOST_ID is a way to test the fleet's own workings.
-int note_shared_gpus(const std::vector<FleetNode>& nodes, std::vector<std::string>& notes) {
+int note_shared_gpus(std::vector<FleetNode>& nodes, std::vector<std::string>& notes) {
   std::map<std::string, std::set<std::string>> hosts_of;
   for (const auto& n : nodes)
     for (const auto& u : n.gpu_uuids) hosts_of[u].insert(n.host);
@@ -616,6 +616,11 @@ int note_shared_gpus(const std::vector<FleetNode>& nodes, std::vector<std::strin
   std::set<std::string> sharing;
   for (const auto& [hosts, uuids] : uuids_of) {
     sharing.insert(hosts.begin(), hosts.end());
+    for (auto& n : nodes) {
+      if (!hosts.count(n.host)) continue;
+      for (const auto& h : hosts)
+        if (h != n.host) n.shares_gpus_with.insert(h);
+    }
     notes.push_back(some_of({hosts.begin(), hosts.end()}) + " name the same GPU" +
                     (uuids.size() > 1 ? "s" : "") + " (" + some_of(uuids) +
                     "): one GPU is in one node, so these are one machine's results under several "

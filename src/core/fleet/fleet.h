@@ -151,6 +151,9 @@ struct FleetNode {
   std::vector<FleetPair> pairs;
   NodeVersions versions;
   std::set<std::string> gpu_uuids;  // its GPUs' UUIDs, where the run recorded them
+  // Other nodes naming one of those GPUs: one machine's results under several names, not
+  // independent evidence (FleetReport::nodes_sharing_gpus); CI's formats carry it too.
+  std::set<std::string> shares_gpus_with;
   // With a site baseline given: whether it judged any figure of this node's run.
   std::optional<bool> baseline_judged;
   // What the node's run covered: the methods it was asked for (config, else its results) and

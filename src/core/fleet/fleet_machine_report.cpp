@@ -173,6 +173,9 @@ void write_suite(XmlW& o, const FleetNode& n, int id, const std::string& now,
     << "\"/><property name=\"nccl\" value=\"" << x(n.versions.nccl) << "\"/>";
   if (const auto slow = slower_version_of(gaps, n.host); !slow.empty())
     o << "<property name=\"version_gap\" value=\"" << x(slow) << "\"/>";
+  if (!n.shares_gpus_with.empty())
+    o << "<property name=\"shares_gpus_with\" value=\""
+      << x(join({n.shares_gpus_with.begin(), n.shares_gpus_with.end()}, ", ")) << "\"/>";
   o << "</properties>\n";
   for (const auto& c : cases) write_case(o, host, c);
   o << "    <system-out/>\n    <system-err/>\n  </testsuite>\n";
@@ -275,6 +278,11 @@ void node_metrics(OmW& o, const FleetReport& r) {
   family(o, "peerbench_node_flags", "", "flags raised on the node's pairs, fleet-outlier included");
   for (const auto& n : r.nodes)
     o << "peerbench_node_flags" << labels({{"host", n.host}}) << " " << n.flag_count() << "\n";
+  family(o, "peerbench_node_hosts_sharing_gpus", "",
+         "other nodes naming one of this node's GPUs (same UUID): 0 for an independent node");
+  for (const auto& n : r.nodes)
+    o << "peerbench_node_hosts_sharing_gpus" << labels({{"host", n.host}}) << " "
+      << n.shares_gpus_with.size() << "\n";
   family(o, "peerbench_fleet_nodes", "", "nodes of the fleet by verdict");
   for (auto s :
        {NodeState::kPass, NodeState::kFlagged, NodeState::kIncomplete, NodeState::kMissing}) {

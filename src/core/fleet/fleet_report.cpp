@@ -489,21 +489,24 @@ class FleetCsvReporter : public FleetReporter {
   std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
     out::Writer<out::Csv> o;
     o << "node,state,file,src_pci,dst_pci,gpu_model,link,method,bytes,value,unit,fleet_median,"
-         "ratio,outlier,flags,pair_state,pair_flags,reason,driver,cuda,nccl,version_gap\n";
+         "ratio,outlier,flags,pair_state,pair_flags,reason,driver,cuda,nccl,version_gap,"
+         "shares_gpus_with\n";
     for (const auto& n : r.nodes) {
       const Node node{
           cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",",
           "," + cf(n.versions.driver) + "," + cf(n.versions.cuda) + "," + cf(n.versions.nccl) + ",",
-          n.host, &r.version_gaps};
+          "," + cf(join({n.shares_gpus_with.begin(), n.shares_gpus_with.end()}, ";")), n.host,
+          &r.version_gaps};
       std::size_t rows = 0;
       for (const auto& p : n.pairs) rows += pair_rows(o, node, p);
       for (const auto& problem : n.problems) {
-        o << node.head << ",,,,,,,,,,,,,," << cf(problem) << node.versions << "\n";
+        o << node.head << ",,,,,,,,,,,,,," << cf(problem) << node.versions << node.shared << "\n";
         ++rows;
       }
       // Every node appears, measured or not, with why not.
       if (rows == 0)
-        o << node.head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << node.versions << "\n";
+        o << node.head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << node.versions << node.shared
+          << "\n";
     }
     return o.str();
   }
@@ -512,6 +515,7 @@ class FleetCsvReporter : public FleetReporter {
   struct Node {
     CsvS head;      // node,state,file,
     CsvS versions;  // ,driver,cuda,nccl,   (the version_gap cell follows)
+    CsvS shared;    // ,shares_gpus_with: the other nodes naming its GPUs, ";" between
     std::string host;
     const std::vector<VersionGap>* gaps;
   };
@@ -527,24 +531,24 @@ class FleetCsvReporter : public FleetReporter {
         << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
         << out::fixed<out::Csv>(pos.goodness(), 4) << "," << (pos.outlier ? 1 : 0) << ","
         << cf(flags_for(p, pos.method)) << "," << tail << n.versions
-        << cf(version_gap_cell(*n.gaps, n.host, p, pos)) << "\n";
+        << cf(version_gap_cell(*n.gaps, n.host, p, pos)) << n.shared << "\n";
       ++rows;
     }
     for (const Measurement* m : flagged_outside_groups(p)) {
       o << n.head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
         << "," << out::fixed<out::Csv>(m->value, 3) << ","
         << cf(fleet_unit(m->method, m->lower_is_better)) << ",,,," << cf(flags_for(p, m->method))
-        << "," << tail << n.versions << "\n";
+        << "," << tail << n.versions << n.shared << "\n";
       ++rows;
     }
     // A state's rows name their methods (a row without one was lost to a filter on method).
     for (const auto& [method, reason] : p.note_by_method) {
       o << n.head << pair << cf(p.group_of(method)) << "," << cf(method) << ",,,,,,,"
-        << cf(flags_for(p, method)) << "," << tail << cf(reason) << n.versions << "\n";
+        << cf(flags_for(p, method)) << "," << tail << cf(reason) << n.versions << n.shared << "\n";
       ++rows;
     }
     if (p.note_by_method.empty() && p.unsettled()) {  // a state no method gave a reason for
-      o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << n.versions << "\n";
+      o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << n.versions << n.shared << "\n";
       ++rows;
     }
     return rows;
