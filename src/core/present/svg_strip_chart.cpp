@@ -220,11 +220,16 @@ std::string render_strip_chart(const StripChart& s) {
   std::vector<LegendEntry> keys{
       {"a pair, against its group's median",
        "<circle cx=\"6\" cy=\"6\" r=\"3\" fill=\"#0072B2\" fill-opacity=\"0.55\"/>"},
-      {"an outlier, named (the first " + std::to_string(kNamedPerRow) + " per group)",
-       "<circle cx=\"6\" cy=\"6\" r=\"5\" fill=\"#D55E00\" stroke=\"#000\"/>"},
       {"quartiles (p25 to p75); the line: min to max",
        "<rect x=\"0\" y=\"1\" width=\"12\" height=\"10\" fill=\"#cfe3f3\" "
        "stroke=\"#7aa6c8\"/>"}};
+  // Only where one is drawn: a key for an outlier on a chart of none read as a missing mark.
+  if (std::any_of(s.rows.begin(), s.rows.end(),
+                  [](const StripRow& r) { return outliers_in(r) > 0; })) {
+    keys.insert(keys.begin() + 1,
+                {"an outlier, named (the first " + std::to_string(kNamedPerRow) + " per group)",
+                 "<circle cx=\"6\" cy=\"6\" r=\"5\" fill=\"#D55E00\" stroke=\"#000\"/>"});
+  }
   if (std::any_of(s.rows.begin(), s.rows.end(), [](const StripRow& r) { return r.bar; })) {
     keys.push_back({"the bar the verdicts held the group to (left of it fails)",
                     "<line x1=\"6\" y1=\"0\" x2=\"6\" y2=\"12\" stroke=\"#000\" "

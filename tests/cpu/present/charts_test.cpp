@@ -315,6 +315,11 @@ TEST(Charts, StripChartNamesOutliersAndStaysSmallForLargeFleets) {
   EXPECT_NE(svg.find("outlier node-slow &lt;b&gt;: 0.70 of the median"), std::string::npos);
   EXPECT_LT(svg.size(), 200000u) << "20,000 members drawn as marks per pixel column";
   EXPECT_NE(svg.find("members here"), std::string::npos);
+  EXPECT_NE(svg.find("an outlier, named"), std::string::npos);
+  // Without an outlier the legend has no key for one (it had listed the mark regardless).
+  svg::StripChart calm = c;
+  calm.rows[0].points.pop_back();
+  EXPECT_EQ(svg::render(calm).find("an outlier, named"), std::string::npos);
   // A bar past the axis is an arrow at the edge, which the legend names (an audit: black
   // triangles on the latency rows that nothing explained); one on the axis is not.
   EXPECT_EQ(svg.find("off the scale that way"), std::string::npos);
