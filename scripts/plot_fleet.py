@@ -81,22 +81,34 @@ def fleet_plots(rows, out, plt):
 
 
 
-def run_label(r):
-    """'2: b.json (driver 590.10.01)': the run, its file and the driver it ran."""
-    label = r["run"] + ": " + os.path.basename(r["file"])
-    return label + (" (driver " + r["driver"] + ")" if r.get("driver") else "")
+def run_labels(rows):
+    """Per run, '2: b.json (driver 590.10.01)': the run, its file, and the versions (and hosts)
+    that differ between the runs; the driver where none does. A CUDA or NCCL history had been
+    labelled by an unchanged driver."""
+    runs = {}
+    for r in rows:
+        runs.setdefault(int(r["run"]), r)
+    keys = [("driver", "driver"), ("cuda", "CUDA"), ("nccl", "NCCL"), ("hosts", "on")]
+    differ = [(k, name) for k, name in keys if len({r.get(k, "") for r in runs.values()}) > 1]
+    shown = differ or [("driver", "driver")]
+    labels = {}
+    for k, r in runs.items():
+        parts = [name + " " + r[key] for key, name in shown if r.get(key)]
+        labels[k] = r["run"] + ": " + os.path.basename(r["file"]) + (
+            " (" + ", ".join(parts) + ")" if parts else "")
+    return labels
 
 def history_plots(rows, out, plt):
     by_method = {}
     # Cases a run lost or never asked for have no figures: nothing to draw.
     for r in (r for r in rows if r["median"]):
         by_method.setdefault(r["method"], []).append(r)
+    labels = run_labels(rows)
     made = []
     for method, rs in sorted(by_method.items()):
         largest = max(int(r["bytes"]) for r in rs)
         rs = [r for r in rs if int(r["bytes"]) == largest]
         runs = sorted({int(r["run"]) for r in rs})
-        labels = {int(r["run"]): run_label(r) for r in rs}
         fig, ax = plt.subplots(figsize=(7.5, 4.2))
         for pair in sorted({r["gpu_pair"] for r in rs}):
             pts = sorted((int(r["run"]), r) for r in rs if r["gpu_pair"] == pair)

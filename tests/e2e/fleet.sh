@@ -148,6 +148,7 @@ reg = {(r["method"], r["run"]) for r in rows if r["change"] == "regression"}
 assert ("ce-write", "2") in reg, reg
 assert not any(run == "3" for _, run in reg), reg
 assert all(r["driver"] == "570.86.10" and r["file"].endswith("/node0013.json") for r in rows if r["run"] == "3")
+assert all(r["hosts"] == "node0013" for r in rows if r["run"] == "3"), "each row names its run's node"
 assert {r["run"] for r in rows} == {"1", "2", "3"}
 EOF
 expect_rc 1 "history as HTML" "$bin" compare "$r/node0001.json" "$r/node0003.json" "$r/node0013.json" --format html -o "$work/history.html"
@@ -155,6 +156,13 @@ grep -q '<h2>ce-write' "$work/history.html" && ok "history HTML has a table per 
 if $py -c 'import matplotlib' 2> /dev/null; then
   $py "$src/scripts/plot_fleet.py" history "$work/history.csv" --out "$work/hplots" > /dev/null &&
     [ -s "$work/hplots/history_ce-write.png" ] && ok "history plots" || bad "history plots"
+  $py - "$src/scripts" "$work/history.csv" << 'EOF' && ok "history plot labels name what differs" || bad "history plot labels"
+import sys
+sys.path.insert(0, sys.argv[1])
+from plot_fleet import read_rows, run_labels
+labels = run_labels(read_rows(sys.argv[2]))
+assert labels[3] == "3: node0013.json (driver 570.86.10, NCCL 2.27.3, on node0013)", labels
+EOF
 fi
 # Issue 18: a site baseline written from the fleet, then the fleet judged by it: the healthy
 # nodes pass, the slowed one does not, and the file says where it came from.

@@ -128,7 +128,10 @@ History build_history(const std::vector<RunDocument>& runs, const std::vector<st
   History h;
   h.files = files;
   h.columns = version_columns(runs);
-  for (const auto& r : runs) h.versions.push_back(run_versions(r));
+  for (const auto& r : runs) {
+    h.versions.push_back(run_versions(r));
+    h.hosts.push_back(join(r.system.hosts, " "));
+  }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto space = h.columns[i].find(' ');
     h.headings.push_back(std::to_string(i + 1) + ": " + files[i] +
@@ -341,10 +344,12 @@ CsvS cf(std::string_view s) {
 std::string history_csv(const History& h) {
   out::Writer<out::Csv> o;
   o << "method,pair,gpu_pair,bytes,metric,run,file,median,min,max,ratio_to_first,change,"
-       "first_status,status,driver,cuda,nccl\n";
+       "first_status,status,driver,cuda,nccl,hosts\n";
+  // Which node a row's run measured, as compare's a_hosts/b_hosts (rows of runs of several
+  // nodes did not say which was slow).
   const auto versions = [&](std::size_t k) {
     const RunVersions& v = h.versions[k];
-    return "," + cf(v.driver) + "," + cf(v.cuda) + "," + cf(v.nccl);
+    return "," + cf(v.driver) + "," + cf(v.cuda) + "," + cf(v.nccl) + "," + cf(h.hosts[k]);
   };
   for (const auto& r : h.rows) {
     for (std::size_t k = 0; k < r.cells.size(); ++k) {

@@ -38,6 +38,7 @@ struct History {
   std::vector<std::string> headings;     // per run: "2: b.json (driver 570.86.10)"
   std::vector<std::string> columns;      // the same without the file: "2 (driver 570.86.10)"
   std::vector<RunVersions> versions;     // per run: driver, CUDA, NCCL (the CSV's columns)
+  std::vector<std::string> hosts;        // per run: its hosts, space-separated (the CSV's)
   std::vector<std::string> differences;  // "run 3: driver: a -> b", against the first run
   std::vector<HistoryRow> rows;          // by method, pair, size
   std::vector<int> regressions;          // per run (0 for the first)

@@ -605,10 +605,15 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
   EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), cells + 1);
   // Each row says which versions its run ran (a driver history's CSV did not).
   const auto lines = split(csv, '\n');
-  EXPECT_EQ(lines[0].substr(lines[0].rfind(",status,")), ",status,driver,cuda,nccl");
+  EXPECT_EQ(lines[0].substr(lines[0].rfind(",status,")), ",status,driver,cuda,nccl,hosts");
+  // ... and which node it measured, as compare's a_hosts/b_hosts.
+  const std::string hosts = "," + join(real_run().system.hosts, " ");
+  ASSERT_GT(hosts.size(), 1u);
   std::size_t on_new = 0;
   for (const auto& l : lines)
-    on_new += l.find(",3,c.json,") != std::string::npos && l.find(",590.1,") != std::string::npos;
+    on_new += l.find(",3,c.json,") != std::string::npos && l.find(",590.1,") != std::string::npos &&
+              l.size() > hosts.size() &&
+              l.compare(l.size() - hosts.size(), hosts.size(), hosts) == 0;
   EXPECT_GT(on_new, 0u) << csv.substr(0, 600);
   // Two runs: both sides' versions on every row.
   const auto two = compare_runs(real_run(), "a.json", c, "c.json", {});
