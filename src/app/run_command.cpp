@@ -18,6 +18,7 @@
 #include "core/model/sizes.h"
 #include "core/plan/plan.h"
 #include "core/platform/atomic_file.h"
+#include "core/platform/host_name.h"
 #include "core/platform/input_file.h"
 #include "core/platform/launcher.h"
 #include "core/present/plan_text.h"
@@ -60,12 +61,6 @@ std::string check_run_inputs(const std::string& json_path, const std::string& ex
   return "";
 }
 
-std::string host_name() {
-  char host[256] = {0};
-  if (::gethostname(host, sizeof(host) - 1) != 0) return "unknown-host";
-  return host;
-}
-
 std::string too_few_ranks(int np) {
   return "--np " + std::to_string(np) +
          ": the selected methods measure pairs of GPUs and need at least 2 ranks (on 1: the "
@@ -90,9 +85,9 @@ int dry_run_local(const RunOptions& o) {
                           : "--dry-run: no launcher and " + std::to_string(np) +
                                 " local GPU(s) to count; give --np N to plan for N ranks");
   }
-  const auto in =
-      make_plan_input(o, np, std::vector<std::string>(static_cast<std::size_t>(np), host_name()),
-                      gpu::method_catalog());
+  const auto in = make_plan_input(
+      o, np, std::vector<std::string>(static_cast<std::size_t>(np), logical_host_name()),
+      gpu::method_catalog());
   write_plan(std::cout, in, o.verbosity >= 2);
   write_plan_notes(std::cout, in);
   return kExitOk;
@@ -147,7 +142,8 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   }
   // Inputs first: a bad -J or --expect is the user's to fix whether or not a GPU is here.
   const std::string why = check_run_inputs(
-      o.json_path.empty() ? gpu::default_json_path(host_name()) : o.json_path, o.expect_path);
+      o.json_path.empty() ? gpu::default_json_path(logical_host_name()) : o.json_path,
+      o.expect_path);
   if (!why.empty()) throw UsageError(why);
   int gpus = 0;
   try {

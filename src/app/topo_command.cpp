@@ -8,6 +8,7 @@
 #include "core/model/json_text.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
+#include "core/platform/host_name.h"
 #include "core/present/topology_text.h"
 #include "gpu/check.h"
 #include "gpu/nvml.h"
@@ -20,8 +21,7 @@ int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
     const std::string why = check_writable(o.json_path, true);
     if (!why.empty()) throw UsageError("--json: " + why);
   }
-  char host[256] = {0};
-  if (::gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "unknown-host");
+  const std::string host = physical_host_name();
   gpu::Nvml nvml;
   HostTopology h;
   try {

@@ -98,11 +98,8 @@ namespace {
 void fill_rank_context(RankContext& ctx) {
   PB_MPI(MPI_Comm_rank(ctx.world, &ctx.rank));
   PB_MPI(MPI_Comm_size(ctx.world, &ctx.size));
-  char name[256] = {0};
-  if (::gethostname(name, sizeof(name) - 1) != 0) std::strcpy(name, "unknown-host");
-  ctx.physical_host = name;
-  const char* override_id = std::getenv(kHostIdVariable);
-  ctx.host = (override_id && *override_id) ? override_id : ctx.physical_host;
+  ctx.physical_host = physical_host_name();
+  ctx.host = logical_host_name();
 
   PB_MPI(MPI_Comm_split_type(ctx.world, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node));
   PB_MPI(MPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN));
@@ -124,8 +121,7 @@ RankContext make_rank_context() {
     fill_rank_context(ctx);
   } catch (const MpiError& e) {
     // Thrown before the run's own handler: say which rank and host, as every later error does.
-    char name[256] = {0};
-    if (ctx.host.empty() && ::gethostname(name, sizeof(name) - 1) == 0) ctx.host = name;
+    if (ctx.host.empty()) ctx.host = logical_host_name();
     throw MpiError(e.code(), ctx.where() + ": " + e.what());
   }
   return ctx;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/platform/host_name.h"  // kHostIdVariable: the logical host (with NCCL_HOSTID)
+
 namespace peerbench::gpu {
 
 class MpiSession {
@@ -17,9 +19,6 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   ~MpiSession();
 };
-
-// Variable that overrides the host name used to group ranks (with NCCL_HOSTID for NCCL).
-inline constexpr const char* kHostIdVariable = "PEERBENCH_HOST_ID";
 
 struct RankContext {
   MPI_Comm world = MPI_COMM_WORLD;

@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
+#include "core/platform/host_name.h"
 #include "core/platform/input_file.h"
 
 #include <dirent.h>
@@ -28,9 +29,7 @@ const char* env(const char* n) {
 
 // NCCL_DEBUG_FILE's %h (host name up to the first dot) and %p (pid), as NCCL expands them.
 std::string expand_debug_file(const std::string& pattern) {
-  char host[256] = {0};
-  ::gethostname(host, sizeof(host) - 1);
-  std::string h(host);
+  std::string h = physical_host_name();  // NCCL's own: the machine's name
   if (const auto dot = h.find('.'); dot != std::string::npos) h.resize(dot);
   std::string out;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
