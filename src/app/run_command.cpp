@@ -62,9 +62,7 @@ std::string check_run_inputs(const std::string& json_path, const std::string& ex
 }
 
 std::string too_few_ranks(int np) {
-  return "--np " + std::to_string(np) +
-         ": the selected methods measure pairs of GPUs and need at least 2 ranks (on 1: the "
-         "host<->GPU methods, -m host, and the NCCL collectives)";
+  return "--np " + std::to_string(np) + ": " + too_few_ranks_text();
 }
 
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
@@ -162,10 +160,9 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
   if (o.np && np < needed) throw UsageError(too_few_ranks(np));
   if (np < needed) {
     std::fprintf(stderr,
-                 "peerbench: error: this host has %d GPU; peerbench measures pairs of GPUs and "
-                 "needs at least 2 (with one GPU: -m host measures its host link, and "
-                 "--allow-gpu-sharing --np 2 tests the tool)\n",
-                 gpus);
+                 "peerbench: error: this host has %d GPU; %s; --allow-gpu-sharing --np 2 tests "
+                 "the tool\n",
+                 gpus, too_few_ranks_text().c_str());
     return kExitUsage;
   }
   const std::string mpirun = find_on_path("mpirun");
@@ -234,7 +231,7 @@ void settle_results_path(RunOptions& o, gpu::RankContext& rk) {
 
 void dry_run_ranks(const RunOptions& o, gpu::RankContext& rk) {
   if (rk.size < minimum_ranks(o.methods, gpu::method_catalog()))
-    throw UsageError("--dry-run: the job has 1 rank; pairs need at least 2 (-m host needs 1)");
+    throw UsageError("--dry-run: the job has 1 rank; " + too_few_ranks_text());
   const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
   if (rk.rank == 0) {
     write_plan(std::cout, in, o.verbosity >= 2);

@@ -34,11 +34,9 @@ void Job::plan_run() {
   for (auto& m : methods_) catalog.push_back(described(*m));
   for (const auto& n : opts_.methods) selected_.push_back(*find_method(catalog, n));
   if (rank_.size < minimum_ranks(opts_.methods, catalog)) {
-    throw LaunchError(
-        "peerbench run needs at least 2 ranks (one per GPU) to form a pair; this job has 1. "
-        "Start it with mpirun -np N (N = number of GPUs), or without a launcher to use all local "
-        "GPUs (one rank is enough for the host<->GPU methods, -m host, and the NCCL "
-        "collectives)");
+    throw LaunchError("this job has 1 rank; " + too_few_ranks_text() +
+                      ". Start it with mpirun -np N (N = number of GPUs, one rank each), or "
+                      "without a launcher to use all local GPUs");
   }
   const PlanInput pin = make_plan_input(opts_, rank_.size, rank_.host_of_rank, catalog);
   plan_ = make_plan(pin);  // UsageError on a bad --pairs, identically on every rank

@@ -72,6 +72,11 @@ double estimate_case_seconds(const MethodInfo& m, std::uint64_t bytes, const Pla
          2e-3;
 }
 
+std::string too_few_ranks_text() {
+  return "the selected methods measure pairs of GPUs and need at least 2 ranks (one rank is "
+         "enough for the host<->GPU methods, -m host, and the NCCL collectives)";
+}
+
 int minimum_ranks(const std::vector<std::string>& methods, const std::vector<MethodInfo>& catalog) {
   // Host<->GPU copies need one GPU; a collective runs on one rank too (NCCL's local path: not a
   // link, but what tests the tool on a one-GPU machine).

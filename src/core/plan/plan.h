@@ -65,6 +65,9 @@ PlanInput make_plan_input(const RunOptions& o, int world_size,
 // Ranks a run of these methods needs: 2 (a pair of GPUs), or 1 when every method measures one
 // GPU and its host (-m host on a one-GPU node).
 int minimum_ranks(const std::vector<std::string>& methods, const std::vector<MethodInfo>& catalog);
+// Why a job of fewer ranks than minimum_ranks cannot run the methods, in one phrase for every
+// caller (four had said it four ways, one leaving out the collectives).
+std::string too_few_ranks_text();
 
 // Throws UsageError when --pairs names ranks that do not exist or selects nothing.
 Plan make_plan(const PlanInput& in);
