@@ -30,6 +30,15 @@ struct BufferSet {
 };
 
 // What a method sees on this rank while one (pair, size) runs.
+// The slots of StepContext::counters (four, in the engine's scratch buffer). A slot written by
+// two parties would read as the other's event: the gate's timeouts are the engine's alone.
+enum class DeviceCounter : int {
+  kGateTimeouts = 0,  // the engine's start gate gave up waiting for the other ranks
+  kWaitTimeouts = 1,  // a method's own waits on its peer timed out (staged, sm-latency)
+  kCompleted = 2,     // sm-latency: pings answered
+  kHangFault = 3,     // the hang fault's wait that never ends (fault injection)
+};
+
 struct StepContext {
   StepContext(const RankContext& r, const RunOptions& o) : rank(r), opts(o) {}
   const RankContext& rank;
@@ -51,7 +60,8 @@ struct StepContext {
   std::string staging_reason;
   void* host = nullptr;     // pinned host memory on this GPU's NUMA node (host<->GPU methods)
   std::string host_reason;  // why there is none
-  unsigned int* counters = nullptr;  // device: [0] timeouts, [1] completed; zeroed per sample
+  // Device u32 counters, zeroed per sample; one writer each (DeviceCounter): use counter(k).
+  unsigned int* counters = nullptr;
   std::uint64_t timeout_ns = 0;
   std::uint64_t* sequence = nullptr;  // per-method counter that survives iterations of one step
   // Collectives: the variant this size runs (-d, -o, -r).
@@ -59,6 +69,7 @@ struct StepContext {
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
 
+  unsigned int* counter(DeviceCounter k) const { return counters + static_cast<int>(k); }
   bool is_src() const { return rank.rank == src; }
   bool is_dst() const { return rank.rank == dst; }
   int other() const { return is_src() ? dst : src; }

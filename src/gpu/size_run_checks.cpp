@@ -46,8 +46,8 @@ void SizeRun::check_sample(int sample) {
     unsigned long long wrong = 0;
     unsigned int gate_timeouts = 0;
     PB_CUDA(cudaMemcpyAsync(&wrong, wrong_dev, sizeof(wrong), cudaMemcpyDeviceToHost, st));
-    PB_CUDA(cudaMemcpyAsync(&gate_timeouts, ctx_.counters, sizeof(gate_timeouts),
-                            cudaMemcpyDeviceToHost, st));
+    PB_CUDA(cudaMemcpyAsync(&gate_timeouts, ctx_.counter(DeviceCounter::kGateTimeouts),
+                            sizeof(gate_timeouts), cudaMemcpyDeviceToHost, st));
     PB_CUDA(cudaStreamSynchronize(st));
     const CheckCounts extra = m_.after_sample(ctx_);
     rep_.wrong = wrong + extra.wrong;

@@ -134,7 +134,8 @@ void SizeRun::enqueue_batch(int first, int count) {
   if (m_.use_start_gate()) {
     const auto gate_ns = static_cast<std::uint64_t>(std::min(5.0, 0.5 * o_.timeout_s) * 1e9);
     PB_CUDA(kernels::gate_wait(st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
-                               res_.gate_epoch + 1, gate_ns, ctx_.counters));
+                               res_.gate_epoch + 1, gate_ns,
+                               ctx_.counter(DeviceCounter::kGateTimeouts)));
   }
   PB_CUDA(cudaEventRecord(res_.marks[0].get(), st));
   if (hang_here_) {
@@ -143,7 +144,7 @@ void SizeRun::enqueue_batch(int first, int count) {
     if (!info_.uses_nccl) {
       PB_CUDA(kernels::gate_wait(st, static_cast<const volatile std::uint32_t*>(res_.gate.device()),
                                  0xFFFFFFFFu, static_cast<std::uint64_t>(4 * o_.timeout_s * 1e9),
-                                 ctx_.counters + 3));
+                                 ctx_.counter(DeviceCounter::kHangFault)));
     }
     PB_CUDA(cudaEventRecord(res_.marks[timed_per_unit() ? count : 1].get(), st));
     return;

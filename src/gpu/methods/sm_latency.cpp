@@ -45,13 +45,18 @@ class SmLatency : public Method {
     *c.sequence += static_cast<std::uint64_t>(c.opts.latency_iters);
     PB_CUDA(kernels::ping_pong(c.stream, static_cast<volatile std::uint32_t*>(c.local.signal),
                                static_cast<volatile std::uint32_t*>(c.peer.signal),
-                               c.opts.latency_iters, base, c.is_src(), c.timeout_ns, c.counters + 2,
-                               c.counters + 1));
+                               c.opts.latency_iters, base, c.is_src(), c.timeout_ns,
+                               c.counter(DeviceCounter::kCompleted),
+                               c.counter(DeviceCounter::kWaitTimeouts)));
   }
 
   CheckCounts after_sample(StepContext& c) override {
+    // kWaitTimeouts and kCompleted, side by side.
+    static_assert(static_cast<int>(DeviceCounter::kCompleted) ==
+                  static_cast<int>(DeviceCounter::kWaitTimeouts) + 1);
     unsigned int v[2] = {0, 0};  // timeouts, completed
-    PB_CUDA(cudaMemcpy(v, c.counters + 1, sizeof(v), cudaMemcpyDeviceToHost));
+    PB_CUDA(
+        cudaMemcpy(v, c.counter(DeviceCounter::kWaitTimeouts), sizeof(v), cudaMemcpyDeviceToHost));
     if (v[0]) {
       throw PeerTimeout("sm-latency: the peer did not answer a ping within --timeout");
     }

@@ -50,14 +50,14 @@ class Staged : public Method {
       if (c.is_src()) {
         if (s > slots) {
           PB_CUDA(kernels::flag_wait(c.stream, ring.consumed_dev + slot, s - slots, c.timeout_ns,
-                                     c.counters + 1));
+                                     c.counter(DeviceCounter::kWaitTimeouts)));
         }
         PB_CUDA(cudaMemcpyAsync(host_slot, static_cast<const std::uint8_t*>(c.local.src) + off, n,
                                 cudaMemcpyDefault, c.stream));
         PB_CUDA(kernels::flag_set(c.stream, ring.ready_dev + slot, s));
       } else {
-        PB_CUDA(
-            kernels::flag_wait(c.stream, ring.ready_dev + slot, s, c.timeout_ns, c.counters + 1));
+        PB_CUDA(kernels::flag_wait(c.stream, ring.ready_dev + slot, s, c.timeout_ns,
+                                   c.counter(DeviceCounter::kWaitTimeouts)));
         PB_CUDA(cudaMemcpyAsync(static_cast<std::uint8_t*>(c.local.dst) + off, host_slot, n,
                                 cudaMemcpyDefault, c.stream));
         PB_CUDA(kernels::flag_set(c.stream, ring.consumed_dev + slot, s));
@@ -67,7 +67,8 @@ class Staged : public Method {
 
   CheckCounts after_sample(StepContext& c) override {
     unsigned int timeouts = 0;
-    PB_CUDA(cudaMemcpy(&timeouts, c.counters + 1, sizeof(timeouts), cudaMemcpyDeviceToHost));
+    PB_CUDA(cudaMemcpy(&timeouts, c.counter(DeviceCounter::kWaitTimeouts), sizeof(timeouts),
+                       cudaMemcpyDeviceToHost));
     if (timeouts) {
       throw PeerTimeout("staged: the other rank did not hand over a chunk within --timeout (" +
                         std::to_string(timeouts) + " waits timed out)");
