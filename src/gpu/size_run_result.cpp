@@ -73,8 +73,8 @@ Result SizeRun::make_result(std::size_t i, bool failed_before) {
     return r;
   }
   r.status = ResultStatus::kOk;
-  const double moved = static_cast<double>(bytes_) * std::max<std::size_t>(1, p.flows.size());
-  const int n = p.all_ranks ? res_.rank->size : 2;
+  const double moved = moved_bytes(bytes_, p.flows.size());
+  const int n = busbw_ranks(p.all_ranks, res_.rank->size);
   std::vector<double> us, gbps, bus;
   for (double s : t.times) {
     us.push_back(s * 1e6);

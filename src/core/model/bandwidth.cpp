@@ -23,6 +23,14 @@ double busbw_factor(Collective c, int nranks) {
   return 1.0;
 }
 
+double moved_bytes(std::uint64_t bytes, std::size_t flows) {
+  return static_cast<double>(bytes) * static_cast<double>(flows > 0 ? flows : 1);
+}
+
+int busbw_ranks(bool all_ranks, int job_ranks) {
+  return all_ranks ? job_ranks : 2;
+}
+
 double algbw_gbps(double bytes, double seconds) {
   return seconds > 0 ? bytes / seconds / 1e9 : 0;
 }

@@ -8,6 +8,7 @@
 //   all-reduce                                     2(n-1)/n
 //   all-gather, reduce-scatter, all-to-all         (n-1)/n
 //   broadcast, reduce, send/recv, raw copies       1
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -29,6 +30,14 @@ double busbw_factor(Collective c, int nranks);
 
 // GB/s for `bytes` moved in `seconds`; 0 when seconds <= 0.
 double algbw_gbps(double bytes, double seconds);
+
+// The bytes a figure is of: the size once per direction of data (a bidirectional method moves it
+// both ways at once, and its figure is both together). flows 0 counts as 1.
+double moved_bytes(std::uint64_t bytes, std::size_t flows);
+
+// The ranks a busbw factor is taken over: every rank of the job for a method over all ranks,
+// else the pair's 2.
+int busbw_ranks(bool all_ranks, int job_ranks);
 
 // Parses the name used in results ("copy", "sendrecv", "allreduce", ...).
 Collective collective_from_name(const std::string& name);

@@ -179,7 +179,7 @@ class RunChecks {
   void bandwidth_of_time(const std::string& at, const Stats& gbps, const Stats& time_us,
                          double moved) const {
     const auto check = [&](const char* key, double value, double us) {
-      const double expected = moved / us / 1e3;
+      const double expected = algbw_gbps(moved, us * 1e-6);
       if (std::fabs(value - expected) <= kBandwidthRounding * expected) return;
       std::ostringstream m;
       m << value << " GB/s is impossible for " << moved << " bytes in " << us << " us (that is "
@@ -196,7 +196,7 @@ class RunChecks {
   // busbw = algbw x the method's factor (all-reduce 2(n-1)/n over n ranks, ...), every figure.
   void busbw_of_algbw(const std::string& at, const Result& r, const MethodInfo& m) const {
     if (!r.busbw_gbps || !r.algbw_gbps) return;
-    const int n = r.src < 0 ? static_cast<int>(d_.system.ranks.size()) : 2;
+    const int n = busbw_ranks(r.src < 0, static_cast<int>(d_.system.ranks.size()));
     const double factor = busbw_factor(m.collective, std::max(1, n));
     const Stats& a = *r.algbw_gbps;
     const Stats& b = *r.busbw_gbps;
@@ -234,10 +234,9 @@ class RunChecks {
     // busbw may be 0: one rank's all-reduce moves nothing between GPUs (factor 2(n-1)/n = 0);
     // busbw_of_algbw below holds every other busbw to algbw x the factor.
     stats(at + ".busbw_gbps", r.busbw_gbps, 0, kMaxGbps, "GB/s");
-    const double flows = static_cast<double>(std::max<std::size_t>(1, r.directions.size()));
     if (r.time_us && r.algbw_gbps) {
       bandwidth_of_time(at + ".algbw_gbps", *r.algbw_gbps, *r.time_us,
-                        static_cast<double>(r.bytes) * flows);
+                        moved_bytes(r.bytes, r.directions.size()));
     }
     busbw_of_algbw(at, r, m);
     for (std::size_t k = 0; k < r.directions.size(); ++k) {
