@@ -23,6 +23,14 @@ double busbw_factor(Collective c, int nranks) {
   return 1.0;
 }
 
+bool takes_op(Collective c) {
+  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
+}
+
+bool takes_root(Collective c) {
+  return c == Collective::kBroadcast || c == Collective::kReduce;
+}
+
 double moved_bytes(std::uint64_t bytes, std::size_t flows) {
   return static_cast<double>(bytes) * static_cast<double>(flows > 0 ? flows : 1);
 }

@@ -39,6 +39,12 @@ double moved_bytes(std::uint64_t bytes, std::size_t flows);
 // else the pair's 2.
 int busbw_ranks(bool all_ranks, int job_ranks);
 
+// What a collective takes, by what it is: a reduction operation (-o: all-reduce, reduce-scatter,
+// reduce) and a root (-r: broadcast, reduce). The catalogue and the results reader both ask
+// here, so a file reads back what the method was.
+bool takes_op(Collective c);
+bool takes_root(Collective c);
+
 // Parses the name used in results ("copy", "sendrecv", "allreduce", ...).
 Collective collective_from_name(const std::string& name);
 std::string collective_name(Collective c);

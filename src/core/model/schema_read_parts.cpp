@@ -199,11 +199,9 @@ MethodInfo method_from(const JsonIn& in) {
   // Not recorded: what a method takes follows from what it is, as the catalog makes them (every
   // NCCL method over all ranks takes -d; the reductions -o; broadcast and reduce -r). Read as
   // false, a file's -d half all-reduce was grouped with float ones (an audit).
-  const Collective c = m.collective;
   m.typed = m.uses_nccl && m.scope == MethodScope::kAllRanks;
-  m.reduces = m.typed && (c == Collective::kAllReduce || c == Collective::kReduceScatter ||
-                          c == Collective::kReduce);
-  m.rooted = m.typed && (c == Collective::kBroadcast || c == Collective::kReduce);
+  m.reduces = m.typed && takes_op(m.collective);
+  m.rooted = m.typed && takes_root(m.collective);
   // Ranks that time a case (-a combines their times); a file before the key: as the catalog
   // makes them (both ends for bidirectional copies, NCCL pairs, staged and sm-latency; every
   // rank for collectives; the source alone otherwise).

@@ -11,7 +11,7 @@ class NcclAllGather : public NcclCollective {
  public:
   NcclAllGather()
       : NcclCollective(collective_method("nccl-allgather", "ncclAllGather over all ranks",
-                                         Collective::kAllGather, false, false)) {}
+                                         Collective::kAllGather)) {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kAllGather, n, n, n * static_cast<std::size_t>(c.rank.size), false};

@@ -13,7 +13,7 @@ class NcclAllReduce : public NcclCollective {
       : NcclCollective(collective_method(
             "nccl-allreduce",
             "ncclAllReduce over all ranks (-d types, -o ops; out of place, --inplace for in place)",
-            Collective::kAllReduce, true, false)) {}
+            Collective::kAllReduce)) {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kAllReduce, n, n, n, c.opts.allreduce_inplace};

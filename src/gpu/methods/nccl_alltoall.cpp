@@ -12,7 +12,7 @@ class NcclAllToAll : public NcclCollective {
   NcclAllToAll()
       : NcclCollective(collective_method("nccl-alltoall",
                                          "grouped ncclSend/ncclRecv of one block to every rank",
-                                         Collective::kAllToAll, false, false)) {}
+                                         Collective::kAllToAll)) {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     const std::size_t all = n * static_cast<std::size_t>(c.rank.size);

@@ -10,7 +10,7 @@ class NcclBroadcast : public NcclCollective {
  public:
   NcclBroadcast()
       : NcclCollective(collective_method("nccl-broadcast", "ncclBroadcast from the root (-r)",
-                                         Collective::kBroadcast, false, true)) {}
+                                         Collective::kBroadcast)) {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kBroadcast, n, n, n, false};

@@ -57,14 +57,13 @@ ncclRedOp_t nccl_op(ReduceOp o) {
   return ncclSum;
 }
 
-MethodInfo collective_method(const char* name, const char* summary, Collective c, bool reduces,
-                             bool rooted) {
+MethodInfo collective_method(const char* name, const char* summary, Collective c) {
   MethodInfo m = nccl_pair_method(name, summary, false);  // the NCCL facts they share
   m.scope = MethodScope::kAllRanks;
   m.collective = c;
   m.typed = true;
-  m.reduces = reduces;
-  m.rooted = rooted;
+  m.reduces = takes_op(c);
+  m.rooted = takes_root(c);
   return m;
 }
 

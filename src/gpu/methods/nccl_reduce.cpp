@@ -10,7 +10,7 @@ class NcclReduce : public NcclCollective {
  public:
   NcclReduce()
       : NcclCollective(collective_method("nccl-reduce", "ncclReduce onto the root (-r)",
-                                         Collective::kReduce, true, true)) {}
+                                         Collective::kReduce)) {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kReduce, n, n, c.rank.rank == c.root ? n : 0, false};

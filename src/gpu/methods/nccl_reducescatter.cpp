@@ -11,7 +11,7 @@ class NcclReduceScatter : public NcclCollective {
  public:
   NcclReduceScatter()
       : NcclCollective(collective_method("nccl-reducescatter", "ncclReduceScatter over all ranks",
-                                         Collective::kReduceScatter, true, false)) {}
+                                         Collective::kReduceScatter)) {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kReduceScatter, n, n * static_cast<std::size_t>(c.rank.size), n,

@@ -14,7 +14,7 @@ class NcclSendRecvRing : public NcclCollective {
       : NcclCollective(collective_method("nccl-sendrecv-ring",
                                          "every rank sends to the next and receives from the "
                                          "previous at once, in one NCCL group",
-                                         Collective::kSendRecv, false, false)) {}
+                                         Collective::kSendRecv)) {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kRing, n, n, n, false};
