@@ -32,12 +32,13 @@ std::string describe_insufficient_driver() {
          (have_driver ? cuda_version_text(driver) : std::string("(unknown)")) +
          ", the runtime is CUDA " + cuda_version_text(runtime);
 }
-std::string where(const char* file, int line) {
+}  // namespace
+
+std::string call_site(const char* file, int line) {
   const char* base = std::strstr(file, "src/");
   if (!base) base = std::strstr(file, "kernels/");
   return std::string(base ? base : file) + ":" + std::to_string(line);
 }
-}  // namespace
 
 bool CudaError::sticky() const {
   switch (code_) {
@@ -67,19 +68,19 @@ void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
   // (sticky errors stay regardless).
   (void)cudaGetLastError();
   throw CudaError(e, std::string(call) + " failed: " + cudaGetErrorName(e) + " (" +
-                         describe_cuda_error(e) + ") at " + where(file, line));
+                         describe_cuda_error(e) + ") at " + call_site(file, line));
 }
 
 void throw_nccl(ncclResult_t r, const char* call, const char* file, int line) {
   throw NcclError(
-      r, std::string(call) + " failed: " + ncclGetErrorString(r) + " at " + where(file, line));
+      r, std::string(call) + " failed: " + ncclGetErrorString(r) + " at " + call_site(file, line));
 }
 
 void throw_mpi(int rc, const char* call, const char* file, int line) {
   char msg[MPI_MAX_ERROR_STRING] = {0};
   int len = 0;
   if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) std::strcpy(msg, "unknown MPI error");
-  throw MpiError(rc, std::string(call) + " failed: " + msg + " at " + where(file, line));
+  throw MpiError(rc, std::string(call) + " failed: " + msg + " at " + call_site(file, line));
 }
 
 }  // namespace peerbench::gpu

@@ -1,7 +1,9 @@
 #pragma once
-// Every CUDA, NCCL, MPI and NVML call goes through these macros. A failure throws a typed
-// exception carrying the call as written and file:line; the engine catches it per case, adds
-// rank, host and GPU (RankContext::where()) and records a status instead of exiting.
+// Every CUDA, NCCL and MPI call goes through these macros. A failure throws a typed exception
+// carrying the call as written and file:line; the engine catches it per case, adds rank, host
+// and GPU (RankContext::where()) and records a status instead of exiting. NVML is optional and
+// loaded at run time: gpu/nvml.cpp checks each return code, and a failed query is recorded as
+// not known, with why, rather than thrown.
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
@@ -45,11 +47,6 @@ class MpiError : public GpuError {
   int code_;
 };
 
-class NvmlError : public GpuError {
- public:
-  using GpuError::GpuError;
-};
-
 // GPU work that did not finish within --timeout: it may still be running.
 class WatchdogTimeout : public GpuError {
  public:
@@ -66,6 +63,9 @@ class PeerTimeout : public GpuError {
 // cudaGetErrorString's text, except that cudaErrorInsufficientDriver says whether there is no
 // driver at all (libcuda.so.1 cannot be loaded) or one older than the runtime.
 std::string describe_cuda_error(cudaError_t e);
+
+// "src/gpu/x.cpp:12": where a check failed, as every error names it.
+std::string call_site(const char* file, int line);
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, const char* file, int line);
 [[noreturn]] void throw_nccl(ncclResult_t r, const char* call, const char* file, int line);

@@ -235,7 +235,7 @@ void poll_until_done(ncclComm_t comm, double timeout_s, const std::string& what)
     if (state == ncclSuccess) return;
     if (state != ncclInProgress) {
       throw NcclError(state, what + " failed: " + ncclGetErrorString(state) + " (" +
-                                 ncclGetLastError(comm) + ")");
+                                 ncclGetLastError(comm) + ") at " + call_site(__FILE__, __LINE__));
     }
     if (std::chrono::steady_clock::now() > deadline) {
       throw WatchdogTimeout(what + " did not finish within " + format_fixed(timeout_s, 0) + " s");
@@ -312,7 +312,8 @@ void NcclComm::check_async() const {
   PB_NCCL(ncclCommGetAsyncError(comm_, &state));
   if (state != ncclSuccess && state != ncclInProgress) {
     throw NcclError(state, std::string("NCCL asynchronous error: ") + ncclGetErrorString(state) +
-                               " (" + ncclGetLastError(comm_) + ")");
+                               " (" + ncclGetLastError(comm_) + ") at " +
+                               call_site(__FILE__, __LINE__));
   }
 }
 
