@@ -2,7 +2,7 @@
 # make. A file may include its own folder and the folders named on its line, nothing else; a build
 # whose code includes upward fails (cmake/check_includes.cmake names the file, the line and the
 # include). This table is the one place the rule is written: a new folder is one more line here
-# and one peerbench_layer_library() call in CMakeLists.txt.
+# and its name in CMakeLists.txt's foreach list of core layers (gpu and app are built apart).
 #
 #                 layer     folder under src/  may include
 peerbench_layer(base      core/base)

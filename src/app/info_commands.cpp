@@ -6,6 +6,7 @@
 
 #include "app/commands.h"
 #include "core/build_info.h"
+#include "core/model/versions.h"
 #include "core/present/text_table.h"
 
 namespace peerbench::app {
@@ -26,10 +27,9 @@ int version_command() {
   int rt = 0;
   const bool have_rt = cudaRuntimeGetVersion(&rt) == cudaSuccess;
   std::cout << "peerbench " << build_info::kVersion << " (" << build_info::kGitRevision << ")\n"
-            << "built with CUDA runtime " << CUDART_VERSION / 1000 << "."
-            << (CUDART_VERSION % 1000) / 10 << ", NCCL " << NCCL_MAJOR << "." << NCCL_MINOR << "."
-            << NCCL_PATCH << "\n";
-  if (have_rt) std::cout << "CUDA runtime loaded: " << rt / 1000 << "." << (rt % 1000) / 10 << "\n";
+            << "built with CUDA runtime " << format_cuda_version(CUDART_VERSION) << ", NCCL "
+            << NCCL_MAJOR << "." << NCCL_MINOR << "." << NCCL_PATCH << "\n";
+  if (have_rt) std::cout << "CUDA runtime loaded: " << format_cuda_version(rt) << "\n";
   return 0;
 }
 

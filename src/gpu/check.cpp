@@ -1,4 +1,5 @@
 #include "gpu/check.h"
+#include "core/model/versions.h"
 
 #include <dlfcn.h>
 
@@ -6,10 +7,6 @@
 
 namespace peerbench::gpu {
 namespace {
-
-std::string cuda_version_text(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-}
 
 // cudart says cudaErrorInsufficientDriver both when the driver is older than the runtime and
 // when there is no driver at all, and the second reads as "upgrade your driver". Loading the
@@ -29,8 +26,8 @@ std::string describe_insufficient_driver() {
   int runtime = 0;
   (void)cudaRuntimeGetVersion(&runtime);
   return "the NVIDIA driver is too old for this build's CUDA runtime: the driver supports CUDA " +
-         (have_driver ? cuda_version_text(driver) : std::string("(unknown)")) +
-         ", the runtime is CUDA " + cuda_version_text(runtime);
+         (have_driver ? format_cuda_version(driver) : std::string("(unknown)")) +
+         ", the runtime is CUDA " + format_cuda_version(runtime);
 }
 }  // namespace
 

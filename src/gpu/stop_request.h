@@ -1,7 +1,7 @@
 #pragma once
 // SIGINT and SIGTERM ask the job to stop: the step in flight finishes, the file is written with
 // what was done (a burn-in's cycles too), and every rank leaves together. The only process-wide
-// state here is the signal's flag, which a handler can do nothing but set.
+// state here is what a handler may touch: lock-free atomics it can do nothing but set.
 namespace peerbench::gpu {
 
 // Installs the handlers (idempotent). A second SIGINT while stopping ends the process at once (a

@@ -1,4 +1,5 @@
 #include "core/judge/baseline.h"
+#include "core/model/versions.h"
 
 #include <algorithm>
 #include <map>
@@ -11,19 +12,13 @@ namespace peerbench {
 
 using nlohmann::json;
 
-namespace {
-
-std::string cuda_text(int v) {
-  return v <= 0 ? "" : std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 RunVersions run_versions(const RunDocument& d) {
   RunVersions v;
   v.driver = d.system.driver_version;
-  const std::string drv = cuda_text(d.system.cuda_driver_version);
-  const std::string rt = cuda_text(d.system.cuda_runtime_version);
+  const std::string drv = format_cuda_version(d.system.cuda_driver_version);
+  const std::string rt = format_cuda_version(d.system.cuda_runtime_version);
   v.cuda = drv == rt || rt.empty() ? drv : drv + " (runtime " + rt + ")";
   v.nccl = d.system.nccl_version;
   return v;

@@ -4,6 +4,7 @@
 // held, samples that agree. A case that cannot be judged clean says what was in the way instead
 // (contended, throttled, noisy) and is measured again by the next run's confirmation phase.
 #include <algorithm>
+#include <iterator>
 
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
@@ -283,10 +284,10 @@ std::string no_bar_reason(const MethodInfo& m, const Link& link, const std::stri
 }  // namespace
 
 int state_rank(const std::string& s) {
-  static const char* order[] = {vs::kNotApplicable, vs::kNotJudged,  vs::kPass,
-                                vs::kNotALink,      vs::kIncomplete, vs::kNoisy,
-                                vs::kThrottled,     vs::kContended,  vs::kFlagged};
-  for (int i = 0; i < 9; ++i) {
+  static constexpr const char* const order[] = {vs::kNotApplicable, vs::kNotJudged,  vs::kPass,
+                                                vs::kNotALink,      vs::kIncomplete, vs::kNoisy,
+                                                vs::kThrottled,     vs::kContended,  vs::kFlagged};
+  for (int i = 0; i < static_cast<int>(std::size(order)); ++i) {
     if (s == order[i]) return i;
   }
   return -1;

@@ -29,7 +29,7 @@ std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {
   return make_text_reporter();
 }
 
-// One definition of each rule: core/escaped.h's.
+// One definition of each rule: core/base/escaped.h's.
 std::string html_escape(const std::string& s) {
   return out::Html::escape(s);
 }

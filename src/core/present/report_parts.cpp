@@ -1,4 +1,4 @@
-// What the report formats share: the pieces of a run a report shows (core/report_parts.h).
+// What the report formats share: the pieces of a run a report shows (core/present/report_parts.h).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -14,6 +14,7 @@
 #include "core/model/known_good.h"
 #include "core/model/result_index.h"
 #include "core/model/sizes.h"
+#include "core/model/versions.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
 #include "core/present/run_progress.h"
@@ -338,8 +339,7 @@ std::string system_line(const RunDocument& d) {
   for (const auto& [name, ids] : gpus) o << ", " << ids.size() << "x " << name;
   if (!d.system.driver_version.empty()) o << ", driver " << d.system.driver_version;
   if (d.system.cuda_runtime_version) {
-    o << ", CUDA " << d.system.cuda_runtime_version / 1000 << "."
-      << (d.system.cuda_runtime_version % 1000) / 10;
+    o << ", CUDA " << format_cuda_version(d.system.cuda_runtime_version);
   }
   if (!d.system.nccl_version.empty()) o << ", NCCL " << d.system.nccl_version;
   return o.str();

@@ -1,5 +1,5 @@
 #pragma once
-// What the report formats share (core/report.cpp, core/report_html.cpp): the pieces of a run a
+// What the report formats share (core/present/report_*.cpp): the pieces of a run a
 // report shows, computed once from the document and its verdicts. Internal to the reporters.
 #include <map>
 #include <optional>
