@@ -142,9 +142,9 @@ struct KnownGoodText {
 // naming the file and the field.
 KnownGoodTable parse_known_good_tables(const std::vector<KnownGoodText>& files);
 
-// The tables compiled into this build (data/known_good/*.json), parsed. Parsing takes a few
-// milliseconds: callers keep the table they get.
-KnownGoodTable builtin_known_good_table();
+// The tables compiled into this build (data/known_good/*.json), parsed once per process on first
+// use (a few milliseconds; the verdicts and the report's sources had each parsed their own copy).
+const KnownGoodTable& builtin_known_good_table();
 // The compiled-in texts themselves (tests compare them with the files in the source tree).
 std::vector<KnownGoodText> builtin_known_good_texts();
 

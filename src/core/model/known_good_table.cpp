@@ -272,8 +272,9 @@ KnownGoodTable parse_known_good_tables(const std::vector<KnownGoodText>& files) 
   return KnownGoodTable(items(all.models), items(all.sources), items(all.curves), items(all.gaps));
 }
 
-KnownGoodTable builtin_known_good_table() {
-  return parse_known_good_tables(builtin_known_good_texts());
+const KnownGoodTable& builtin_known_good_table() {
+  static const KnownGoodTable table = parse_known_good_tables(builtin_known_good_texts());
+  return table;
 }
 
 }  // namespace peerbench

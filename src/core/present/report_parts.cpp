@@ -445,7 +445,7 @@ std::vector<KnownGoodRow> known_good_rows(const std::vector<PairVerdict>& vs) {
 }
 
 std::vector<std::string> known_good_sources(const std::vector<KnownGoodRow>& rows) {
-  static const KnownGoodTable table = builtin_known_good_table();  // parsed once per process
+  const KnownGoodTable& table = builtin_known_good_table();
   std::vector<std::string> out;
   for (const auto& src : table.sources()) {
     const std::string named = "source: " + src.id;
