@@ -71,6 +71,22 @@ LinkRateRule link_rate_rule(const Ctx& c, const MethodInfo& m) {
   }
 }
 
+// The link's raw rate for a method's figure: both directions together for a bidirectional one;
+// 0 where the link has no rating.
+double raw_rate(const Link& link, const MethodInfo& m) {
+  return link.expected ? link.expected->raw_gbps * (m.bidirectional ? 2 : 1) : 0;
+}
+
+// "; that bar is above the ... raw rate ..." where a bar (a site's, a baseline's) is past what
+// the link can carry at all; "" otherwise.
+std::string unreachable_bar_note(const PairVerdict& v, const MethodInfo& m, const Link& link,
+                                 double bar) {
+  const double raw = raw_rate(link, m);
+  if (raw <= 0 || bar <= raw) return "";
+  return "; that bar is above the " + format_fixed(raw, 1) + " GB/s raw rate of " +
+         v.link_description + ", which no figure reaches";
+}
+
 // The default bandwidth bar: a size-scaled fraction of the link (pairs in one host), or of the
 // slowest local link (all ranks). Staged copies and links between hosts have none unless the
 // site sets one.
@@ -80,8 +96,7 @@ void default_bandwidth_bar(const Ctx& c, const MethodInfo& m, const Link& link, 
   const LinkRateRule rule = link_rate_rule(c, m);
   const double b = static_cast<double>(bytes);
   const double ramp = b / (b + static_cast<double>(rule.ramp_bytes));
-  const double directions = m.bidirectional ? 2 : 1;
-  mv.bar = rule.fraction * link.expected->raw_gbps * ramp * directions;
+  mv.bar = rule.fraction * raw_rate(link, m) * ramp;
   mv.bar_basis = format_fixed(rule.fraction * ramp * 100, 1) + "% of " +
                  (m.scope == MethodScope::kAllRanks ? "the slowest local link, " : "") +
                  link.expected->basis + (m.bidirectional ? ", both directions" : "") + " (" +
@@ -308,10 +323,7 @@ std::optional<Flag> baseline_bandwidth_shortfall(const Ctx& c, const PairVerdict
                                                  MethodVerdict& mv) {
   auto f = baseline_shortfall(c, v, m, r, b, headline_value(&m, r), mv);
   if (f) f->message += nccl_fallback_note(c, m, v);  // SHM between some ranks: the first suspect
-  const double raw = link.expected ? link.expected->raw_gbps * (m.bidirectional ? 2 : 1) : 0;
-  if (f && raw > 0 && b.bar > raw)
-    f->message += "; that bar is above the " + format_fixed(raw, 1) + " GB/s raw rate of " +
-                  v.link_description + ", which no figure reaches";
+  if (f) f->message += unreachable_bar_note(v, m, link, b.bar);
   return f;
 }
 
@@ -371,16 +383,10 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
   }
   if (mv.bar_source == kBarSiteBar) {
     // The site's number, not the link's rating; one above the raw rate cannot be met at all.
-    const double raw = link.expected ? link.expected->raw_gbps * (m.bidirectional ? 2 : 1) : 0;
-    return make_flag(
-        "below-link", m.name,
-        head + ", under the site's " + format_fixed(*mv.bar, 1) + " GB/s bar (" + mv.bar_basis +
-            ")" +
-            (raw > 0 && *mv.bar > raw
-                 ? "; that bar is above the " + format_fixed(raw, 1) + " GB/s raw rate of " +
-                       v.link_description + ", which no figure reaches"
-                 : ""),
-        ev);
+    return make_flag("below-link", m.name,
+                     head + ", under the site's " + format_fixed(*mv.bar, 1) + " GB/s bar (" +
+                         mv.bar_basis + ")" + unreachable_bar_note(v, m, link, *mv.bar),
+                     ev);
   }
   return make_flag("below-link", m.name,
                    head + ", under the " + format_fixed(*mv.bar, 1) + " GB/s that " +
