@@ -97,10 +97,10 @@ std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::si
   // Local rank 0 creates the segment under a fresh name and tells the others.
   std::string name;
   if (ctx.local_rank == 0) name = create_segment(s->bytes_, error);
-  name = bcast_string(ctx.node, name, 0);
+  name = bcast_string(ctx.node.get(), name, 0);
   if (void* p = map_segment(name, s->bytes_, error)) s->base_ = p;
   // Everyone has mapped it (or failed): the name can go, so nothing outlives the job.
-  barrier(ctx.node);
+  barrier(ctx.node.get());
   if (ctx.local_rank == 0 && !name.empty()) ::shm_unlink(name.c_str());
 
   if (s->base_ && error.empty()) {
@@ -113,7 +113,7 @@ std::unique_ptr<HostStaging> HostStaging::create(const RankContext& ctx, std::si
   }
   if (!all_staged(ctx, error, why_not)) return nullptr;
   if (ctx.local_rank == 0) std::memset(s->base_, 0, kFlagBytes);  // flags start at zero
-  barrier(ctx.node);
+  barrier(ctx.node.get());
   return s;
 }
 

@@ -101,10 +101,11 @@ void fill_rank_context(RankContext& ctx) {
   ctx.physical_host = physical_host_name();
   ctx.host = logical_host_name();
 
-  PB_MPI(MPI_Comm_split_type(ctx.world, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node));
-  PB_MPI(MPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN));
-  PB_MPI(MPI_Comm_rank(ctx.node, &ctx.local_rank));
-  PB_MPI(MPI_Comm_size(ctx.node, &ctx.local_size));
+  PB_MPI(MPI_Comm_split_type(ctx.world, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL,
+                             ctx.node.out()));
+  PB_MPI(MPI_Comm_set_errhandler(ctx.node.get(), MPI_ERRORS_RETURN));
+  PB_MPI(MPI_Comm_rank(ctx.node.get(), &ctx.local_rank));
+  PB_MPI(MPI_Comm_size(ctx.node.get(), &ctx.local_size));
 
   ctx.host_of_rank = allgather_strings(ctx.world, ctx.host);
   ctx.physical_host_of_rank = allgather_strings(ctx.world, ctx.physical_host);
@@ -127,14 +128,29 @@ RankContext make_rank_context() {
   return ctx;
 }
 
-void free_rank_context(RankContext& c) {
-  if (c.node != MPI_COMM_NULL) {
-    const int rc = MPI_Comm_free(&c.node);
-    if (rc != MPI_SUCCESS)
-      std::fprintf(stderr, "peerbench: warning: MPI_Comm_free(node) failed on %s (code %d)\n",
-                   c.where().c_str(), rc);
+MpiComm& MpiComm::operator=(MpiComm&& o) noexcept {
+  if (this != &o) {
+    (void)release();
+    c_ = o.c_;
+    o.c_ = MPI_COMM_NULL;
   }
-  c.node = MPI_COMM_NULL;
+  return *this;
+}
+
+int MpiComm::release() {
+  if (c_ == MPI_COMM_NULL) return MPI_SUCCESS;
+  int finalized = 0;
+  int rc = MPI_Finalized(&finalized);
+  if (rc == MPI_SUCCESS && !finalized) rc = MPI_Comm_free(&c_);
+  c_ = MPI_COMM_NULL;
+  return rc;
+}
+
+void free_rank_context(RankContext& c) {
+  const int rc = c.node.release();
+  if (rc != MPI_SUCCESS)
+    std::fprintf(stderr, "peerbench: warning: MPI_Comm_free(node) failed on %s (code %d)\n",
+                 c.where().c_str(), rc);
 }
 
 std::string mpi_library_version() {

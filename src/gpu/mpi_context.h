@@ -20,9 +20,29 @@ class MpiSession {
   ~MpiSession();
 };
 
+// An MPI communicator this process created (MPI_Comm_split_type): freed once, by its owner, while
+// MPI is still up. Move-only: a copy would free it twice. A context that threw after the split
+// had leaked it (a review).
+class MpiComm {
+ public:
+  MpiComm() = default;
+  MpiComm(const MpiComm&) = delete;
+  MpiComm& operator=(const MpiComm&) = delete;
+  MpiComm(MpiComm&& o) noexcept : c_(o.c_) { o.c_ = MPI_COMM_NULL; }
+  MpiComm& operator=(MpiComm&& o) noexcept;
+  ~MpiComm() { (void)release(); }  // teardown: a failure here has no one left to tell
+  MPI_Comm get() const { return c_; }
+  MPI_Comm* out() { return &c_; }  // for the call that creates it (empty before)
+  // Frees it now (MPI_Comm_free); MPI_SUCCESS where there was none or MPI is already finalized.
+  int release();
+
+ private:
+  MPI_Comm c_ = MPI_COMM_NULL;
+};
+
 struct RankContext {
   MPI_Comm world = MPI_COMM_WORLD;
-  MPI_Comm node = MPI_COMM_NULL;  // ranks of this physical node
+  MpiComm node;  // ranks of this physical node
   int rank = 0;
   int size = 1;
   std::string host;  // logical host
@@ -52,6 +72,7 @@ struct RankContext {
 
 // Collective over MPI_COMM_WORLD.
 RankContext make_rank_context();
+// Frees the node communicator now, warning where MPI refuses (the destructor does it otherwise).
 void free_rank_context(RankContext& c);
 
 // Collectives (all throw MpiError on failure).
