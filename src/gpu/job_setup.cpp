@@ -222,8 +222,8 @@ void Job::create_resources() {
   res_->access = std::move(access_);
   res_->nvml = &nvml_;
   res_->bus_id_of_rank = rank_.bus_id_of_rank;
-  const bool want_staged =
-      std::find(opts_.methods.begin(), opts_.methods.end(), "staged") != opts_.methods.end();
+  const bool want_staged = std::any_of(selected_.begin(), selected_.end(),
+                                       [](const MethodInfo& m) { return m.host_staged; });
   if (want_staged)
     res_->staging =
         HostStaging::create(rank_, opts_.staged_chunk, opts_.staged_slots, &res_->staging_reason);

@@ -37,6 +37,7 @@ struct MethodInfo {
   bool reduces = false;           // runs once per -o/--op
   bool rooted = false;            // takes -r/--root
   bool all_gpus_at_once = false;  // kPerGpu: every GPU of the job in one step (h2d-all)
+  bool host_staged = false;       // copies through the job's host staging ring (staged)
   // Ranks that time one case, whose times -a combines: 1 (the source alone), 2 (both ends), 0
   // (every rank of the job). Set from the method's own workers() by the catalogue.
   int workers = 1;

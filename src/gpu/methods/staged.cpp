@@ -17,6 +17,7 @@ class Staged : public Method {
     MethodInfo m;
     m.name = "staged";
     m.family = "staged";
+    m.host_staged = true;  // the job sets up its HostStaging ring for it
     m.summary =
         "source GPU -> pinned host memory shared by both ranks -> destination GPU, pipelined in "
         "chunks: the cost of a copy without P2P";
