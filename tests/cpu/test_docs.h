@@ -6,6 +6,7 @@
 
 #include "core/model/results.h"
 #include "test_catalog.h"
+#include "test_text.h"
 
 namespace peerbench::test {
 

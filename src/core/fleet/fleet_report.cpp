@@ -284,9 +284,17 @@ Section versions_section(const FleetReport& r) {
 
 Section groups_section(const FleetReport& r) {
   Section s{"Fleet position (median at the judged size, per GPU model and link)", {}, {}, {}};
-  s.table.head = {"method", "GPU",    "link",    "size",    "pairs",
-                  "nodes",  "median", "p25-p75", "min-max", "unit"};
-  s.table.numeric = {false, false, false, true, true, true, true, true, true, false};
+  s.table.columns = {"method",
+                     "GPU",
+                     "link",
+                     Column::number("size"),
+                     Column::number("pairs"),
+                     Column::number("nodes"),
+                     Column::number("median"),
+                     Column::number("p25-p75"),
+                     Column::number("min-max"),
+                     "unit"};
+  s.table.key_columns = 4;
   for (const auto& g : r.groups) {
     const bool lo = g.lower_is_better;
     s.table.rows.push_back(
@@ -304,11 +312,11 @@ Section groups_section(const FleetReport& r) {
 
 Section nodes_section(const FleetReport& r) {
   Section s{"Nodes, worst first", {}, {}, {}};
-  s.table.head = {"node", "state", "worst ratio", "file", "flags and problems"};
+  s.table.columns = {"node", "state", Column::number("worst ratio", "", Better::kHigher), "file",
+                     "flags and problems"};
   s.lines.push_back(
       "worst ratio: the node's lowest figure against its group's fleet median or its known-good "
       "figure (latency: the inverse), under 1 worse");
-  s.table.numeric = {false, false, true, false, false};
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     const auto& n = r.nodes[i];
     // A node with no figure beside the fleet's (unreadable, nothing judged) has no ratio: 1.000

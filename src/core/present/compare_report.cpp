@@ -84,9 +84,15 @@ namespace {
 Section results_section(const Comparison& c) {
   Section s;
   s.title = "Results (B/A of the median; bandwidth: higher is better, latency: lower is better)";
-  s.table.head = {"method", "pair",  "size", "metric", "A median [min-max]", "B median [min-max]",
-                  "B/A",    "change"};
-  s.table.numeric = {false, false, true, false, true, true, true, false};
+  s.table.columns = {"method",
+                     "pair",
+                     Column::number("size"),
+                     "metric",
+                     Column::number("A median [min-max]"),
+                     Column::number("B median [min-max]"),
+                     Column::number("B/A", "", Better::kHigher),
+                     "change"};
+  s.table.key_columns = 3;
   for (const auto& r : c.rows) {
     const bool failing = r.change == "regression" || r.change == "data-errors";
     if (failing) s.table.marked.push_back(static_cast<int>(s.table.rows.size()));

@@ -171,10 +171,9 @@ std::string cell_text(const HistoryCell& c, bool first) {
 Section method_section(const History& h, const std::string& method) {
   Section s;
   Table& t = s.table;
-  t.head = {"pair", "GPUs", "size"};
-  for (const auto& column : h.columns) t.head.push_back(column);
-  t.numeric.assign(t.head.size(), true);
-  t.numeric[0] = t.numeric[1] = false;
+  t.columns = {"pair", "GPUs", Column::number("size")};
+  for (const auto& column : h.columns) t.columns.push_back(Column::number(column));
+  t.key_columns = 3;
   // A bandwidth method swept from 8 B compares times at latency sizes and GB/s above them.
   std::string timed, rated;
   for (const auto& row : h.rows) {
@@ -192,7 +191,7 @@ Section method_section(const History& h, const std::string& method) {
             ")";
   for (const auto& row : h.rows) {
     if (row.method != method) continue;
-    std::vector<std::string> cells{row.pair, row.gpu_pair, format_size_label(row.bytes)};
+    std::vector<Cell> cells{row.pair, row.gpu_pair, format_size_label(row.bytes)};
     bool regression = false;
     for (std::size_t k = 0; k < row.cells.size(); ++k) {
       cells.push_back(cell_text(row.cells[k], k == 0));

@@ -12,6 +12,7 @@
 
 #include "core/judge/verdict.h"
 #include "core/model/results.h"
+#include "core/present/sections.h"
 #include "core/present/view_options.h"
 
 namespace peerbench {
@@ -33,13 +34,6 @@ struct ReportInput {
 // "all 3 pass" had stood alone above an exit code of 1 from a later run (an audit).
 std::string runs_headline(const std::vector<ReportInput>& runs);
 
-struct PlotFile {
-  std::string name;  // file name in the plots folder
-  std::string caption;
-  std::string data_uri;  // for HTML embedding ("" to link by path)
-  std::string path;      // where it is read from
-  std::string link;      // as the Markdown links it: relative to the .md file's folder
-};
 
 class DocumentReporter {
  public:

@@ -1,34 +1,85 @@
 #pragma once
-// A report as a list of sections (a heading, lines, a table), rendered as aligned text, Markdown
-// or one self-contained HTML page. The fleet and history reporters build sections; these
-// renderers own the layout and the escaping.
+// What people read, format-neutral: a document of sections (a heading, lines, charts, a table),
+// rendered as aligned text that fits a terminal, Markdown, one self-contained HTML page, or CSV.
+// Every command that shows results (report, compare, history, fleet) builds one; a format is one
+// renderer of it, which owns the layout and the escaping.
+//
+// Cells are typed, as nvbench's summaries are: a column says its unit and which way is better,
+// a cell carries its number beside its rounded text and whether a flag marks it.
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "core/present/report.h"
 #include "core/present/svg_chart.h"
 
 namespace peerbench {
 
-struct Table {
-  std::vector<std::string> head;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<bool> numeric;  // per column: right-aligned
-  std::vector<int> marked;    // rows to emphasize (regressions, outliers)
+struct PlotFile {
+  std::string name;  // file name in the plots folder
+  std::string caption;
+  std::string data_uri;  // for HTML embedding ("" to link by path)
+  std::string path;      // where it is read from
+  std::string link;      // as the Markdown links it: relative to the .md file's folder
 };
+
+// Which way a number is better: bandwidth higher, time lower; kNone for counts and labels.
+enum class Better { kNone, kHigher, kLower };
+
+struct Column {
+  std::string name;
+  std::string unit;  // "GB/s", "us", "busbw GB/s"; "" for labels and ratios
+  Better better = Better::kNone;
+  bool numeric = false;  // right-aligned
+  Column() = default;
+  Column(const char* n) : name(n) {}  // NOLINT: a label column from its name
+  Column(std::string n, std::string u = "", Better b = Better::kNone, bool num = false)
+      : name(std::move(n)), unit(std::move(u)), better(b), numeric(num) {}
+  static Column number(std::string n, std::string u = "", Better b = Better::kNone) {
+    return Column(std::move(n), std::move(u), b, true);
+  }
+};
+
+struct Cell {
+  std::string text;             // as people read it: rounded, with its marks
+  std::optional<double> value;  // the number behind it, unrounded, where it is one
+  bool flagged = false;         // a flag marks this figure: every format shows it apart
+  Cell() = default;
+  Cell(std::string t) : text(std::move(t)) {}  // NOLINT: a text cell
+  Cell(const char* t) : text(t) {}             // NOLINT
+  Cell(std::string t, double v, bool f = false) : text(std::move(t)), value(v), flagged(f) {}
+};
+
+struct Table {
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;
+  std::vector<int> marked;  // rows to emphasize (regressions, outliers, flagged pairs)
+  // Columns that name a row (pair, method): a text table too wide for the terminal is split into
+  // parts of columns, each repeating these first.
+  std::size_t key_columns = 1;
+  bool empty() const { return columns.empty(); }
+  void add_row(std::vector<Cell> cells, bool mark = false) {
+    if (mark) marked.push_back(static_cast<int>(rows.size()));
+    rows.push_back(std::move(cells));
+  }
+};
+
+// Who a section is for. A CSV holds the data tables alone; people read the rest.
+enum class Shown { kEverywhere, kPeople, kData };
 
 struct Section {
   std::string title;
   std::vector<std::string> lines;
   Table table;
   std::vector<svg::Chart> charts;  // drawn in HTML only, before the table
+  int depth = 0;                   // 0 a section; 1 a part of the section before it
+  Shown shown = Shown::kEverywhere;
 };
 
 struct SectionDocument {
   std::string title;
   std::string verdict;  // one line; "" for none
-  // Under the verdict, on the first screen: what it rests on, one line each (the fleet's nodes
-  // that do not pass and why).
+  // Under the verdict, on the first screen: what it rests on, one line each (the flagged pairs,
+  // the fleet's nodes that do not pass, and why).
   std::vector<std::string> digest;
   bool failed =
       false;  // the HTML headline is not green: the exit code is 1, or only --fail-on kept it 0
@@ -37,11 +88,19 @@ struct SectionDocument {
   std::string no_plots_note;  // said where there are no plots
 };
 
+// The width a text rendering keeps to: lines wrap and wide tables split to fit it.
+inline constexpr std::size_t kTextWidth = 120;
+
 std::string render_sections_text(const SectionDocument& d);
 std::string render_sections_markdown(const SectionDocument& d);
 std::string render_sections_html(const SectionDocument& d);
+// The data sections' tables as one CSV: the first one's header, then every row.
+std::string render_sections_csv(const SectionDocument& d);
 
 // Escapes |, and flattens line breaks, for a Markdown table cell.
 std::string markdown_cell(const std::string& s);
+// `text` broken at spaces into lines of at most `width` display columns (a word longer than
+// that stands alone on its line).
+std::vector<std::string> wrap_text(const std::string& text, std::size_t width);
 
 }  // namespace peerbench

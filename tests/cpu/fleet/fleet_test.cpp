@@ -359,9 +359,10 @@ TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
   ASSERT_EQ(r.earlier_runs.count("a"), 1u);
   ASSERT_EQ(r.earlier_runs.at("a").size(), 1u);
   EXPECT_NE(r.earlier_runs.at("a")[0].file.find("a-first"), std::string::npos);
-  const auto text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
-  EXPECT_NE(text.find("a: 2 runs; counted: " + dir + "/a-second.json (the latest); not counted: " +
-                      dir + "/a-first.json (2 flags)"),
+  const auto text = test::flat(make_fleet_reporter(FleetFormat::kText)->render(r, {}));
+  EXPECT_NE(text.find(test::flat("a: 2 runs; counted: " + dir +
+                                 "/a-second.json (the latest); not counted: " + dir +
+                                 "/a-first.json (2 flags)")),
             std::string::npos)
       << text;
 }
@@ -819,16 +820,18 @@ TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
     }
     const FleetReport r = fleet_of(dir);
     EXPECT_EQ(node(r, "node2").state, NodeState::kIncomplete) << variant;
-    const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
+    const std::string text = test::flat(make_fleet_reporter(FleetFormat::kText)->render(r, {}));
     const bool hw = reason == "hw-thermal";
-    EXPECT_EQ(text.find("1 with clocks held by the hardware: check cooling and power") !=
-                  std::string::npos,
-              hw)
+    EXPECT_EQ(
+        text.find(test::flat("1 with clocks held by the hardware: check cooling and power")) !=
+            std::string::npos,
+        hw)
         << text.substr(0, 400);
     const std::string both = variant.size() > 10 ? ", beside another job too" : "";
-    EXPECT_NE(text.find(hw ? "  node2: incomplete: clocks held by the hardware (thermal or power)" +
-                                 both + ": check the node's cooling and power, then measure again"
-                           : "  node2: incomplete: clocks held; measure again when idle"),
+    EXPECT_NE(text.find(test::flat(
+                  hw ? "  node2: incomplete: clocks held by the hardware (thermal or power)" +
+                           both + ": check the node's cooling and power, then measure again"
+                     : "  node2: incomplete: clocks held; measure again when idle")),
               std::string::npos)
         << variant << "\n"
         << text.substr(0, 400);
@@ -1241,14 +1244,16 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
   EXPECT_EQ(g.slow, "driver 590.10.01");
   EXPECT_EQ(g.method, "ce-write");
   EXPECT_NEAR(g.shortfall, 0.12, 0.005);
-  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
-  EXPECT_NE(text.find("; versions differ in speed: driver 590.10.01 (2 nodes) is 12.0 % lower "
-                      "than driver 580.159.04 (2 nodes) on ce-write at "),
-            std::string::npos)
+  const std::string text = test::flat(make_fleet_reporter(FleetFormat::kText)->render(r, {}));
+  EXPECT_NE(
+      text.find(test::flat("; versions differ in speed: driver 590.10.01 (2 nodes) is 12.0 % lower "
+                           "than driver 580.159.04 (2 nodes) on ce-write at ")),
+      std::string::npos)
       << text.substr(0, 800);
-  EXPECT_NE(text.find("speed by version: driver 590.10.01"), std::string::npos);
-  EXPECT_NE(text.find("Findings:\n  version gap: driver 590.10.01 (2 nodes) is 12.0 % lower"),
-            std::string::npos)
+  EXPECT_NE(text.find(test::flat("speed by version: driver 590.10.01")), std::string::npos);
+  EXPECT_NE(
+      text.find(test::flat("Findings:\n  version gap: driver 590.10.01 (2 nodes) is 12.0 % lower")),
+      std::string::npos)
       << "not 'none' beside the gap";
   const std::string om = make_fleet_reporter(FleetFormat::kOpenMetrics)->render(r, {});
   EXPECT_NE(om.find("peerbench_fleet_version_gap_ratio{slow=\"driver 590.10.01\",fast=\"driver "
@@ -1547,11 +1552,12 @@ TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
   o.paths = {other};
   o.expect_path = base;
   const FleetReport r = build_fleet(o, test::catalog());
-  const std::string text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
-  EXPECT_NE(text.find("the site baseline (" + base +
-                      ") judged no figure on 2 of 2 nodes (big0, big1): its entries are for "
-                      "NVIDIA H200 over 2 ranks"),
-            std::string::npos)
+  const std::string text = test::flat(make_fleet_reporter(FleetFormat::kText)->render(r, {}));
+  EXPECT_NE(
+      text.find(test::flat("the site baseline (" + base +
+                           ") judged no figure on 2 of 2 nodes (big0, big1): its entries are for "
+                           "NVIDIA H200 over 2 ranks")),
+      std::string::npos)
       << text.substr(0, 600);
   o.paths = {dir};  // the nodes it came from: judged
   EXPECT_TRUE(build_fleet(o, test::catalog()).baseline_unused.empty());
@@ -2232,11 +2238,18 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   ASSERT_GT(lines.size(), 5u);
   EXPECT_EQ(lines[1].rfind("FAIL: 3 flagged", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2], "  corrupt: flagged: data-errors x1 (evidence against the hardware)");
-  EXPECT_NE(lines[3].find("shm: flagged: nccl-shm x"), std::string::npos) << lines[3];
-  EXPECT_NE(lines[3].find("(traffic off the link: settings and peer access first)"),
+  // The digest's lines in order, each wrapped to the terminal's width (test::flat joins them).
+  const std::string flat = test::flat(text);
+  const auto shm_at = flat.find("shm: flagged: nccl-shm x");
+  const auto slowed_at = flat.find("slowed: flagged: ");
+  ASSERT_NE(shm_at, std::string::npos) << flat;
+  ASSERT_NE(slowed_at, std::string::npos) << flat;
+  EXPECT_LT(flat.find("corrupt: flagged"), shm_at);
+  EXPECT_LT(shm_at, slowed_at);
+  EXPECT_NE(flat.find("(traffic off the link: settings and peer access first)", shm_at),
             std::string::npos);
-  EXPECT_EQ(lines[4].rfind("  slowed: flagged: ", 0), 0u) << lines[4];
-  EXPECT_NE(lines[4].find("(figures under their bars)"), std::string::npos) << lines[4];
+  EXPECT_NE(flat.find("(figures under their bars)", slowed_at), std::string::npos);
+  for (const auto& l : lines) EXPECT_LE(l.size(), 120u) << l;
   EXPECT_NE(text.find("sm-latency           NVIDIA H200  NV18         4 B"), std::string::npos)
       << "a size under 1 KiB has its unit";
   // NCCL's figures in the unit their verdicts and known-good figures use.
@@ -2252,7 +2265,9 @@ TEST(FleetReadability, FailingNodesNamedFirstHardwareFirstAndRatiosAgainstKnownG
   EXPECT_EQ(text.find("[NV18] fleet-outlier ce-write"), std::string::npos);
   const auto kg = text.find("[NV18] below-expected ce-write");
   ASSERT_NE(kg, std::string::npos);
-  EXPECT_NE(text.substr(kg, text.find('\n', kg) - kg).find("; also a fleet outlier: 0.70"),
+  const auto kg_flat = flat.find("[NV18] below-expected ce-write");
+  EXPECT_NE(flat.substr(kg_flat, flat.find("[NV18]", kg_flat + 1) - kg_flat)
+                .find("; also a fleet outlier: 0.70"),
             std::string::npos);
 
   const std::string html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});

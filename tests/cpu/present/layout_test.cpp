@@ -282,7 +282,8 @@ TEST(FleetHonesty, SeveralRunsOfOneHostAreSaidAndPointToCompare) {
   EXPECT_EQ(r.earlier_runs.at("vm").size(), 6u);
   for (const auto& f : r.inputs) EXPECT_EQ(f.find("//"), std::string::npos) << f;
   const auto text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
-  const std::string verdict = lines_of(text).at(1);
+  // The verdict, wrapped to the terminal's width, up to the first section.
+  const std::string verdict = test::flat(text.substr(0, text.find("\n\n")));
   EXPECT_NE(verdict.find("6 earlier runs of 1 host not counted (2 of them flagged or incomplete)"),
             std::string::npos)
       << verdict;
@@ -295,14 +296,16 @@ TEST(FleetHonesty, SeveralRunsOfOneHostAreSaidAndPointToCompare) {
   // Runs that share cases: the command names those compare can lay side by side, and it runs.
   o.paths = {std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/"};
   const FleetReport shared = build_fleet(o, test::catalog());
-  const auto t2 = make_fleet_reporter(FleetFormat::kText)->render(shared, {});
+  const auto t2 = test::flat(make_fleet_reporter(FleetFormat::kText)->render(shared, {}));
   const auto at = t2.find("vm's history, oldest first");
   ASSERT_NE(at, std::string::npos) << t2;
-  const std::string line = t2.substr(at, t2.find('\n', at) - at);
+  // The command's files: the words after it that name a run (the text wraps it over lines).
+  const std::string line = t2.substr(at, t2.find(" Versions:", at) - at);
   EXPECT_EQ(line.find("topo.json"), std::string::npos) << line;
   std::vector<RunDocument> runs;
   std::vector<std::string> files;
   for (const auto& word : split(line.substr(line.find("peerbench compare ") + 18), ' ')) {
+    if (word.size() < 5 || word.substr(word.size() - 5) != ".json") break;
     files.push_back(word);
     runs.push_back(load_run_file(word));
   }

@@ -251,9 +251,9 @@ TEST(Compare, OneSlowSampleDoesNotHideADrop) {
     if (r.method == "ce-write" && r.pair == "0->1") EXPECT_EQ(r.change, "within-noise");
   // ... and the headline says such rows are inconclusive, not "same" (an audit).
   EXPECT_GT(old.min_max_inconclusive, 0);
-  const std::string text = render_comparison(old, "a.json", "b.json", {});
-  EXPECT_NE(text.find("but inside min-max ranges (fewer than 4 per-sample times: a file of "
-                      "schema 1-3, or -s under 4): inconclusive"),
+  const std::string text = test::flat(render_comparison(old, "a.json", "b.json", {}));
+  EXPECT_NE(text.find(test::flat("but inside min-max ranges (fewer than 4 per-sample times: a file of "
+                      "schema 1-3, or -s under 4): inconclusive")),
             std::string::npos)
       << text.substr(0, 800);
   EXPECT_EQ(render_comparison(c, "a.json", "b.json", {}).find("inconclusive"), std::string::npos);

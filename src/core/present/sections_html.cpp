@@ -1,0 +1,117 @@
+// A section document as one self-contained HTML page: no script and nothing from outside it, its
+// charts drawn as SVG inside it, every string escaped; a print stylesheet for an acceptance report
+// printed to PDF.
+#include <algorithm>
+
+#include "core/base/escaped.h"
+#include "core/present/sections.h"
+
+namespace peerbench {
+namespace {
+
+using HtmlW = out::Writer<out::Html>;
+using HtmlS = out::Safe<out::Html>;
+
+HtmlS h(std::string_view s) {
+  return out::esc<out::Html>(s);
+}
+
+std::vector<bool> marked_rows(const Table& t) {
+  std::vector<bool> marked(t.rows.size(), false);
+  for (int r : t.marked) {
+    if (r >= 0 && static_cast<std::size_t>(r) < marked.size())
+      marked[static_cast<std::size_t>(r)] = true;
+  }
+  return marked;
+}
+
+HtmlS cell_class(const Table& t, std::size_t c, const Cell& cell) {
+  const bool numeric = c < t.columns.size() && t.columns[c].numeric;
+  if (cell.flagged) return numeric ? HtmlS(" class=\"n flag\"") : " class=\"flag\"";
+  if (numeric) return " class=\"n\"";
+  // Short cells ("0->1", a PCI pair) stay on one line; long ones (findings) wrap.
+  return cell.text.size() <= 48 ? HtmlS(" class=\"s\"") : HtmlS();
+}
+
+void html_table(HtmlW& o, const Table& t) {
+  // Wide tables scroll inside their box rather than run off the page's right edge.
+  o << "<div class=\"wide\"><table><tr>";
+  for (const auto& c : t.columns) {
+    o << "<th>" << h(c.name);
+    if (!c.unit.empty()) o << "<br><small>" << h(c.unit) << "</small>";
+    o << "</th>";
+  }
+  o << "</tr>\n";
+  const auto marked = marked_rows(t);
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    o << (marked[r] ? HtmlS("<tr class=\"marked\">") : "<tr>");
+    for (std::size_t c = 0; c < t.rows[r].size(); ++c)
+      o << "<td" << cell_class(t, c, t.rows[r][c]) << ">" << h(t.rows[r][c].text) << "</td>";
+    o << "</tr>\n";
+  }
+  o << "</table></div>\n";
+}
+
+constexpr char kHtmlHead[] =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+    "style-src 'unsafe-inline'\"><title>";
+constexpr char kHtmlStyle[] =
+    "</title><style>body{font-family:sans-serif;margin:1.5em 2em;color:#222;max-width:1400px}"
+    "h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.15em;margin:1.4em 0 .3em}"
+    "h3{font-size:1em;margin:1em 0 .2em}ul{margin:.3em 0;padding-left:1.4em}"
+    "table{border-collapse:collapse;margin:.4em 0 .8em}td,th{border:1px solid #bbb;"
+    "padding:3px 7px;vertical-align:top}th{background:#eee;font-weight:600}"
+    "th small{font-weight:normal;color:#555}"
+    "td.n{text-align:right;font-family:monospace;white-space:nowrap}td.s{white-space:nowrap}"
+    "td.flag{background:#f6c6c6;color:#800;font-weight:bold}tr.marked{background:#fdd}"
+    ".wide{overflow-x:auto}p.flagged,p.pass{font-size:1.25em;font-weight:bold;margin:.3em 0}"
+    ".flagged{color:#b00}.pass{color:#070}ul.digest{font-size:1.05em}img{max-width:100%}"
+    "@media print{body{margin:0;font-size:9.5pt;max-width:none}.wide{overflow:visible}"
+    "h2,h3{break-after:avoid}tr,figure,svg,li{break-inside:avoid}"
+    "td.flag,tr.marked,th{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
+
+void section(HtmlW& o, const Section& s) {
+  if (!s.title.empty())
+    o << (s.depth > 0 ? HtmlS("<h3>") : "<h2>") << h(s.title)
+      << (s.depth > 0 ? HtmlS("</h3>\n") : "</h2>\n");
+  if (!s.lines.empty()) {
+    o << "<ul>";
+    for (const auto& l : s.lines) o << "<li>" << h(l) << "</li>";
+    o << "</ul>\n";
+  }
+  // svg::render escapes every label it draws (core/svg_parts).
+  for (const auto& c : s.charts) o << HtmlS::from_code(svg::render(c));
+  if (!s.table.empty()) html_table(o, s.table);
+}
+
+}  // namespace
+
+std::string render_sections_html(const SectionDocument& d) {
+  HtmlW o;
+  o << kHtmlHead << h(d.title) << kHtmlStyle << HtmlS::from_code(svg::kChartCss)
+    << "</style></head><body>\n";
+  o << "<h1>" << h(d.title) << "</h1>\n";
+  if (!d.verdict.empty()) {
+    o << "<p class=\"" << (d.failed ? HtmlS("flagged") : "pass") << "\">" << h(d.verdict)
+      << "</p>\n";
+  }
+  if (!d.digest.empty()) {
+    o << "<ul class=\"digest\">";
+    for (const auto& l : d.digest) o << "<li>" << h(l) << "</li>";
+    o << "</ul>\n";
+  }
+  for (const auto& s : d.sections)
+    if (s.shown != Shown::kData) section(o, s);
+  // The charts above are the page's own; PNG plots given with --plots are added after them.
+  if (!d.plots.empty()) o << "<h2>Plots</h2>\n";
+  for (const auto& p : d.plots) {
+    if (p.data_uri.empty()) continue;
+    o << "<figure><img src=\"" << h(p.data_uri) << "\" alt=\"" << h(p.caption) << "\"><figcaption>"
+      << h(p.caption) << "</figcaption></figure>\n";
+  }
+  o << "</body></html>\n";
+  return o.str();
+}
+
+}  // namespace peerbench
