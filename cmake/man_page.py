@@ -88,6 +88,48 @@ def methods(binary):
     return out
 
 
+# A handful of real command lines. Each is checked against the binary when the page is written
+# (its command is one --help lists, each flag one that command's --help names), so an example
+# cannot outlive a renamed flag.
+EXAMPLES = [
+    ("peerbench",
+     "Measure every pair of GPUs and every GPU's host link on this node with the default suite; "
+     "started alone, it starts itself under mpirun, one rank per GPU, and prints that command."),
+    ("mpirun -np 8 --bind-to none peerbench run -m ce,nccl -J node7.json",
+     "The same under a launcher, copy-engine and NCCL methods only, results to node7.json."),
+    ("peerbench run --dry-run --np 8",
+     "The plan for 8 GPUs and its estimated time; touches no GPU."),
+    ("peerbench report node7.json --format html -o node7.html",
+     "The verdicts and tables of a run as one self-contained HTML file."),
+    ("peerbench compare before.json after.json",
+     "What changed between two runs of a node (a driver upgrade, say): regressions beyond 5 %, "
+     "what differs between the runs."),
+    ("peerbench fleet results/rack7/ --hosts rack7.txt",
+     "One verdict over every node's results in a folder: outliers, missing nodes, versions."),
+]
+
+
+def check_examples(binary, commands):
+    """Each example's command is one the binary has, and its flags are ones that command takes."""
+    for line, _ in EXAMPLES:
+        words = line.split()
+        args = words[words.index("peerbench") + 1:]
+        command = args[0] if args and args[0] in commands else "run"
+        if command not in commands:
+            sys.exit(f"man_page.py: example '{line}': no command '{command}' in peerbench --help")
+        known = helptext(binary, command, "--help")
+        for flag in (a for a in args if a.startswith("-")):
+            if not re.search(r"(^|[\s,])" + re.escape(flag) + r"([\s,=]|$)", known, re.M):
+                sys.exit(f"man_page.py: example '{line}': peerbench {command} --help has no {flag}")
+
+
+def examples():
+    out = [".SH EXAMPLES"]
+    for line, what in EXAMPLES:
+        out += [".PP", esc(what), ".PP", ".RS 4", ".B " + esc(line), ".RE"]
+    return out
+
+
 FIXED_SECTIONS = r"""
 .SH EXIT STATUS
 The same for every command:
@@ -119,6 +161,9 @@ the PNG plots for \fB\-\-plots\fR (matplotlib)
 .TP
 .I share/doc/peerbench/SCHEMA.md
 the results file format
+"""
+
+SEE_ALSO = r"""
 .SH SEE ALSO
 .BR mpirun (1),
 .BR srun (1)
@@ -152,7 +197,9 @@ def main():
     ]
     for command in commands:
         page += command_section(binary, command)
-    page += [".SH METHODS", *methods(binary), *FIXED_SECTIONS.strip().splitlines()]
+    check_examples(binary, commands)
+    page += [".SH METHODS", *methods(binary), *FIXED_SECTIONS.strip().splitlines(), *examples(),
+             *SEE_ALSO.strip().splitlines()]
     with open(output, "w") as f:
         f.write("\n".join(page) + "\n")
 
