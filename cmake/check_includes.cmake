@@ -1,8 +1,10 @@
 # cmake -DSOURCE_DIR=<repo>/src -DLAYER=<name> -DSTAMP=<file> -P check_includes.cmake
-# Fails (exit code 1) naming file:line for every #include "a/b.h" of LAYER's files that reaches a
-# folder LAYER may not include (cmake/layers.cmake). A file belongs to the layer whose folder is
-# the longest prefix of its path; so does an include. Includes of no layer's folder (<...>, the
-# kernels' headers) are not checked.
+# Fails (exit code 1) naming file:line for every include of LAYER's files that reaches a folder
+# LAYER may not include (cmake/layers.cmake). An include is resolved as the compiler finds it:
+# #include "x" against the including file's folder first ("../judge/verdict.h", "sizes.h"), then
+# against src/; #include <x> against src/ (<core/judge/verdict.h>). A file belongs to the layer
+# whose folder is the longest prefix of its path; so does an include. Includes that land in no
+# layer's folder (<vector>, the kernels' headers) are not checked.
 cmake_minimum_required(VERSION 3.22)
 set(_layers "")
 macro(peerbench_layer name dir)
@@ -25,6 +27,21 @@ function(_owner path out)
     endif()
   endforeach()
   set(${out} "${best}" PARENT_SCOPE)
+endfunction()
+
+# Where an include written in `file` (relative to src/) lands, relative to src/: a quoted one in
+# the file's own folder when it names a file there or starts with ./ or ../, else under src/.
+function(_resolve file delim inc out)
+  get_filename_component(dir "${file}" DIRECTORY)
+  set(local "${dir}/${inc}")
+  cmake_path(NORMAL_PATH local)
+  if(delim STREQUAL "\"" AND (inc MATCHES "^\\.\\.?/" OR EXISTS "${SOURCE_DIR}/${local}"))
+    set(${out} "${local}" PARENT_SCOPE)
+  else()
+    set(plain "${inc}")
+    cmake_path(NORMAL_PATH plain)
+    set(${out} "${plain}" PARENT_SCOPE)
+  endif()
 endfunction()
 
 if(NOT DEFINED _dir_${LAYER})
@@ -50,11 +67,22 @@ foreach(f IN LISTS _files)
   set(n 0)
   foreach(line IN LISTS lines)
     math(EXPR n "${n} + 1")
-    if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"")
-      set(inc "${CMAKE_MATCH_1}")
-      _owner("${inc}" target)
+    if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*([\"<])([^\">]+)[\">]")
+      set(delim "${CMAKE_MATCH_1}")
+      set(inc "${CMAKE_MATCH_2}")
+      _resolve("${f}" "${delim}" "${inc}" resolved)
+      _owner("${resolved}" target)
       if(NOT target STREQUAL "" AND NOT target IN_LIST _allowed)
-        string(APPEND _errors "src/${f}:${n}: #include \"${inc}\" reaches up from ${LAYER} "
+        if(delim STREQUAL "<")
+          set(written "<${inc}>")
+        else()
+          set(written "\"${inc}\"")
+        endif()
+        set(where "")
+        if(NOT resolved STREQUAL inc)
+          set(where " (src/${resolved})")
+        endif()
+        string(APPEND _errors "src/${f}:${n}: #include ${written}${where} reaches up from ${LAYER} "
                "(src/${_dir_${LAYER}}) to ${target} (src/${_dir_${target}}); ${LAYER} may include: "
                "${_allowed_text} (cmake/layers.cmake)\n")
       endif()

@@ -2,8 +2,8 @@
 // A transfer method only enqueues one iteration of its transfer on this rank's stream (as
 // nccl-tests' runColl or nvbandwidth's MemcpyInitiator do). Filling, poisoning and checking
 // buffers, the start gate, events, warm-up, samples, statistics and the watchdog all belong to
-// the one measurement engine (engine.h). Adding a method: one file in methods/ plus one line in
-// methods/registry.cpp.
+// the one measurement engine (engine.h). Adding a method: one file in methods/ (defining
+// make_<id>()) plus its entry in core/model/method_catalog.def, which says what it is.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -102,7 +102,9 @@ struct CheckCounts {
 
 class Method {
  public:
-  explicit Method(MethodInfo info) : info_(std::move(info)) {}
+  // `name` attaches the method to its catalogue entry (core/model/method_catalog.h); a name with
+  // no entry gets a bare MethodInfo, which make_methods() refuses.
+  explicit Method(const std::string& name);
   virtual ~Method() = default;
   const MethodInfo& info() const { return info_; }
 
@@ -153,11 +155,21 @@ class Method {
   MethodInfo info_;
 };
 
-// All methods this binary has, in run order (methods/registry.cpp).
+// The implementation of every catalogue entry, in the catalogue's order (methods/registry.cpp).
+// Throws std::logic_error when the registry and the catalogue disagree (catalogue_mismatches).
 std::vector<std::unique_ptr<Method>> make_methods();
-// A method's info with what follows from its behaviour filled in (MethodInfo::workers, from
-// workers()): what the command line checks and what the results file records.
+// What disagrees between `catalog` and `methods`, one line each: an entry no implementation
+// names, an implementation naming no entry, another order, or an entry whose workers or start
+// gate are not what its implementation does. Empty when they agree.
+std::vector<std::string> catalogue_mismatches(const std::vector<MethodInfo>& catalog,
+                                              const std::vector<std::unique_ptr<Method>>& methods);
+// The ids of the factories the registry calls (make_<id>), in the catalogue's order.
+std::vector<std::string> registered_factories();
+// A method's info with what follows from its behaviour filled in (MethodInfo::workers from
+// workers(), start_gated from use_start_gate()): what its catalogue entry must say.
 MethodInfo described(const Method& m);
+// The catalogue (core/model/method_catalog.h), once the registry has been checked against it:
+// every entry has its implementation. What the command line and the job use.
 std::vector<MethodInfo> method_catalog();
 
 // Shared applicability rules, for methods to compose.

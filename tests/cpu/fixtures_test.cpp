@@ -6,12 +6,12 @@
 
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
+#include "core/model/method_catalog.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema.h"
 #include "core/present/history.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
-#include "test_catalog.h"
 
 namespace peerbench {
 namespace {
@@ -455,14 +455,14 @@ TEST(RealRuns, HtmlDoesNotColourIncompleteLikePass) {
 
 TEST(RealRuns, ExpectFileWithATypoIsRefusedNamingIt) {
   try {
-    load_expectations(h200x2("derived/expect-typo.json"), test::catalog());
+    load_expectations(h200x2("derived/expect-typo.json"), method_catalog());
     FAIL() << "accepted a misspelt method";
   } catch (const InputError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("expect-typo.json"), std::string::npos) << m;
     EXPECT_NE(m.find("unknown method 'nccl-sendrcv'"), std::string::npos) << m;
   }
-  const auto e = load_expectations(h200x2("derived/expect-site.json"), test::catalog());
+  const auto e = load_expectations(h200x2("derived/expect-site.json"), method_catalog());
   EXPECT_EQ(e.judge_min_bytes, 256ull << 20);
   const auto vs = compute_verdicts(load_run_file(h200x2("default.json")), e);
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged) << "ce-write >= 500 fails both pairs";

@@ -23,7 +23,7 @@ PlanInput host_plan_input(int n, const std::string& pairs = "all") {
   PlanInput in;
   in.world_size = n;
   in.host_of_rank.assign(static_cast<std::size_t>(n), "node");
-  for (const auto& m : test::catalog()) {
+  for (const auto& m : method_catalog()) {
     if (m.family == "host") in.methods.push_back(m);
   }
   in.pairs = parse_pair_filter(pairs);
@@ -55,7 +55,7 @@ TEST(HostPlan, OneStepPerGpuAndOneStepForEveryGpuAtOnce) {
 }
 
 TEST(HostPlan, OneRankIsEnoughForHostMethodsAlone) {
-  const auto c = test::catalog();
+  const auto c = method_catalog();
   EXPECT_EQ(minimum_ranks({"h2d", "d2h-all"}, c), 1);
   EXPECT_EQ(minimum_ranks({"h2d", "ce-write"}, c), 2);
   EXPECT_EQ(minimum_ranks({"nccl-allreduce"}, c), 1) << "a collective runs on one rank too";

@@ -14,6 +14,7 @@
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
 #include "core/model/json_in.h"
+#include "core/model/method_catalog.h"
 #include "core/model/results_file.h"
 #include "core/model/schema.h"
 #include "core/model/sizes.h"
@@ -21,7 +22,6 @@
 #include "core/platform/atomic_file.h"
 #include "core/present/plan_text.h"
 #include "core/present/report.h"
-#include "test_catalog.h"
 
 namespace peerbench {
 namespace {
@@ -68,7 +68,7 @@ PlanInput cluster(int nodes, int gpus_per_node, Schedule s) {
   for (int r = 0; r < in.world_size; ++r) {
     in.host_of_rank.push_back("node" + std::to_string(r / gpus_per_node));
   }
-  in.methods = test::catalog();
+  in.methods = method_catalog();
   in.schedule = s;
   in.sizes = make_sweep({1 << 20, 1 << 30, 4, 0});
   return in;
@@ -412,7 +412,7 @@ namespace {
 
 TEST(Robust, TextThatIsNotUtf8IsWrittenNotThrown) {
   const char* argv[] = {"peerbench", "run", "--expect", "s\xd9-"};
-  const CommandLine cl = parse_command_line(4, argv, test::catalog());
+  const CommandLine cl = parse_command_line(4, argv, method_catalog());
   ASSERT_EQ(cl.command, Command::kRun);
   RunDocument d = test::clean_h200_pair();
   d.config = run_options_to_json(cl.run);

@@ -137,7 +137,7 @@ TEST(Scale, BurnInReportTimeGrowsLinearlyWithSeries) {
 // A burn-in cycle of `cases` results folded into the series, as every rank does after each
 // cycle. CPU seconds for 3 cycles, best of 3.
 double burn_in_record_seconds(int cases) {
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   const MethodInfo* m = find_method(catalog, "ce-write");
   std::vector<Result> cycle;
   for (int i = 0; i < cases; ++i)

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/model/method_catalog.h"
 #include "core/model/results.h"
-#include "test_catalog.h"
 #include "test_text.h"
 
 namespace peerbench::test {
@@ -68,7 +68,7 @@ inline RunDocument make_doc(const NodeSpec& s) {
   d.tool.git_revision = "abc";
   d.status = "complete";
   d.started_at = "2026-11-29T14:00:00Z";
-  d.methods = catalog();
+  d.methods = method_catalog();
   d.system.driver_version = "580.159.04";
   d.system.cuda_runtime_version = 13000;
   d.system.cuda_driver_version = 13000;

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "../cpu/test_catalog.h"
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
 #include "core/model/json_in.h"
 #include "core/model/json_text.h"
+#include "core/model/method_catalog.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema.h"
 #include "core/present/report.h"
@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto j = parse_json_text(text, "fuzz.json");
     try {
-      (void)expectations_from_json(j, "fuzz.json", test::catalog());
+      (void)expectations_from_json(j, "fuzz.json", method_catalog());
     } catch (const InputError&) {
     }
     const RunDocument d = run_document_from_json(j, "fuzz.json");

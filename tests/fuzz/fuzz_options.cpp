@@ -10,9 +10,9 @@
 #include "core/base/errors.h"
 #include "core/cli/command_line.h"
 #include "core/model/json_text.h"
+#include "core/model/method_catalog.h"
 #include "core/plan/plan.h"
 #include "core/present/plan_text.h"
-#include "test_catalog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace peerbench;
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!current.empty()) args.push_back(current);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  static const auto catalog = test::catalog();
+  static const auto catalog = method_catalog();
   try {
     const CommandLine cl = parse_command_line(static_cast<int>(argv.size()), argv.data(), catalog);
     if (cl.command != Command::kRun) return 0;

@@ -8,6 +8,7 @@
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
+#include "core/model/flag_table.h"
 #include "core/model/json_in.h"
 
 namespace peerbench {
@@ -112,8 +113,13 @@ void check_fail_on(const std::string& fail_on) {
   if (fail_on == "all" || fail_on == "none") return;
   auto codes = known_flag_codes();
   for (const auto& s : failing_states()) codes.push_back(s);
-  const auto& opt_in = opt_in_failing_states();
-  for (const auto& s : opt_in) codes.push_back(s);
+  // What "all" leaves out and may name beside it: the opt-in states, and any flag that does not
+  // fail by default (core/model/flag_table.h).
+  auto opt_in = opt_in_failing_states();
+  for (const auto& c : known_flag_codes()) {
+    if (!find_flag(c)->fails_by_default) opt_in.push_back(c);
+  }
+  for (const auto& s : opt_in_failing_states()) codes.push_back(s);
   const auto given = split(fail_on, ',');
   // "all," read "'all' stands alone": the empty item is the fault (a hostile audit).
   if (std::any_of(given.begin(), given.end(), [](const std::string& c) { return c.empty(); }))

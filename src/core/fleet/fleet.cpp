@@ -42,14 +42,8 @@ int FleetNode::flag_count() const {
 }
 
 FlagKind flag_kind(const std::string& code) {
-  // intermittent: a case that failed in some burn-in cycles and not in others.
-  static const std::set<std::string> hardware{
-      "data-errors",      "burn-in-errors",   "link-errors", "nvlink-degraded",
-      "fabric-unhealthy", "pcie-downtrained", "intermittent"};
-  static const std::set<std::string> path{"nccl-shm", "nccl-net", "nccl-net-socket", "host-staged",
-                                          "off-nvlink"};
-  if (hardware.count(code)) return FlagKind::kHardware;
-  return path.count(code) ? FlagKind::kPath : FlagKind::kFigure;
+  const FlagInfo* f = find_flag(code);
+  return f ? f->kind : FlagKind::kFigure;  // a code this version does not know: a figure's
 }
 
 std::string fleet_unit(const std::string& method, bool lower_is_better) {

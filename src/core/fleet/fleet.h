@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/judge/baseline.h"  // kFleetMinGroupPairs, kBaselineMinNodes
+#include "core/model/flag_table.h"
 #include "core/model/results.h"
 #include "core/model/versions.h"
 
@@ -126,11 +127,8 @@ struct FleetPair {
 enum class NodeState { kFlagged, kIncomplete, kMissing, kPass };
 std::string to_string(NodeState s);
 
-// What a flag code says of a node, for ordering and for the first thing to do about it:
-// evidence against the hardware itself (wrong data, link error counters, a downtrained or
-// degraded link), traffic that left the link (NCCL over SHM or sockets, host staging: settings
-// and peer access are the first suspects), or a figure under its bar.
-enum class FlagKind { kHardware, kPath, kFigure };
+// What a flag code says of a node, for ordering and for the first thing to do about it: its
+// row's kind in core/model/flag_table.h.
 FlagKind flag_kind(const std::string& code);
 
 // The unit of a fleet figure of `method`: "us" (latency, and times at latency sizes), "busbw

@@ -117,16 +117,12 @@ std::string flag_codes_text(const FleetNode& n) {
     for (const auto& f : p.flags) codes[f.code]++;
   }
   std::string out;
-  const std::pair<FlagKind, const char*> kinds[] = {
-      {FlagKind::kHardware, "evidence against the hardware"},
-      {FlagKind::kPath, "traffic off the link: settings and peer access first"},
-      {FlagKind::kFigure, "figures under their bars"}};
-  for (const auto& [kind, words] : kinds) {
+  for (const FlagKind kind : {FlagKind::kHardware, FlagKind::kPath, FlagKind::kFigure}) {
     std::string these;
     for (const auto& [c, k] : codes) {
       if (flag_kind(c) == kind) these += (these.empty() ? "" : ", ") + c + " x" + std::to_string(k);
     }
-    if (!these.empty()) out += (out.empty() ? "" : "; ") + these + " (" + words + ")";
+    if (!these.empty()) out += (out.empty() ? "" : "; ") + these + " (" + kind_words(kind) + ")";
   }
   return out;
 }
@@ -330,10 +326,11 @@ Section nodes_section(const FleetReport& r) {
 }
 
 // A fleet-outlier beside the same method's own bar flag (off-baseline, below-expected, ...) is
-// one finding, not two lines of one case (41 lines for one slowed node; an audit).
+// one finding, not two lines of one case (41 lines for one slowed node; an audit). A bar flag of
+// the case, not of the pair: asymmetric holds one direction against the other.
 bool is_bar_flag(const std::string& code) {
-  return code == "below-link" || code == "below-expected" || code == "off-baseline" ||
-         code == "high-latency";
+  const FlagInfo* f = find_flag(code);
+  return f && f->family == FlagFamily::kBars && f->scope == FlagScope::kCase;
 }
 
 bool held_by_a_bar(const FleetPair& p, const std::string& method) {

@@ -256,7 +256,8 @@ double headline_value(const MethodInfo* m, const Result& r);
 double figure_value(const MethodInfo* m, const Result& r,
                     std::uint64_t small_max = kSmallMessageMaxBytes);
 
-// Flag codes of the verdicts; report --fail-on accepts these and "incomplete".
+// Flag codes of the verdicts (the run's rows of core/model/flag_table.h); report --fail-on accepts
+// these and the states below.
 std::vector<std::string> known_flag_codes();
 // Method states that are not a pass and make the exit code 1 unless --fail-on leaves them out:
 // incomplete, contended, throttled, noisy.

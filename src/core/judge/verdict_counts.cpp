@@ -7,6 +7,7 @@
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/flag_table.h"
 
 namespace peerbench {
 
@@ -14,25 +15,12 @@ namespace vs = verdict_state;
 using namespace verdict_detail;
 
 std::vector<std::string> known_flag_codes() {
-  return {"host-staged",
-          "nccl-shm",
-          "nccl-net",
-          "nccl-net-socket",
-          "below-link",
-          "high-latency",
-          "p2p-slower-than-staged",
-          "asymmetric",
-          "data-errors",
-          "off-nvlink",
-          "link-errors",
-          "pcie-downtrained",
-          "nvlink-degraded",
-          "fabric-unhealthy",
-          "below-expected",
-          "off-baseline",
-          "burn-in-errors",
-          "intermittent",
-          "drift"};
+  // The codes a run's verdicts raise: every row of the table but the fleet's own.
+  std::vector<std::string> codes;
+  for (const auto& f : flag_table()) {
+    if (f.family != FlagFamily::kFleet) codes.emplace_back(f.code);
+  }
+  return codes;
 }
 
 VerdictCounts count_verdicts(const std::vector<PairVerdict>& v) {
@@ -130,7 +118,9 @@ std::vector<std::string> failing_items(const std::vector<PairVerdict>& v,
   const bool all = listed(codes, "all");
   for (const auto& pv : v) {
     for (const auto& f : pv.flags) {
-      if (all || listed(codes, f.code))
+      // A code this version does not know (a newer file's) counts under "all": never waved by.
+      const FlagInfo* info = find_flag(f.code);
+      if ((all && (!info || info->fails_by_default)) || listed(codes, f.code))
         items.push_back(f.code + " flag on " + (f.method.empty() ? "" : f.method + " ") +
                         pair_words(pv));
     }

@@ -1,7 +1,8 @@
 #pragma once
-// What a transfer method is, as data: the GPU layer registers one MethodInfo per method, and the
-// core uses the list for option validation, --list-methods, plans, reports and verdicts, without
-// knowing how any method runs.
+// What a transfer method is, as data: the catalogue (core/model/method_catalog.h) declares one
+// MethodInfo per method, and the core uses the list for option validation, --list-methods, plans,
+// reports and verdicts, without knowing how any method runs; the GPU layer attaches each entry's
+// implementation.
 #include <string>
 #include <vector>
 
@@ -38,11 +39,11 @@ struct MethodInfo {
   bool rooted = false;            // takes -r/--root
   bool all_gpus_at_once = false;  // kPerGpu: every GPU of the job in one step (h2d-all)
   bool host_staged = false;       // copies through the job's host staging ring (staged)
-  // Ranks that time one case, whose times -a combines: 1 (the source alone), 2 (both ends), 0
-  // (every rank of the job). Set from the method's own workers() by the catalogue.
+  // Ranks that time one case, whose times -a combines: 1 (one end), 2 (both ends), 0 (every rank
+  // of the job). The GPU registry checks it against the implementation's workers().
   int workers = 1;
   // Runs back to back behind the start gate, so -I's per-iteration sample can time it (staged
-  // paces itself and takes none). Set from the method's use_start_gate() by the catalogue.
+  // paces itself and takes none). The GPU registry checks it against use_start_gate().
   bool start_gated = true;
 };
 

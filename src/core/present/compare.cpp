@@ -8,6 +8,7 @@
 
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
+#include "core/model/flag_table.h"
 #include "core/model/json_text.h"
 #include "core/model/pair_filter.h"
 #include "core/model/result_index.h"
@@ -402,10 +403,10 @@ std::vector<std::string> burn_in_findings_of(const RunDocument& b,
   std::set<std::string> seen;  // a GPU's own flag stands on each of its pairs
   for (const auto& v : vs) {
     for (const auto& f : v.flags) {
-      const bool burn_in =
-          f.code == "burn-in-errors" || f.code == "intermittent" || f.code == "drift" ||
-          (f.evidence.is_object() &&
-           (f.evidence.contains("burn_in") || f.evidence.contains("burn_in_cycles")));
+      const FlagInfo* info = find_flag(f.code);
+      const bool burn_in = (info && info->family == FlagFamily::kBurnIn) ||
+                           (f.evidence.is_object() && (f.evidence.contains("burn_in") ||
+                                                       f.evidence.contains("burn_in_cycles")));
       if (burn_in && seen.insert(f.code + ": " + f.message).second)
         out.push_back(f.code + ": " + f.message);
     }

@@ -1,16 +1,13 @@
 // ce-bidir: both copy engines write into the other GPU at once.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 namespace {
 
 class CeBidir : public Method {
  public:
-  CeBidir()
-      : Method(bidir_method(
-            "ce-bidir", "ce",
-            "both GPUs' copy engines write into the other at once; total and per direction")) {}
+  CeBidir() : Method("ce-bidir") {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int src, int dst) const override {
     return {{src, dst, src}, {dst, src, dst}};

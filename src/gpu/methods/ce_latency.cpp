@@ -1,23 +1,14 @@
 // ce-latency: time of one small copy-engine write into the peer, back to back behind the start
 // gate so launch overhead is not what is measured (as p2pBandwidthLatencyTest reports latency).
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 namespace {
 
 class CeLatency : public Method {
  public:
-  CeLatency() : Method(info()) {}
-  static MethodInfo info() {
-    MethodInfo m =
-        copy_method("ce-latency", "ce",
-                    "one small copy-engine write into the peer (--latency-bytes), repeated back to "
-                    "back: time per copy");
-    m.metric = Metric::kLatency;
-    m.fixed_size = true;
-    return m;
-  }
+  CeLatency() : Method("ce-latency") {}
   int iterations_per_sample(const RunOptions& o) const override { return o.latency_iters; }
   void enqueue(StepContext& c) override {
     if (!c.is_src()) return;

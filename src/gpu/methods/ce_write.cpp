@@ -3,18 +3,14 @@
 // process; with one process per GPU the peer buffer lives in another process, so its mapping
 // is the address the copy engine writes through.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 namespace {
 
 class CeWrite : public Method {
  public:
-  CeWrite()
-      : Method(copy_method(
-            "ce-write", "ce",
-            "copy engine on the source GPU writes into the peer (cudaMemcpyAsync on the "
-            "peer mapping, as cudaMemcpyPeerAsync)")) {}
+  CeWrite() : Method("ce-write") {}
   void enqueue(StepContext& c) override {
     if (!c.is_src()) return;
     PB_CUDA(cudaMemcpyAsync(c.peer.dst, c.local.src, c.bytes, cudaMemcpyDeviceToDevice, c.stream));

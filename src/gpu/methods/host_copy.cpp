@@ -9,27 +9,16 @@
 // as usual); d2h poisons host memory before, and brings what arrived back into local.dst to be
 // checked.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 namespace {
 
 class HostCopy : public Method {
  public:
-  HostCopy(bool to_device, bool all_gpus) : Method(info(to_device, all_gpus)), h2d_(to_device) {}
-
-  static MethodInfo info(bool to_device, bool all_gpus) {
-    MethodInfo m;
-    m.name = std::string(to_device ? "h2d" : "d2h") + (all_gpus ? "-all" : "");
-    m.family = "host";
-    m.scope = MethodScope::kPerGpu;
-    m.all_gpus_at_once = all_gpus;
-    m.summary =
-        std::string(to_device ? "pinned host memory -> GPU" : "GPU -> pinned host memory") +
-        " on the copy engine, host memory on the GPU's NUMA node where known" +
-        (all_gpus ? ", every GPU at once (shared host PCIe and memory)" : ", one GPU at a time");
-    return m;
-  }
+  HostCopy(bool to_device, bool all_gpus)
+      : Method(std::string(to_device ? "h2d" : "d2h") + (all_gpus ? "-all" : "")),
+        h2d_(to_device) {}
 
   std::string unavailable(const StepContext& c) const override {
     if (c.host) return "";

@@ -1,7 +1,7 @@
 // nccl-allgather: every rank's block lands on every rank, in rank order. Size = the gathered
 // output (as nccl-tests counts it); each rank contributes size / ranks.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
@@ -9,9 +9,7 @@ namespace {
 
 class NcclAllGather : public NcclCollective {
  public:
-  NcclAllGather()
-      : NcclCollective(collective_method("nccl-allgather", "ncclAllGather over all ranks",
-                                         Collective::kAllGather)) {}
+  NcclAllGather() : NcclCollective("nccl-allgather") {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kAllGather, n, n, n * static_cast<std::size_t>(c.rank.size), false};

@@ -1,7 +1,7 @@
 // nccl-allreduce: every rank ends with the reduction over all ranks (out of place; --inplace for
 // in place). Size = the buffer each rank contributes and receives.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
@@ -9,11 +9,7 @@ namespace {
 
 class NcclAllReduce : public NcclCollective {
  public:
-  NcclAllReduce()
-      : NcclCollective(collective_method(
-            "nccl-allreduce",
-            "ncclAllReduce over all ranks (-d types, -o ops; out of place, --inplace for in place)",
-            Collective::kAllReduce)) {}
+  NcclAllReduce() : NcclCollective("nccl-allreduce") {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kAllReduce, n, n, n, c.opts.allreduce_inplace};

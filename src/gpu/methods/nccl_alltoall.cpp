@@ -1,7 +1,7 @@
 // nccl-alltoall: rank r sends its block s to rank s, as grouped send/recv to every rank (what
 // nccl-tests does). Size = each rank's whole buffer; each block is size / ranks.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
@@ -9,10 +9,7 @@ namespace {
 
 class NcclAllToAll : public NcclCollective {
  public:
-  NcclAllToAll()
-      : NcclCollective(collective_method("nccl-alltoall",
-                                         "grouped ncclSend/ncclRecv of one block to every rank",
-                                         Collective::kAllToAll)) {}
+  NcclAllToAll() : NcclCollective("nccl-alltoall") {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     const std::size_t all = n * static_cast<std::size_t>(c.rank.size);

@@ -1,6 +1,6 @@
 // nccl-broadcast: the root's (-r) buffer lands on every rank. Size = the buffer.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
@@ -8,9 +8,7 @@ namespace {
 
 class NcclBroadcast : public NcclCollective {
  public:
-  NcclBroadcast()
-      : NcclCollective(collective_method("nccl-broadcast", "ncclBroadcast from the root (-r)",
-                                         Collective::kBroadcast)) {}
+  NcclBroadcast() : NcclCollective("nccl-broadcast") {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kBroadcast, n, n, n, false};

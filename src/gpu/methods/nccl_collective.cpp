@@ -57,16 +57,6 @@ ncclRedOp_t nccl_op(ReduceOp o) {
   return ncclSum;
 }
 
-MethodInfo collective_method(const char* name, const char* summary, Collective c) {
-  MethodInfo m = nccl_pair_method(name, summary, false);  // the NCCL facts they share
-  m.scope = MethodScope::kAllRanks;
-  m.collective = c;
-  m.typed = true;
-  m.reduces = takes_op(c);
-  m.rooted = takes_root(c);
-  return m;
-}
-
 std::size_t NcclCollective::block(const StepContext& c) const {
   return c.bytes / type_size(c.dtype) / static_cast<std::size_t>(blocks(c));
 }

@@ -16,9 +16,6 @@ namespace peerbench::gpu {
 ncclDataType_t nccl_type(DataType t);
 ncclRedOp_t nccl_op(ReduceOp o);
 
-// MethodInfo of a collective over all ranks: -o and -r as the collective takes them.
-MethodInfo collective_method(const char* name, const char* summary, Collective c);
-
 class NcclCollective : public Method {
  public:
   using Method::Method;

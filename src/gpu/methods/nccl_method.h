@@ -6,17 +6,6 @@
 
 namespace peerbench::gpu {
 
-inline MethodInfo nccl_pair_method(const char* name, const char* summary, bool bidirectional) {
-  MethodInfo m;
-  m.name = name;
-  m.family = "nccl";
-  m.summary = summary;
-  m.collective = Collective::kSendRecv;
-  m.uses_nccl = true;
-  m.bidirectional = bidirectional;
-  return m;
-}
-
 inline std::string require_nccl(const StepContext& c) {
   if (c.nccl && !c.nccl->aborted()) return "";
   if (c.nccl) return "NCCL communicator was aborted earlier in this run";

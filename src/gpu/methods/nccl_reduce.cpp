@@ -1,6 +1,6 @@
 // nccl-reduce: the reduction over all ranks lands on the root (-r) only. Size = each rank's buffer.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
@@ -8,9 +8,7 @@ namespace {
 
 class NcclReduce : public NcclCollective {
  public:
-  NcclReduce()
-      : NcclCollective(collective_method("nccl-reduce", "ncclReduce onto the root (-r)",
-                                         Collective::kReduce)) {}
+  NcclReduce() : NcclCollective("nccl-reduce") {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kReduce, n, n, c.rank.rank == c.root ? n : 0, false};

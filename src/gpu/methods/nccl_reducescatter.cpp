@@ -1,7 +1,7 @@
 // nccl-reducescatter: rank r receives block r of the reduction over all ranks. Size = each
 // rank's input (as nccl-tests counts it); each rank receives size / ranks.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
@@ -9,9 +9,7 @@ namespace {
 
 class NcclReduceScatter : public NcclCollective {
  public:
-  NcclReduceScatter()
-      : NcclCollective(collective_method("nccl-reducescatter", "ncclReduceScatter over all ranks",
-                                         Collective::kReduceScatter)) {}
+  NcclReduceScatter() : NcclCollective("nccl-reducescatter") {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kReduceScatter, n, n * static_cast<std::size_t>(c.rank.size), n,

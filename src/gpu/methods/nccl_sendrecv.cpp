@@ -1,6 +1,6 @@
 // nccl-sendrecv: ncclSend on the source, ncclRecv on the destination; other ranks idle.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_method.h"
 
 namespace peerbench::gpu {
@@ -8,9 +8,7 @@ namespace {
 
 class NcclSendRecv : public Method {
  public:
-  NcclSendRecv()
-      : Method(nccl_pair_method("nccl-sendrecv",
-                                "ncclSend on the source, ncclRecv on the destination", false)) {}
+  NcclSendRecv() : Method("nccl-sendrecv") {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}}; }
   std::string unavailable(const StepContext& c) const override { return require_nccl(c); }

@@ -1,6 +1,6 @@
 // nccl-sendrecv-bidir: both ranks send to and receive from each other in one NCCL group.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_method.h"
 
 namespace peerbench::gpu {
@@ -8,9 +8,7 @@ namespace {
 
 class NcclSendRecvBidir : public Method {
  public:
-  NcclSendRecvBidir()
-      : Method(nccl_pair_method("nccl-sendrecv-bidir",
-                                "send and receive both ways at once, in one NCCL group", true)) {}
+  NcclSendRecvBidir() : Method("nccl-sendrecv-bidir") {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int src, int dst) const override {
     return {{src, dst, src}, {dst, src, dst}};

@@ -2,7 +2,7 @@
 // nccl-tests' sendrecv_perf measures). On two ranks both directions of the pair are loaded, as
 // in nccl-sendrecv-bidir. Size = what each rank sends.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "gpu/methods/nccl_collective.h"
 
 namespace peerbench::gpu {
@@ -10,11 +10,7 @@ namespace {
 
 class NcclSendRecvRing : public NcclCollective {
  public:
-  NcclSendRecvRing()
-      : NcclCollective(collective_method("nccl-sendrecv-ring",
-                                         "every rank sends to the next and receives from the "
-                                         "previous at once, in one NCCL group",
-                                         Collective::kSendRecv)) {}
+  NcclSendRecvRing() : NcclCollective("nccl-sendrecv-ring") {}
   CollectiveLayout collective_layout(const StepContext& c) const override {
     const std::size_t n = block(c);
     return {kernels::CollKind::kRing, n, n, n, false};

@@ -1,44 +1,90 @@
-// The method registry: one line per method, in the order a run measures them. A method is one
-// file under methods/ that defines make_<name>(); adding one is that file and its line here (the
-// list declares each factory and calls it).
-#include "gpu/methods/method_defs.h"
+// The method registry: the implementation of each catalogue entry. The catalogue
+// (core/model/method_catalog.def) names each method's factory, make_<id>(), defined by its file
+// under methods/; each implementation names the entry it implements, and make_methods() refuses a
+// registry that disagrees with the catalogue. Adding a method is its file and its entry there.
+#include <stdexcept>
 
-#define PEERBENCH_METHODS(METHOD) \
-  METHOD(ce_write)                \
-  METHOD(ce_read)                 \
-  METHOD(sm_write)                \
-  METHOD(sm_read)                 \
-  METHOD(ce_bidir)                \
-  METHOD(sm_bidir)                \
-  METHOD(staged)                  \
-  METHOD(h2d)                     \
-  METHOD(d2h)                     \
-  METHOD(h2d_all)                 \
-  METHOD(d2h_all)                 \
-  METHOD(ce_latency)              \
-  METHOD(sm_latency)              \
-  METHOD(nccl_sendrecv)           \
-  METHOD(nccl_sendrecv_bidir)     \
-  METHOD(nccl_allreduce)          \
-  METHOD(nccl_allgather)          \
-  METHOD(nccl_reducescatter)      \
-  METHOD(nccl_broadcast)          \
-  METHOD(nccl_reduce)             \
-  METHOD(nccl_alltoall)           \
-  METHOD(nccl_sendrecv_ring)
+#include "core/base/text.h"
+#include "core/model/method_catalog.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 
-#define PEERBENCH_DECLARE_FACTORY(name) std::unique_ptr<Method> make_##name();
-PEERBENCH_METHODS(PEERBENCH_DECLARE_FACTORY)
-#undef PEERBENCH_DECLARE_FACTORY
+#define PEERBENCH_METHOD(id, info) std::unique_ptr<Method> make_##id();
+#include "core/model/method_catalog.def"
+#undef PEERBENCH_METHOD
+
+namespace {
+
+std::vector<std::unique_ptr<Method>> implementations() {
+  std::vector<std::unique_ptr<Method>> m;
+#define PEERBENCH_METHOD(id, info) m.push_back(make_##id());
+#include "core/model/method_catalog.def"
+#undef PEERBENCH_METHOD
+  return m;
+}
+
+bool named(const std::vector<std::unique_ptr<Method>>& methods, const std::string& name) {
+  for (const auto& m : methods) {
+    if (m->info().name == name) return true;
+  }
+  return false;
+}
+
+// An entry's facts that follow from its implementation's behaviour, where they differ.
+void behaviour_mismatches(const MethodInfo& entry, const Method& m, std::vector<std::string>& out) {
+  const MethodInfo does = described(m);
+  if (does.workers != entry.workers)
+    out.push_back(entry.name + ": the catalogue says workers " + std::to_string(entry.workers) +
+                  ", its implementation has " + std::to_string(does.workers));
+  if (does.start_gated != entry.start_gated)
+    out.push_back(entry.name + ": the catalogue says start_gated " +
+                  (entry.start_gated ? "true" : "false") + ", its implementation " +
+                  (does.start_gated ? "uses" : "skips") + " the start gate");
+}
+
+}  // namespace
+
+std::vector<std::string> catalogue_mismatches(const std::vector<MethodInfo>& catalog,
+                                              const std::vector<std::unique_ptr<Method>>& methods) {
+  std::vector<std::string> out;
+  std::vector<std::string> order_catalog, order_methods;
+  for (const auto& e : catalog) {
+    order_catalog.push_back(e.name);
+    if (!named(methods, e.name))
+      out.push_back("catalogue entry " + e.name + " has no implementation");
+  }
+  for (const auto& m : methods) {
+    const MethodInfo* entry = find_method(catalog, m->info().name);
+    if (!entry) {
+      out.push_back("implementation " + m->info().name + " has no catalogue entry");
+      continue;
+    }
+    order_methods.push_back(entry->name);
+    behaviour_mismatches(*entry, *m, out);
+  }
+  if (out.empty() && order_methods != order_catalog)
+    out.push_back("the implementations come in another order than the catalogue's: " +
+                  join(order_methods));
+  return out;
+}
+
+std::vector<std::string> registered_factories() {
+  return {
+#define PEERBENCH_METHOD(id, info) #id,
+#include "core/model/method_catalog.def"
+#undef PEERBENCH_METHOD
+  };
+}
 
 std::vector<std::unique_ptr<Method>> make_methods() {
-  std::vector<std::unique_ptr<Method>> m;
-#define PEERBENCH_MAKE(name) m.push_back(make_##name());
-  PEERBENCH_METHODS(PEERBENCH_MAKE)
-#undef PEERBENCH_MAKE
-  return m;
+  auto methods = implementations();
+  const auto wrong = catalogue_mismatches(peerbench::method_catalog(), methods);
+  if (!wrong.empty()) {
+    throw std::logic_error("the method registry disagrees with core/model/method_catalog.def: " +
+                           join(wrong, "; "));
+  }
+  return methods;
 }
 
 }  // namespace peerbench::gpu

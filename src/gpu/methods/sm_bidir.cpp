@@ -1,16 +1,13 @@
 // sm-bidir: kernels on both GPUs store into the other at once.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 namespace {
 
 class SmBidir : public Method {
  public:
-  SmBidir()
-      : Method(bidir_method(
-            "sm-bidir", "sm",
-            "kernels on both GPUs store into the other at once; total and per direction")) {}
+  SmBidir() : Method("sm-bidir") {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int src, int dst) const override {
     return {{src, dst, src}, {dst, src, dst}};

@@ -1,7 +1,7 @@
 // sm-latency: one-way time of a store seen by the peer. Two single-thread kernels play
 // ping-pong through each other's memory; one round trip is two one-way transfers.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "sync_kernels.h"
 
 namespace peerbench::gpu {
@@ -9,18 +9,7 @@ namespace {
 
 class SmLatency : public Method {
  public:
-  SmLatency() : Method(info()) {}
-  static MethodInfo info() {
-    MethodInfo m =
-        copy_method("sm-latency", "sm",
-                    "ping-pong of 4-byte stores between kernels on both GPUs: one-way time of a "
-                    "store seen by the peer");
-    m.metric = Metric::kLatency;
-    m.fixed_size = true;
-    m.fixed_bytes = 4;           // the flag word; --latency-bytes does not apply
-    m.graph_capturable = false;  // flag values advance with every launch
-    return m;
-  }
+  SmLatency() : Method("sm-latency") {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int, int) const override { return {}; }
   DataMode data_mode() const override { return DataMode::kNone; }

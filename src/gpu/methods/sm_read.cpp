@@ -1,16 +1,13 @@
 // sm-read: a kernel on the destination GPU loads the source's memory through the peer pointer.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 namespace {
 
 class SmRead : public Method {
  public:
-  SmRead()
-      : Method(copy_method(
-            "sm-read", "sm",
-            "kernel on the destination GPU loads from the source's memory (16-byte loads)")) {}
+  SmRead() : Method("sm-read") {}
   std::vector<int> workers(int, int dst) const override { return {dst}; }
   void enqueue(StepContext& c) override {
     if (!c.is_dst()) return;

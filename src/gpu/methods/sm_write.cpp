@@ -1,16 +1,13 @@
 // sm-write: a kernel on the source GPU stores into the peer's memory through the peer pointer.
 #include "gpu/check.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 
 namespace peerbench::gpu {
 namespace {
 
 class SmWrite : public Method {
  public:
-  SmWrite()
-      : Method(copy_method(
-            "sm-write", "sm",
-            "kernel on the source GPU stores into the peer's memory (16-byte stores)")) {}
+  SmWrite() : Method("sm-write") {}
   void enqueue(StepContext& c) override {
     if (!c.is_src()) return;
     PB_CUDA(kernels::sm_copy(c.stream, c.peer.dst, c.local.src, c.bytes, c.copy_launch));

@@ -4,7 +4,7 @@
 // waits keep the host out of the loop.
 #include "gpu/check.h"
 #include "gpu/host_staging.h"
-#include "gpu/methods/method_defs.h"
+#include "gpu/method.h"
 #include "sync_kernels.h"
 
 namespace peerbench::gpu {
@@ -12,19 +12,7 @@ namespace {
 
 class Staged : public Method {
  public:
-  Staged() : Method(info()) {}
-  static MethodInfo info() {
-    MethodInfo m;
-    m.name = "staged";
-    m.family = "staged";
-    m.host_staged = true;  // the job sets up its HostStaging ring for it
-    m.summary =
-        "source GPU -> pinned host memory shared by both ranks -> destination GPU, pipelined in "
-        "chunks: the cost of a copy without P2P";
-    m.same_host_only = true;
-    m.graph_capturable = false;  // sequence numbers are baked into each launch
-    return m;
-  }
+  Staged() : Method("staged") {}
   std::vector<int> workers(int src, int dst) const override { return {src, dst}; }
   std::vector<Flow> flows(int src, int dst) const override { return {{src, dst, src}}; }
   std::string unavailable(const StepContext& c) const override {

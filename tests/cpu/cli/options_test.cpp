@@ -6,8 +6,8 @@
 
 #include "core/base/errors.h"
 #include "core/cli/command_line.h"
+#include "core/model/method_catalog.h"
 #include "core/model/sizes.h"
-#include "test_catalog.h"
 
 namespace peerbench {
 namespace {
@@ -16,7 +16,7 @@ CommandLine parse(std::vector<std::string> args) {
   args.insert(args.begin(), "peerbench");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), test::catalog());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), method_catalog());
 }
 
 // The UsageError's message, or "" when the command line was accepted.
@@ -40,7 +40,7 @@ TEST(Options, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(o.iters, 20);
   EXPECT_EQ(o.samples, 5);
   EXPECT_TRUE(o.check);
-  EXPECT_EQ(o.methods.size(), test::catalog().size());
+  EXPECT_EQ(o.methods.size(), method_catalog().size());
   EXPECT_EQ(o.schedule, Schedule::kSerial);
   EXPECT_FALSE(o.json_path_given);
 }

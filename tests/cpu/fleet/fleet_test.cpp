@@ -143,7 +143,7 @@ void copy_loop_beside(RunDocument& d, const std::string& method, std::uint64_t b
 FleetReport fleet_of(const std::string& path) {
   FleetOptions o;
   o.paths = {path};
-  return build_fleet(o, test::catalog());
+  return build_fleet(o, method_catalog());
 }
 
 // The site baseline of the fleet in `dir`, written beside its runs as base.json.
@@ -181,7 +181,7 @@ struct DerivedFleet {
 
 TEST(Fleet, FindsTheSlowedTheCutTheUnreadableAndTheMissing) {
   DerivedFleet f;
-  const FleetReport r = build_fleet(f.options, test::catalog());
+  const FleetReport r = build_fleet(f.options, method_catalog());
   ASSERT_EQ(r.nodes.size(), 11u);
   EXPECT_EQ(fleet_exit_code(r), kExitFlagged);
 
@@ -259,7 +259,7 @@ TEST(FleetReport, JunitSkipsAFigureNotJudgedAndSaysWhy) {
 
 TEST(Fleet, GroupMedianIsTheHealthyNodesFigure) {
   DerivedFleet f;
-  const FleetReport r = build_fleet(f.options, test::catalog());
+  const FleetReport r = build_fleet(f.options, method_catalog());
   const Result* ce = nullptr;
   for (const auto& x : real_run().results) {
     if (x.method == "ce-write" && x.src == 0 && x.status == ResultStatus::kOk &&
@@ -285,7 +285,7 @@ TEST(Fleet, ToleranceComesFromTheExpectFile) {
   write_text(f.dir + "/../fleet-expect-" + std::to_string(::getpid()),
              "{\"fleet_outlier_tolerance\": 0.25, \"asymmetry_tolerance\": 0.5}");
   f.options.expect_path = f.dir + "/../fleet-expect-" + std::to_string(::getpid());
-  const FleetReport r = build_fleet(f.options, test::catalog());
+  const FleetReport r = build_fleet(f.options, method_catalog());
   EXPECT_DOUBLE_EQ(r.outlier_tolerance, 0.25);
   EXPECT_FALSE(has_flag(node(r, "node3"), "fleet-outlier", "ce-write"));
   // At 0, a pair under the median by less than the ratio's last digit shown is no outlier (an
@@ -300,13 +300,13 @@ TEST(Fleet, ToleranceComesFromTheExpectFile) {
   RunDocument tenth = as_node(real_run(), "tenth");
   slow(tenth, "ce-write", 0.999);
   write_run(same.paths[0], "tenth", tenth);
-  const FleetReport strict = build_fleet(same, test::catalog());
+  const FleetReport strict = build_fleet(same, method_catalog());
   EXPECT_FALSE(has_flag(node(strict, "hair"), "fleet-outlier", "ce-write"));
   EXPECT_TRUE(has_flag(node(strict, "tenth"), "fleet-outlier", "ce-write"));
   write_text(f.options.expect_path, "{\"fleet_outlier_tolerance\": 2}");
-  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
+  EXPECT_THROW(build_fleet(f.options, method_catalog()), InputError);
   write_text(f.options.expect_path, "{\"fleet_tolerance\": 0.2}");
-  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError) << "a misspelt key is refused";
+  EXPECT_THROW(build_fleet(f.options, method_catalog()), InputError) << "a misspelt key is refused";
   ::unlink(f.options.expect_path.c_str());
 }
 
@@ -444,7 +444,7 @@ TEST(Fleet, BadInputIsRefused) {
   EXPECT_THROW(fleet_of(empty), UsageError);
   DerivedFleet f;
   f.options.hosts_file = f.dir + "/no-such-hosts";
-  EXPECT_THROW(build_fleet(f.options, test::catalog()), InputError);
+  EXPECT_THROW(build_fleet(f.options, method_catalog()), InputError);
   EXPECT_THROW(parse_fleet_format("xml"), UsageError);
   // A device or FIFO holds no run: refused, not an unreadable node (an audit).
   EXPECT_THROW(fleet_of("/dev/null"), UsageError);
@@ -468,7 +468,7 @@ std::size_t csv_fields(const std::string& line) {
 // node; a node with none of them still has one.
 TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
   DerivedFleet f;
-  const FleetReport r = build_fleet(f.options, test::catalog());
+  const FleetReport r = build_fleet(f.options, method_catalog());
   const auto csv = make_fleet_reporter(FleetFormat::kCsv)->render(r, {});
   std::size_t rows = 0;
   for (const auto& n : r.nodes) {
@@ -543,7 +543,7 @@ CommandLine parse(std::vector<std::string> args) {
   args.insert(args.begin(), "peerbench");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), test::catalog());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), method_catalog());
 }
 
 TEST(FleetOptions, CommandLine) {
@@ -897,7 +897,7 @@ TEST(CompareContention, AContendedFigureIsNeverARegression) {
 // little less than the outlier tolerance but under the site's bar do not.
 TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
   DerivedFleet f;  // 10 nodes: node3 slowed (outlier), node5 cut short, node8 unreadable
-  const FleetReport first = build_fleet(f.options, test::catalog());
+  const FleetReport first = build_fleet(f.options, method_catalog());
   const nlohmann::json file = make_baseline(first, 0.05, "2026-11-30T18:00:00Z");
   const auto& b = file["baseline"];
   EXPECT_EQ(b["from"]["nodes"].size(), 7u) << "only the nodes that passed";
@@ -913,7 +913,7 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
   EXPECT_TRUE(ce_write);
   const std::string path = f.dir + "/baseline.json";
   write_text(path, file.dump(2));
-  const Expectations e = load_expectations(path, test::catalog());
+  const Expectations e = load_expectations(path, method_catalog());
   EXPECT_FALSE(e.baseline.empty());
 
   const std::string later = temp_dir();
@@ -936,7 +936,7 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
   FleetOptions o;
   o.paths = {later};
   o.expect_path = path;
-  const FleetReport r = build_fleet(o, test::catalog());
+  const FleetReport r = build_fleet(o, method_catalog());
   EXPECT_EQ(node(r, "new0").state, NodeState::kPass);
   EXPECT_EQ(node(r, "new2").state, NodeState::kPass);
   EXPECT_EQ(node(r, "new1").state, NodeState::kFlagged);
@@ -977,7 +977,7 @@ TEST(SiteBaseline, LatencySizesAreHeldAsTimePerOperation) {
   EXPECT_TRUE(allreduce);
   const std::string path = dir + "/baseline.json";
   write_text(path, file.dump(2));
-  const Expectations e = load_expectations(path, test::catalog());
+  const Expectations e = load_expectations(path, method_catalog());
   EXPECT_EQ(verdict_exit_code(compute_verdicts(as_node(small, "x"), e), "all"), kExitOk);
   RunDocument slower = as_node(small, "slow");
   slow(slower, "nccl-allreduce", 1 / 1.3);
@@ -1002,12 +1002,12 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
   write_text(other, file.dump(2));
   const RunDocument d = as_node(real_run(), "x");
 
-  const Expectations own = load_expectations(same, test::catalog());
+  const Expectations own = load_expectations(same, method_catalog());
   const std::string judged = bars_used_line(d, compute_verdicts(d, own), own);
   EXPECT_NE(judged.find("by site baseline"), std::string::npos) << judged;
   EXPECT_EQ(judged.find("judged none"), std::string::npos) << judged;
 
-  const Expectations h100 = load_expectations(other, test::catalog());
+  const Expectations h100 = load_expectations(other, method_catalog());
   const auto vs = compute_verdicts(d, h100);
   const std::string none = bars_used_line(d, vs, h100);
   EXPECT_EQ(none.find("by site baseline"), std::string::npos) << none;
@@ -1045,7 +1045,7 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
 TEST(SiteBaseline, AFailureOnOtherVersionsSaysWhichTheFleetRan) {
   const std::string dir = healthy_fleet(real_run(), 4);
   const std::string path = write_baseline(dir, 0.05);
-  const Expectations e = load_expectations(path, test::catalog());
+  const Expectations e = load_expectations(path, method_catalog());
   RunDocument later = as_node(real_run(), "later");
   later.system.driver_version = "590.10.01";
   slow(later, "ce-write", 0.8);
@@ -1128,7 +1128,7 @@ TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
   }
   const std::string path = dir + "/baseline.json";
   write_text(path, make_baseline(fleet_of(dir), 0.05, "now").dump(2));
-  const Expectations e = load_expectations(path, test::catalog());
+  const Expectations e = load_expectations(path, method_catalog());
   RunDocument later = as_node(real_run(), "later");
   later.system.driver_version = "590.10.01";
   for (auto& h : later.topology->hosts) h.driver_version = "590.10.01";
@@ -1186,7 +1186,7 @@ TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
   for (auto& h : later.topology->hosts) h.driver_version = "590.10.01";
   slow(later, "ce-write", 0.97);  // over 580.159.04's bar (0.95), under 580.200.01's (0.9975)
   for (const auto& p : {path, reversed}) {
-    const auto vs = compute_verdicts(later, load_expectations(p, test::catalog()));
+    const auto vs = compute_verdicts(later, load_expectations(p, method_catalog()));
     EXPECT_EQ(verdict_exit_code(vs, "off-baseline"), kExitFlagged) << p;
   }
   RunDocument unknown = as_node(real_run(), "unknown");
@@ -1194,7 +1194,7 @@ TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
   for (auto& h : unknown.topology->hosts) h.driver_version.clear();
   slow(unknown, "ce-write", 0.8);
   bool said = false;
-  const Expectations e = load_expectations(path, test::catalog());
+  const Expectations e = load_expectations(path, method_catalog());
   EXPECT_NE(
       bars_used_line(unknown, compute_verdicts(unknown, e), e).find("this run driver not recorded"),
       std::string::npos);
@@ -1394,7 +1394,7 @@ TEST(SiteBaseline, EntriesUnderTheJudgedMinimumJudgeTheirSize) {
   to64.config["sizes"] = {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20};
   const std::string dir = healthy_fleet(to64, 4);
   const std::string base = write_baseline(dir, 0.05);
-  const Expectations e = load_expectations(base, test::catalog());
+  const Expectations e = load_expectations(base, method_catalog());
   RunDocument later = as_node(to64, "later");
   slow(later, "ce-write", 0.93);  // within 90 % of known-good; 7 % under the site's median
   const auto vs = compute_verdicts(later, e);
@@ -1424,7 +1424,7 @@ TEST(SiteBaseline, ARunSweptFurtherIsHeldToTheBaselineAtItsSizeToo) {
   to64.config["maxbytes"] = 64ull << 20;
   to64.config["sizes"] = {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20};
   const std::string dir = healthy_fleet(to64, 4);
-  const Expectations e = load_expectations(write_baseline(dir, 0.05), test::catalog());
+  const Expectations e = load_expectations(write_baseline(dir, 0.05), method_catalog());
   RunDocument later = as_node(real_run(), "later");  // to 1 GiB
   slow(later, "ce-write", 0.93);
   bool flagged = false, noted = false;
@@ -1480,7 +1480,7 @@ TEST(SiteBaseline, ABarAboveTheRawLinkRateSaysNoFigureReachesIt) {
   }
   const std::string path = dir + "/edited.json";
   write_text(path, file.dump());
-  const auto vs = compute_verdicts(real_run(), load_expectations(path, test::catalog()));
+  const auto vs = compute_verdicts(real_run(), load_expectations(path, method_catalog()));
   bool said = false;
   for (const auto& v : vs) {
     for (const auto& f : v.flags)
@@ -1504,7 +1504,7 @@ TEST(SiteBaseline, ABaselineUnderKnownGoodSaysWhatItPassed) {
     return d;
   };
   const std::string dir = healthy_fleet(both_ways(real_run(), 0.88), 3);
-  const Expectations e = load_expectations(write_baseline(dir, 0.1), test::catalog());
+  const Expectations e = load_expectations(write_baseline(dir, 0.1), method_catalog());
   const RunDocument later = as_node(both_ways(real_run(), 0.81), "later");
   const auto vs = compute_verdicts(later, e);
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk) << "the baseline's bar passes it";
@@ -1520,7 +1520,7 @@ TEST(SiteBaseline, ABaselineUnderKnownGoodSaysWhatItPassed) {
 // for a method with one figure a node.
 TEST(SiteBaseline, AnAllRanksShortfallSaysBusbwAndNodes) {
   const std::string dir = healthy_fleet(real_run(), 3);
-  const Expectations e = load_expectations(write_baseline(dir, 0.1), test::catalog());
+  const Expectations e = load_expectations(write_baseline(dir, 0.1), method_catalog());
   RunDocument later = as_node(real_run(), "later");
   slow(later, "nccl-allreduce", 0.5);
   std::string why;
@@ -1551,7 +1551,7 @@ TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
   FleetOptions o;
   o.paths = {other};
   o.expect_path = base;
-  const FleetReport r = build_fleet(o, test::catalog());
+  const FleetReport r = build_fleet(o, method_catalog());
   const std::string text = test::flat(make_fleet_reporter(FleetFormat::kText)->render(r, {}));
   EXPECT_NE(
       text.find(test::flat("the site baseline (" + base +
@@ -1560,7 +1560,7 @@ TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
       std::string::npos)
       << text.substr(0, 600);
   o.paths = {dir};  // the nodes it came from: judged
-  EXPECT_TRUE(build_fleet(o, test::catalog()).baseline_unused.empty());
+  EXPECT_TRUE(build_fleet(o, method_catalog()).baseline_unused.empty());
 }
 
 // From an audit: an entry naming a method that does not exist, or holding its figure in a unit
@@ -1571,7 +1571,7 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   const auto good = make_baseline(fleet_of(dir), 0.1, "now");
   const auto refusal = [](const nlohmann::json& j) -> std::string {
     try {
-      expectations_from_json(j, "site.json", test::catalog());
+      expectations_from_json(j, "site.json", method_catalog());
       return "(read)";
     } catch (const InputError& e) {
       return e.what();
@@ -1644,7 +1644,7 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   mine["pairs"] = 3;
   mine["bar"] = mine["median"].get<double>() - 1;
   j["baseline"]["entries"].push_back(mine);
-  const auto e = expectations_from_json(j, "site.json", test::catalog());
+  const auto e = expectations_from_json(j, "site.json", method_catalog());
   const auto& any = e.baseline[ce];
   BaselineQuery q{any.model, any.link, any.group, any.method, any.bytes, any.ranks, v};
   ASSERT_NE(find_baseline(e.baseline, q), nullptr);
@@ -1744,7 +1744,7 @@ TEST(CompareSettings, AGraphLeavesMethodsItCannotCaptureComparable) {
 // NCCL's figures (both ends, or every rank) do not (a review). The fixture predates the methods'
 // `workers` key: it reads as the catalog makes each method.
 TEST(CompareSettings, AverageOverRanksLeavesOneRankMethodsComparable) {
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   for (const auto& m : real_run().methods) {
     const MethodInfo* c = find_method(catalog, m.name);
     ASSERT_NE(c, nullptr) << m.name;
@@ -1807,7 +1807,7 @@ TEST(CompareSettings, TheRepeatThatSettledAVerdictIsTheFigureCompared) {
 TEST(FleetSettings, RegistrationKeepsCopiesInTheirGroupAndBaseline) {
   const std::string dir = healthy_fleet(real_run(), 4);
   const std::string path = write_baseline(dir, 0.1);
-  const Expectations e = load_expectations(path, test::catalog());
+  const Expectations e = load_expectations(path, method_catalog());
   RunDocument r1 = as_node(real_run(), "r1");
   r1.config["local_register"] = 1;
   slow(r1, "ce-write", 0.88);
@@ -1920,7 +1920,7 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
   EXPECT_FALSE(has_flag(node(r, "tr"), "fleet-outlier", "nccl-allreduce"));
   EXPECT_EQ(node(r, "tr").state, NodeState::kPass);
 
-  const Expectations e = load_expectations(base, test::catalog());
+  const Expectations e = load_expectations(base, method_catalog());
   const RunDocument r2 = symmetric_r2();
   const auto vs = compute_verdicts(r2, e);
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
@@ -2028,7 +2028,7 @@ TEST(FleetHonesty, RunsOfOneHostThatStartedTogetherLeaveItIncompleteAndOneFileIs
   const std::string two = healthy_fleet(real_run(), 3);
   FleetOptions o;
   o.paths = {two, two + "/n1.json"};
-  const FleetReport twice = build_fleet(o, test::catalog());
+  const FleetReport twice = build_fleet(o, method_catalog());
   EXPECT_EQ(twice.nodes.size(), 3u);
   EXPECT_TRUE(twice.earlier_runs.empty());
   EXPECT_TRUE(twice.notes.empty()) << twice.notes[0];
@@ -2153,7 +2153,7 @@ TEST(FleetSettings, AnotherElementTypeIsAGroupOfItsOwn) {
   for (const auto& p : node(r, "half").pairs)
     if (p.src_pci == "all") grouped = p.group_of("nccl-allreduce") == "all 2 GPUs, -d half";
   EXPECT_TRUE(grouped);
-  const Expectations e = load_expectations(base, test::catalog());
+  const Expectations e = load_expectations(base, method_catalog());
   for (const auto& v : compute_verdicts(half, e))
     for (const auto& m : v.methods)
       if (m.method == "nccl-allreduce") EXPECT_NE(m.bar_source, kBarSiteBaseline);
@@ -2336,7 +2336,7 @@ TEST(FleetReadability, TheChartDrawsTheBarTheVerdictsUsed) {
   FleetOptions o;
   o.paths = {dir};
   o.expect_path = base;
-  const FleetReport r = build_fleet(o, test::catalog());
+  const FleetReport r = build_fleet(o, method_catalog());
   EXPECT_EQ(r.count(NodeState::kFlagged), 4);
   const svg::StripChart c = fleet_spread_chart(r);
   const svg::StripRow* ce_write = nullptr;

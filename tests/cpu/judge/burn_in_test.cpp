@@ -20,7 +20,7 @@ RunDocument burned(const std::vector<double>& gbps, std::vector<int> corrupt = {
   RunDocument d = test::clean_h200_pair();
   BurnIn b;
   b.cycles_requested = static_cast<int>(gbps.size());
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   BurnInRecorder rec;
   for (int c = 1; c <= static_cast<int>(gbps.size()); ++c) {
     Result r = test::bw_result("ce-write", 0, 1, G, gbps[c - 1]);
@@ -118,7 +118,7 @@ TEST(BurnIn, AFailureThatLastsIntoTheCycleCutShortIsIntermittent) {
 // case recorded twice in a cycle: its cycle lists name that cycle once, or the file the run
 // wrote would be refused when read back.
 TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   const MethodInfo* m = find_method(catalog, "ce-write");
   RunDocument d = test::clean_h200_pair();
   BurnIn b;
@@ -181,7 +181,7 @@ TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
 // any unit that shows bandwidth): a time that grows is the drift, a time that falls is not.
 BurnIn burned_at_8_bytes(const std::vector<double>& us) {
   BurnIn b;
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   BurnInRecorder rec;
   for (int c = 1; c <= static_cast<int>(us.size()); ++c) {
     Result r = test::latency_result("nccl-allreduce", 0, 1, us[c - 1]);
@@ -266,7 +266,7 @@ TEST(BurnIn, ASchema4SeriesMustCarryTheUnitOfItsMethodAndSize) {
 // Two variants of one case (-d float,half) are two series, each reported with its own figures.
 TEST(BurnIn, EachVariantIsReportedWithItsOwnSeries) {
   RunDocument d = test::clean_h200_pair();
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   BurnIn b;
   BurnInRecorder rec;
   for (int c = 1; c <= 4; ++c) {
@@ -287,7 +287,7 @@ TEST(BurnIn, EachVariantIsReportedWithItsOwnSeries) {
 // A recorder given series it did not add (a burn-in read back) continues them, case by case,
 // rather than starting a second series of the same case.
 TEST(BurnIn, ARecorderContinuesTheSeriesAlreadyThere) {
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   const MethodInfo* m = find_method(catalog, "ce-write");
   BurnIn b = *burned({396, 395}).burn_in;
   BurnInRecorder rec;
@@ -480,7 +480,7 @@ TEST(BurnIn, TooFewCleanCyclesAreContendedNotAPass) {
   // The recorder tells them apart: held clocks alone, or another process (with or without them).
   BurnIn b;
   BurnInRecorder rec;
-  const auto catalog = test::catalog();
+  const auto catalog = method_catalog();
   Result hot = test::bw_result("ce-write", 0, 1, G, 300);
   hot.interference.emplace();
   hot.interference->push_back({0, "node0", 0, "0000:00:00.0", {}});

@@ -600,7 +600,7 @@ TEST(RecordedBars, EveryBarARunRecordsReadsBack) {
   b.bar = 376;
   e.baseline.push_back(b);
   const auto j = to_json(e);
-  const Expectations back = expectations_from_json(j, "config.expectations", test::catalog());
+  const Expectations back = expectations_from_json(j, "config.expectations", method_catalog());
   // "comment" names where the bars came from, which for a read-back is the recording
   auto again = to_json(back);
   EXPECT_EQ(again["comment"], "config.expectations");
@@ -609,7 +609,7 @@ TEST(RecordedBars, EveryBarARunRecordsReadsBack) {
   EXPECT_DOUBLE_EQ(back.drift_tolerance, 0.07);
   EXPECT_EQ(back.baseline.size(), 1u);
   const auto defaults = to_json(Expectations{});
-  EXPECT_NO_THROW(expectations_from_json(defaults, "config.expectations", test::catalog()));
+  EXPECT_NO_THROW(expectations_from_json(defaults, "config.expectations", method_catalog()));
 }
 
 }  // namespace

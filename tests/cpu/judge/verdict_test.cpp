@@ -185,31 +185,32 @@ TEST(Expectations, FileIsStrict) {
   const auto e = expectations_from_json(
       nlohmann::json::parse(
           R"({"fraction_of_link": 0.7, "min_gbps": {"ce-write": 380}, "comment": "site A"})"),
-      "x.json", test::catalog());
+      "x.json", method_catalog());
   EXPECT_DOUBLE_EQ(e.fraction_of_link, 0.7);
   EXPECT_DOUBLE_EQ(e.min_gbps.at("ce-write").at("*"), 380);
   EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"({"fraction_of_lnk": 0.7})"),
-                                      "x.json", test::catalog()),
+                                      "x.json", method_catalog()),
                InputError);
   EXPECT_THROW(
       expectations_from_json(nlohmann::json::parse(R"({"min_gbps": {"ce-write": "fast"}})"),
-                             "x.json", test::catalog()),
+                             "x.json", method_catalog()),
       InputError);
-  EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"([1,2])"), "x.json", test::catalog()),
-               InputError);
+  EXPECT_THROW(
+      expectations_from_json(nlohmann::json::parse(R"([1,2])"), "x.json", method_catalog()),
+      InputError);
   // A GB/s bar on a latency method judged nothing, silently (an audit); its time bar stands.
   EXPECT_THROW(expectations_from_json(nlohmann::json::parse(R"({"min_gbps": {"ce-latency": 5}})"),
-                                      "x.json", test::catalog()),
+                                      "x.json", method_catalog()),
                InputError);
   EXPECT_NO_THROW(
       expectations_from_json(nlohmann::json::parse(R"({"max_latency_us": {"ce-latency": 5}})"),
-                             "x.json", test::catalog()));
+                             "x.json", method_catalog()));
   // From an audit: a bandwidth bar of 0 passed everything in place of every other bar; a
   // small-message bound at or past judge_min_bytes judged 1 GiB copies as times; a NUL in a key
   // cut the error line short.
   const auto why = [](const char* text) -> std::string {
     try {
-      expectations_from_json(nlohmann::json::parse(text), "x.json", test::catalog());
+      expectations_from_json(nlohmann::json::parse(text), "x.json", method_catalog());
       return "(read)";
     } catch (const InputError& e) {
       return e.what();

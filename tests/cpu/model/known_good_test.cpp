@@ -17,9 +17,9 @@
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
 #include "core/model/known_good.h"
+#include "core/model/method_catalog.h"
 #include "core/model/schema.h"
 #include "core/model/topology.h"
-#include "test_catalog.h"
 
 namespace peerbench {
 namespace {
@@ -337,7 +337,7 @@ const char* const kH200Examples[] = {"h200x2-default.json",     "h200x2-per-task
                                      "h200x2-nccl-net.json"};
 
 const MethodInfo* method_of(const RunDocument& d, const std::string& name) {
-  static const auto fallback = test::catalog();
+  static const auto fallback = method_catalog();
   const auto* m = find_method(d.methods, name);
   return m ? m : find_method(fallback, name);
 }

@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "core/base/errors.h"
+#include "core/model/method_catalog.h"
 #include "core/plan/element_fit.h"
 #include "core/plan/plan.h"
 #include "core/present/plan_text.h"
-#include "test_catalog.h"
 
 namespace peerbench {
 namespace {
@@ -17,7 +17,7 @@ PlanInput input(int n, Schedule s, const std::vector<std::string>& methods = {})
   PlanInput in;
   in.world_size = n;
   in.host_of_rank.assign(static_cast<std::size_t>(n), "node");
-  for (const auto& m : test::catalog()) {
+  for (const auto& m : method_catalog()) {
     if (methods.empty() || std::find(methods.begin(), methods.end(), m.name) != methods.end())
       in.methods.push_back(m);
   }

@@ -17,10 +17,10 @@
 #include "core/judge/expectations_keys.h"
 #include "core/judge/verdict.h"
 #include "core/model/json_in.h"
+#include "core/model/method_catalog.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
-#include "test_catalog.h"
 
 namespace peerbench {
 namespace {
@@ -313,7 +313,7 @@ TEST_F(BoundedInput, ExpectFileValuesHaveOneRuleEverywhere) {
         R"({"fleet_outlier_tolerance": "0.1"})", R"({"fleet_outlier_tolerance": null})",
         R"({"judge_min_bytes": 0})", R"({"small_message_max_bytes": 0})",
         R"({"latency_us": {"nvlink": 0}})", R"({"max_latency_us": {"ce-latency": 0}})"}) {
-    EXPECT_THROW(expectations_from_json(json::parse(bad), "e.json", test::catalog()), InputError)
+    EXPECT_THROW(expectations_from_json(json::parse(bad), "e.json", method_catalog()), InputError)
         << bad;
   }
   EXPECT_EQ(fleet_outlier_tolerance(

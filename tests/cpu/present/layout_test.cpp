@@ -109,7 +109,7 @@ TEST(TextTable, FixedColumnsGiveAWideCellRoomAndKeepTheGap) {
 // The three cases issue 19 found, and long names fed to each table.
 TEST(Layout, HelpKeepsEveryUsageApartFromItsSummary) {
   const char* argv[] = {"peerbench", "--help"};
-  const auto cl = parse_command_line(2, argv, test::catalog());
+  const auto cl = parse_command_line(2, argv, method_catalog());
   EXPECT_TRUE(apart(line_with(cl.help_text, "compare A.json"),
                     {"peerbench compare A.json B.json [C.json ...]", "what changed"}));
   EXPECT_TRUE(apart(line_with(cl.help_text, "fleet PATH"),
@@ -120,7 +120,7 @@ TEST(Layout, DryRunKeepsLongMethodNamesApartFromTheRound) {
   PlanInput in;
   in.world_size = 2;
   in.host_of_rank.assign(2, "node");
-  for (const auto& m : test::catalog()) {
+  for (const auto& m : method_catalog()) {
     if (m.name == "nccl-sendrecv-bidir" || m.name == "ce-write") in.methods.push_back(m);
   }
   in.methods.back().name = "nccl-sendrecv-bidir-with-a-much-longer-name";
@@ -276,7 +276,7 @@ TEST(RelativeLink, FromTheDocumentsFolder) {
 TEST(FleetHonesty, SeveralRunsOfOneHostAreSaidAndPointToCompare) {
   FleetOptions o;
   o.paths = {std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/"};
-  const FleetReport r = build_fleet(o, test::catalog());
+  const FleetReport r = build_fleet(o, method_catalog());
   ASSERT_EQ(r.nodes.size(), 1u);
   ASSERT_EQ(r.earlier_runs.count("vm"), 1u);
   EXPECT_EQ(r.earlier_runs.at("vm").size(), 6u);
@@ -295,7 +295,7 @@ TEST(FleetHonesty, SeveralRunsOfOneHostAreSaidAndPointToCompare) {
   EXPECT_EQ(text.find("//"), std::string::npos);
   // Runs that share cases: the command names those compare can lay side by side, and it runs.
   o.paths = {std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/"};
-  const FleetReport shared = build_fleet(o, test::catalog());
+  const FleetReport shared = build_fleet(o, method_catalog());
   const auto t2 = test::flat(make_fleet_reporter(FleetFormat::kText)->render(shared, {}));
   const auto at = t2.find("vm's history, oldest first");
   ASSERT_NE(at, std::string::npos) << t2;
