@@ -110,10 +110,14 @@ mkfifo "$work/fifo"
 expect_usage "report -o onto a FIFO nobody reads" timeout 20 "$bin" report "$fixture" -o "$work/fifo"
 mentions "no process reads from it"
 [ -p "$work/fifo" ] && ok "  ... the FIFO is still one" || bad "  ... the FIFO was replaced"
+# The shell holds the FIFO open first, so the reader is there before peerbench opens it (a
+# background reader alone may not have opened it yet); closing it gives the reader its end.
+exec 3<> "$work/fifo"
 timeout 20 cat "$work/fifo" > "$work/from-fifo" &
 reader=$!
 timeout 20 "$bin" report "$fixture" --format csv -o "$work/fifo" > /dev/null 2>&1
 rc=$?
+exec 3>&-
 wait $reader
 { [ $rc = 0 ] || [ $rc = 1 ]; } && head -1 "$work/from-fifo" | grep -q '^run,method,' && [ -p "$work/fifo" ] &&
   ok "report -o onto a FIFO with a reader: the report goes through it (rc $rc)" ||
