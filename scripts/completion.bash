@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Bash completion for peerbench: commands, each command's flags, and their values where there is
-# a fixed set (formats, schedules, methods as the binary lists them), files where a file goes.
+# a fixed set (formats, schedules, methods as the binary lists them), files where a file goes;
+# `peerbench help COMMAND` completes the command.
 # Installed as share/bash-completion/completions/peerbench; from a checkout:
 #   source scripts/completion.bash
 # tests/e2e/install.sh fails when a flag of `peerbench [COMMAND] --help` is missing here.
@@ -21,6 +22,7 @@ _peerbench_flags() {  # command -> its flags
     report) echo "--format -o --output --fail-on --expect --plots -h --help" ;;
     compare) echo "--threshold --format -o --output --match --fail-on --plots -h --help" ;;
     fleet) echo "--hosts --expect --format -o --output --plots --write-baseline -h --help" ;;
+    help) echo "-h --help" ;;
   esac
 }
 
@@ -83,7 +85,7 @@ _peerbench_value() {
 _peerbench() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" i
   [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="run topo report compare fleet"
+  local commands="run topo report compare fleet help"
   # The command is the first word after the program that is one; without one it is run.
   for ((i = 1; i < COMP_CWORD; i++)); do
     case " $commands " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac
@@ -99,6 +101,8 @@ _peerbench() {
     mapfile -t COMPREPLY < <(compgen -W "$(_peerbench_flags "$cmd")" -- "$cur")
   elif [ -z "$explicit" ] && [ "$COMP_CWORD" = 1 ]; then
     mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")
+  elif [ "$cmd" = help ] && [ "$COMP_CWORD" = 2 ]; then
+    mapfile -t COMPREPLY < <(compgen -W "${commands% help}" -- "$cur")  # help takes one command
   elif [ "$cmd" = fleet ]; then
     mapfile -t COMPREPLY < <(compgen -f -- "$cur")  # results files and folders
   elif [ "$cmd" = report ] || [ "$cmd" = compare ]; then

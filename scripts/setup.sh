@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# Installs what peerbench needs to build and test, on Debian/Ubuntu. Idempotent: it looks for
-# each tool, header and CMake package first and installs only what is missing, naming it before
-# apt-get runs (apt-get update at most once). CUDA (nvcc) and NCCL are expected to be installed
-# already (NVIDIA's packages); it says so clearly when not, and when cxxopts is older than 3.
+# Installs what peerbench needs, on Debian/Ubuntu. Idempotent: it looks for each tool, header and
+# CMake package first and installs only what is missing, naming it before apt-get runs (apt-get
+# update at most once). CUDA (nvcc) and NCCL are expected to be installed already (NVIDIA's
+# packages); it says so clearly when not, and when cxxopts is older than 3.
 #
-#   scripts/setup.sh            build + test dependencies
+#   scripts/setup.sh            what building and running need: the compiler, CMake, cxxopts,
+#                               nlohmann/json, fmt, GoogleTest, Open MPI, python3 (the man page)
+#   scripts/setup.sh --test     that, and the tools only the tests use: matplotlib (the plot
+#                               tests; scripts/plot.py draws with it), the format parsers (the
+#                               Prometheus client, html5lib, xmllint), headless Chromium (the
+#                               screenshots), man and dpkg-dev (the install test and its .deb)
 #   scripts/setup.sh --fuzz     also clang with libFuzzer (fuzz targets)
 #   scripts/setup.sh --cpu-only only what -DPEERBENCH_ENABLE_GPU=OFF builds and tests need (the
-#                               GPU-free core and peerbench_cpu_tests): no Open MPI, no .deb,
-#                               man page or format-test tools, and no check for CUDA or NCCL
+#                               GPU-free core and peerbench_cpu_tests): no Open MPI, no test
+#                               tools (with --test too: that build has no executable to test), and
+#                               no check for CUDA or NCCL
 #
 # Exit code 0 when everything is there, 1 when something is missing that it cannot install,
 # 2 for a wrong argument.
 set -euo pipefail
-cli_usage="setup.sh [--fuzz] [--cpu-only]"
+cli_usage="setup.sh [--test] [--fuzz] [--cpu-only]"
 # shellcheck source=cli.sh
 source "$(dirname "$0")/cli.sh"
-fuzz=0 cpu_only=0
+fuzz=0 cpu_only=0 test_tools=0
 for arg in "$@"; do
   case "$arg" in
+    --test) test_tools=1 ;;
     --fuzz) fuzz=1 ;;
     --cpu-only) cpu_only=1 ;;
     -h | --help) cli_help_exit ;;
@@ -58,22 +65,25 @@ have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_cmake_pkg fmt || missing+=(libfmt-dev)
 have_cmake_pkg GTest || missing+=(libgtest-dev)
 optional=()
-# The GPU build's own needs (--cpu-only leaves them out): MPI, and its man page, .deb and e2e tests.
+# The GPU build's own needs (--cpu-only leaves them out): MPI, and python3, which writes the man
+# page from --help at build time.
 if [ $cpu_only = 0 ]; then
   command -v mpirun > /dev/null || missing+=(openmpi-bin)
   have_header mpi.h || have_header openmpi/mpi.h || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
-  # The man page is written from --help at build time by a Python script; the install test packs
-  # the .deb (dpkg-shlibdeps) and opens the man page with man.
   command -v python3 > /dev/null || missing+=(python3)
+fi
+# The tools only the tests use (--test; a GPU compute node that builds and runs peerbench needs
+# none of them). The install test packs the .deb (dpkg-shlibdeps) and opens the man page with man.
+# The format tests read peerbench's outputs with the real parsers: the Prometheus client's
+# OpenMetrics parser, xmllint against the JUnit schema, html5lib; and the screenshot test draws
+# the HTML pages in headless Chromium (about 80 MB to download, 20 s to install on the build
+# machine). Each test skips, naming the package, where its tool is missing, so a failed install
+# of these is a warning, not an error.
+if [ $test_tools = 1 ] && [ $cpu_only = 0 ]; then
   command -v dpkg-shlibdeps > /dev/null || missing+=(dpkg-dev)
   command -v man > /dev/null || missing+=(man-db)
-  # Plots are optional: a failed install of matplotlib is a warning, not an error.
   python3 -c 'import matplotlib' 2> /dev/null || /usr/bin/python3 -c 'import matplotlib' 2> /dev/null ||
     optional+=(python3-matplotlib)
-  # The format tests read peerbench's outputs with the real parsers: the Prometheus client's
-  # OpenMetrics parser, xmllint against the JUnit schema, html5lib; and the screenshot test draws
-  # the HTML pages in headless Chromium (about 80 MB to download, 20 s to install on the build
-  # machine). Each test skips, naming the package, where its tool is missing.
   /usr/bin/python3 -c 'import prometheus_client' 2> /dev/null || optional+=(python3-prometheus-client)
   /usr/bin/python3 -c 'import html5lib' 2> /dev/null || optional+=(python3-html5lib)
   command -v xmllint > /dev/null || optional+=(libxml2-utils)
@@ -122,6 +132,8 @@ apt_install() {  # packages...: apt-get update once per run of this script, then
   $sudo apt-get install -y -q --no-install-recommends "$@"
 }
 
+what="build and run"
+[ $test_tools = 1 ] && what="build, run and test"
 if [ ${#missing[@]} -gt 0 ]; then
   # libclang-rt-dev is named by clang's major version on Debian 12 (libclang-rt-14-dev).
   pkgs=()
@@ -132,22 +144,21 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
     pkgs+=("$p")
   done
-  echo "setup: installing build and test dependencies: ${pkgs[*]}"
+  echo "setup: installing $what dependencies: ${pkgs[*]}"
   apt_install "${pkgs[@]}" || exit 1
 else
-  echo "setup: build and test dependencies present"
+  echo "setup: $what dependencies present"
 fi
 if [ ${#optional[@]} -gt 0 ]; then
-  echo "setup: installing ${optional[*]} for plots and the format and screenshot tests" \
-    "(optional; this can take a minute or two)"
+  echo "setup: installing ${optional[*]} for the plot, format and screenshot tests" \
+    "(this can take a minute or two)"
   if apt_install "${optional[@]}"; then
     echo "setup: installed ${optional[*]}"
   else
-    echo "setup: warning: could not install ${optional[*]}; scripts/plot.py will not draw plots" \
-      "and the tests that need them skip" >&2
+    echo "setup: warning: could not install ${optional[*]}; the tests that need them skip" >&2
   fi
-elif [ $cpu_only = 0 ]; then
-  echo "setup: matplotlib present (plots)"
+elif [ $test_tools = 1 ] && [ $cpu_only = 0 ]; then
+  echo "setup: the tests' tools present (matplotlib, the format parsers, Chromium)"
 fi
 
 # CMakeLists.txt asks for cxxopts 3 (find_package(cxxopts 3)); older releases package 2.x.
@@ -162,3 +173,8 @@ if [ $cpu_only = 1 ]; then
   exit 0
 fi
 echo "setup: CUDA $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), NCCL found; ready to build"
+if [ $test_tools = 0 ] && ! python3 -c 'import matplotlib' 2> /dev/null &&
+  ! /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
+  echo "setup: (scripts/plot.py draws plots with matplotlib, and the tests use more tools:" \
+    "scripts/setup.sh --test installs them)"
+fi

@@ -1,6 +1,9 @@
 #include "app/output.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -40,7 +43,54 @@ std::string base64(const std::string& in) {
   return out;
 }
 
+// A device or a FIFO: there is no file to replace, and a temporary file beside /dev/null could
+// not be renamed over it (a report -o /dev/null was refused: issue 39).
+bool is_stream(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
+void write_stream(const std::string& path, const std::string& text) {
+  // Non-blocking open: a FIFO nobody reads is an error now, not a wait without end.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    throw WriteError("cannot write " + path + ": " +
+                     (errno == ENXIO ? std::string("no process reads from it")
+                                     : std::string(std::strerror(errno))));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int why = n < 0 ? errno : EIO;
+      ::close(fd);
+      throw WriteError("cannot write " + path + ": " + std::strerror(why));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && errno != EINTR)
+    throw WriteError("cannot write " + path + ": " + std::strerror(errno));
+}
+
 }  // namespace
+
+void write_output(const std::string& path, const std::string& text, const std::string& flag) {
+  try {
+    if (is_stream(path)) {
+      write_stream(path, text);
+    } else {
+      write_file_atomically(path, text, /*create_dirs=*/true);
+    }
+  } catch (const WriteError& e) {  // named the path, not the flag that gave it (an audit)
+    throw UsageError(flag + ": " + e.what());
+  }
+}
+
+std::string output_refusal(const std::string& path) {
+  return is_stream(path) ? "" : check_writable(path, /*create_dirs=*/true);
+}
 
 // Plots made by scripts/plot.py: PNG files, embedded (HTML) or linked (Markdown).
 std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::string& output) {
@@ -105,11 +155,7 @@ void emit(const std::string& text, const std::string& path, const std::vector<st
   std::vector<std::string> read = inputs;
   for (const auto& p : plots) read.push_back(p.path);
   refuse_output_over_inputs(path, "-o/--output", read);
-  try {
-    write_file_atomically(path, text);
-  } catch (const WriteError& e) {  // named the path, not the flag that gave it (an audit)
-    throw UsageError(std::string("-o/--output: ") + e.what());
-  }
+  write_output(path, text, "-o/--output");
 }
 
 }  // namespace peerbench::app

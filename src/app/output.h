@@ -17,8 +17,17 @@ namespace peerbench::app {
 inline constexpr std::uint64_t kMaxEmbeddedPlotBytes = 64ull << 20;
 std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::string& output);
 
-// To stdout when `path` is "", else to the file, atomically; refused (UsageError) when `path` is
-// one of the files read: `inputs` or the `plots`.
+// Where an output the user named goes (report, compare and fleet -o, topo --json): a character
+// device or a FIFO (/dev/null, a pipe's /dev/fd/N) is written as it is; anything else is a
+// regular file, written atomically (core/platform/atomic_file.h), its missing folders made as
+// run -J makes them. Throws UsageError naming `flag` where it cannot be written.
+void write_output(const std::string& path, const std::string& text, const std::string& flag);
+// Whether write_output could write `path`, checked before the work that fills it and leaving
+// nothing behind: "" or the reason.
+std::string output_refusal(const std::string& path);
+
+// To stdout when `path` is "", else to write_output; refused (UsageError) when `path` is one of
+// the files read: `inputs` or the `plots`.
 void emit(const std::string& text, const std::string& path, const std::vector<std::string>& inputs,
           const std::vector<PlotFile>& plots);
 

@@ -65,9 +65,26 @@ std::string too_few_ranks(int np) {
   return "--np " + std::to_string(np) + ": " + too_few_ranks_text();
 }
 
+// The rank count as the user knows it, for the line that says what a one-rank job leaves out.
+std::string rank_count_source(int np_given, int ranks) {
+  const std::string n = std::to_string(ranks);
+  return np_given ? "--np " + n : n + (ranks == 1 ? " GPU" : " GPUs") + " on this host";
+}
+
+// A dry run's plan: the table, or with -q its totals in one line; then its notes.
+void print_plan(const PlanInput& in, const RunOptions& o, const std::string& fit_note) {
+  if (!fit_note.empty()) std::cout << "# " << fit_note << "\n";
+  if (o.verbosity == 0) {
+    std::cout << plan_summary_line(in, summarize_plan(in)) << "\n";
+  } else {
+    write_plan(std::cout, in, o.verbosity >= 2);
+  }
+  write_plan_notes(std::cout, in);
+}
+
 // No launcher: plan for --np ranks (or the local GPUs) on this host, touching no GPU beyond
 // counting them.
-int dry_run_local(const RunOptions& o) {
+int dry_run_local(RunOptions o) {
   const std::string why = check_run_inputs(o.json_path, o.expect_path);
   if (!why.empty()) throw UsageError(why);
   int np = o.np;
@@ -78,16 +95,16 @@ int dry_run_local(const RunOptions& o) {
       np = 0;
     }
   }
-  if (np < minimum_ranks(o.methods, gpu::method_catalog())) {
+  const auto catalog = gpu::method_catalog();
+  const std::string note = fit_run_to_ranks(o, np, catalog, rank_count_source(o.np, np));
+  if (np < minimum_ranks(o.methods, catalog)) {
     throw UsageError(o.np ? too_few_ranks(np)
                           : "--dry-run: no launcher and " + std::to_string(np) +
                                 " local GPU(s) to count; give --np N to plan for N ranks");
   }
   const auto in = make_plan_input(
-      o, np, std::vector<std::string>(static_cast<std::size_t>(np), logical_host_name()),
-      gpu::method_catalog());
-  write_plan(std::cout, in, o.verbosity >= 2);
-  write_plan_notes(std::cout, in);
+      o, np, std::vector<std::string>(static_cast<std::size_t>(np), logical_host_name()), catalog);
+  print_plan(in, o, note);
   return kExitOk;
 }
 
@@ -156,7 +173,12 @@ int reexec_under_mpirun(const RunOptions& o, int argc, char** argv) {
     throw UsageError("--np " + std::to_string(np) + ": this host has " + std::to_string(gpus) +
                      " GPU(s); use at most that many ranks");
   }
-  const int needed = minimum_ranks(o.methods, gpu::method_catalog());
+  // -m left out on one GPU: the ranks run the host link's methods and say so (run_command).
+  RunOptions fitted = o;
+  const std::string where = rank_count_source(o.np, np);
+  (void)fit_run_to_ranks(fitted, np, gpu::method_catalog(), where);
+  ::setenv(kRankCountSourceVar, where.c_str(), 1);
+  const int needed = minimum_ranks(fitted.methods, gpu::method_catalog());
   if (o.np && np < needed) throw UsageError(too_few_ranks(np));
   if (np < needed) {
     std::fprintf(stderr,
@@ -206,9 +228,20 @@ std::string expect_file_refusal(const RunOptions& o) {
   return {};
 }
 
+// Under a launcher, the job's rank count as the user knows it: what the peerbench that started
+// the ranks said (the local GPUs, --np), else the launcher's.
+std::string ranks_source() {
+  const char* v = std::getenv(kRankCountSourceVar);
+  return v && *v ? std::string(v) : "the job has 1 rank";
+}
+
 // Before MPI and before any NCCL call: where NCCL's log goes is decided once per process.
-gpu::NcclLogCapture nccl_capture_for(const RunOptions& o) {
+gpu::NcclLogCapture nccl_capture_for(RunOptions o, const LaunchInfo& launch) {
   const auto catalog = gpu::method_catalog();
+  try {  // a job of one rank that runs the host link alone starts no NCCL
+    if (launch.size > 0) (void)fit_run_to_ranks(o, launch.size, catalog, ranks_source());
+  } catch (const UsageError&) {  // said again, on every rank, once MPI is up
+  }
   const bool want_nccl = std::any_of(o.methods.begin(), o.methods.end(), [&](const std::string& m) {
     return find_method(catalog, m)->uses_nccl;
   });
@@ -229,13 +262,12 @@ void settle_results_path(RunOptions& o, gpu::RankContext& rk) {
   if (!why.empty()) throw UsageError(why);
 }
 
-void dry_run_ranks(const RunOptions& o, gpu::RankContext& rk) {
+void dry_run_ranks(const RunOptions& o, gpu::RankContext& rk, const std::string& fit_note) {
   if (rk.size < minimum_ranks(o.methods, gpu::method_catalog()))
     throw UsageError("--dry-run: the job has 1 rank; " + too_few_ranks_text());
   const auto in = make_plan_input(o, rk.size, rk.host_of_rank, gpu::method_catalog());
   if (rk.rank == 0) {
-    write_plan(std::cout, in, o.verbosity >= 2);
-    write_plan_notes(std::cout, in);
+    print_plan(in, o, fit_note);
     std::cout << std::flush;
   } else {
     summarize_plan(in);  // the same checks, so every rank leaves alike
@@ -276,7 +308,7 @@ RunStart prepare_run(const RunOptions& o, const LaunchInfo& launch) {
   } else {
     s.refusal = expect_file_refusal(o);
   }
-  if (s.refusal.empty()) s.capture = nccl_capture_for(o);
+  if (s.refusal.empty()) s.capture = nccl_capture_for(o, launch);
   return s;
 }
 
@@ -293,10 +325,13 @@ int run_command(const CommandLine& cl, int argc, char** argv, const LaunchInfo& 
   const bool root = rk.rank == 0;
   int code = kExitOk;
   try {
+    // The same on every rank: the job's size and argv are.
+    const std::string note = fit_run_to_ranks(o, rk.size, gpu::method_catalog(), ranks_source());
     settle_results_path(o, rk);
     if (o.dry_run) {
-      dry_run_ranks(o, rk);
+      dry_run_ranks(o, rk, note);
     } else {
+      if (root && !note.empty()) std::cout << "# " << note << "\n" << std::flush;
       code = measure(cl, o, rk, capture, launch);
     }
   } catch (const UsageError& e) {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "app/output.h"
 #include "core/base/errors.h"
 #include "core/build_info.h"
 #include "core/model/json_text.h"
@@ -17,8 +18,9 @@
 namespace peerbench::app {
 
 int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
-  if (!o.json_path.empty()) {
-    const std::string why = check_writable(o.json_path, true);
+  const bool to_stdout = o.json_path == "-";  // the JSON in place of the matrix
+  if (!o.json_path.empty() && !to_stdout) {
+    const std::string why = output_refusal(o.json_path);
     if (!why.empty()) throw UsageError("--json: " + why);
   }
   const std::string host = physical_host_name();
@@ -40,11 +42,11 @@ int topo_command(const TopoOptions& o, const std::vector<std::string>& argv) {
     tool.version = build_info::kVersion;
     tool.git_revision = build_info::kGitRevision;
     tool.command_line = argv;
-    try {
-      write_file_atomically(o.json_path, json_text(topology_document(t, tool), 1) + "\n",
-                            /*create_dirs=*/true);
-    } catch (const WriteError& e) {
-      throw UsageError(std::string("-J/--json: ") + e.what());
+    const std::string text = json_text(topology_document(t, tool), 1) + "\n";
+    if (to_stdout) {
+      emit(text, "", {}, {});
+    } else {
+      write_output(o.json_path, text, "--json");
     }
     if (!o.quiet) std::cout << "\nWrote " << o.json_path << "\n";
   }

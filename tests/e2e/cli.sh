@@ -68,7 +68,10 @@ for i in 1 2 3; do
   expect_usage "bad flag under mpirun -np 4 (try $i)" "${mpi[@]}" -np 4 "$bin" run -b 12X
 done
 expect_usage "unwritable JSON path under mpirun" "${mpi[@]}" -np 2 "$bin" run -J /proc/peerbench/r.json
-expect_usage "single rank" "${mpi[@]}" -np 1 "$bin" run -J "$work/one.json"
+# A method named that needs two GPUs is refused on one rank, never dropped (issue 39).
+expect_usage "single rank, -m ce-write" "${mpi[@]}" -np 1 "$bin" run -m ce-write -J "$work/one.json"
+expect_usage "--np 1 -m ce-write" "$bin" run --dry-run --np 1 -m ce-write
+grep -q 'need at least 2 ranks' "$work/err" && ok "  ... names what is missing" || bad "  ... $(cat "$work/err")"
 # One GPU is enough for the host<->GPU methods alone.
 if "${mpi[@]}" -np 1 "$bin" run -m host --dry-run 2> "$work/one-host.err" | grep -q '^  h2d-all .*rank 0$' &&
    "$bin" run -m h2d --dry-run --np 1 | grep -q '^  h2d '; then
@@ -77,6 +80,133 @@ else
   bad "one rank, -m host: $(cat "$work/one-host.err")"
 fi
 expect_usage "--np under a launcher" "${mpi[@]}" -np 2 "$bin" run --np 2
+# The default job (no -m) on one GPU measures the host link and says why in one line (issue 39).
+one_gpu_plan() {  # what: the first line names the rank count, the plan is h2d and d2h alone
+  local what=$1; shift
+  "$@" > "$work/one.txt" 2> "$work/one.err"
+  local rc=$?
+  if [ $rc = 0 ] && head -1 "$work/one.txt" | grep -q "^# $what: pair methods and collectives need 2 or more; measuring the host link only (h2d, d2h)$" &&
+    [ "$(grep -c '^  [a-z]' "$work/one.txt")" = 2 ] && grep -q '^  h2d ' "$work/one.txt" && grep -q '^  d2h ' "$work/one.txt"; then
+    ok "default job, $what: the host link, one line why"
+  else
+    bad "default job, $what: rc $rc: $(head -3 "$work/one.txt") $(cat "$work/one.err")"
+  fi
+}
+one_gpu_plan "--np 1" "$bin" run --dry-run --np 1
+one_gpu_plan "the job has 1 rank" "${mpi[@]}" -np 1 "$bin" run --dry-run
+"$bin" run --dry-run --np 1 -q > "$work/one-q.txt"
+[ "$(wc -l < "$work/one-q.txt")" = 2 ] && grep -q '^# Plan: 1 rank, .* 12 cases in 2 steps; estimated' "$work/one-q.txt" &&
+  ok "--np 1 -q: the line why and the plan's totals" || bad "--np 1 -q: $(cat "$work/one-q.txt")"
+expect_usage "--np 1 -d double (the collectives' flag, on the host link alone)" "$bin" run --dry-run --np 1 -d double
+grep -q -- '--np 1: pair methods' "$work/err" && ok "  ... says the job is the host link's" || bad "  ... $(cat "$work/err")"
+# What such a job writes passes where its figures do: a 2-GPU host run cut to rank 0, h2d and d2h.
+if command -v python3 > /dev/null; then
+  python3 - "$src/results/examples/h200x2-host.json" "$work/one-gpu.json" << 'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+keep = {"h2d", "d2h"}
+d["results"] = [r for r in d["results"] if r["src"] == 0 and r["method"] in keep]
+d["system"]["ranks"] = d["system"]["ranks"][:1]
+d["methods"] = [m for m in d["methods"] if m["name"] in keep]
+d["config"]["methods"] = ["h2d", "d2h"]
+d["pairs"], d["verdicts"] = [], []
+d["link_health"] = [h for h in d["link_health"] if h["gpu_index"] == 0]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+  "$bin" report "$work/one-gpu.json" > "$work/one-gpu.txt" 2>&1
+  rc=$?
+  [ $rc = 0 ] && grep -q 'verdict: the 1 verdict passes' "$work/one-gpu.txt" &&
+    ok "a one-GPU host-link run: report exit 0, the verdict passes" || bad "one-GPU run: rc $rc: $(grep verdict "$work/one-gpu.txt")"
+fi
+
+# ---- The command line of issue 39
+expect_usage "run -o run.json" "$bin" run --dry-run -o run.json
+grep -q -- "-o is the reduction op.*as in nccl-tests.*results are written with -J PATH" "$work/err" &&
+  ok "  ... says -o is the reduction and results go to -J" || bad "  ... $(cat "$work/err")"
+expect_usage "-m ce-wrtie" "$bin" run -m ce-wrtie --dry-run
+grep -q "did you mean ce-write?" "$work/err" && ok "  ... did you mean ce-write" || bad "  ... $(cat "$work/err")"
+expect_usage "--dry-rn" "$bin" --dry-rn
+grep -q -- "did you mean --dry-run?" "$work/err" && ok "  ... did you mean --dry-run" || bad "  ... $(cat "$work/err")"
+expect_usage "report --format htlm" "$bin" report "$src/results/examples/h200x2-host.json" --format htlm
+grep -q "did you mean html?" "$work/err" && ok "  ... did you mean html" || bad "  ... $(cat "$work/err")"
+expect_usage "command reprot" "$bin" reprot x.json
+grep -q "did you mean report?" "$work/err" && ok "  ... did you mean report" || bad "  ... $(cat "$work/err")"
+"$bin" help > "$work/help.txt" && cmp -s "$work/help.txt" <("$bin" --help) && ok "help is --help" || bad "help"
+for c in run topo report compare fleet; do
+  "$bin" help $c > "$work/help.txt" && cmp -s "$work/help.txt" <("$bin" $c --help) || bad "help $c differs from $c --help"
+done
+ok "help COMMAND is COMMAND --help, for every command"
+expect_usage "help bogus" "$bin" help bogus
+lines=$("$bin" run --dry-run --np 8 -q | wc -l)
+[ "$lines" -le 2 ] && "$bin" run --dry-run --np 8 -q | grep -q '^# Plan: 8 ranks, .* cases in .* steps; estimated ' &&
+  ok "-q on a dry run: the summary ($lines line)" || bad "-q on a dry run printed $lines lines"
+"$bin" run --help > "$work/runhelp.txt"
+groups=$(grep -E '^[A-Z][a-z ]*:$' "$work/runhelp.txt" | tr '\n' '|')
+[ "$groups" = "Usage:|What to measure:|How to measure:|Output:|Launch:|Examples:|" ] &&
+  sed -n '/^Launch:$/,/^Examples:$/p' "$work/runhelp.txt" | grep -q -- '--np arg' &&
+  sed -n '/^Launch:$/,/^Examples:$/p' "$work/runhelp.txt" | grep -q -- '--dry-run' &&
+  [ "$(sed -n '/^Examples:$/,$p' "$work/runhelp.txt" | grep -c '^  [a-z]')" = 3 ] &&
+  ok "run --help: four groups, --np and --dry-run under Launch, three examples" || bad "run --help: $groups"
+grep -q 'see README' "$work/runhelp.txt" && bad "--expect help: see README" || ok "--expect help states the file's shape"
+# -o /dev/null, -o - and new folders for every command that writes a file.
+ex=$src/results/examples
+for args in "report $ex/h200x2-default.json" "compare $ex/h200x2-default.json $ex/h200x2-default.json" \
+  "compare $ex/h200x2-default.json $ex/h200x2-default.json $ex/h200x2-default.json" "fleet $ex/h200x2-default.json"; do
+  # shellcheck disable=SC2086
+  "$bin" $args -o /dev/null > "$work/stdout.txt" 2> "$work/err"
+  rc=$?
+  { [ $rc = 0 ] || [ $rc = 1 ]; } && [ ! -s "$work/stdout.txt" ] && [ ! -s "$work/err" ] || bad "${args%% *} -o /dev/null: rc $rc $(cat "$work/err")"
+  # shellcheck disable=SC2086
+  "$bin" $args -o - > "$work/stdout.txt" 2> "$work/err"
+  [ -s "$work/stdout.txt" ] || bad "${args%% *} -o -: nothing on standard output"
+  # shellcheck disable=SC2086
+  "$bin" $args --format html -o "$work/new/${args%% *}/r.html" > /dev/null 2>&1
+  [ -s "$work/new/${args%% *}/r.html" ] || bad "${args%% *} -o into new folders"
+done
+ok "report, compare, history and fleet: -o /dev/null, -o - and -o into new folders"
+if ! "$bin" topo --json /dev/null > /dev/null 2> "$work/err"; then  # no GPU here: the probe's line
+  grep -q -- '--json' "$work/err" && bad "topo --json /dev/null refused: $(cat "$work/err")" || ok "topo --json /dev/null accepted"
+fi
+# The bash completion completes help and its command.
+(
+  # shellcheck source=/dev/null
+  source "$src/scripts/completion.bash"
+  cw() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _peerbench; echo "${COMPREPLY[*]}"; }
+  [ "$(cw peerbench he)" = help ] && [ "$(cw peerbench help "")" = "run topo report compare fleet" ] &&
+    [ "$(cw peerbench help rep)" = report ] && [ -z "$(cw peerbench help report "")" ]
+) && ok "completion: help and its command" || bad "completion of help"
+
+# scripts/setup.sh, the README's main command, installs what building and running need; the
+# tests' tools (Chromium, the format parsers, matplotlib, man, dpkg-dev) only with --test. Run here
+# with those tools off PATH and apt-get a stand-in that records what it is asked for.
+nvcc_here=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
+if [ -n "$nvcc_here" ] && command -v mpirun cmake c++ make python3 > /dev/null; then
+  mkdir -p "$work/path"
+  for t in bash sh cmake c++ make mpirun python3 sed dirname basename id head cat env nvcc; do
+    p=$(command -v "$t") || p=$nvcc_here
+    ln -sf "$p" "$work/path/$t"
+  done
+  printf '#!/bin/sh\necho "$*" >> "%s/apt.log"\n' "$work" > "$work/path/apt-get"
+  chmod +x "$work/path/apt-get"
+  for mode in plain --test; do
+    rm -f "$work/apt.log"
+    # shellcheck disable=SC2046
+    PATH=$work/path bash "$src/scripts/setup.sh" $([ $mode = plain ] || echo $mode) > "$work/setup.out" 2>&1
+    echo "rc $?" >> "$work/setup.out"
+    asked=$(grep install "$work/apt.log" 2> /dev/null | tr '\n' ' ')
+    case $mode in
+      plain) [[ $asked != *chromium* && $asked != *html5lib* && $asked != *prometheus* && $asked != *libxml2-utils* &&
+        $asked != *matplotlib* && $asked != *man-db* ]] && grep -q '^rc 0' "$work/setup.out" &&
+        ok "setup.sh installs no test tool (asked for: ${asked:-nothing})" || bad "setup.sh: $asked $(tail -3 "$work/setup.out")" ;;
+      --test) [[ $asked == *chromium* && $asked == *libxml2-utils* && $asked == *man-db* && $asked == *dpkg-dev* ]] &&
+        ok "setup.sh --test installs the tests' tools" || bad "setup.sh --test asked for: $asked" ;;
+    esac
+  done
+  grep -q '^usage: setup.sh \[--test\]' <(bash "$src/scripts/setup.sh" --help) && ok "setup.sh usage names --test" || bad "setup.sh usage"
+else
+  echo "skip: setup.sh's check needs CUDA, mpirun, cmake, c++, make and python3 here"
+fi
+
 # argv that parses on some ranks and not on others (versions that differ between hosts): no hang,
 # one line from the rank that refuses.
 expect_usage "argv refused by one rank of three" timeout 60 "${mpi[@]}" -np 2 "$bin" run -m h2d --dry-run : -np 1 "$bin" run -m not-in-this-version --dry-run

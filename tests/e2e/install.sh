@@ -120,6 +120,12 @@ offered=$(complete_words peerbench "" | sort | tr '\n' ' ')
 [ "$offered" = "$(echo "$commands" | sort | tr '\n' ' ')" ] && ok "completion offers the commands: $offered" ||
   bad "completion offers '$offered', --help lists '$(echo "$commands" | tr '\n' ' ')'"
 for cmd in $commands; do
+  if [ "$cmd" = help ]; then  # help takes a command, not flags: those are offered after it
+    offered=$(complete_words peerbench help "" | sort | tr '\n' ' ')
+    [ "$offered" = "$(echo "$commands" | grep -vx help | sort | tr '\n' ' ')" ] &&
+      ok "completion offers the commands after help" || bad "completion after help offers '$offered'"
+    continue
+  fi
   flags=$("$bin" "$cmd" --help | help_flags)
   [ -n "$flags" ] || { bad "no flags found in peerbench $cmd --help"; continue; }
   offered=$(complete_words peerbench "$cmd" -)

@@ -105,12 +105,35 @@ EOF
 ln -s "$fixture" "$work/link.txt"
 expect_usage "report -o onto a symlink" "$bin" report "$fixture" -o "$work/link.txt"
 [ -L "$work/link.txt" ] && ok "  ... the symlink is still one" || bad "  ... the symlink was replaced"
+# A FIFO or a device is written as it is, never replaced; a FIFO nobody reads is refused at once.
 mkfifo "$work/fifo"
-expect_usage "report -o onto a FIFO" "$bin" report "$fixture" -o "$work/fifo"
+expect_usage "report -o onto a FIFO nobody reads" timeout 20 "$bin" report "$fixture" -o "$work/fifo"
+mentions "no process reads from it"
 [ -p "$work/fifo" ] && ok "  ... the FIFO is still one" || bad "  ... the FIFO was replaced"
+# The shell holds the FIFO open first, so the reader is there before peerbench opens it (a
+# background reader alone may not have opened it yet); closing it gives the reader its end.
+exec 3<> "$work/fifo"
+timeout 20 cat "$work/fifo" > "$work/from-fifo" &
+reader=$!
+timeout 20 "$bin" report "$fixture" --format csv -o "$work/fifo" > /dev/null 2>&1
+rc=$?
+exec 3>&-
+wait $reader
+{ [ $rc = 0 ] || [ $rc = 1 ]; } && head -1 "$work/from-fifo" | grep -q '^run,method,' && [ -p "$work/fifo" ] &&
+  ok "report -o onto a FIFO with a reader: the report goes through it (rc $rc)" ||
+  bad "report -o onto a FIFO with a reader: rc $rc, read $(wc -c < "$work/from-fifo") bytes"
+rm -f "$work/from-fifo"
+expect_usage "report -o /dev/full" "$bin" report "$fixture" -o /dev/full
+mentions "-o/--output: cannot write /dev/full: No space left on device"
 expect_usage "compare -o onto a symlink" "$bin" compare "$fixture" "$fixture" -o "$work/link.txt"
-expect_usage "report -o into a missing folder" "$bin" report "$fixture" -o "$work/missing/r.md"
-mentions "-o/--output: cannot write $work/missing/r.md: "
+# Missing folders are made, as run -J makes them (issue 39: report -o new/dir/r.html failed).
+"$bin" report "$fixture" --format markdown -o "$work/made/sub/r.md" > /dev/null 2>&1
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 1 ]; } && [ -s "$work/made/sub/r.md" ] && [ "$(ls -A "$work/made/sub")" = r.md ] &&
+  ok "report -o into missing folders makes them (rc $rc)" || bad "report -o into missing folders: rc $rc"
+rm -rf "$work/made"
+expect_usage "report -o below a file" "$bin" report "$fixture" -o /proc/version/r.md
+mentions "-o/--output: cannot write /proc/version/r.md: "
 grep -q '\.tmp\.\|XXXXXX\|/\.r\.md\.' "$work/err" && bad "  ... names a temporary path" || ok "  ... no temporary path named"
 echo old > "$work/private.txt"
 chmod 600 "$work/private.txt"

@@ -10,6 +10,8 @@
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/cli/flags.h"
+#include "core/cli/suggest.h"
+#include "core/model/json_in.h"
 #include "core/present/text_table.h"
 
 namespace peerbench {
@@ -33,6 +35,7 @@ const CommandHelp kCommandHelp[] = {
      "what changed between runs: regressions, improvements; more than two: a history"},
     {"fleet", "fleet PATH... [--hosts FILE]",
      "one verdict over many nodes' results: outliers, missing nodes, versions"},
+    {"help", "help [COMMAND]", "the commands (this help), or the options of one command"},
 };
 
 std::string top_level_help() {
@@ -88,25 +91,9 @@ std::string clean_cxxopts_message(std::string m) {
   return m;
 }
 
-// Edit distance of two short words (flag names), for "did you mean".
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // cxxopts' "Option 'minbyte' does not exist" as "unknown flag --minbyte; did you mean
 // --minbytes?": it read "peerbench: error: peerbench run: Option ..." with no way on (an audit).
-// The flags come from the command's own help text, so the hint cannot name one it lacks.
+// The flags are the command's own options, so the hint cannot name one it lacks.
 std::string unknown_flag_line(const cxxopts::Options& o, const std::string& command,
                               const std::string& message) {
   const std::string tail = "' does not exist";
@@ -115,24 +102,16 @@ std::string unknown_flag_line(const cxxopts::Options& o, const std::string& comm
   if (open == std::string::npos || close == std::string::npos || close < open + 8) return "";
   const std::string name = message.substr(open + 8, close - open - 8);
   const std::string given = (name.size() == 1 ? "-" : "--") + name;
-  std::string best;
-  // A typo or two; farther is another word. A one-letter flag has no near long one ("-Q" was
-  // offered "--np").
-  std::size_t best_distance = name.size() == 1 ? 0 : 3;
-  const std::string help = o.help();
-  for (auto p = help.find("--"); p != std::string::npos; p = help.find("--", p + 2)) {
-    auto e = p + 2;
-    while (e < help.size() &&
-           (std::isalnum(static_cast<unsigned char>(help[e])) || help[e] == '-' || help[e] == '_'))
-      ++e;
-    const std::string flag = help.substr(p + 2, e - p - 2);
-    if (flag.size() < 2) continue;
-    const std::size_t d = edit_distance(name, flag);
-    if (d < best_distance) best_distance = d, best = flag;
+  std::vector<std::string> flags;
+  for (const auto& g : o.groups()) {
+    for (const auto& opt : o.group_help(g).options) {
+      for (const auto& l : opt.l) flags.push_back("--" + l);
+    }
   }
-  return command + ": unknown flag " + sanitize_for_terminal(given) +
-         (best.empty() ? "" : "; did you mean --" + best + "?") + " (peerbench " + command +
-         " --help lists its flags)";
+  // A one-letter flag has no near long one ("-Q" was offered "--np").
+  const std::string hint = name.size() == 1 ? "" : did_you_mean(given, flags);
+  return command + ": unknown flag " + sanitize_for_terminal(given) + hint + " (peerbench " +
+         command + " --help lists its flags)";
 }
 
 // cxxopts' "Option 'b' is missing an argument" as "-b (--minbytes) needs a value: smallest size
@@ -213,27 +192,68 @@ struct NamedCommand {
   int first_option;
 };
 
+constexpr std::pair<const char*, Command> kCommands[] = {{"run", Command::kRun},
+                                                         {"topo", Command::kTopo},
+                                                         {"report", Command::kReport},
+                                                         {"compare", Command::kCompare},
+                                                         {"fleet", Command::kFleet}};
+
+// "unknown command 'reprot'; did you mean report? ...", for the first word and for help's.
+UsageError unknown_command(const std::string& word, const std::string& before) {
+  std::vector<std::string> names;
+  for (const auto& c : kCommands) names.push_back(c.first);
+  names.push_back("help");
+  const std::string hint = did_you_mean(word, names);
+  return UsageError(before + "unknown command " + quoted_value(word) +
+                    (hint.empty() ? "; use " : hint + " (") + or_list(names) +
+                    (hint.empty() ? "" : ")"));
+}
+
 NamedCommand named_command(int argc, const char* const* argv) {
   if (argc <= 1) return {Command::kRun, 1};
   const std::string sub = argv[1];
-  const std::pair<const char*, Command> commands[] = {{"run", Command::kRun},
-                                                      {"topo", Command::kTopo},
-                                                      {"report", Command::kReport},
-                                                      {"compare", Command::kCompare},
-                                                      {"fleet", Command::kFleet}};
-  for (const auto& [name, command] : commands) {
+  for (const auto& [name, command] : kCommands) {
     if (sub == name) return {command, 2};
   }
-  if (!sub.empty() && sub[0] != '-') {
-    throw UsageError("unknown command '" + sub + "'; use run, topo, report, compare or fleet");
-  }
+  if (!sub.empty() && sub[0] != '-') throw unknown_command(sub, "");
   return {Command::kRun, 1};
+}
+
+// `help COMMAND`'s own help, for `peerbench help --help`.
+std::string help_of_help() {
+  return command_description("help") +
+         "\nUsage:\n  peerbench help [COMMAND]\n\n"
+         "  COMMAND  run, topo, report, compare or fleet: its options (peerbench COMMAND --help);\n"
+         "           left out: the commands (peerbench --help)\n";
+}
+
+// `peerbench help` is --help, `peerbench help COMMAND` is COMMAND --help.
+CommandLine help_command(int argc, const char* const* argv,
+                         const std::vector<MethodInfo>& catalog) {
+  CommandLine cl;
+  if (argc > 3)
+    throw UsageError("help: takes one command (got " + quoted_value(argv[2]) + " and " +
+                     quoted_value(argv[3]) + "); peerbench help COMMAND");
+  const std::string command = argc == 3 ? argv[2] : "";
+  if (command.empty() || command == "-h" || command == "--help") {
+    cl.command = Command::kHelp;
+    cl.help_text = command.empty() ? top_level_help() : help_of_help();
+  } else if (std::any_of(std::begin(kCommands), std::end(kCommands),
+                         [&](const auto& c) { return command == c.first; })) {
+    const char* words[] = {argv[0], argv[2], "--help"};
+    cl = parse_command_line(3, words, catalog);
+  } else {
+    throw unknown_command(command, "help: ");
+  }
+  cl.argv.assign(argv, argv + argc);
+  return cl;
 }
 
 }  // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv,
                                const std::vector<MethodInfo>& catalog) {
+  if (argc >= 2 && std::string(argv[1]) == "help") return help_command(argc, argv, catalog);
   CommandLine cl;
   for (int i = 0; i < argc; ++i) cl.argv.emplace_back(argv[i]);
   const NamedCommand named = named_command(argc, argv);

@@ -29,4 +29,12 @@ struct CommandLine {
 CommandLine parse_command_line(int argc, const char* const* argv,
                                const std::vector<MethodInfo>& catalog);
 
+// The run of a job of `ranks` ranks, once that count is known (the local GPUs, --np, the
+// launcher's): core/plan's fit_methods_to_ranks applied to `o` (-m left out on one rank: the host
+// link's methods), and the flags given checked again against the methods left, so none is dropped
+// without a word (UsageError). Returns the one line that says what changed, "" when nothing did.
+// `where`: the rank count as the user knows it ("1 GPU on this host", "--np 1").
+std::string fit_run_to_ranks(RunOptions& o, int ranks, const std::vector<MethodInfo>& catalog,
+                             const std::string& where);
+
 }  // namespace peerbench

@@ -36,6 +36,23 @@ std::string get(const cxxopts::ParseResult& r, const std::string& key);
 // --fail-on (run and report): all, none, or flag codes and failing states, comma-separated.
 void check_fail_on(const std::string& fail_on);
 
+// A flag given for methods none of which was selected would be dropped without a word (-m
+// ce-write -d double measured no double; an audit): refused, naming the methods it applies to.
+// Reads which flags were given from o.flags_given.
+void refuse_flags_that_apply_to_nothing(const RunOptions& o,
+                                        const std::vector<MethodInfo>& catalog);
+
+// The --expect file's shape in one line, for the help of every command that reads one; its keys
+// are the file's own (core/judge/expectations.cpp; options_test parses the example).
+inline constexpr const char* kExpectFileShape =
+    "a JSON file: {\"min_gbps\": {\"ce-write\": 380, \"nccl-sendrecv\": {\"nvlink\": 340, "
+    "\"pcie\": 20}}, \"max_latency_us\": {\"ce-latency\": 5}, \"expected_fraction\": 0.85, "
+    "\"fraction_of_link\": 0.8, \"judge_min_bytes\": \"64M\", ...}";
+
+// run's flags, group by group, and its --help: the groups, then three examples.
+void add_run_options(cxxopts::Options& o);
+std::string run_help(const cxxopts::Options& o);
+
 // Each command's parser fills its part of `cl`; --help (and run's --version and
 // --list-methods) turn cl.command into that request instead.
 void parse_run_command(cxxopts::Options& o, const Args& args,

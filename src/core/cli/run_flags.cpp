@@ -1,10 +1,12 @@
-// run's flags: sizes, timing, selection, nccl-tests' options, output, verdicts.
+// run's flags into RunOptions: what to measure, how, the output, the launch (declared, with
+// their help, in run_help.cpp).
 #include <algorithm>
 #include <cctype>
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/cli/flags.h"
+#include "core/cli/suggest.h"
 #include "core/model/json_in.h"
 #include "core/model/sizes.h"
 
@@ -29,137 +31,6 @@ FaultInjection parse_fault(const std::string& text) {
   if (parts.size() == 4)
     f.cycle = static_cast<int>(parse_integer(parts[3], "--inject-fault cycle", 1, 1 << 20));
   return f;
-}
-
-void add_size_flags(cxxopts::Options& o) {
-  o.add_options("sizes")("b,minbytes", "smallest size (K/M/G binary suffixes)",
-                         cxxopts::value<std::string>()->default_value("1M"))(
-      "e,maxbytes", "largest size", cxxopts::value<std::string>()->default_value("1G"))(
-      "f,stepfactor", "multiply the size by this (>= 2)",
-      cxxopts::value<std::string>()->default_value("4"))(
-      "i,stepbytes", "add this to the size instead of multiplying (0: use -f)",
-      cxxopts::value<std::string>()->default_value("0"));
-}
-
-void add_timing_flags(cxxopts::Options& o) {
-  o.add_options("timing")("w,warmup_iters", "untimed iterations before each size",
-                          cxxopts::value<std::string>()->default_value("5"))(
-      "n,iters", "iterations per timed sample", cxxopts::value<std::string>()->default_value("20"))(
-      "s,samples", "timed samples per size (min/median/max over them)",
-      cxxopts::value<std::string>()->default_value("5"))(
-      "c,check",
-      "check the data after every sample: 1 or 0 (nccl-tests' -c N repeats the check N times)",
-      cxxopts::value<std::string>()->default_value("1"))(
-      "G,cudagraph", "capture the iterations in a CUDA graph and time N replays (0: off)",
-      cxxopts::value<std::string>()->default_value("0"))(
-      "I,per_iter_timing",
-      "1: one more sample with an event after each iteration, for per-iteration p50/p95/p99 "
-      "(nccl-tests' -I; its events never time the headline); 0: off",
-      cxxopts::value<std::string>()->default_value("1"))(
-      "T,timeout", "seconds one sample may take before the watchdog stops the run",
-      cxxopts::value<std::string>()->default_value("60"))(
-      "latency-bytes", "transfer size of ce-latency (sm-latency moves 4 bytes)",
-      cxxopts::value<std::string>()->default_value("8"))(
-      "latency-iters", "transfers per latency sample",
-      cxxopts::value<std::string>()->default_value("200"));
-}
-
-void add_selection_flags(cxxopts::Options& o) {
-  o.add_options("selection")("m,methods",
-                             "methods or groups, comma-separated (see --list-methods; nccl-tests' "
-                             "-m is agg_iters, which peerbench does not have)",
-                             cxxopts::value<std::string>()->default_value("all"))(
-      "list-methods", "list the methods and groups, then exit")(
-      "pairs", "all | intra-host | inter-host | list like 0-1,2>3 (a-b: both directions)",
-      cxxopts::value<std::string>()->default_value("all"))(
-      "schedule", "serial (one pair at a time) | rounds (disjoint pairs at once)",
-      cxxopts::value<std::string>()->default_value("serial"))("inplace",
-                                                              "run nccl-allreduce in place")(
-      "d,datatype", "NCCL collectives: element types, comma-separated, or all (nccl-tests' names)",
-      cxxopts::value<std::string>()->default_value("float"))(
-      "o,op", "NCCL reductions: sum, prod, min, max, avg, comma-separated, or all",
-      cxxopts::value<std::string>()->default_value("sum"))(
-      "r,root", "root rank of nccl-broadcast and nccl-reduce",
-      cxxopts::value<std::string>()->default_value("0"))(
-      "staged-chunk", "chunk size of the host-staged pipeline",
-      cxxopts::value<std::string>()->default_value("4M"))(
-      "staged-slots", "chunks in flight in the host-staged pipeline (2-64)",
-      cxxopts::value<std::string>()->default_value("4"));
-}
-
-void add_output_flags(cxxopts::Options& o) {
-  o.add_options("output")("J,json", "results file (default: results/peerbench-HOST-TIME.json)",
-                          cxxopts::value<std::string>())(
-      "expect", "acceptance thresholds file for the verdicts (see README)",
-      cxxopts::value<std::string>())("dry-run",
-                                     "print the plan and its estimated time; touch no GPU")(
-      "np", "without a launcher: ranks to start (default: all local GPUs)",
-      cxxopts::value<std::string>())("q,quiet", "print only the summary")("v,verbose",
-                                                                          "print every sample")(
-      "allow-gpu-sharing", "let ranks share a GPU (testing the tool on one GPU; measures no link)")(
-      "h,help", "this help")("version", "print the version");
-}
-
-void add_nccl_tests_flags(cxxopts::Options& o) {
-  o.add_options("nccl-tests")(
-      "a,average",
-      "the time of an operation over the ranks: 0 rank 0, 1 average (nccl-tests' default), 2 "
-      "minimum, 3 maximum (peerbench's default: the slowest rank)",
-      cxxopts::value<std::string>()->default_value("3"))(
-      "C,report_cputime", "1: also report the host's CPU time to enqueue one operation",
-      cxxopts::value<std::string>()->default_value("0"))(
-      "z,blocking",
-      "0: back to back behind the start gate; 1: the host waits for each operation and all "
-      "ranks meet after it; 2: waits, no meeting (nccl-tests' -z); blocking figures are not judged",
-      cxxopts::value<std::string>()->default_value("0"))(
-      "R,local_register",
-      "NCCL buffer registration: 0 none, 1 ncclCommRegister, 2 symmetric windows "
-      "(ncclCommWindowRegister, NCCL 2.27+), as nccl-tests' -R",
-      cxxopts::value<std::string>()->default_value("0"))(
-      "N,run_cycles",
-      "burn-in: repeat the whole suite N times (0 with no --duration: until stopped, SIGINT "
-      "ends it cleanly; with --duration: whichever ends first)",
-      cxxopts::value<std::string>()->default_value("1"))(
-      "duration",
-      "burn-in: repeat the suite for this long (90, 90s, 10m, 2h, 1d; above 0, at most a week): "
-      "every cycle that starts in it, unless -N ends it first",
-      cxxopts::value<std::string>())(
-      "t,nthreads", "refused: peerbench runs one rank per GPU (nccl-tests' threads per process)",
-      cxxopts::value<std::string>())(
-      "g,ngpus", "refused: peerbench runs one rank per GPU (nccl-tests' GPUs per thread)",
-      cxxopts::value<std::string>());
-}
-
-void add_verdict_flags(cxxopts::Options& o) {
-  o.add_options("verdicts")(
-      "fail-on",
-      "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
-      "contended, throttled, noisy; not-judged only where named (as report --fail-on)",
-      cxxopts::value<std::string>()->default_value("all"))(
-      "confirm",
-      "measure a case that would be flagged (or ran beside another job) again this "
-      "many times at the end, after an idle check; 0: off",
-      cxxopts::value<std::string>()->default_value("1"))(
-      "require-idle", "refuse to start while another process uses a GPU of the job")(
-      "wait-idle", "wait up to SECONDS for the job's GPUs to be idle before starting",
-      cxxopts::value<std::string>())(
-      "allow-busy", "with --expect (which requires idle GPUs): start on busy GPUs anyway");
-}
-
-void add_testing_flags(cxxopts::Options& o) {
-  o.add_options("testing")("inject-fault", "KIND:METHOD[:RANK[:CYCLE]] (testing)",
-                           cxxopts::value<std::string>());
-}
-
-// run's flags, group by group in the order --help lists them.
-void add_run_options(cxxopts::Options& o) {
-  add_size_flags(o);
-  add_timing_flags(o);
-  add_selection_flags(o);
-  add_output_flags(o);
-  add_nccl_tests_flags(o);
-  add_verdict_flags(o);
-  add_testing_flags(o);
 }
 
 // "90", "90s", "10m", "2h", "1d": seconds, above 0 and up to a week.
@@ -261,11 +132,52 @@ void parse_size_and_timing_flags(const cxxopts::ParseResult& r, RunOptions& o) {
       static_cast<int>(parse_integer(get(r, "latency-iters"), "--latency-iters", 1, 100000));
 }
 
+// -m's names, with the nearest method or group where one is mistyped (ce-wrtie: ce-write).
+std::vector<std::string> methods_with_suggestion(const std::string& spec,
+                                                 const std::vector<MethodInfo>& catalog) {
+  try {
+    return resolve_methods(spec, catalog);
+  } catch (const UsageError&) {
+    std::vector<std::string> names;
+    for (const auto& m : catalog) names.push_back(m.name);
+    for (const auto& g : method_groups()) names.push_back(g.name);
+    for (const auto& item : split(spec, ',')) {
+      if (item.empty() || std::find(names.begin(), names.end(), item) != names.end()) continue;
+      const std::string near = nearest_word(item, names);
+      if (!near.empty())
+        throw UsageError("-m/--methods: unknown method " + quoted_value(item) + "; did you mean " +
+                         near + "? (peerbench --list-methods lists the methods and groups)");
+    }
+    throw;
+  }
+}
+
+// -o is nccl-tests' reduction op, and people reach for it to name an output file (run.json): an
+// unknown value says what -o is and where results go.
+std::vector<ReduceOp> reduce_ops_or_why(const std::string& spec) {
+  try {
+    return parse_reduce_ops(spec, "-o/--op");
+  } catch (const UsageError&) {
+    std::vector<std::string> names;
+    for (const auto op : all_reduce_ops()) names.push_back(to_string(op));
+    names.push_back("all");
+    std::string hint;
+    for (const auto& item : split(spec, ',')) {
+      if (std::find(names.begin(), names.end(), item) == names.end() && hint.empty())
+        hint = did_you_mean(item, names);
+    }
+    throw UsageError("-o/--op: " + quoted_value(spec) +
+                     " is not a reduction: -o is the reduction op of the NCCL collectives, as in "
+                     "nccl-tests (" +
+                     or_list(names) + "); results are written with -J PATH" + hint);
+  }
+}
+
 // -m, --pairs, --schedule, the NCCL collectives' types, reductions and root, the staged pipeline.
 void parse_selection_flags(const cxxopts::ParseResult& r, const std::vector<MethodInfo>& catalog,
                            RunOptions& o) {
   o.methods_spec = get(r, "methods");
-  o.methods = resolve_methods(o.methods_spec, catalog);
+  o.methods = methods_with_suggestion(o.methods_spec, catalog);
   o.pairs = parse_pair_filter(get(r, "pairs"));
   const std::string schedule = get(r, "schedule");
   if (schedule == "serial") {
@@ -277,7 +189,7 @@ void parse_selection_flags(const cxxopts::ParseResult& r, const std::vector<Meth
   }
   o.allreduce_inplace = r.count("inplace") > 0;
   o.datatypes = parse_data_types(get(r, "datatype"), "-d/--datatype");
-  o.ops = parse_reduce_ops(get(r, "op"), "-o/--op");
+  o.ops = reduce_ops_or_why(get(r, "op"));
   o.root = static_cast<int>(parse_integer(get(r, "root"), "-r/--root", 0, 1 << 20));
   o.staged_chunk = parse_size(get(r, "staged-chunk"), "--staged-chunk");
   if (o.staged_chunk < 4096 || o.staged_chunk > (256ull << 20)) {
@@ -304,136 +216,6 @@ void parse_output_flags(const cxxopts::ParseResult& r, RunOptions& o) {
   o.allow_gpu_sharing = r.count("allow-gpu-sharing") > 0;
 }
 
-// --pairs with only collectives (over all ranks) or host<->GPU methods, which a filter other than a
-// list of pairs does not select (README), measured what it would without it.
-void refuse_pairs_that_apply_to_nothing(const cxxopts::ParseResult& r,
-                                        const std::vector<MethodInfo>& catalog,
-                                        const RunOptions& o) {
-  if (!r.count("pairs") || o.pairs.kind == PairFilter::Kind::kAll) return;
-  const bool list = o.pairs.kind == PairFilter::Kind::kExplicit;
-  bool collectives = false, host = false;
-  for (const auto& name : o.methods) {
-    const MethodInfo* m = find_method(catalog, name);
-    if (!m) continue;
-    if (m->scope == MethodScope::kPair || (list && m->scope == MethodScope::kPerGpu)) return;
-    collectives = collectives || m->scope == MethodScope::kAllRanks;
-    host = host || m->scope == MethodScope::kPerGpu;
-  }
-  // Why, for what was selected (the message named collectives to a -m host run; a review).
-  throw UsageError(
-      "--pairs: none of the methods selected (" + join(o.methods, ",") + ") runs on pairs" +
-      (collectives ? "; collectives run over all ranks" : std::string()) +
-      (host ? "; host<->GPU methods take only a list of pairs (0-1,2>3)" : std::string()) +
-      "; leave --pairs out or select pair methods");
-}
-
-// The methods a size sweep (-b -e -f -i) and -n apply to: not the latency methods, which run at
-// one size, ce-latency for --latency-iters transfers.
-bool sweeps(const MethodInfo& m) {
-  return !m.fixed_size;
-}
-
-struct FlagScope {
-  const char* key;
-  const char* flag;
-  const char* what;
-  bool (*applies)(const MethodInfo&);
-  bool (*changed)(const RunOptions&,
-                  const RunOptions&);  // given, default: a default drops nothing
-};
-// Each flag that applies to some methods only, and whether a value drops something.
-constexpr FlagScope kFlagScopes[] = {
-    {"datatype", "-d/--datatype", "element types", [](const MethodInfo& m) { return m.typed; },
-     [](const RunOptions& g, const RunOptions& d) { return g.datatypes != d.datatypes; }},
-    {"op", "-o/--op", "reductions", [](const MethodInfo& m) { return m.reduces; },
-     [](const RunOptions& g, const RunOptions& d) { return g.ops != d.ops; }},
-    {"root", "-r/--root", "a root", [](const MethodInfo& m) { return m.rooted; },
-     [](const RunOptions& g, const RunOptions& d) { return g.root != d.root; }},
-    {"inplace", "--inplace", "in-place all-reduce",
-     [](const MethodInfo& m) { return m.collective == Collective::kAllReduce; },
-     [](const RunOptions&, const RunOptions&) { return true; }},
-    {"local_register", "-R/--local_register", "NCCL buffer registration",
-     [](const MethodInfo& m) { return m.uses_nccl; },
-     [](const RunOptions& g, const RunOptions& d) {
-       return g.register_buffers != d.register_buffers;
-     }},
-    {"staged-chunk", "--staged-chunk", "the staged pipeline",
-     [](const MethodInfo& m) { return m.family == "staged"; },
-     [](const RunOptions& g, const RunOptions& d) { return g.staged_chunk != d.staged_chunk; }},
-    {"staged-slots", "--staged-slots", "the staged pipeline",
-     [](const MethodInfo& m) { return m.family == "staged"; },
-     [](const RunOptions& g, const RunOptions& d) { return g.staged_slots != d.staged_slots; }},
-    {"latency-bytes", "--latency-bytes", "a latency size",
-     [](const MethodInfo& m) { return m.fixed_size && m.fixed_bytes == 0; },
-     [](const RunOptions& g, const RunOptions& d) { return g.latency_bytes != d.latency_bytes; }},
-    {"latency-iters", "--latency-iters", "latency transfers",
-     [](const MethodInfo& m) { return m.metric == Metric::kLatency; },
-     [](const RunOptions& g, const RunOptions& d) { return g.latency_iters != d.latency_iters; }},
-    // -G on staged or sm-latency alone captured nothing, yet labelled the run "-G N" (an audit).
-    {"cudagraph", "-G/--cudagraph", "a CUDA graph",
-     [](const MethodInfo& m) { return m.graph_capturable; },
-     [](const RunOptions& g, const RunOptions& d) {
-       return g.cudagraph_replays != d.cudagraph_replays;
-     }},
-    // One rank times a one-sided copy: there are no ranks' times to combine.
-    {"average", "-a/--average", "the times of several ranks",
-     [](const MethodInfo& m) { return m.workers != 1; },
-     [](const RunOptions& g, const RunOptions& d) { return g.average != d.average; }},
-    // -I 1 is the default: only asking for it explicitly asks for something to drop.
-    {"per_iter_timing", "-I/--per_iter_timing", "a per-iteration sample",
-     [](const MethodInfo& m) { return m.start_gated; },
-     [](const RunOptions& g, const RunOptions&) { return g.per_iteration; }},
-    {"minbytes", "-b/--minbytes", "a size sweep", sweeps,
-     [](const RunOptions& g, const RunOptions& d) {
-       return g.sweep.min_bytes != d.sweep.min_bytes;
-     }},
-    {"maxbytes", "-e/--maxbytes", "a size sweep", sweeps,
-     [](const RunOptions& g, const RunOptions& d) {
-       return g.sweep.max_bytes != d.sweep.max_bytes;
-     }},
-    {"stepfactor", "-f/--stepfactor", "a size sweep", sweeps,
-     [](const RunOptions& g, const RunOptions& d) {
-       return g.sweep.step_factor != d.sweep.step_factor;
-     }},
-    {"stepbytes", "-i/--stepbytes", "a size sweep", sweeps,
-     [](const RunOptions& g, const RunOptions& d) {
-       return g.sweep.step_bytes != d.sweep.step_bytes;
-     }},
-    {"iters", "-n/--iters", "iterations per sample (the latency methods: --latency-iters)", sweeps,
-     [](const RunOptions& g, const RunOptions& d) { return g.iters != d.iters; }},
-};
-
-// A flag given for methods none of which was selected would be dropped without a word (-m
-// ce-write -d double measured no double; an audit): refused, naming the methods it applies to.
-void refuse_flags_that_apply_to_nothing(const cxxopts::ParseResult& r,
-                                        const std::vector<MethodInfo>& catalog,
-                                        const RunOptions& o) {
-  const RunOptions defaults;
-  for (const auto& sc : kFlagScopes) {
-    if (!r.count(sc.key) || !sc.changed(o, defaults)) continue;
-    bool any = false;
-    for (const auto& name : o.methods) {
-      const MethodInfo* m = find_method(catalog, name);
-      any = any || (m && sc.applies(*m));
-    }
-    if (any) continue;
-    std::vector<std::string> takers, others;
-    for (const auto& m : catalog) (sc.applies(m) ? takers : others).push_back(m.name);
-    // The shorter list: -G's twenty takers read better as the two it does not apply to.
-    throw UsageError(std::string(sc.flag) + ": none of the methods selected (" +
-                     join(o.methods, ",") + ") takes " + sc.what + "; it applies to " +
-                     (others.size() < takers.size() ? "every method but " + join(others, ", ")
-                                                    : join(takers, ", ")));
-  }
-  refuse_pairs_that_apply_to_nothing(r, catalog, o);
-  // The per-iteration sample runs its iterations back to back; -z waits after each one.
-  if (r.count("per_iter_timing") && o.per_iteration && o.blocking != 0) {
-    throw UsageError("-I/--per_iter_timing 1 and -z/--blocking " + std::to_string(o.blocking) +
-                     ": the per-iteration sample runs back to back behind the start gate (-z 0); "
-                     "give one");
-  }
-}
-
 // --version and --list-methods take no words ("peerbench --version extra" dropped the word).
 void refuse_words_after(const cxxopts::ParseResult& r, const std::string& flag) {
   if (r.unmatched().empty()) return;
@@ -447,7 +229,9 @@ RunOptions parse_run(const cxxopts::ParseResult& r, const std::vector<MethodInfo
   parse_output_flags(r, o);
   parse_nccl_tests_options(r, o);
   parse_verdict_options(r, o);
-  refuse_flags_that_apply_to_nothing(r, catalog, o);
+  for (const auto& kv : r.arguments()) o.flags_given.push_back(kv.key());
+  o.methods_given = r.count("methods") > 0;
+  refuse_flags_that_apply_to_nothing(o, catalog);
   if (r.count("inject-fault")) {
     o.fault = parse_fault(get(r, "inject-fault"));
     if (!find_method(catalog, o.fault.method)) {
@@ -465,7 +249,7 @@ void parse_run_command(cxxopts::Options& o, const Args& args,
   // -t and -g are refused whatever follows them, by their own line, before any other check.
   reject_threads_and_gpus(args);
   auto r = parse_args(o, args);
-  cl.help_text = o.help({"sizes", "timing", "selection", "nccl-tests", "output", "verdicts"});
+  cl.help_text = run_help(o);
   if (r.count("help")) {
     cl.command = Command::kHelp;
     return;

@@ -2,19 +2,25 @@
 #include "core/base/errors.h"
 #include "core/base/text.h"
 #include "core/cli/flags.h"
+#include "core/cli/suggest.h"
 #include "core/fleet/fleet_options.h"
+#include "core/fleet/fleet_report.h"
+#include "core/model/json_in.h"
 #include "core/model/sizes.h"
 
 namespace peerbench {
 namespace {
 
-ReportFormat parse_format(const std::string& v, const std::string& flag, bool allow_html) {
-  if (v == "text") return ReportFormat::kText;
-  if (v == "markdown" || v == "md") return ReportFormat::kMarkdown;
-  if (v == "csv") return ReportFormat::kCsv;
-  if (v == "html" && allow_html) return ReportFormat::kHtml;
-  throw UsageError(flag + ": '" + v + "' is not a format; use " +
-                   (allow_html ? "text, markdown, html or csv" : "text, markdown or csv"));
+ReportFormat parse_format(const std::string& v, const std::string& flag) {
+  std::vector<std::string> names{"md"};  // markdown's short name
+  for (const auto f :
+       {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml, ReportFormat::kCsv}) {
+    if (v == to_string(f)) return f;
+    names.push_back(to_string(f));
+  }
+  if (v == "md") return ReportFormat::kMarkdown;
+  throw UsageError(flag + ": " + quoted_value(v) +
+                   " is not a format; use text, markdown, html or csv" + did_you_mean(v, names));
 }
 
 // Plots are embedded (HTML) or linked (Markdown); the other formats have nowhere to put them, and
@@ -28,8 +34,11 @@ void refuse_plots_unused(const std::string& dir, ReportFormat f, const char* com
 }  // namespace
 
 void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
-  o.add_options()("json", "also write the topology as JSON to PATH", cxxopts::value<std::string>())(
-      "q,quiet", "do not print the matrix")("h,help", "this help");
+  o.add_options()("json",
+                  "also write the topology as JSON to PATH (-: to standard output, in place of "
+                  "the matrix)",
+                  cxxopts::value<std::string>())("q,quiet", "do not print the matrix")("h,help",
+                                                                                       "this help");
   auto r = parse_args(o, args);
   cl.help_text = o.help();
   if (r.count("help")) {
@@ -38,21 +47,25 @@ void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl) 
   }
   reject_positionals(r, "topo");
   if (r.count("json")) cl.topo.json_path = non_empty_path(get(r, "json"), "--json");
-  cl.topo.quiet = r.count("quiet") > 0;
+  // "--json -": the JSON alone on standard output, so it can be piped (a file named -: ./-).
+  cl.topo.quiet = r.count("quiet") > 0 || cl.topo.json_path == "-";
 }
 
 void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
   o.add_options()("inputs", "run JSON files", cxxopts::value<std::vector<std::string>>())(
       "format", "text | markdown | html | csv",
       cxxopts::value<std::string>()->default_value("text"))(
-      "o,output", "write here instead of stdout (- is stdout)", cxxopts::value<std::string>())(
+      "o,output", "write here instead of stdout (- is stdout; missing folders are made)",
+      cxxopts::value<std::string>())(
       "fail-on",
       "what makes the exit code 1: all | none | comma-separated flag codes and/or incomplete, "
       "contended, throttled, noisy; not-judged only where named (all,not-judged)",
-      cxxopts::value<std::string>()->default_value("all"))("expect", "acceptance thresholds file",
-                                                           cxxopts::value<std::string>())(
-      "plots", "folder with plots from scripts/plot.py to embed or link",
-      cxxopts::value<std::string>())("h,help", "this help");
+      cxxopts::value<std::string>()->default_value("all"))(
+      "expect",
+      std::string("the bars to judge by (default: those the run recorded), ") + kExpectFileShape,
+      cxxopts::value<std::string>())("plots",
+                                     "folder with plots from scripts/plot.py to embed or link",
+                                     cxxopts::value<std::string>())("h,help", "this help");
   o.parse_positional({"inputs"});
   o.positional_help("RUN.json [RUN.json ...]");
   auto r = parse_args(o, args);
@@ -63,7 +76,7 @@ void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl
   }
   if (!r.count("inputs")) throw UsageError("report: give at least one run JSON file");
   cl.report.inputs = r["inputs"].as<std::vector<std::string>>();
-  cl.report.format = parse_format(get(r, "format"), "--format", true);
+  cl.report.format = parse_format(get(r, "format"), "--format");
   if (r.count("output")) cl.report.output_path = output_path(get(r, "output"), "-o/--output");
   cl.report.fail_on = get(r, "fail-on");
   check_fail_on(cl.report.fail_on);
@@ -79,9 +92,9 @@ void add_compare_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("5"))(
       "format", "text | markdown | html | csv",
       cxxopts::value<std::string>()->default_value("text"))(
-      "o,output", "write here instead of stdout (- is stdout)", cxxopts::value<std::string>())(
-      "match", "match GPUs by host and: pci | uuid | index",
-      cxxopts::value<std::string>()->default_value("pci"))(
+      "o,output", "write here instead of stdout (- is stdout; missing folders are made)",
+      cxxopts::value<std::string>())("match", "match GPUs by host and: pci | uuid | index",
+                                     cxxopts::value<std::string>()->default_value("pci"))(
       "fail-on", "regressions | any | none",
       cxxopts::value<std::string>()->default_value("regressions"))(
       "plots", "more than two runs: folder of plots from scripts/plot_fleet.py history",
@@ -115,7 +128,7 @@ void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& c
   }
   cl.compare.threshold = parse_positive_number(get(r, "threshold"), "--threshold") / 100.0;
   if (cl.compare.threshold >= 10) throw UsageError("--threshold: use a percentage below 1000");
-  cl.compare.format = parse_format(get(r, "format"), "--format", true);
+  cl.compare.format = parse_format(get(r, "format"), "--format");
   refuse_plots_unused(cl.compare.plots_dir, cl.compare.format, "compare");
   if (r.count("output")) cl.compare.output_path = output_path(get(r, "output"), "-o/--output");
   cl.compare.match = get(r, "match");
@@ -129,10 +142,46 @@ void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& c
   }
 }
 
+namespace {
+
+// fleet --format htlm: the fleet's formats are the words of its own refusal that it accepts, so
+// the hint cannot offer one it lacks.
+UsageError fleet_format_with_suggestion(const UsageError& e, const Args& args) {
+  const std::string message = e.what();
+  if (message.rfind("--format: ", 0) != 0) return e;
+  std::string given;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string word = args[i];
+    if (word == "--format" && i + 1 < args.size()) given = args[i + 1];
+    if (word.rfind("--format=", 0) == 0) given = word.substr(9);
+  }
+  if (given.empty()) return e;
+  std::vector<std::string> formats;
+  std::string word;
+  for (const char c : message + " ") {
+    if (c >= 'a' && c <= 'z') {
+      word += c;
+      continue;
+    }
+    try {
+      if (!word.empty()) (void)parse_fleet_format(word), formats.push_back(word);
+    } catch (const UsageError&) {
+    }
+    word.clear();
+  }
+  return UsageError(message + did_you_mean(given, formats));
+}
+
+}  // namespace
+
 void parse_fleet_command(cxxopts::Options& o, const Args& args, CommandLine& cl) {
-  if (!parse_fleet_command_line(o, static_cast<int>(args.size()), args.data(), cl.fleet,
-                                cl.help_text))
-    cl.command = Command::kHelp;
+  try {
+    if (!parse_fleet_command_line(o, static_cast<int>(args.size()), args.data(), cl.fleet,
+                                  cl.help_text))
+      cl.command = Command::kHelp;
+  } catch (const UsageError& e) {
+    throw fleet_format_with_suggestion(e, args);
+  }
 }
 
 }  // namespace peerbench

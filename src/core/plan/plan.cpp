@@ -87,6 +87,25 @@ int minimum_ranks(const std::vector<std::string>& methods, const std::vector<Met
   return one_gpu_each && !methods.empty() ? 1 : 2;
 }
 
+RankFit fit_methods_to_ranks(const RunOptions& o, int ranks, const std::vector<MethodInfo>& catalog,
+                             const std::string& where) {
+  RankFit fit{o.methods, ""};
+  if (o.methods_given || ranks != 1 || minimum_ranks(o.methods, catalog) <= ranks) return fit;
+  fit.methods.clear();
+  for (const auto& name : o.methods) {
+    const MethodInfo* m = find_method(catalog, name);
+    // Collectives run on one rank too, but through NCCL's local path: no link is measured.
+    if (m && m->scope == MethodScope::kPerGpu && !m->all_gpus_at_once) fit.methods.push_back(name);
+  }
+  if (fit.methods.empty()) {  // nothing of the selection runs on one GPU: refused as it was
+    fit.methods = o.methods;
+    return fit;
+  }
+  fit.note = where + ": pair methods and collectives need 2 or more; measuring the host link " +
+             "only (" + join(fit.methods, ", ") + ")";
+  return fit;
+}
+
 PlanInput make_plan_input(const RunOptions& o, int world_size,
                           std::vector<std::string> host_of_rank,
                           const std::vector<MethodInfo>& catalog) {
@@ -145,6 +164,14 @@ std::string estimate_text(double cycle_s, int cycles, double duration_s, int dec
   if (total > duration_s * 1.05)
     t += "; about " + secs(total) + " in all, as a cycle that has started finishes";
   return t;
+}
+
+std::string plan_summary_line(const PlanInput& in, const Plan& totals) {
+  return "# Plan: " + std::to_string(in.world_size) + (in.world_size == 1 ? " rank" : " ranks") +
+         ", schedule " + to_string(in.schedule) + ", pairs " + in.pairs.text + ", " +
+         std::to_string(totals.cases) + " cases in " + std::to_string(totals.step_count) +
+         " steps; estimated " + estimate_text(totals.estimate_s, in.cycles, in.duration_s, 1) +
+         " (planning model: NVLink-class rates, not a measurement)";
 }
 
 namespace {

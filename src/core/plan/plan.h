@@ -69,11 +69,27 @@ int minimum_ranks(const std::vector<std::string>& methods, const std::vector<Met
 // caller (four had said it four ways, one leaving out the collectives).
 std::string too_few_ranks_text();
 
+// What a job of `ranks` ranks runs: the methods selected, or, where -m was left out and the job
+// has one rank (a one-GPU host), the methods of one GPU and its host link (h2d, d2h: their -all
+// twins would measure the same GPU again) and one line that says why (`note`; "" when the
+// selection stands). `where` names the rank count as the user knows it: "1 GPU on this host",
+// "--np 1". A method named with -m is never dropped: minimum_ranks refuses the job instead.
+struct RankFit {
+  std::vector<std::string> methods;
+  std::string note;
+};
+RankFit fit_methods_to_ranks(const RunOptions& o, int ranks, const std::vector<MethodInfo>& catalog,
+                             const std::string& where);
+
 // Throws UsageError when --pairs names ranks that do not exist or selects nothing.
 Plan make_plan(const PlanInput& in);
 // The same totals (cases, estimate, step count) and checks without keeping the steps: memory
 // does not grow with the plan, for dry runs of large jobs.
 Plan summarize_plan(const PlanInput& in);
+
+// The plan's totals in one line, what a quiet dry run prints: "# Plan: 8 ranks, schedule serial,
+// pairs all, 3760 cases in 376 steps; estimated 812.3 s (planning model: ...)".
+std::string plan_summary_line(const PlanInput& in, const Plan& totals);
 
 // Round-robin tournament (circle method): n-1 rounds of disjoint pairs for even n, n rounds with
 // one rank idle for odd n. Every unordered pair appears exactly once.

@@ -1,9 +1,15 @@
 #include "core/plan/run_options.h"
 
+#include <algorithm>
+
 namespace peerbench {
 
 std::string to_string(Schedule s) {
   return s == Schedule::kSerial ? "serial" : "rounds";
+}
+
+bool RunOptions::given(const std::string& flag) const {
+  return std::find(flags_given.begin(), flags_given.end(), flag) != flags_given.end();
 }
 
 nlohmann::json run_options_to_json(const RunOptions& o) {

@@ -52,6 +52,12 @@ struct RunOptions {
   bool burn_in() const { return cycles != 1 || duration_s > 0; }
   std::vector<std::string> methods;
   std::string methods_spec = "all";
+  // -m given: a job too small for a method named is refused; left out, the default job runs what
+  // the job's ranks can (fit_methods_to_ranks, core/plan/plan.h).
+  bool methods_given = false;
+  // The run flags given (their long names), for the checks that wait for the job's rank count.
+  std::vector<std::string> flags_given;
+  bool given(const std::string& flag) const;
   std::string json_path;  // empty: results/peerbench-<host>-<time>.json
   bool json_path_given = false;
   double timeout_s = 60.0;  // watchdog for one sample's GPU work

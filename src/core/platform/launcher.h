@@ -33,6 +33,10 @@ std::string shell_join(const std::vector<std::string>& argv);
 // Variable set in re-executed children so that a failed launcher detection cannot loop.
 inline constexpr const char* kReexecMarker = "PEERBENCH_REEXEC";
 
+// Set in re-executed children to the rank count as the user gave it ("1 GPU on this host",
+// "--np 1"), for the line a one-rank job prints about what it leaves out.
+inline constexpr const char* kRankCountSourceVar = "PEERBENCH_RANK_COUNT_FROM";
+
 // Set in re-executed children to "1" when the re-executing peerbench's stdout is a terminal, else
 // "0". A rank cannot tell by itself: Open MPI gives every rank a pseudo-terminal as stdout, also
 // when mpirun's own output goes to a file or a pipe.

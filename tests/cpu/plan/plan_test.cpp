@@ -273,5 +273,59 @@ TEST(Plan, ABurnInEstimateIsACyclesAndSaysWhatBoundsTheWhole) {
   EXPECT_EQ(text.find("hours"), std::string::npos) << "no '(2.0 hours)' read as the cycle's";
 }
 
+// Issue 39: the README's main job on a one-GPU host exited 2. With -m left out, one rank runs the
+// host link's methods and says why in one line; a method named is never dropped.
+RunOptions default_run() {
+  RunOptions o;
+  for (const auto& m : test::catalog()) o.methods.push_back(m.name);
+  return o;
+}
+
+TEST(RankFit, TheDefaultJobOnOneGpuMeasuresTheHostLinkAndSaysWhy) {
+  const RunOptions o = default_run();
+  ASSERT_EQ(minimum_ranks(o.methods, test::catalog()), 2);
+  const RankFit fit = fit_methods_to_ranks(o, 1, test::catalog(), "1 GPU on this host");
+  EXPECT_EQ(fit.methods, (std::vector<std::string>{"h2d", "d2h"}))
+      << "h2d-all and d2h-all would measure the one GPU again; collectives no link";
+  EXPECT_EQ(fit.note,
+            "1 GPU on this host: pair methods and collectives need 2 or more; measuring the host "
+            "link only (h2d, d2h)");
+  EXPECT_EQ(fit.note.find('\n'), std::string::npos);
+  EXPECT_EQ(minimum_ranks(fit.methods, test::catalog()), 1);
+  // Two ranks and more: the selection stands.
+  for (int ranks : {2, 8}) {
+    const RankFit all = fit_methods_to_ranks(o, ranks, test::catalog(), "x");
+    EXPECT_EQ(all.methods, o.methods);
+    EXPECT_EQ(all.note, "");
+  }
+}
+
+TEST(RankFit, MethodsNamedWithDashMAreNeverDropped) {
+  RunOptions o = default_run();
+  o.methods_given = true;  // -m all
+  const RankFit fit = fit_methods_to_ranks(o, 1, test::catalog(), "--np 1");
+  EXPECT_EQ(fit.methods, o.methods);
+  EXPECT_EQ(fit.note, "");
+  EXPECT_EQ(minimum_ranks(fit.methods, test::catalog()), 2) << "refused by the caller, as before";
+  o.methods = {"ce-write", "h2d"};
+  EXPECT_EQ(fit_methods_to_ranks(o, 1, test::catalog(), "--np 1").methods, o.methods);
+}
+
+TEST(Plan, SummaryLineHoldsTheTotalsAndTheEstimate) {
+  const auto in = input(8, Schedule::kSerial);
+  const Plan totals = summarize_plan(in);
+  const std::string line = plan_summary_line(in, totals);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(
+      line.rfind("# Plan: 8 ranks, schedule serial, pairs all, " + std::to_string(totals.cases) +
+                     " cases in " + std::to_string(totals.step_count) + " steps; estimated ",
+                 0),
+      0u)
+      << line;
+  EXPECT_NE(line.find(estimate_text(totals.estimate_s, 1, 0, 1)), std::string::npos) << line;
+  EXPECT_NE(plan_summary_line(input(1, Schedule::kSerial, {"h2d"}), totals).find("1 rank,"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace peerbench
