@@ -13,7 +13,7 @@
 #include "core/cli/flags.h"
 #include "core/cli/suggest.h"
 #include "core/judge/verdict.h"
-#include "test_catalog.h"
+#include "core/model/method_catalog.h"
 
 namespace peerbench {
 namespace {
@@ -22,7 +22,7 @@ CommandLine parse(std::vector<std::string> args) {
   args.insert(args.begin(), "peerbench");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), test::catalog());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), method_catalog());
 }
 
 std::string usage_error(const std::vector<std::string>& args) {
@@ -144,12 +144,12 @@ TEST(Help, ExpectHelpStatesTheFilesShapeInKeysTheReaderAccepts) {
   ASSERT_NE(dots, std::string::npos);
   const auto example = nlohmann::json::parse(shape.substr(open, dots - open) + "}");
   EXPECT_GE(example.size(), 4u);
-  EXPECT_NO_THROW(expectations_from_json(example, "--expect help", test::catalog()))
+  EXPECT_NO_THROW(expectations_from_json(example, "--expect help", method_catalog()))
       << example.dump();
   // The same file with a key misspelt is refused: the check above is the real one.
   auto typo = example;
   typo["min_gbsp"] = typo["min_gbps"];
-  EXPECT_THROW(expectations_from_json(typo, "--expect help", test::catalog()), InputError);
+  EXPECT_THROW(expectations_from_json(typo, "--expect help", method_catalog()), InputError);
   const std::string help = parse({"run", "--help"}).help_text;
   EXPECT_TRUE(has(help, "\"min_gbps\"")) << help;
 }
@@ -161,13 +161,13 @@ TEST(RankFit, FlagsGivenAreCheckedAgainstTheMethodsLeft) {
   EXPECT_TRUE(o.given("minbytes"));
   EXPECT_TRUE(o.given("dry-run"));
   EXPECT_FALSE(o.given("datatype"));
-  const std::string note = fit_run_to_ranks(o, 1, test::catalog(), "1 GPU on this host");
+  const std::string note = fit_run_to_ranks(o, 1, method_catalog(), "1 GPU on this host");
   EXPECT_EQ(o.methods, (std::vector<std::string>{"h2d", "d2h"}));
   EXPECT_TRUE(has(note, "1 GPU on this host: pair methods")) << note;
   // -d applies to the collectives alone: on one GPU it would be dropped without a word.
   auto d = parse({"run", "-d", "double"}).run;
   try {
-    fit_run_to_ranks(d, 1, test::catalog(), "1 GPU on this host");
+    fit_run_to_ranks(d, 1, method_catalog(), "1 GPU on this host");
     FAIL() << "-d double accepted for h2d and d2h";
   } catch (const UsageError& e) {
     EXPECT_EQ(
@@ -177,7 +177,7 @@ TEST(RankFit, FlagsGivenAreCheckedAgainstTheMethodsLeft) {
   }
   auto named = parse({"run", "-m", "ce-write"}).run;
   EXPECT_TRUE(named.methods_given);
-  EXPECT_EQ(fit_run_to_ranks(named, 1, test::catalog(), "--np 1"), "");
+  EXPECT_EQ(fit_run_to_ranks(named, 1, method_catalog(), "--np 1"), "");
   EXPECT_EQ(named.methods, (std::vector<std::string>{"ce-write"}));
 }
 

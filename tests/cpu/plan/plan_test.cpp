@@ -277,24 +277,24 @@ TEST(Plan, ABurnInEstimateIsACyclesAndSaysWhatBoundsTheWhole) {
 // host link's methods and says why in one line; a method named is never dropped.
 RunOptions default_run() {
   RunOptions o;
-  for (const auto& m : test::catalog()) o.methods.push_back(m.name);
+  for (const auto& m : method_catalog()) o.methods.push_back(m.name);
   return o;
 }
 
 TEST(RankFit, TheDefaultJobOnOneGpuMeasuresTheHostLinkAndSaysWhy) {
   const RunOptions o = default_run();
-  ASSERT_EQ(minimum_ranks(o.methods, test::catalog()), 2);
-  const RankFit fit = fit_methods_to_ranks(o, 1, test::catalog(), "1 GPU on this host");
+  ASSERT_EQ(minimum_ranks(o.methods, method_catalog()), 2);
+  const RankFit fit = fit_methods_to_ranks(o, 1, method_catalog(), "1 GPU on this host");
   EXPECT_EQ(fit.methods, (std::vector<std::string>{"h2d", "d2h"}))
       << "h2d-all and d2h-all would measure the one GPU again; collectives no link";
   EXPECT_EQ(fit.note,
             "1 GPU on this host: pair methods and collectives need 2 or more; measuring the host "
             "link only (h2d, d2h)");
   EXPECT_EQ(fit.note.find('\n'), std::string::npos);
-  EXPECT_EQ(minimum_ranks(fit.methods, test::catalog()), 1);
+  EXPECT_EQ(minimum_ranks(fit.methods, method_catalog()), 1);
   // Two ranks and more: the selection stands.
   for (int ranks : {2, 8}) {
-    const RankFit all = fit_methods_to_ranks(o, ranks, test::catalog(), "x");
+    const RankFit all = fit_methods_to_ranks(o, ranks, method_catalog(), "x");
     EXPECT_EQ(all.methods, o.methods);
     EXPECT_EQ(all.note, "");
   }
@@ -303,12 +303,12 @@ TEST(RankFit, TheDefaultJobOnOneGpuMeasuresTheHostLinkAndSaysWhy) {
 TEST(RankFit, MethodsNamedWithDashMAreNeverDropped) {
   RunOptions o = default_run();
   o.methods_given = true;  // -m all
-  const RankFit fit = fit_methods_to_ranks(o, 1, test::catalog(), "--np 1");
+  const RankFit fit = fit_methods_to_ranks(o, 1, method_catalog(), "--np 1");
   EXPECT_EQ(fit.methods, o.methods);
   EXPECT_EQ(fit.note, "");
-  EXPECT_EQ(minimum_ranks(fit.methods, test::catalog()), 2) << "refused by the caller, as before";
+  EXPECT_EQ(minimum_ranks(fit.methods, method_catalog()), 2) << "refused by the caller, as before";
   o.methods = {"ce-write", "h2d"};
-  EXPECT_EQ(fit_methods_to_ranks(o, 1, test::catalog(), "--np 1").methods, o.methods);
+  EXPECT_EQ(fit_methods_to_ranks(o, 1, method_catalog(), "--np 1").methods, o.methods);
 }
 
 TEST(Plan, SummaryLineHoldsTheTotalsAndTheEstimate) {
