@@ -12,6 +12,7 @@
 #include "core/present/history.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
+#include "test_text.h"
 
 namespace peerbench {
 namespace {
@@ -129,8 +130,8 @@ TEST(RealRuns, EveryVersionOneRunReadsAndTheCleanOnesPass) {
 // explained.
 TEST(RealRuns, NcclWordsAreTerms) {
   const auto d = load_run_file(h200x2("p2p-disabled.json"));
-  const auto text = render(d, compute_verdicts(d, {}), ReportFormat::kText);
-  for (const char* term : {"  N ch: ", "  GDRDMA: ", "SHM/direct/direct: ", "NET/Socket over TCP"})
+  const auto text = test::flat(render(d, compute_verdicts(d, {}), ReportFormat::kText));
+  for (const char* term : {" N ch: ", " GDRDMA: ", "SHM/direct/direct: ", "NET/Socket over TCP"})
     EXPECT_NE(text.find(term), std::string::npos) << term;
 }
 
@@ -158,9 +159,9 @@ TEST(RealRuns, CutShortRunIsIncompleteNeverPass) {
   EXPECT_EQ(verdict_exit_code(vs, "incomplete"), kExitFlagged);
   EXPECT_EQ(verdict_exit_code(vs, "below-link"), kExitOk) << "--fail-on chooses";
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
-  const auto text = render(d, vs, ReportFormat::kText);
+  const auto text = test::flat(render(d, vs, ReportFormat::kText));
   EXPECT_EQ(text.find("all 3 pass"), std::string::npos);
-  EXPECT_NE(text.find("Verdict: the run has no end recorded: it stopped while running "),
+  EXPECT_NE(text.find("FAIL: the run has no end recorded: it stopped while running "),
             std::string::npos)
       << text;
   EXPECT_NE(text.find(" (killed, or still running); 3 incomplete of 3 verdicts"), std::string::npos)
@@ -208,15 +209,18 @@ TEST(RealRuns, SizesBelowTheMinimumAreJudgedOnlyByAKnownGoodFigure) {
   in.doc = &d;
   in.verdicts = vs;
   const std::string md = make_reporter(ReportFormat::kMarkdown)->render({in}, {});
-  const auto verdict_line =
-      md.find("**Verdict: 3 flagged of 3 verdicts (3 flags)**\n\n- nccl-shm: ");
+  const auto verdict_line = md.find(
+      "**FAIL: 3 flagged of 3 verdicts (3 flags)**\n\n- 0-\\>1 (NV18) GPU 0 0000:00:06.0 s/n ");
   EXPECT_NE(verdict_line, std::string::npos) << md.substr(0, 1500);
+  EXPECT_LT(md.find("FLAGGED nccl-shm: NCCL used shared memory"), md.find("\n## "))
+      << "the flag is said under the verdict, before any section";
   // And the names it uses are explained at the end: each method, busbw, NCCL's transports.
-  EXPECT_NE(md.find("- **busbw**: nccl-tests' bus bandwidth"), std::string::npos);
-  EXPECT_NE(md.find("- **ce-write**: copy engine on the source GPU"), std::string::npos);
-  EXPECT_NE(
-      make_reporter(ReportFormat::kHtml)->render({in}, {}).find("<ul class=\"why\"><li>nccl-shm: "),
-      std::string::npos);
+  EXPECT_NE(md.find("- busbw: nccl-tests' bus bandwidth"), std::string::npos);
+  EXPECT_NE(md.find("- ce-write: copy engine on the source GPU"), std::string::npos);
+  const std::string html = make_reporter(ReportFormat::kHtml)->render({in}, {});
+  EXPECT_NE(html.find("<ul class=\"digest\"><li>0-&gt;1 (NV18) GPU 0 0000:00:06.0"),
+            std::string::npos);
+  EXPECT_LT(html.find("FLAGGED nccl-shm: NCCL used shared memory"), html.find("<h2>"));
   Expectations off;
   off.expected_fraction = 0;  // no known-good bar: not judged under 256 MiB, as before
   EXPECT_EQ(find_verdict(compute_verdicts(d, off), -1, -1).verdict, "not-judged");
@@ -275,11 +279,16 @@ TEST(RealRuns, ReportSaysWhatFailOnCounted) {
     in.verdicts = vs;
     in.failing = run_failing(d, vs, "all,not-judged");
     in.failing_why = why;
-    const auto out = make_reporter(f)->render({in}, {});
-    EXPECT_NE(out.find("Exit 1: --fail-on all,not-judged counts"), std::string::npos)
-        << static_cast<int>(f);
-    if (f == ReportFormat::kHtml)
-      EXPECT_EQ(out.find("class=\"pass\">Verdict"), std::string::npos) << "exit 1 is not green";
+    const auto out = test::flat(make_reporter(f)->render({in}, {}));
+    // Under the verdict: no pair is flagged, so the line says why the exit code is 1.
+    const auto exit_line = out.find("exit 1: --fail-on all,not-judged counts");
+    EXPECT_NE(exit_line, std::string::npos) << static_cast<int>(f);
+    EXPECT_NE(out.find("FAIL: 3 not judged of 3 verdicts"), std::string::npos)
+        << out.substr(0, 300);
+    if (f == ReportFormat::kHtml) {
+      EXPECT_EQ(out.find("class=\"pass\""), std::string::npos) << "exit 1 is not green";
+      EXPECT_LT(exit_line, out.find("<h2>"));
+    }
   }
 }
 
@@ -315,20 +324,20 @@ TEST(RealRuns, FailingLineNamesSixAndCountsTheRest) {
 // Each carries its mark, named in the legend only where a figure carries it.
 TEST(RealRuns, FiguresOfTheHostsPaceAreMarked) {
   auto d = load_run_file(h200x2("nccl-small-graph.json"));
-  std::string text = render(d, compute_verdicts(d, {}), ReportFormat::kText);
-  EXPECT_NE(text.find("'g' = start gate timed out (launch gaps in its times)"), std::string::npos);
+  std::string text = test::flat(render(d, compute_verdicts(d, {}), ReportFormat::kText));
+  EXPECT_NE(text.find(", g start gate timed out (launch gaps in its times)"), std::string::npos);
   EXPECT_NE(text.find("5.27g"), std::string::npos) << text.substr(0, 1200);
   EXPECT_NE(text.find("8 B 5.66g us"), std::string::npos) << text.substr(0, 1200);
-  EXPECT_EQ(text.find("'h' ="), std::string::npos) << "no figure is launch-bound";
+  EXPECT_EQ(text.find(", h launch-bound"), std::string::npos) << "no figure is launch-bound";
   const std::string md = render(d, compute_verdicts(d, {}), ReportFormat::kMarkdown);
-  EXPECT_NE(md.find("`g` start gate timed out"), std::string::npos) << md.substr(0, 1500);
+  EXPECT_NE(md.find(", g start gate timed out"), std::string::npos) << md.substr(0, 1500);
   for (auto& r : d.results) {
     r.gate_timeouts = 0;
     if (r.method == "nccl-sendrecv") r.enqueue = EnqueueInfo{40, 4, true, "the host's pace"};
   }
-  text = render(d, compute_verdicts(d, {}), ReportFormat::kText);
-  EXPECT_EQ(text.find("'g' ="), std::string::npos);
-  EXPECT_NE(text.find("'h' = launch-bound (the host's enqueue rate)"), std::string::npos);
+  text = test::flat(render(d, compute_verdicts(d, {}), ReportFormat::kText));
+  EXPECT_EQ(text.find(", g start gate"), std::string::npos);
+  EXPECT_NE(text.find(", h launch-bound (the host's enqueue rate)"), std::string::npos);
   EXPECT_NE(text.find("5.27h"), std::string::npos) << text.substr(0, 1200);
   const std::string html = render(d, compute_verdicts(d, {}), ReportFormat::kHtml);
   EXPECT_NE(html.find("not judged: launch-bound"), std::string::npos) << "an uncoloured cell";
@@ -437,20 +446,29 @@ TEST(RealRuns, EveryFormatNamesTheCards) {
       EXPECT_NE(out.find(id), std::string::npos) << to_string(f) << " lacks " << id;
     }
   }
+  // A schema-1 file has no serials: the GPUs table says so, not a blank.
   const auto v1 = load_run_file(h200x2("default.json"));
-  EXPECT_NE(render(v1, compute_verdicts(v1, {}), ReportFormat::kText).find("serial not recorded"),
-            std::string::npos);
+  ReportInput in;
+  in.path = "v1.json";
+  in.doc = &v1;
+  in.verdicts = compute_verdicts(v1, {});
+  const auto doc = report_document({in}, {});
+  const Section* gpus = test::section_of(doc, "GPUs");
+  ASSERT_NE(gpus, nullptr);
+  EXPECT_EQ(gpus->table.columns.at(3).name, "serial");
+  EXPECT_EQ(test::cell_text(gpus->table, 0, 3), "not recorded");
+  EXPECT_EQ(test::cell_text(gpus->table, 0, 2), "0000:00:06.0");
 }
 
 TEST(RealRuns, HtmlDoesNotColourIncompleteLikePass) {
   const auto d = load_run_file(h200x2("derived/cut-short.json"));
   const auto html = render(d, compute_verdicts(d, {}), ReportFormat::kHtml);
-  EXPECT_NE(html.find("<td class=\"incomplete\">incomplete</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"incomplete\">INCOMPLETE</td>"), std::string::npos);
   EXPECT_EQ(html.find("class=\"pass\""), std::string::npos) << "nothing here passed";
   const auto na = load_run_file(h200x2("derived/socket-cross-host.json"));
   const auto html2 = render(na, compute_verdicts(na, {}), ReportFormat::kHtml);
-  EXPECT_NE(html2.find("<span class=\"neutral\">not-applicable</span>"), std::string::npos);
-  EXPECT_NE(html2.find("<span class=\"neutral\">not-judged</span>"), std::string::npos);
+  EXPECT_NE(html2.find("<td class=\"neutral\">not-applicable</td>"), std::string::npos);
+  EXPECT_NE(html2.find("<td class=\"neutral\">not-judged</td>"), std::string::npos);
 }
 
 TEST(RealRuns, ExpectFileWithATypoIsRefusedNamingIt) {
@@ -563,17 +581,25 @@ TEST(RealRuns, OneByteCopiesAreNotAccusedOfLeavingNvlink) {
 TEST(RealRuns, OneByteTablesShowTheTimePerCopyNotZeroGigabytes) {
   const auto d = load_run_file(fixture("h200x2-one-byte.json"));
   const auto vs = compute_verdicts(d, {});
+  ReportInput in;
+  in.path = "run.json";
+  in.doc = &d;
+  in.verdicts = vs;
+  const auto doc = report_document({in}, {});
+  const Section* ce = test::section_of(doc, "ce-write, ");
+  ASSERT_NE(ce, nullptr);
+  EXPECT_EQ(ce->title, "ce-write, us at 1 B");
+  EXPECT_EQ(test::cell_text(ce->table, 0, 2), "3.22") << "0->1: the time per copy, judged";
+  EXPECT_EQ(test::cell_text(ce->table, 1, 1), "4.03") << "1->0";
   const std::string text = render(d, vs, ReportFormat::kText);
-  EXPECT_NE(text.find("us @ 1 B\n"), std::string::npos) << text;
-  EXPECT_EQ(text.find("GB/s @ 1 B\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("0->1  NV18      3.22"), std::string::npos) << text;
-  EXPECT_NE(text.find("1->0  NV18      4.03"), std::string::npos) << text;
+  EXPECT_NE(text.find("ce-write, us at 1 B:"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GB/s at 1 B"), std::string::npos) << text;
   const std::string md = render(d, vs, ReportFormat::kMarkdown);
-  EXPECT_NE(md.find("| ce-write (us @ 1 B) |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| NV18 | 3.22 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("### ce-write, us at 1 B"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0 | - | 3.22 |"), std::string::npos) << md;
   const std::string html = render(d, vs, ReportFormat::kHtml);
-  EXPECT_NE(html.find("us @ 1"), std::string::npos);
-  EXPECT_EQ(html.find("GB/s @ 1<"), std::string::npos);
+  EXPECT_NE(html.find("ce-write, us at 1 B"), std::string::npos);
+  EXPECT_EQ(html.find("GB/s at 1 B"), std::string::npos);
   for (const auto* doc : {&text, &md}) EXPECT_EQ(doc->find(" 0.0 "), std::string::npos) << *doc;
 }
 
@@ -620,8 +646,9 @@ TEST(RealRuns, OneRankCollectivesWithZeroBusBandwidthRead) {
   // Its figures are times at these sizes (996-3000 B): the report printed "0.0" GB/s for each.
   EXPECT_NE(vs[0].observed.find("nccl-allreduce 2.67 us @ 3000"), std::string::npos)
       << vs[0].observed;
-  const std::string text = render(d, vs, ReportFormat::kText);
-  EXPECT_NE(text.find("us per operation up to 64K):  1 B not-applicable  996 B 2.82 us"),
+  const std::string text = test::flat(render(d, vs, ReportFormat::kText));
+  EXPECT_NE(text.find("us per operation at latency sizes): size nccl-allreduce (float/sum) "
+                      "nccl-allgather (float) 1 B not-applicable not-applicable 996 B 2.82 us"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find(" 0.0"), std::string::npos) << text;
@@ -806,11 +833,14 @@ TEST(RealRuns, ReportSaysWhatFailOnWaived) {
     in.doc = &d;
     in.verdicts = vs;
     in.waived_why = none;
-    const auto out = make_reporter(f)->render({in}, {});
-    EXPECT_NE(out.find("Waived: --fail-on none leaves out"), std::string::npos)
-        << static_cast<int>(f);
+    const auto out = test::flat(make_reporter(f)->render({in}, {}));
+    // Under the verdict, which says the flags were waived.
+    const auto waived = out.find("waived: --fail-on none leaves out");
+    EXPECT_NE(waived, std::string::npos) << static_cast<int>(f);
+    EXPECT_NE(out.find("WAIVED: 3 flagged of 3 verdicts"), std::string::npos) << out.substr(0, 400);
+    EXPECT_LT(waived, out.find("Pairs at the judged size")) << static_cast<int>(f);
     // The counts a signing admin reads were in the text report alone (an audit).
-    EXPECT_NE(out.find("Summary: " + verdict_summary(count_verdicts(vs))), std::string::npos)
+    EXPECT_NE(out.find("counts: " + verdict_summary(count_verdicts(vs))), std::string::npos)
         << static_cast<int>(f);
   }
   // Over several runs, the first line says so ("none fails" stood over the waived flags).

@@ -112,7 +112,9 @@ TEST(FlagTable, CompletionOffersWhatFailOnTakes) {
   expect_same(offered, want, "scripts/completion.bash's --fail-on values");
 }
 
-// docs/verdicts.md's rows "| `CODE` | ... |", cells by the header's column names.
+// docs/verdicts.md's flag table (the one whose header starts "| flag |"): its rows
+// "| `CODE` | ... |", cells by the header's column names. The page's other tables (states, the
+// --expect keys) are not flags.
 std::map<std::string, std::vector<std::map<std::string, std::string>>> doc_rows(
     const std::string& md) {
   std::map<std::string, std::vector<std::map<std::string, std::string>>> rows;
@@ -122,8 +124,10 @@ std::map<std::string, std::vector<std::map<std::string, std::string>>> doc_rows(
     if (line.rfind("| flag |", 0) == 0) {
       header.clear();
       for (const auto& c : split(line, '|')) header.push_back(trim(c));
+      continue;
     }
-    if (line.rfind("| `", 0) != 0) continue;
+    if (line.rfind("|", 0) != 0) header.clear();  // the table ended
+    if (header.empty() || line.rfind("| `", 0) != 0) continue;
     const auto cells = split(line, '|');
     std::map<std::string, std::string> row;
     for (std::size_t i = 0; i < cells.size() && i < header.size(); ++i)

@@ -195,15 +195,16 @@ TEST(HostReport, PerGpuTableWithTheHostTotalInEveryFormat) {
   in.verdicts = compute_verdicts(d, {});
   in.expectations_source = "built-in defaults";
   const auto text = make_reporter(ReportFormat::kText)->render({in}, {});
-  EXPECT_NE(text.find("Host <-> GPU at the largest size"), std::string::npos) << text;
+  EXPECT_NE(text.find("Host <-> GPU at the judged size"), std::string::npos) << text;
   EXPECT_NE(text.find("h2d-all on node0: 110.0 GB/s from 2 GPUs at once @ 1G"), std::string::npos)
       << text;
-  EXPECT_EQ(text.find("Pairs at the largest size"), std::string::npos)
+  EXPECT_EQ(text.find("Pairs at the judged size"), std::string::npos)
       << "no pair of GPUs was measured";
-  EXPECT_NE(text.find("rank 1  node0 GPU 1  PCIe Gen5 x16"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1  node0 GPU 1  PCIe Gen5 x16      55.5 1.00"), std::string::npos)
+      << text;
   const auto md = make_reporter(ReportFormat::kMarkdown)->render({in}, {});
-  EXPECT_NE(md.find("## Host <-> GPU at the largest size"), std::string::npos);
-  EXPECT_NE(md.find("| rank 0 | node0 GPU 0 | PCIe Gen5 x16 | 55.5 | 55.3 | 55.0 |"),
+  EXPECT_NE(md.find("## Host \\<-\\> GPU at the judged size"), std::string::npos) << md;
+  EXPECT_NE(md.find("| rank 0 | node0 GPU 0 | PCIe Gen5 x16 | 55.5 1.00 | 55.3 1.00 | 55.0 0.99 |"),
             std::string::npos)
       << md;
   const auto html = make_reporter(ReportFormat::kHtml)->render({in}, {});

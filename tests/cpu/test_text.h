@@ -4,6 +4,8 @@
 // one space, so a test finds a phrase wherever the renderer broke it.
 #include <string>
 
+#include "core/present/sections.h"
+
 namespace peerbench::test {
 
 inline std::string flat(const std::string& s) {
@@ -19,6 +21,19 @@ inline std::string flat(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+// The first section of a document whose title starts with `prefix`; nullptr when none.
+inline const Section* section_of(const SectionDocument& d, const std::string& prefix) {
+  for (const auto& s : d.sections)
+    if (s.title.rfind(prefix, 0) == 0) return &s;
+  return nullptr;
+}
+
+// A table's cell as text, "" past its end.
+inline std::string cell_text(const Table& t, std::size_t row, std::size_t column) {
+  if (row >= t.rows.size() || column >= t.rows[row].size()) return "";
+  return t.rows[row][column].text;
 }
 
 }  // namespace peerbench::test

@@ -261,7 +261,7 @@ expect_report() {
 expect_report h200x2-default.json 0 'P2P/CUMEM'
 expect_report h200x2-nccl-shm.json 1 'nccl-shm: NCCL used shared memory'
 expect_report h200x2-nccl-net.json 1 'nccl-net: NCCL used the network'
-expect_report h200x2-nccl-large.json 0 'GB/s @ 8G'
+expect_report h200x2-nccl-large.json 0 'busbw GB/s at 8 GiB'
 "$bin" compare "$ex/h200x2-default.json" "$ex/h200x2-default.json" > "$work/cmp.txt"
 [ $? = 0 ] && grep -q '0 regressions' "$work/cmp.txt" && ok "compare a run with itself" || bad "compare a run with itself"
 "$bin" compare "$ex/h200x2-default.json" "$ex/h200x2-nccl-shm.json" > "$work/cmp.txt"

@@ -42,7 +42,7 @@ checks_tree() {
     bad "$what: bin/peerbench --version: $(head -3 "$work/version")"
   (cd / && "$root/bin/peerbench" report "$example") > "$work/report" 2>&1
   rc=$?
-  [ $rc = 0 ] && grep -q '^Verdict: ' "$work/report" && ok "$what: report of an example: exit 0, $(grep '^Verdict: ' "$work/report")" ||
+  [ $rc = 0 ] && grep -q '^PASS: ' "$work/report" && ok "$what: report of an example: exit 0, $(grep '^PASS: ' "$work/report")" ||
     bad "$what: report: exit $rc: $(tail -3 "$work/report")"
   (cd / && "$root/bin/peerbench" report "$flagged") > /dev/null 2>&1
   rc=$?

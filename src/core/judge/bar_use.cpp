@@ -154,28 +154,24 @@ std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairV
       for (const auto& f : v.flags) codes.insert(f.code);
     return codes;
   };
-  auto summary = [](const std::vector<PairVerdict>& vs, const std::set<std::string>& codes) {
-    std::string s = verdict_headline(count_verdicts(vs));
-    if (!codes.empty())
-      s += "; flag codes " + join(std::vector<std::string>(codes.begin(), codes.end()));
-    return s;
-  };
-  const auto then_codes = codes_of(d.verdicts), here_codes = codes_of(now);
-  const std::string then = summary(d.verdicts, then_codes), here = summary(now, here_codes);
+  const std::string then = verdict_headline(count_verdicts(d.verdicts));
+  const std::string here = verdict_headline(count_verdicts(now));
+  // Only where the verdict itself differs: a line on every old file ("recomputed: ...") read as
+  // an alarm in an attached acceptance report (issue 39).
   if (then == here) return "";
-  // Which flags went and came, and by whose rules: a withdrawn flag with no word of why read as
-  // a failure waved away (an audit).
+  const auto then_codes = codes_of(d.verdicts), here_codes = codes_of(now);
   std::vector<std::string> gone, raised;
   for (const auto& c : then_codes)
     if (!here_codes.count(c)) gone.push_back(c);
   for (const auto& c : here_codes)
     if (!then_codes.count(c)) raised.push_back(c);
   std::string changes;
-  if (!gone.empty()) changes += "; withdrawn: " + join(gone);
-  if (!raised.empty()) changes += "; raised: " + join(raised);
-  return "the file recorded " + then + "; recomputed here: " + here + changes +
-         " (this peerbench's rules and bars; the file's verdicts are from peerbench " +
-         d.tool.version + " " + d.tool.git_revision + ", its flags' evidence is in the file)";
+  if (!gone.empty()) changes += "; flags this peerbench no longer raises here: " + join(gone);
+  if (!raised.empty()) changes += "; flags it raises that the file had not: " + join(raised);
+  return "the verdict differs from the one the file recorded: when it ran, peerbench " +
+         d.tool.version + " (" + d.tool.git_revision + ") judged " + then +
+         "; judged again by this peerbench's rules and bars, it is " + here + changes +
+         " (the file keeps its own verdicts and their evidence)";
 }
 
 }  // namespace peerbench

@@ -193,7 +193,8 @@ std::string baseline_scope(const std::vector<BaselineEntry>& entries);
 // Whether a site baseline in `e` judged any of the figures.
 bool baseline_judged_any(const std::vector<PairVerdict>& v);
 // Where the verdicts stored in the file (by the peerbench that ran it, with its bars) differ from
-// `now` (recomputed by this build, with these bars): both headlines and flag codes; else "".
+// `now` (recomputed by this build, with these bars): where the headlines differ, both, and the
+// flags that went or came; else "" (the same verdict with other flag codes says nothing).
 std::string recorded_verdicts_note(const RunDocument& d, const std::vector<PairVerdict>& now);
 
 // Flags and method states selected by `fail_on`: "all" (every flag and every incomplete,

@@ -8,6 +8,7 @@
 
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
+#include "core/model/figure_unit.h"
 #include "core/model/sizes.h"
 
 namespace peerbench::verdict_detail {
@@ -320,7 +321,7 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
   const bool small = !latency && judged_in_time(c, m, r);
   // The figure judged, whatever the state (a one-rank collective's busbw is 0 by definition).
   mv.value = judged_value(c, m, r);
-  mv.unit = judged_in_time(c, m, r) ? "us" : m.uses_nccl ? "busbw GB/s" : "GB/s";
+  mv.unit = headline_unit(m, r.bytes, c.e.small_message_max_bytes);
   if (link.cls.kind == LinkKind::kSameGpu) {
     mv.state = vs::kNotALink;
     mv.reason = c.d.system.ranks.size() <= 1

@@ -1,5 +1,5 @@
-// The report formats, one file each (report_text, report_markdown, report_html, report_csv),
-// over the pieces of a run they share (report_parts); and the escapers they use.
+// The report of one or more runs: one section document (report_document.h), rendered by the
+// format asked for (core/present/sections.h); and the escapers reporters share.
 #include "core/present/report.h"
 
 #include <string_view>
@@ -7,26 +7,85 @@
 #include "core/base/escaped.h"
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
+#include "core/present/report_document.h"
 
 namespace peerbench {
 
-std::unique_ptr<DocumentReporter> make_text_reporter();      // report_text.cpp
-std::unique_ptr<DocumentReporter> make_markdown_reporter();  // report_markdown.cpp
-std::unique_ptr<DocumentReporter> make_html_reporter();      // report_html.cpp
-std::unique_ptr<DocumentReporter> make_csv_reporter();       // report_csv.cpp
+namespace {
+
+// A run's sections in reading order: its figures, the charts (HTML draws them), the details,
+// and the data a spreadsheet takes (CSV shows that alone).
+void add_run(SectionDocument& doc, const ReportInput& in) {
+  for (auto* part :
+       {&report_doc::figure_sections, &report_doc::chart_sections, &report_doc::detail_sections}) {
+    for (auto& s : (*part)(in)) doc.sections.push_back(std::move(s));
+  }
+  doc.sections.push_back(report_doc::data_section(in));
+}
+
+// Green only where the verdict line says PASS (the exit code is 0 and --fail-on waived nothing).
+bool not_green(const ReportInput& in) {
+  return report_doc::verdict_line(in).rfind("PASS: ", 0) != 0;
+}
+
+class SectionReporter : public DocumentReporter {
+ public:
+  explicit SectionReporter(ReportFormat f) : format_(f) {}
+  std::string render(const std::vector<ReportInput>& runs,
+                     const std::vector<PlotFile>& plots) const override {
+    const SectionDocument doc = report_document(runs, plots);
+    switch (format_) {
+      case ReportFormat::kMarkdown:
+        return render_sections_markdown(doc);
+      case ReportFormat::kHtml:
+        return render_sections_html(doc);
+      case ReportFormat::kCsv:
+        return render_sections_csv(doc);
+      case ReportFormat::kText:
+        break;
+    }
+    return render_sections_text(doc);
+  }
+
+ private:
+  ReportFormat format_;
+};
+
+}  // namespace
+
+SectionDocument report_document(const std::vector<ReportInput>& runs,
+                                const std::vector<PlotFile>& plots) {
+  SectionDocument doc;
+  doc.plots = plots;
+  if (runs.size() == 1) {
+    const ReportInput& in = runs.front();
+    doc.title = "peerbench report: " + in.path;
+    doc.verdict = report_doc::verdict_line(in);
+    doc.digest = report_doc::problem_lines(in);
+    doc.failed = not_green(in);
+    if (count_verdicts(in.verdicts).flagged == 0) doc.failed_tone = Tone::kWarn;
+    add_run(doc, in);
+    return doc;
+  }
+  doc.title = "peerbench report: " + std::to_string(runs.size()) + " runs";
+  doc.verdict = "Over " + runs_headline(runs);
+  for (const auto& in : runs) {
+    doc.failed = doc.failed || not_green(in);
+    doc.digest.push_back(in.path + ": " + report_doc::verdict_line(in));
+  }
+  for (const auto& in : runs) {
+    Section head;
+    head.title = "Run " + in.path;
+    head.lines.push_back(report_doc::verdict_line(in));
+    for (auto& l : report_doc::problem_lines(in)) head.lines.push_back(std::move(l));
+    doc.sections.push_back(std::move(head));
+    add_run(doc, in);
+  }
+  return doc;
+}
 
 std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {
-  switch (f) {
-    case ReportFormat::kText:
-      return make_text_reporter();
-    case ReportFormat::kMarkdown:
-      return make_markdown_reporter();
-    case ReportFormat::kHtml:
-      return make_html_reporter();
-    case ReportFormat::kCsv:
-      return make_csv_reporter();
-  }
-  return make_text_reporter();
+  return std::make_unique<SectionReporter>(f);
 }
 
 // One definition of each rule: core/base/escaped.h's.

@@ -1,10 +1,8 @@
 #pragma once
-// Reporters: every way results leave peerbench goes through one of these classes.
+// Reporters: every way results leave peerbench goes through one of these.
 //   LiveReporter       one aligned line per (method, pair, size) as it completes (run)
-//   TextReporter       terminal summary: matrix at the largest size, verdicts with reasons
-//   MarkdownReporter   the same for attaching to tickets and acceptance reports, with plots
-//   HtmlReporter       one self-contained file; every string from the JSON escaped
-//   CsvReporter        one row per method, pair and size, for spreadsheets
+//   make_reporter      a report of runs: one section document (report_document), rendered as
+//                      text for a terminal, Markdown, one self-contained HTML page, or CSV
 #include <memory>
 #include <ostream>
 #include <string>
@@ -34,7 +32,6 @@ struct ReportInput {
 // "all 3 pass" had stood alone above an exit code of 1 from a later run (an audit).
 std::string runs_headline(const std::vector<ReportInput>& runs);
 
-
 class DocumentReporter {
  public:
   virtual ~DocumentReporter() = default;
@@ -43,6 +40,9 @@ class DocumentReporter {
 };
 
 std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f);
+// The report as a section document, before any format renders it.
+SectionDocument report_document(const std::vector<ReportInput>& runs,
+                                const std::vector<PlotFile>& plots);
 
 // Live table for `run`: a header once, then one line per case, like nccl-tests.
 class LiveReporter {

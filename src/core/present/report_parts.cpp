@@ -53,8 +53,8 @@ std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scop
   return out;
 }
 
-Column column_of(const RunDocument& d, const MethodInfo* m) {
-  Column c;
+MethodColumn column_of(const RunDocument& d, const MethodInfo* m) {
+  MethodColumn c;
   c.m = m;
   for (const auto& r : d.results) {
     if (r.method == m->name && r.status == ResultStatus::kOk) c.bytes = std::max(c.bytes, r.bytes);
@@ -66,7 +66,7 @@ Column column_of(const RunDocument& d, const MethodInfo* m) {
   return c;
 }
 
-std::string cell(const ResultIndex& idx, const Column& c, int src, int dst) {
+std::string cell(const ResultIndex& idx, const MethodColumn& c, int src, int dst) {
   const MethodInfo* m = c.m;
   if (m->bidirectional && src > dst) std::swap(src, dst);  // one result per unordered pair
   if (const auto* r = idx.largest_ok(m->name, src, dst)) {
@@ -284,7 +284,7 @@ HostTable host_table(const RunDocument& d, const ResultIndex& idx,
   HostTable t;
   t.methods = methods_in(d, MethodScope::kPerGpu);
   if (t.methods.empty()) return t;
-  std::vector<Column> columns;
+  std::vector<MethodColumn> columns;
   for (const auto* m : t.methods) columns.push_back(column_of(d, m));
   for (const auto& c : columns) t.units.push_back(c.unit);
   // "node1 GPU 0"; by PCI bus id where indexes do not tell GPUs apart (per-task binding: every
@@ -592,15 +592,21 @@ std::string verdict_word(const std::string& state) {
   return upper(state);
 }
 
-// CSS class of a verdict state: only pass is green; nothing unmeasured looks like it.
-std::string state_class(const std::string& state) {
-  if (state == verdict_state::kPass) return "pass";
-  if (state == verdict_state::kFlagged) return "flagged";
+// How a verdict state reads at a glance: only pass is good; nothing unmeasured looks like it.
+Tone state_tone(const std::string& state) {
+  if (state == verdict_state::kPass) return Tone::kGood;
+  if (state == verdict_state::kFlagged) return Tone::kBad;
   // Not a pass, and not the link's fault: amber, as incomplete.
   if (state == verdict_state::kIncomplete || state == verdict_state::kContended ||
       state == verdict_state::kThrottled || state == verdict_state::kNoisy)
-    return "incomplete";
-  return "neutral";
+    return Tone::kWarn;
+  return Tone::kNeutral;
+}
+
+Cell state_cell(const std::string& state) {
+  Cell c(verdict_word(state));
+  c.tone = state_tone(state);
+  return c;
 }
 
 }  // namespace report_parts

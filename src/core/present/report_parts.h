@@ -9,6 +9,7 @@
 
 #include "core/model/result_index.h"
 #include "core/model/results.h"
+#include "core/present/sections.h"
 
 namespace peerbench::report_parts {
 
@@ -21,15 +22,15 @@ std::vector<const MethodInfo*> methods_in(const RunDocument& d, MethodScope scop
 // A bandwidth method measured only at latency sizes (at most kSmallMessageMaxBytes, where the
 // verdict judges time per operation) shows that time: 1 B in 3.2 us is 0.0003 GB/s, which a
 // table printed as "0.0" for a healthy NVLink pair.
-struct Column {
+struct MethodColumn {
   const MethodInfo* m = nullptr;
   std::uint64_t bytes = 0;   // the largest size measured; 0 when nothing was
   bool time_per_op = false;  // cells in us, not GB/s
   std::string unit;          // "GB/s @ 1G", "us @ 8", or the unit alone when nothing was measured
 };
-Column column_of(const RunDocument& d, const MethodInfo* m);
+MethodColumn column_of(const RunDocument& d, const MethodInfo* m);
 // Cell for (method, pair) at the largest size: the headline number, or the status.
-std::string cell(const ResultIndex& idx, const Column& c, int src, int dst);
+std::string cell(const ResultIndex& idx, const MethodColumn& c, int src, int dst);
 // What makes a figure not the link's, as a mark after it in a table and in words: "!" data
 // errors, "c" beside another job, "t" clocks held, "g" start gate timed out (schema 1 kept such
 // samples), "h" launch-bound (the host's enqueue rate).
@@ -70,7 +71,7 @@ std::string unit(const MethodInfo* m);  // "us", "busbw GB/s", "GB/s"
 // Pair methods per ordered pair at the largest size: what the text and Markdown tables and the
 // HTML heat map show.
 struct PairTable {
-  std::vector<Column> columns;  // a pair method each, in the run's method order
+  std::vector<MethodColumn> columns;  // a pair method each, in the run's method order
   struct Row {
     int src = -1, dst = -1;
     std::string pair, link;  // "0->1", "NV18"
@@ -163,7 +164,9 @@ std::optional<BurnInSummary> burn_in_summary(const RunDocument& d);
 std::string upper(std::string s);
 // A verdict as the text report shows it: upper case where it is not a pass and not neutral.
 std::string verdict_word(const std::string& state);
-// CSS class of a verdict state: only pass is green; nothing unmeasured looks like it.
-std::string state_class(const std::string& state);
+// How a verdict state reads at a glance (HTML colours it): only pass is good.
+Tone state_tone(const std::string& state);
+// A state as a table cell: its word (verdict_word) and its tone.
+Cell state_cell(const std::string& state);
 
 }  // namespace peerbench::report_parts

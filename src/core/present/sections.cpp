@@ -89,11 +89,15 @@ std::string render_sections_markdown(const SectionDocument& d) {
   if (!d.digest.empty()) o << "\n";
   for (const auto& l : d.digest) o << "- " << m(l) << "\n";
   for (const auto& s : d.sections) {
-    if (s.shown == Shown::kData) continue;
+    // Charts are drawn in HTML alone: a section of nothing else is not shown here.
+    if (s.shown == Shown::kData || (s.lines.empty() && s.table.empty() && s.notes.empty()))
+      continue;
     o << "\n" << (s.depth > 0 ? MdS("### ") : "## ") << m(s.title) << "\n\n";
     for (const auto& l : s.lines) o << "- " << m(l) << "\n";
     if (!s.lines.empty() && !s.table.empty()) o << "\n";
     if (!s.table.empty()) markdown_table(o, s.table);
+    if (!s.notes.empty()) o << "\n";
+    for (const auto& l : s.notes) o << "- " << m(l) << "\n";
   }
   if (!d.plots.empty() || !d.no_plots_note.empty()) o << "\n## Plots\n\n";
   for (const auto& p : d.plots)

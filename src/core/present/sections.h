@@ -39,10 +39,15 @@ struct Column {
   }
 };
 
+// How a cell reads at a glance where a format colours it (HTML): a verdict state's tone. Only a
+// pass is good; nothing unmeasured looks like it.
+enum class Tone { kNone, kGood, kBad, kWarn, kNeutral };
+
 struct Cell {
   std::string text;             // as people read it: rounded, with its marks
   std::optional<double> value;  // the number behind it, unrounded, where it is one
   bool flagged = false;         // a flag marks this figure: every format shows it apart
+  Tone tone = Tone::kNone;
   Cell() = default;
   Cell(std::string t) : text(std::move(t)) {}  // NOLINT: a text cell
   Cell(const char* t) : text(t) {}             // NOLINT
@@ -71,8 +76,12 @@ struct Section {
   std::vector<std::string> lines;
   Table table;
   std::vector<svg::Chart> charts;  // drawn in HTML only, before the table
+  std::vector<std::string> notes;  // said under the table (a total, where the figures came from)
   int depth = 0;                   // 0 a section; 1 a part of the section before it
   Shown shown = Shown::kEverywhere;
+  // A small table that may stand beside its neighbours (a GPU x GPU matrix): the text places
+  // consecutive tiles side by side while they fit its width, HTML in a row that wraps.
+  bool tile = false;
 };
 
 struct SectionDocument {
@@ -83,6 +92,9 @@ struct SectionDocument {
   std::vector<std::string> digest;
   bool failed =
       false;  // the HTML headline is not green: the exit code is 1, or only --fail-on kept it 0
+  // Where it is not green: amber (kWarn) when nothing was flagged (a run cut short, figures
+  // beside another job), else red.
+  Tone failed_tone = Tone::kBad;
   std::vector<Section> sections;
   std::vector<PlotFile> plots;
   std::string no_plots_note;  // said where there are no plots

@@ -25,7 +25,24 @@ std::vector<bool> marked_rows(const Table& t) {
   return marked;
 }
 
+HtmlS tone_class(Tone t) {
+  switch (t) {
+    case Tone::kGood:
+      return " class=\"pass\"";
+    case Tone::kBad:
+      return " class=\"flagged\"";
+    case Tone::kWarn:
+      return " class=\"incomplete\"";
+    case Tone::kNeutral:
+      return " class=\"neutral\"";
+    case Tone::kNone:
+      break;
+  }
+  return HtmlS();
+}
+
 HtmlS cell_class(const Table& t, std::size_t c, const Cell& cell) {
+  if (cell.tone != Tone::kNone) return tone_class(cell.tone);
   const bool numeric = c < t.columns.size() && t.columns[c].numeric;
   if (cell.flagged) return numeric ? HtmlS(" class=\"n flag\"") : " class=\"flag\"";
   if (numeric) return " class=\"n\"";
@@ -65,8 +82,11 @@ constexpr char kHtmlStyle[] =
     "th small{font-weight:normal;color:#555}"
     "td.n{text-align:right;font-family:monospace;white-space:nowrap}td.s{white-space:nowrap}"
     "td.flag{background:#f6c6c6;color:#800;font-weight:bold}tr.marked{background:#fdd}"
-    ".wide{overflow-x:auto}p.flagged,p.pass{font-size:1.25em;font-weight:bold;margin:.3em 0}"
-    ".flagged{color:#b00}.pass{color:#070}ul.digest{font-size:1.05em}img{max-width:100%}"
+    ".wide{overflow-x:auto}.tiles{display:flex;flex-wrap:wrap;gap:0 2.2em}"
+    ".tile h3{margin:.7em 0 "
+    ".1em;font-size:.95em}p.flagged,p.pass{font-size:1.25em;font-weight:bold;margin:.3em 0}"
+    "p.incomplete{font-size:1.25em;margin:.3em 0}.flagged{color:#b00}.pass{color:#070}.incomplete{color:#b60;font-weight:bold}.neutral{color:#"
+    "555}ul.digest{font-size:1.05em}img{max-width:100%}"
     "@media print{body{margin:0;font-size:9.5pt;max-width:none}.wide{overflow:visible}"
     "h2,h3{break-after:avoid}tr,figure,svg,li{break-inside:avoid}"
     "td.flag,tr.marked,th{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
@@ -83,6 +103,7 @@ void section(HtmlW& o, const Section& s) {
   // svg::render escapes every label it draws (core/svg_parts).
   for (const auto& c : s.charts) o << HtmlS::from_code(svg::render(c));
   if (!s.table.empty()) html_table(o, s.table);
+  for (const auto& l : s.notes) o << "<p>" << h(l) << "</p>\n";
 }
 
 }  // namespace
@@ -93,16 +114,32 @@ std::string render_sections_html(const SectionDocument& d) {
     << "</style></head><body>\n";
   o << "<h1>" << h(d.title) << "</h1>\n";
   if (!d.verdict.empty()) {
-    o << "<p class=\"" << (d.failed ? HtmlS("flagged") : "pass") << "\">" << h(d.verdict)
-      << "</p>\n";
+    const HtmlS cls = !d.failed                      ? HtmlS("pass")
+                      : d.failed_tone == Tone::kWarn ? HtmlS("incomplete")
+                                                     : HtmlS("flagged");
+    o << "<p class=\"" << cls << "\">" << h(d.verdict) << "</p>\n";
   }
   if (!d.digest.empty()) {
     o << "<ul class=\"digest\">";
     for (const auto& l : d.digest) o << "<li>" << h(l) << "</li>";
     o << "</ul>\n";
   }
-  for (const auto& s : d.sections)
-    if (s.shown != Shown::kData) section(o, s);
+  for (std::size_t i = 0; i < d.sections.size(); ++i) {
+    if (d.sections[i].shown == Shown::kData) continue;
+    if (!d.sections[i].tile) {
+      section(o, d.sections[i]);
+      continue;
+    }
+    // Consecutive tiles (small matrices) in a row that wraps, as the text lays them side by side.
+    o << "<div class=\"tiles\">";
+    for (; i < d.sections.size() && d.sections[i].tile; ++i) {
+      o << "<div class=\"tile\">";
+      section(o, d.sections[i]);
+      o << "</div>";
+    }
+    --i;
+    o << "</div>\n";
+  }
   // The charts above are the page's own; PNG plots given with --plots are added after them.
   if (!d.plots.empty()) o << "<h2>Plots</h2>\n";
   for (const auto& p : d.plots) {

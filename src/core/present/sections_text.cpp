@@ -76,7 +76,9 @@ std::size_t line_width(const std::vector<std::size_t>& w, const std::vector<std:
   return n;
 }
 
-void write_rows(TermW& o, const ShownTable& s, const std::vector<std::size_t>& cols,
+using Lines = std::vector<std::string>;  // already made safe for the terminal
+
+void write_rows(Lines& o, const ShownTable& s, const std::vector<std::size_t>& cols,
                 const std::vector<std::size_t>& w, std::size_t wrap_last) {
   std::vector<std::size_t> widths;
   std::vector<Align> align;
@@ -96,7 +98,7 @@ void write_rows(TermW& o, const ShownTable& s, const std::vector<std::size_t>& c
       if (k == 0) line = cells;
       line.back() = tail[k];
       const char* lead = (k == 0 && s.marked[r]) ? "* " : "  ";
-      o << TermS::from_code(lead + format_columns(line, widths, align)) << "\n";
+      o.push_back(lead + format_columns(line, widths, align));
     }
   }
 }
@@ -122,7 +124,7 @@ std::vector<std::vector<std::size_t>> column_parts(const std::vector<std::size_t
   return parts;
 }
 
-void text_table(TermW& o, const Table& tb) {
+void text_table(Lines& o, const Table& tb) {
   const ShownTable s = shown_table(tb);
   const auto w = column_widths(s);
   std::vector<std::size_t> all(w.size());
@@ -141,32 +143,90 @@ void text_table(TermW& o, const Table& tb) {
   }
   const auto parts = column_parts(w, tb.key_columns);
   for (std::size_t p = 0; p < parts.size(); ++p) {
-    if (p > 0) o << "\n";
+    if (p > 0) o.push_back("");
     write_rows(o, s, parts[p], w, 0);
   }
 }
 
-void wrapped(TermW& o, const std::string& text, const std::string& indent,
+void wrapped(Lines& o, const std::string& text, const std::string& indent,
              const std::string& more) {
   const auto lines = wrap_text(sanitize_for_terminal(text), kTextWidth - more.size());
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    o << TermS::from_code((i == 0 ? indent : more) + lines[i]) << "\n";
+  for (std::size_t i = 0; i < lines.size(); ++i) o.push_back((i == 0 ? indent : more) + lines[i]);
+}
+
+Lines section_lines(const Section& s) {
+  Lines o;
+  if (!s.title.empty()) {
+    if (s.tile) {
+      o.push_back(sanitize_for_terminal(s.title) + ":");  // a tile is as wide as its title
+    } else {
+      wrapped(o, s.title + ":", "", "  ");
+    }
+  }
+  for (const auto& l : s.lines) wrapped(o, l, "  ", "      ");
+  if (!s.table.empty()) text_table(o, s.table);
+  for (const auto& l : s.notes) wrapped(o, l, "  ", "      ");
+  return o;
+}
+
+// Consecutive tiles side by side, as many to a row as fit the width, kTileGap apart.
+constexpr std::size_t kTileGap = 4;
+
+void tile_rows(Lines& o, const std::vector<Lines>& tiles) {
+  std::vector<std::size_t> width;
+  for (const auto& t : tiles) {
+    std::size_t w = 0;
+    for (const auto& l : t) w = std::max(w, display_width(l));
+    width.push_back(w);
+  }
+  std::size_t first = 0;
+  while (first < tiles.size()) {
+    std::size_t end = first + 1, used = width[first];
+    while (end < tiles.size() && used + kTileGap + width[end] <= kTextWidth)
+      used += kTileGap + width[end++];
+    std::size_t height = 0;
+    for (std::size_t t = first; t < end; ++t) height = std::max(height, tiles[t].size());
+    if (first > 0) o.push_back("");
+    for (std::size_t k = 0; k < height; ++k) {
+      std::string line;
+      for (std::size_t t = first; t < end; ++t) {
+        const std::string cell = k < tiles[t].size() ? tiles[t][k] : "";
+        line += cell;
+        if (t + 1 < end) line.append(width[t] - display_width(cell) + kTileGap, ' ');
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      o.push_back(line);
+    }
+    first = end;
+  }
 }
 
 }  // namespace
 
 std::string render_sections_text(const SectionDocument& d) {
-  TermW o;
-  wrapped(o, d.title, "", "  ");
-  if (!d.verdict.empty()) wrapped(o, d.verdict, "", "  ");
-  for (const auto& l : d.digest) wrapped(o, l, "  ", "      ");
-  for (const auto& s : d.sections) {
-    if (s.shown == Shown::kData) continue;
-    o << "\n";
-    if (!s.title.empty()) wrapped(o, s.title + ":", "", "  ");
-    for (const auto& l : s.lines) wrapped(o, l, "  ", "      ");
-    if (!s.table.empty()) text_table(o, s.table);
+  Lines lines;
+  wrapped(lines, d.title, "", "  ");
+  if (!d.verdict.empty()) wrapped(lines, d.verdict, "", "  ");
+  for (const auto& l : d.digest) wrapped(lines, l, "  ", "      ");
+  for (std::size_t i = 0; i < d.sections.size(); ++i) {
+    const Section& s = d.sections[i];
+    // Charts are drawn in HTML alone: a section of nothing else is not shown here.
+    if (s.shown == Shown::kData || (s.lines.empty() && s.table.empty() && s.notes.empty()))
+      continue;
+    lines.push_back("");
+    if (!s.tile) {
+      for (auto& l : section_lines(s)) lines.push_back(std::move(l));
+      continue;
+    }
+    std::vector<Lines> tiles;
+    for (; i < d.sections.size() && d.sections[i].tile; ++i)
+      tiles.push_back(section_lines(d.sections[i]));
+    --i;
+    tile_rows(lines, tiles);
   }
+  TermW o;
+  // Every line was made safe for the terminal as it was laid out (sanitize_for_terminal).
+  for (const auto& l : lines) o << TermS::from_code(l) << "\n";
   return o.str();
 }
 

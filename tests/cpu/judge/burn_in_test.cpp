@@ -542,7 +542,7 @@ TEST(BurnIn, ABurnInCutShortOfItsBoundIsIncomplete) {
   in.doc = &d;
   in.verdicts = vs;
   const std::string html = make_reporter(ReportFormat::kHtml)->render({in}, {});
-  EXPECT_NE(html.find("<p class=\"incomplete\">Verdict: the burn-in was stopped by SIGINT"),
+  EXPECT_NE(html.find("<p class=\"incomplete\">FAIL: the burn-in was stopped by SIGINT"),
             std::string::npos);
   // A signal after the bound was reached ran all that was asked (a review): 7200 s of 7200, or
   // -N 3 with 3 done.

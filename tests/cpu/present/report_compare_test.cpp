@@ -35,7 +35,8 @@ TEST(Report, TextShowsMatrixVerdictsAndFlags) {
   EXPECT_NE(text.find("FLAGGED"), std::string::npos);
   EXPECT_NE(text.find("nccl-shm"), std::string::npos);
   EXPECT_NE(text.find("SHM/direct/direct"), std::string::npos);
-  EXPECT_NE(text.find("nccl-allreduce over all ranks"), std::string::npos);
+  EXPECT_NE(text.find("Over all ranks at the judged size:\n  method "), std::string::npos);
+  EXPECT_NE(text.find("\n  nccl-allreduce "), std::string::npos);
 }
 
 // From an audit: the host section's header said "pinned host memory on the GPU's NUMA node" where
@@ -56,21 +57,30 @@ TEST(Report, SaysWhereHostBuffersWereAndWhatTheFileItselfRecorded) {
   in.recorded = recorded_verdicts_note(d, in.verdicts);
   // Its run flagged the data-CRC counters, which this build records but does not flag (README).
   EXPECT_EQ(in.recorded,
-            "the file recorded 2 flagged, 1 pass of 3 verdicts (2 flags); flag codes link-errors; "
-            "recomputed here: all 3 pass; withdrawn: link-errors (this peerbench's rules and bars; "
-            "the file's verdicts are from peerbench 0.4.0 e7f6e27354a3, its flags' evidence is in "
-            "the file)")
+            "the verdict differs from the one the file recorded: when it ran, peerbench 0.4.0 "
+            "(e7f6e27354a3) judged 2 flagged, 1 pass of 3 verdicts (2 flags); judged again by "
+            "this peerbench's rules and bars, it is all 3 pass; flags this peerbench no longer "
+            "raises here: link-errors (the file keeps its own verdicts and their evidence)")
       << "each GPU's link-errors flag stands on both its pairs, and counts once";
   for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml})
-    EXPECT_NE(make_reporter(f)->render({in}, {}).find("recomputed here: all 3 pass"),
-              std::string::npos);
+    EXPECT_NE(
+        test::flat(make_reporter(f)->render({in}, {})).find("rules and bars, it is all 3 pass"),
+        std::string::npos);
+  // The same verdict with other flag codes is no news: said nowhere (issue 39: the line read as
+  // an alarm on every old file).
+  auto other_codes = d;
+  for (auto& v : other_codes.verdicts)
+    for (auto& f : v.flags) f.code = "below-link";
+  EXPECT_EQ(recorded_verdicts_note(other_codes, other_codes.verdicts), "");
   EXPECT_EQ(recorded_verdicts_note(d, d.verdicts), "") << "the same verdicts say nothing";
   // Per-task binding: both ranks see their GPU as index 0; the cards say to go by the PCI id.
   const auto ptb = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
                                  "/results/examples/h200x2-per-task-binding.json");
-  const auto cards = make_reporter(ReportFormat::kText)->render({input_for(ptb)}, {});
-  EXPECT_NE(cards.find("GPU 0 as its rank sees it (go by the PCI id), PCI 0000:00:07.0"),
-            std::string::npos);
+  const auto doc = report_document({input_for(ptb)}, {});
+  const Section* cards = test::section_of(doc, "GPUs");
+  ASSERT_NE(cards, nullptr);
+  EXPECT_EQ(test::cell_text(cards->table, 1, 1), "0 as its rank sees it (go by the PCI id)");
+  EXPECT_EQ(test::cell_text(cards->table, 1, 2), "0000:00:07.0");
   EXPECT_EQ(text.find("as its rank sees it"), std::string::npos) << "distinct indexes: plain";
 }
 
@@ -97,7 +107,7 @@ TEST(Report, MarkdownHasTablesAndPlots) {
                       ->render({input_for(d)},
                                {{"bw.png", "bandwidth", "", "out/plots/bw.png", "plots/bw.png"}});
   EXPECT_NE(md.find("| pair | link |"), std::string::npos);
-  EXPECT_NE(md.find("**Verdict: all 3 pass**"), std::string::npos);
+  EXPECT_NE(md.find("# peerbench report: run.json\n\n**PASS: all 3 pass**\n"), std::string::npos);
   EXPECT_NE(md.find("![bandwidth](plots/bw.png)"), std::string::npos);
 }
 
@@ -145,16 +155,23 @@ TEST(Report, SeveralRunsOpenWithWhichFail) {
   auto b = input_for(d, "b.json");
   b.failing = 1;
   const auto text = make_reporter(ReportFormat::kText)->render({a, b}, {});
-  EXPECT_EQ(text.rfind("Over 2 runs: 1 fails: b.json (all ", 0), 0u) << text.substr(0, 200);
+  // The first words under the title say which fail.
+  EXPECT_EQ(text.rfind("peerbench report: 2 runs\nOver 2 runs: 1 fails: b.json (all ", 0), 0u)
+      << text.substr(0, 200);
   const auto html = make_reporter(ReportFormat::kHtml)->render({a, b}, {});
   EXPECT_NE(html.find("<p class=\"flagged\">Over 2 runs: 1 fails: b.json"), std::string::npos);
   const auto md = make_reporter(ReportFormat::kMarkdown)->render({a, b}, {});
-  EXPECT_EQ(md.rfind("**Over 2 runs: 1 fails: b.json", 0), 0u) << md.substr(0, 200);
+  EXPECT_EQ(md.rfind("# peerbench report: 2 runs\n\n**Over 2 runs: 1 fails: b.json", 0), 0u)
+      << md.substr(0, 200);
   b.failing = 0;
   EXPECT_EQ(
-      make_reporter(ReportFormat::kText)->render({a, b}, {}).rfind("Over 2 runs: none fails", 0),
-      0u);
-  EXPECT_EQ(make_reporter(ReportFormat::kText)->render({a}, {}).find("Over "), std::string::npos);
+      make_reporter(ReportFormat::kText)->render({a, b}, {}).find("\nOver 2 runs: none fails"),
+      std::string("peerbench report: 2 runs").size());
+  // One run: its own verdict under the title, no line over several runs.
+  EXPECT_EQ(make_reporter(ReportFormat::kText)
+                ->render({a}, {})
+                .rfind("peerbench report: a.json\nPASS: ", 0),
+            0u);
 }
 
 TEST(Report, CsvOneRowPerResultAndNoFormulas) {
@@ -252,9 +269,10 @@ TEST(Compare, OneSlowSampleDoesNotHideADrop) {
   // ... and the headline says such rows are inconclusive, not "same" (an audit).
   EXPECT_GT(old.min_max_inconclusive, 0);
   const std::string text = test::flat(render_comparison(old, "a.json", "b.json", {}));
-  EXPECT_NE(text.find(test::flat("but inside min-max ranges (fewer than 4 per-sample times: a file of "
-                      "schema 1-3, or -s under 4): inconclusive")),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(test::flat("but inside min-max ranges (fewer than 4 per-sample times: a file of "
+                           "schema 1-3, or -s under 4): inconclusive")),
+      std::string::npos)
       << text.substr(0, 800);
   EXPECT_EQ(render_comparison(c, "a.json", "b.json", {}).find("inconclusive"), std::string::npos);
   // A history says it too: counted in the headline, in words per run under Read with care.

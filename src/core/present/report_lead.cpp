@@ -1,0 +1,152 @@
+// The first screen of a report: the verdict and what does not pass
+// (core/present/report_document.h).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/base/text.h"
+#include "core/judge/verdict.h"
+#include "core/model/flag_table.h"
+#include "core/present/report_document.h"
+#include "core/present/report_parts.h"
+
+namespace peerbench::report_doc {
+namespace {
+
+namespace vs = verdict_state;
+
+bool neutral(const std::string& state) {
+  return state == vs::kPass || state == vs::kNotJudged || state == vs::kNotApplicable ||
+         state == vs::kNotALink;
+}
+
+bool several_hosts(const std::vector<PairVerdict>& verdicts) {
+  std::set<std::string> hosts;
+  for (const auto& v : verdicts)
+    for (const auto& c : v.cards) hosts.insert(c.host);
+  return hosts.size() > 1;
+}
+
+// "GPU 0 0000:00:06.0 s/n 1654024032698", with its host where the run spans several.
+std::string card_text(const CardId& c, bool with_host) {
+  std::string s = (with_host ? c.host + " " : "") + "GPU " + std::to_string(c.gpu_index);
+  if (!c.pci_bus_id.empty()) s += " " + c.pci_bus_id;
+  return s + " s/n " + report_parts::serial_text(c);
+}
+
+const CardId* card_of_rank(const PairVerdict& v, int rank) {
+  for (const auto& c : v.cards)
+    if (c.rank == rank) return &c;
+  return nullptr;
+}
+
+// Who the verdict is about: "0->1 (NV18) GPU 0 ... -> GPU 1 ...", "GPU 0 ... host link (PCIe
+// Gen5 x16)", "all ranks".
+std::string subject(const PairVerdict& v, bool with_host) {
+  if (v.src < 0) return "all ranks (" + v.link + ")";
+  const CardId* a = card_of_rank(v, v.src);
+  const CardId* b = card_of_rank(v, v.dst);
+  const std::string ca = a ? card_text(*a, with_host) : "rank " + std::to_string(v.src);
+  if (v.src == v.dst) return ca + " host link (" + v.link + ")";
+  const std::string cb = b ? card_text(*b, with_host) : "rank " + std::to_string(v.dst);
+  return pair_name(v.src, v.dst) + " (" + v.link + ") " + ca + " -> " + cb;
+}
+
+const MethodVerdict* method_verdict(const PairVerdict& v, const std::string& method) {
+  for (const auto& m : v.methods)
+    if (m.method == method) return &m;
+  return nullptr;
+}
+
+// A flagged method with its ratio to known-good where it has one: "nccl-sendrecv 0.11".
+std::string flagged_method(const PairVerdict& v, const std::string& method) {
+  const MethodVerdict* m = method_verdict(v, method);
+  if (m && m->expected_ratio) return method + " " + format_fixed(*m->expected_ratio, 2);
+  return method;
+}
+
+// What is wrong: each flag code once with the methods it names; then methods in a state that is
+// not the link's (contended, throttled, noisy, incomplete) with the first reason.
+std::string what_is_wrong(const PairVerdict& v, bool with_figures) {
+  std::vector<std::string> codes;
+  std::map<std::string, std::vector<std::string>> methods;
+  for (const auto& f : v.flags) {
+    if (!methods.count(f.code)) codes.push_back(f.code);
+    auto& ms = methods[f.code];
+    const std::string m = f.method.empty() ? ""
+                          : with_figures   ? flagged_method(v, f.method)
+                                           : f.method;
+    if (!m.empty() && std::find(ms.begin(), ms.end(), m) == ms.end()) ms.push_back(m);
+  }
+  std::vector<std::string> parts;
+  for (const auto& c : codes) {
+    // The flag table's few words say what the code means (a bare "nccl-shm" says nothing to a
+    // reader who signs the report).
+    const FlagInfo* info = find_flag(c);
+    parts.push_back(c + (info ? std::string(": ") + info->summary : "") +
+                    (methods[c].empty() ? "" : " (" + join(methods[c], ", ") + ")"));
+  }
+  std::map<std::string, std::vector<std::string>> by_state;
+  std::map<std::string, std::string> reason;
+  std::vector<std::string> states;
+  for (const auto& m : v.methods) {
+    if (neutral(m.state) || m.state == vs::kFlagged) continue;
+    if (!by_state.count(m.state)) states.push_back(m.state);
+    by_state[m.state].push_back(m.method);
+    if (reason[m.state].empty()) reason[m.state] = m.reason;
+  }
+  for (const auto& s : states) {
+    // The verdict's own state is said before this ("INCOMPLETE (ce-read, ...): not measured").
+    parts.push_back((s == v.verdict ? "" : s + " ") + "(" + join(by_state[s], ", ") + ")" +
+                    (with_figures && !reason[s].empty() ? ": " + reason[s] : ""));
+  }
+  return join(parts, "; ");
+}
+
+}  // namespace
+
+std::string verdict_line(const ReportInput& in) {
+  const std::string headline = run_headline(*in.doc, in.verdicts);
+  // What the default --fail-on counts decides too where --fail-on waived nothing: a caller that
+  // left `failing` unset must not read PASS over a run cut short.
+  const int fails = in.waived_why.empty()
+                        ? std::max(in.failing, run_failing(*in.doc, in.verdicts, "all"))
+                        : in.failing;
+  if (fails > 0) return "FAIL: " + headline;
+  if (!in.waived_why.empty()) return "WAIVED: " + headline;
+  return "PASS: " + headline;
+}
+
+std::vector<std::string> problem_lines(const ReportInput& in) {
+  const bool hosts = several_hosts(in.verdicts);
+  std::vector<const PairVerdict*> bad;
+  for (const auto& v : in.verdicts)
+    if (!neutral(v.verdict)) bad.push_back(&v);
+  std::vector<std::string> out;
+  if (bad.size() <= kProblemLines) {
+    for (const auto* v : bad)
+      out.push_back(subject(*v, hosts) + ": " + report_parts::upper(v->verdict) + " " +
+                    what_is_wrong(*v, true));
+  } else {
+    // Many pairs with one problem (every pair of 8 GPUs on SHM) read as one line each: 56 lines
+    // before the figures. Pairs with the same problem share one; the matrices name the cards.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<std::string>> pairs;
+    for (const auto* v : bad) {
+      const std::string key = report_parts::upper(v->verdict) + " " + what_is_wrong(*v, false);
+      if (!pairs.count(key)) order.push_back(key);
+      pairs[key].push_back(v->src < 0 ? "all ranks" : pair_name(v->src, v->dst));
+    }
+    for (const auto& key : order) {
+      const auto& ps = pairs[key];
+      out.push_back(std::to_string(ps.size()) + (ps.size() == 1 ? " verdict (" : " verdicts (") +
+                    join(ps, ", ") + "): " + key);
+    }
+  }
+  if (!in.waived_why.empty()) out.push_back("waived: " + in.waived_why);
+  // Exit 1 with every verdict passing (a run cut short, an opt-in state): say why up here.
+  if (bad.empty() && !in.failing_why.empty()) out.push_back("exit 1: " + in.failing_why);
+  return out;
+}
+
+}  // namespace peerbench::report_doc
