@@ -57,9 +57,13 @@ def fleet_plots(rows, out, plt):
         # Placed figures only: a state's row (another job, not measured) names its method but has
         # no figure, and a flag outside the fleet's groups no fleet median.
         if r["method"] and r["value"] and r["fleet_median"]:
-            groups.setdefault((r["method"], r["gpu_model"], r["link"], int(r["bytes"])), []).append(r)
+            # A node with no figure at the fleet's size has a row at the largest size it has,
+            # against the fleet's median there: a plot of its own, not one over the fleet's.
+            short = r.get("reason", "").startswith("no figure at the fleet's size")
+            key = (r["method"], r["gpu_model"], r["link"], int(r["bytes"]), short)
+            groups.setdefault(key, []).append(r)
     made = []
-    for (method, gpu, link, size), rs in sorted(groups.items()):
+    for (method, gpu, link, size, short), rs in sorted(groups.items()):
         rs.sort(key=lambda r: float(r["value"]))
         x = list(range(len(rs)))
         y = [float(r["value"]) for r in rs]
@@ -69,14 +73,16 @@ def fleet_plots(rows, out, plt):
         if bad:  # the legend named an outlier marker no point carried
             ax.scatter([x[i] for i in bad], [y[i] for i in bad], s=40, color="tab:red", marker="x",
                        label="fleet-outlier")
-        for i in bad[:12]:
+        for i in (list(range(len(rs))) if short else bad)[:12]:
             ax.annotate(rs[i]["node"], (x[i], y[i]), fontsize=7, xytext=(4, 4), textcoords="offset points")
         ax.axhline(float(rs[0]["fleet_median"]), color="k", linestyle="--", linewidth=1, label="fleet median")
         ax.set_xlabel(f"pairs, sorted ({len({r['node'] for r in rs})} nodes)")
         ax.xaxis.get_major_locator().set_params(integer=True)  # pairs are counted, not measured
         ax.set_ylabel(rs[0]["unit"])
-        ax.set_title(f"{method} @ {size_label(size)} on {gpu}, {link}", fontsize=10)
-        finish(fig, ax, plt, os.path.join(out, f"fleet_{safe(method)}_{safe(link)}_{safe(gpu)}.png"), made)
+        ax.set_title(f"{method} @ {size_label(size)} on {gpu}, {link}" +
+                     (" (nodes with no figure at the fleet's size)" if short else ""), fontsize=10)
+        name = f"fleet_{safe(method)}_{safe(link)}_{safe(gpu)}" + (f"_short_{size}" if short else "")
+        finish(fig, ax, plt, os.path.join(out, name + ".png"), made)
     return made
 
 

@@ -79,6 +79,15 @@ slow = [r for r in rows if r["node"] == "node0003" and r["method"] == "ce-write"
 check(len(slow) == 1 and "fleet-outlier" in slow[0]["flags"], "CSV outlier row")
 check({r["node"] for r in rows} >= set(layout["missing"]), "CSV lists missing nodes")
 check(all(r["state"] == "pass" for r in rows if r["node"] == "node0002"), "CSV node0002 passes")
+# A node cut short has its figures where it has them, at the largest size it reached: in the CSV
+# with the fleet's median there, and in OpenMetrics (an audit: gone from both, under a FAIL).
+for node in layout["cut"]:
+    placed = [r for r in rows if r["node"] == node and r["value"] and r["fleet_median"]]
+    check(any("no figure at the fleet's size" in r["reason"] for r in placed),
+          f"{node}: CSV rows short of the fleet's size")
+    series = [s for fam in ("peerbench_link_bandwidth_bytes_per_second", "peerbench_link_latency_seconds")
+              for s in fams[fam].samples if s.labels["host"] == node]
+    check(len(series) == len(placed), f"{node}: {len(series)} OpenMetrics series, {len(placed)} CSV rows")
 print("\n".join(problems))
 sys.exit(1 if problems else 0)
 EOF

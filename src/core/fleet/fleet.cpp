@@ -633,6 +633,7 @@ FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::
   if (hosts_given) add_expected_hosts(r.nodes, hosts, r.notes);
   r.nodes_sharing_gpus = note_shared_gpus(r.nodes, r.notes);
   r.groups = place_in_fleet(r.nodes, tolerance);
+  place_short_members(r);
   for (auto& n : r.nodes) say_sizes_not_measured(n);
   add_coverage_problems(r.nodes);
   r.versions = version_spreads(r.nodes);

@@ -56,6 +56,10 @@ struct FleetPosition {
   bool lower_is_better = false;
   bool outlier = false;
   bool group_judged = false;  // the group held enough pairs to call one an outlier
+  // Set on a figure of a pair with none at its group's size (its run stopped short, or that
+  // size's figure was not the link's): the group's size, this figure being at the largest size
+  // the pair has, beside the fleet's figures there (FleetPair::short_positions).
+  std::uint64_t fleet_bytes = 0;
   // The ratio as every report gives it, under 1 worse: for a latency, median / value (the CSV and
   // OpenMetrics gave a slower latency 1.007 and a faster one 0.993, against the text; an audit).
   double goodness() const { return lower_is_better ? 1 / std::max(ratio, 1e-9) : ratio; }
@@ -93,6 +97,12 @@ struct FleetPair {
   // not say why (its verdict judged another size), the node's problems do (a review).
   std::set<std::pair<std::string, std::uint64_t>> left_out;
   std::vector<FleetPosition> positions;
+  // Per method with no figure at its group's size, the figure at the largest size it has, set
+  // beside every member's there (FleetReport::short_groups): drawn on the chart and listed in the
+  // CSV and OpenMetrics, so a node that stopped at 64 MiB does not vanish from them (an audit: a
+  // FAIL over a chart where every dot sat at 1.00). Never judged: no fleet-outlier flag, no
+  // worst ratio (the node is incomplete for the size it lacks).
+  std::vector<FleetPosition> short_positions;
   // The lowest of its methods' figure / known-good figure where a verdict judged the link (pass
   // or flagged); 0 where none had one. NCCL at 0.10 of known-good over shared memory showed
   // 0.98 against the fleet's medians, judged at a size it never ran (an audit).
@@ -195,6 +205,9 @@ struct FleetGroup {
   int nodes = 0;
   double median = 0, p25 = 0, p75 = 0, min = 0, max = 0;
   bool judged = false;  // enough members to flag outliers
+  // A group at a smaller size than the fleet's, for members short of it: that size (the group's
+  // own `bytes` is the smaller one). 0 for the fleet's groups.
+  std::uint64_t fleet_bytes = 0;
 };
 
 // Nodes by one version field: value -> nodes.
@@ -225,6 +238,9 @@ struct VersionGap {
 struct FleetReport {
   std::vector<FleetNode> nodes;  // worst first
   std::vector<FleetGroup> groups;
+  // For members with no figure at their group's size: the fleet's figures at the size they
+  // stopped at (FleetPair::short_positions), each after its fleet group's place in `groups`.
+  std::vector<FleetGroup> short_groups;
   std::vector<VersionSpread> versions;
   std::vector<VersionGap> version_gaps;  // worst first
   std::vector<std::string> notes;        // duplicates, nodes not in --hosts, skipped inputs
@@ -290,6 +306,10 @@ std::vector<std::string> load_host_list(const std::string& path);
 // missing hosts added, groups and positions computed, states set, nodes sorted worst first.
 FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::string>& hosts,
                            bool hosts_given, double tolerance);
+
+// Sets every pair with no figure at its group's size beside the fleet at the largest size it has
+// (FleetPair::short_positions, FleetReport::short_groups); judges nothing.
+void place_short_members(FleetReport& r);
 
 // Everything `peerbench fleet` does short of writing the output: read, judge, assemble.
 // `catalog`: the methods this peerbench has, for checking the --expect file.

@@ -1,5 +1,6 @@
 // The fleet's chart: every group's members against the group's median, outliers marked and named
 // (core/svg_chart.h's strip chart).
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -90,6 +91,60 @@ svg::StripRow strip_row(const FleetGroup& g, bool name_model) {
   return row;
 }
 
+// A point of a member's figure, as the axis reads it: latency's is the median over the figure.
+svg::StripPoint member_point(const FleetNode& n, const FleetPair& p, const FleetPosition& pos) {
+  const int d = pos.lower_is_better ? 2 : 1;
+  return {pos.goodness(), n.host + " " + p.name(),
+          format_fixed(pos.value, d) + " " + fleet_unit(pos.method, pos.lower_is_better) + ", " +
+              format_fixed(pos.goodness(), 3) +
+              (pos.lower_is_better ? " (median / figure)" : " of the median"),
+          pos.outlier, ""};
+}
+
+// The row of members at a smaller size than their group's, for those short of it: every
+// member's figure there, the short ones drawn apart and named.
+void fill_short_row(svg::StripRow& row, const FleetGroup& g, const FleetReport& r) {
+  std::vector<std::string> short_hosts;
+  const std::string fleet_size = format_size_label(g.fleet_bytes);
+  for (const auto& n : r.nodes) {
+    for (const auto& p : n.pairs) {
+      if (p.gpu_model != g.gpu_model || p.group_of(g.method) != g.link) continue;
+      const auto m = std::find_if(p.measurements.begin(), p.measurements.end(), [&](const auto& x) {
+        return x.method == g.method && x.bytes == g.bytes;
+      });
+      if (m == p.measurements.end()) continue;
+      FleetPosition pos{g.method, g.bytes,           m->value, g.median,
+                        0,        g.lower_is_better, false,    g.judged};
+      pos.ratio = g.median > 0 ? m->value / g.median : 1;
+      svg::StripPoint point = member_point(n, p, pos);
+      const bool is_short = std::any_of(
+          p.short_positions.begin(), p.short_positions.end(), [&](const FleetPosition& x) {
+            return x.method == g.method && x.bytes == g.bytes && x.fleet_bytes == g.fleet_bytes;
+          });
+      if (is_short) {
+        point.note = "no figure at " + fleet_size;
+        point.outlier = g.judged && point.goodness < 1 - r.outlier_tolerance;
+        if (short_hosts.empty() || short_hosts.back() != n.host) short_hosts.push_back(n.host);
+      }
+      row.points.push_back(std::move(point));
+    }
+  }
+  row.sublabel =
+      (short_hosts.size() == 1 ? short_hosts.front()
+                               : count_of(static_cast<long long>(short_hosts.size()), "node")) +
+      ": no figure at " + fleet_size;
+}
+
+// The text table's cells of a row of members short of their group's size.
+std::vector<std::string> short_group_cells(const FleetGroup& g, const svg::StripRow& row) {
+  auto cells = group_cells(g, row);
+  std::string names;
+  for (const auto& p : row.points)
+    if (!p.note.empty()) names += (names.empty() ? "" : "; ") + p.name + " (" + p.detail + ")";
+  cells.back() = "not judged: " + names + "; none at " + format_size_label(g.fleet_bytes);
+  return cells;
+}
+
 }  // namespace
 
 svg::StripChart fleet_spread_chart(const FleetReport& r) {
@@ -101,10 +156,21 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
   c.threshold_label = "outlier line (" + format_fixed(100 * r.outlier_tolerance, 0) + " % under)";
   std::set<std::string> models;
   for (const auto& g : r.groups) models.insert(g.gpu_model);
-  std::map<GroupKey, std::size_t> row_of;
+  // Each fleet group, then the rows of its members short of its size, at the sizes they have.
+  std::vector<const FleetGroup*> groups;
   for (const auto& g : r.groups) {
-    row_of[{g.method, g.gpu_model, g.link, g.bytes}] = c.rows.size();
-    c.rows.push_back(strip_row(g, models.size() > 1));
+    groups.push_back(&g);
+    for (const auto& s : r.short_groups) {
+      if (s.method == g.method && s.gpu_model == g.gpu_model && s.link == g.link &&
+          s.fleet_bytes == g.bytes)
+        groups.push_back(&s);
+    }
+  }
+  std::map<GroupKey, std::size_t> row_of;
+  for (const auto* g : groups) {
+    row_of[{g->method, g->gpu_model, g->link, g->bytes}] = c.rows.size();
+    c.rows.push_back(strip_row(*g, models.size() > 1));
+    if (g->fleet_bytes) fill_short_row(c.rows.back(), *g, r);
   }
   std::vector<std::vector<const FleetPair::JudgedBar*>> bars(c.rows.size());
   for (const auto& n : r.nodes) {
@@ -115,20 +181,17 @@ svg::StripChart fleet_spread_chart(const FleetReport& r) {
         const auto b = p.bars.find(pos.method);
         bars[it->second].push_back(b != p.bars.end() && b->second.bytes == pos.bytes ? &b->second
                                                                                      : nullptr);
-        const int d = pos.lower_is_better ? 2 : 1;
-        c.rows[it->second].points.push_back(
-            {pos.goodness(), n.host + " " + p.name(),
-             format_fixed(pos.value, d) + " " + fleet_unit(pos.method, pos.lower_is_better) + ", " +
-                 // As the axis reads: latency's point is the median over the figure.
-                 format_fixed(pos.goodness(), 3) +
-                 (pos.lower_is_better ? " (median / figure)" : " of the median"),
-             pos.outlier});
+        c.rows[it->second].points.push_back(member_point(n, p, pos));
       }
     }
   }
-  for (std::size_t i = 0; i < r.groups.size(); ++i) {
-    set_bar(c.rows[i], r.groups[i], bars[i]);
-    c.rows[i].table_cells = group_cells(r.groups[i], c.rows[i]);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (groups[i]->fleet_bytes) {
+      c.rows[i].table_cells = short_group_cells(*groups[i], c.rows[i]);
+      continue;
+    }
+    set_bar(c.rows[i], *groups[i], bars[i]);
+    c.rows[i].table_cells = group_cells(*groups[i], c.rows[i]);
   }
   return c;
 }

@@ -227,9 +227,15 @@ void pair_metrics(OmW& o, const FleetReport& r, PairFigure what) {
                                        "peerbench_link_latency_seconds",
                                        "peerbench_link_fleet_ratio"};
   const OmS name = OmS::from_code(kNames[static_cast<int>(what)]);
+  // Nodes worst first; a pair with no figure at its group's size has one at the largest size it
+  // has (short_positions), its `bytes` saying which: a node cut at 64 MiB had no series (audit).
   for (const auto& n : r.nodes) {
     for (const auto& p : n.pairs) {
-      for (const auto& pos : p.positions) {
+      std::vector<const FleetPosition*> figures;
+      for (const auto& pos : p.positions) figures.push_back(&pos);
+      for (const auto& pos : p.short_positions) figures.push_back(&pos);
+      for (const FleetPosition* at : figures) {
+        const FleetPosition& pos = *at;
         if (what != PairFigure::kRatio && pos.lower_is_better != (what == PairFigure::kLatency))
           continue;
         o << name
@@ -255,7 +261,11 @@ void median_metrics(OmW& o, const FleetReport& r, bool latency) {
   family(o, name, latency ? OmS("seconds") : "bytes_per_second",
          latency ? OmS("fleet median of a group's latency (one small transfer)")
                  : "fleet median of a group's bandwidth (busbw for NCCL methods)");
-  for (const auto& g : r.groups) {
+  std::vector<const FleetGroup*> groups;
+  for (const auto& g : r.groups) groups.push_back(&g);
+  for (const auto& g : r.short_groups) groups.push_back(&g);  // the medians short figures meet
+  for (const FleetGroup* at : groups) {
+    const FleetGroup& g = *at;
     if (g.lower_is_better != latency) continue;
     o << name
       << labels({{"method", g.method},

@@ -451,6 +451,7 @@ std::vector<const Measurement*> flagged_outside_groups(const FleetPair& p) {
   std::vector<const Measurement*> out;
   std::set<std::string> placed, done;
   for (const auto& pos : p.positions) placed.insert(pos.method);
+  for (const auto& pos : p.short_positions) placed.insert(pos.method);
   for (const auto& f : p.flags) {
     if (f.method.empty() || placed.count(f.method) || !done.insert(f.method).second) continue;
     const Measurement* largest = nullptr;
@@ -537,6 +538,20 @@ class FleetCsvReporter : public FleetReporter {
         << out::fixed<out::Csv>(pos.goodness(), 4) << "," << (pos.outlier ? 1 : 0) << ","
         << cf(flags_for(p, pos.method)) << "," << tail << n.versions
         << cf(version_gap_cell(*n.gaps, n.host, p, pos)) << n.shared << "\n";
+      ++rows;
+    }
+    // Short of the group's size: its figure at the largest size it has, against the fleet's
+    // there (a node cut at 64 MiB had no row with a figure; an audit).
+    for (const auto& pos : p.short_positions) {
+      o << n.head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
+        << "," << out::fixed<out::Csv>(pos.value, 3) << ","
+        << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
+        << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
+        << out::fixed<out::Csv>(pos.goodness(), 4) << ",0," << cf(flags_for(p, pos.method)) << ","
+        << tail
+        << cf("no figure at the fleet's size " + format_size(pos.fleet_bytes) +
+              ": its largest size, beside the fleet's figures there; not judged")
+        << n.versions << n.shared << "\n";
       ++rows;
     }
     for (const Measurement* m : flagged_outside_groups(p)) {

@@ -9,6 +9,7 @@
 #include "core/judge/baseline.h"
 #include "core/model/results.h"
 #include "core/model/statistics.h"
+#include "core/present/svg_chart.h"
 #include "core/present/view_options.h"
 
 namespace peerbench {
@@ -102,6 +103,15 @@ std::vector<std::string> comparison_notes(const Comparison& c, const CompareOpti
                                           const RunNames& n);
 // The cases lost in the later run or measured in one run alone, counted, one note each.
 std::vector<std::string> unmatched_notes(const Comparison& c, const RunNames& n);
+
+// A ratio chart's series (1 = no change) in order of their largest change, the largest first.
+// Past svg::kMaxSeries, the series that stay inside the noise band at every point are left out
+// down to kMaxSeries, and the chart's note names them; more series beyond the band than that are
+// all kept (drawn as panels). A history of 18 methods drew 18 lines in 8 reused colours (audit).
+void keep_changed_series(svg::LineChart& c, double band);
+
+// The words of a chart's noise band: "inside +-5.0 % (--threshold): no change is called there".
+std::string noise_band_label(double threshold);
 
 // "0.66 [0.66-0.66]": median and range at one precision (two places under 100, else one), so the
 // median never prints outside its own range.

@@ -1,9 +1,11 @@
 // Rendering a comparison of two runs (compare.cpp compares): its CSV, and the sections the
 // text, Markdown and HTML formats share, with the chart of each row's change.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/base/errors.h"
 #include "core/base/escaped.h"
@@ -72,6 +74,35 @@ std::string comparison_csv(const Comparison& c, const std::string& a_name,
 
 }  // namespace
 
+void keep_changed_series(svg::LineChart& c, double band) {
+  const auto change = [](const svg::Series& s) {
+    double most = 0;
+    for (const auto& p : s.points) most = std::max(most, std::abs(p.y - 1));
+    return most;
+  };
+  std::stable_sort(
+      c.series.begin(), c.series.end(),
+      [&](const svg::Series& a, const svg::Series& b) { return change(a) > change(b); });
+  if (c.series.size() <= svg::kMaxSeries) return;
+  std::size_t keep = svg::kMaxSeries;
+  while (keep < c.series.size() && change(c.series[keep]) > band) ++keep;
+  std::vector<std::string> left;
+  for (std::size_t i = keep; i < c.series.size(); ++i) left.push_back(c.series[i].name);
+  c.series.resize(keep);
+  if (!left.empty())
+    c.note =
+        "Not drawn, inside the band at every point (the tables have them): " + join(left, ", ") +
+        ".";
+  if (keep > svg::kMaxSeries)
+    c.note +=
+        std::string(c.note.empty() ? "" : " ") + "The largest changes are in the first panel.";
+}
+
+std::string noise_band_label(double threshold) {
+  return "inside \u00b1" + format_fixed(100 * threshold, 1) +
+         " % (--threshold): no change is called there";
+}
+
 std::string median_range(const Stats& s) {
   // One precision for all three: "0.67 [0.7-0.7]" put the median outside its own range.
   const int places = s.median < 100 ? 2 : 1;
@@ -104,8 +135,24 @@ Section results_section(const Comparison& c) {
   return s;
 }
 
-// B/A against size, a line per bandwidth method (its worst pair at each size).
-svg::LineChart change_chart(const Comparison& c) {
+// "1 MiB-1 GiB (11 sizes)", "64 MiB".
+std::string size_range(const std::set<std::uint64_t>& sizes) {
+  if (sizes.empty()) return "";
+  if (sizes.size() == 1) return format_size(*sizes.begin());
+  return format_size(*sizes.begin()) + "-" + format_size(*sizes.rbegin()) + " (" +
+         std::to_string(sizes.size()) + " sizes)";
+}
+
+// "0->1, 1->0", or past six "0->1, 0->2, 0->3, 0->4 and 52 more pairs".
+std::string some_pairs(const std::vector<std::string>& pairs) {
+  if (pairs.size() <= 6) return join(pairs, ", ");
+  return join(std::vector<std::string>(pairs.begin(), pairs.begin() + 4), ", ") + " and " +
+         std::to_string(pairs.size() - 4) + " more pairs";
+}
+
+// B/A against size, a line per bandwidth method (its worst pair at each size), the methods that
+// changed most first; past eight, panels of eight (svg::line_panels).
+svg::LineChart change_chart(const Comparison& c, const CompareOptions& o) {
   svg::LineChart chart;
   // Bandwidth methods only: latency's few bytes would squeeze every other size into a corner
   // of the axis (its rows are in the table).
@@ -115,6 +162,8 @@ svg::LineChart change_chart(const Comparison& c) {
   chart.decimals = 3;
   chart.reference = 1.0;
   chart.reference_label = "no change";
+  chart.band = o.threshold;
+  chart.band_label = noise_band_label(o.threshold);
   std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_method;
   for (const auto& r : c.rows) {
     // A bandwidth method's rows at latency sizes compare times: at one size A/B of the time is
@@ -131,7 +180,44 @@ svg::LineChart change_chart(const Comparison& c) {
     }
     chart.series.push_back(std::move(s));
   }
+  keep_changed_series(chart, o.threshold);
   return chart;
+}
+
+// Cases of one method and one pair of statuses, by pair: "ce-write 0->1, 1->0: 1 MiB-1 GiB (11
+// sizes) (A: ok, B: absent)". One line per case made 68 lines of one cut sweep (an audit).
+std::vector<std::string> grouped_cases(const std::vector<UnmatchedCase>& cases, const RunNames& n) {
+  using Key = std::tuple<std::string, std::string, std::string>;  // method, A's, B's status
+  std::vector<Key> order;
+  std::map<Key, std::map<std::string, std::set<std::uint64_t>>> sizes;  // -> pair -> sizes
+  std::map<Key, std::vector<std::string>> pairs_in_order;
+  for (const auto& u : cases) {
+    const Key k{u.variant.empty() ? u.method : u.method + " " + u.variant, u.a_status, u.b_status};
+    if (!sizes.count(k)) order.push_back(k);
+    const std::string pair = u.pair.empty() || u.pair == "all" ? u.gpu_pair : u.pair;
+    if (!sizes[k].count(pair)) pairs_in_order[k].push_back(pair);
+    sizes[k][pair].insert(u.bytes);
+  }
+  std::vector<std::string> lines;
+  for (const auto& k : order) {
+    // Pairs with the same sizes share a line.
+    std::vector<std::pair<std::set<std::uint64_t>, std::vector<std::string>>> by_sizes;
+    for (const auto& pair : pairs_in_order[k]) {
+      const auto& these = sizes[k][pair];
+      auto it = std::find_if(by_sizes.begin(), by_sizes.end(),
+                             [&](const auto& b) { return b.first == these; });
+      if (it == by_sizes.end()) {
+        by_sizes.push_back({these, {pair}});
+      } else {
+        it->second.push_back(pair);
+      }
+    }
+    for (const auto& [set, pairs] : by_sizes) {
+      lines.push_back(std::get<0>(k) + " " + some_pairs(pairs) + ": " + size_range(set) + " (" +
+                      n.a + ": " + std::get<1>(k) + ", " + n.b + ": " + std::get<2>(k) + ")");
+    }
+  }
+  return lines;
 }
 
 }  // namespace
@@ -215,11 +301,9 @@ SectionDocument comparison_document(const Comparison& c, const std::string& a_na
   if (!c.burn_in_in_b.empty())
     d.sections.push_back({"Burn-in in B (fails the comparison)", c.burn_in_in_b, {}, {}});
   d.sections.push_back(results_section(c));
-  if (o.format == ReportFormat::kHtml) d.sections.back().charts.push_back(change_chart(c));
+  if (o.format == ReportFormat::kHtml) d.sections.back().charts.push_back(change_chart(c, o));
   auto list = [&](const char* title, const std::vector<UnmatchedCase>& v) {
-    std::vector<std::string> labels;
-    for (const auto& u : v) labels.push_back(u.label);
-    if (!labels.empty()) d.sections.push_back({title, labels, {}, {}});
+    if (!v.empty()) d.sections.push_back({title, grouped_cases(v, {"A", "B"}), {}, {}});
   };
   list("Lost in B (measured in A; B asked for it, or stopped before it, and did not measure it)",
        c.lost_in_b);

@@ -234,7 +234,7 @@ svg::Series method_series(const History& h, const std::string& method) {
 
 // Each method against run 1 at the largest size both measured: its worst pair's change, run by
 // run (latency turned over, so under 1 is worse everywhere).
-svg::LineChart history_chart(const History& h) {
+svg::LineChart history_chart(const History& h, double threshold) {
   svg::LineChart c;
   c.title = "Each method against run 1, at the largest size both measured (its worst pair)";
   c.x_label = "run (the table beside it names each run's versions)";
@@ -252,6 +252,9 @@ svg::LineChart history_chart(const History& h) {
       methods.push_back(r.method);
   }
   for (const auto& method : methods) c.series.push_back(method_series(h, method));
+  c.band = threshold;
+  c.band_label = noise_band_label(threshold);
+  keep_changed_series(c, threshold);
   return c;
 }
 
@@ -320,7 +323,7 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
        {},
        {}});
   if (o.format == ReportFormat::kHtml && !h.rows.empty())
-    d.sections.push_back({"Against run 1", {}, {}, {history_chart(h)}});
+    d.sections.push_back({"Against run 1", {}, {}, {history_chart(h, o.threshold)}});
   std::vector<std::string> methods;
   for (const auto& r : h.rows) {
     if (std::find(methods.begin(), methods.end(), r.method) == methods.end())

@@ -31,14 +31,9 @@ const char* const kChartCss =
 
 namespace {
 
-// Where a line chart's plot area sits, and how figures map onto it.
-struct Frame {
-  int width = 720, height = 340;
-  double left = 72, right = 530, top = 44, bottom = 278;
-  double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
-  double px(double x) const { return left + (x - x_lo) / (x_hi - x_lo) * (right - left); }
-  double py(double y) const { return bottom - (y - y_lo) / (y_hi - y_lo) * (bottom - top); }
-};
+constexpr double kPlotWidth = 458, kPlotHeight = 234;
+constexpr double kLegendTextMax = 260;  // px of label a legend line holds before it wraps
+constexpr double kTitleFont = 14, kAxisFont = 12, kNoteFont = 11;
 
 bool on_size_axis(const LineChart& c) {
   return c.categories.empty();
@@ -78,17 +73,14 @@ std::set<double> distinct_x(const LineChart& c) {
   return xs;
 }
 
-// Characters of a legend label shown in full; longer ones end in an ellipsis.
-constexpr std::size_t kLegendChars = 36;
+// The y axis, one for every panel of a chart: figures from zero, so bars of health compare by
+// eye; ratios around their reference, and past the noise band by kBandMargin at least.
+struct YAxis {
+  std::vector<double> ticks;
+  int decimals = 0;
+};
 
-Frame line_frame(const LineChart& c, const std::set<double>& xs, std::vector<double>& y_ticks) {
-  Frame f;
-  std::size_t legend_chars = 4;
-  for (const auto& s : c.series) legend_chars = std::max(legend_chars, s.name.size());
-  legend_chars = std::min(legend_chars, kLegendChars);
-  f.width = static_cast<int>(f.right + 40 + 6.4 * static_cast<double>(legend_chars));
-  f.height = std::max(340, 44 + 18 * static_cast<int>(c.series.size()) + 80);
-  f.bottom = f.height - 62;
+YAxis y_axis(const LineChart& c) {
   double lo = 1e300, hi = -1e300;
   for (const auto& s : c.series) {
     for (const auto& p : s.points) {
@@ -99,13 +91,58 @@ Frame line_frame(const LineChart& c, const std::set<double>& xs, std::vector<dou
   if (c.reference) {
     lo = std::min(lo, *c.reference);
     hi = std::max(hi, *c.reference);
+    if (c.band) {
+      lo = std::min(lo, *c.reference - *c.band - kBandMargin);
+      hi = std::max(hi, *c.reference + *c.band + kBandMargin);
+    }
   }
   if (lo > hi) lo = 0, hi = 1;
-  // Figures from zero, so bars of health compare by eye; ratios around their reference.
   const double pad = std::max((hi - lo) * 0.08, std::abs(hi) * 0.02 + 1e-9);
-  y_ticks = nice_ticks(c.reference ? lo - pad : std::min(0.0, lo), hi + pad, 5);
-  f.y_lo = y_ticks.front();
-  f.y_hi = y_ticks.back();
+  YAxis y;
+  y.ticks = nice_ticks(c.reference ? lo - pad : std::min(0.0, lo), hi + pad, 5);
+  // As many decimals as the ticks need to print exactly: 0.025 steps read "0.93, 0.95" (audit).
+  for (y.decimals = 0; y.decimals < 4; ++y.decimals) {
+    const double scale = std::pow(10.0, y.decimals);
+    if (std::all_of(y.ticks.begin(), y.ticks.end(), [&](double t) {
+          return std::abs(std::round(t * scale) - t * scale) < 1e-6 * scale;
+        }))
+      break;
+  }
+  return y;
+}
+
+// Where a panel's plot area sits, how figures map onto it, and the text around it, measured.
+struct Frame {
+  int width = 0, height = 0;
+  double left = 0, right = 0, top = 0, bottom = 0;
+  double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
+  std::vector<std::string> title_lines, y_label_lines, note_lines;
+  Legend legend;
+  double px(double x) const { return left + (x - x_lo) / (x_hi - x_lo) * (right - left); }
+  double py(double y) const { return bottom - (y - y_lo) / (y_hi - y_lo) * (bottom - top); }
+};
+
+std::vector<LegendEntry> line_legend(const LineChart& c);
+
+Frame line_frame(const LineChart& c, const std::set<double>& xs, const YAxis& y) {
+  Frame f;
+  f.y_label_lines = wrap_px(c.y_label, kPlotHeight, kAxisFont);
+  f.left = 58 + 14.0 * static_cast<double>(f.y_label_lines.size());
+  f.right = f.left + kPlotWidth;
+  // The legend beside the plot, its labels measured and wrapped: never clipped (an audit found
+  // "nccl-allreduce known-good, H200 SXM..." cut at 36 characters).
+  f.legend = legend(f.right + 16, 0, line_legend(c), kLegendTextMax);
+  f.width = static_cast<int>(std::ceil(f.right + 16 + std::max(60.0, f.legend.width) + 16));
+  f.title_lines = wrap_px(c.title, f.width - 32, kTitleFont, true);
+  f.top = 44 + 18.0 * static_cast<double>(f.title_lines.size() - 1);
+  f.bottom = f.top + kPlotHeight;
+  f.note_lines =
+      c.note.empty() ? std::vector<std::string>{} : wrap_px(c.note, f.width - 32, kNoteFont);
+  const double under = f.bottom + 58 + 15.0 * static_cast<double>(f.note_lines.size());
+  f.height = static_cast<int>(std::ceil(std::max(under, f.top + f.legend.height + 8)));
+  f.legend = legend(f.right + 16, f.top, line_legend(c), kLegendTextMax);
+  f.y_lo = y.ticks.front();
+  f.y_hi = y.ticks.back();
   if (xs.empty()) return f;
   f.x_lo = axis_x(c, *xs.begin()) - (on_size_axis(c) ? 0.4 : 0.5);
   f.x_hi = axis_x(c, *xs.rbegin()) + (on_size_axis(c) ? 0.4 : 0.5);
@@ -113,22 +150,24 @@ Frame line_frame(const LineChart& c, const std::set<double>& xs, std::vector<dou
 }
 
 std::string line_axes(const LineChart& c, const Frame& f, const std::set<double>& xs,
-                      const std::vector<double>& y_ticks) {
+                      const YAxis& y) {
   std::string o;
-  for (double t : y_ticks) {
+  for (double t : y.ticks) {
     o += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", num(f.left),
                      num(f.py(t)), num(f.right), num(f.py(t)));
-    o +=
-        text(f.left - 6, f.py(t) + 4, num(t, std::abs(f.y_hi - f.y_lo) < 2 ? 2 : 0), "end", "tick");
+    o += text(f.left - 6, f.py(t) + 4, num(t, y.decimals), "end", "tick");
   }
-  double last_label = -1e9;
+  double last_end = -1e9;
   for (double x : xs) {
     const double px = f.px(axis_x(c, x));
     o += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(px),
                      num(f.top), num(f.bottom));
-    if (px - last_label < 36) continue;  // a label per tick where they fit, never overlapping
-    last_label = px;
-    o += text(px, f.bottom + 16, shorten(tick_text(c, x), 14), "middle", "tick");
+    // A label per tick where it fits, never overlapping the one before.
+    const std::string label = shorten(tick_text(c, x), 14);
+    const double half = text_width(label, 11) / 2;
+    if (px - half < last_end + 6) continue;
+    last_end = px + half;
+    o += text(px, f.bottom + 16, label, "middle", "tick");
   }
   o += fmt::format(
       "<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>"
@@ -136,8 +175,11 @@ std::string line_axes(const LineChart& c, const Frame& f, const std::set<double>
       num(f.left), num(f.bottom), num(f.right), num(f.top));
   o += text((f.left + f.right) / 2, f.bottom + 40, c.x_label, "middle", "axis-label");
   const double mid = (f.top + f.bottom) / 2;
-  o += text(16, mid, c.y_label, "middle", "axis-label",
-            fmt::format("transform=\"rotate(-90 16 {})\"", num(mid)));
+  for (std::size_t i = 0; i < f.y_label_lines.size(); ++i) {
+    const double x = 16 + 14.0 * static_cast<double>(i);
+    o += text(x, mid, f.y_label_lines[i], "middle", "axis-label",
+              fmt::format("transform=\"rotate(-90 {} {})\"", num(x), num(mid)));
+  }
   return o;
 }
 
@@ -151,6 +193,7 @@ std::vector<std::size_t> series_slots(const LineChart& c) {
 }
 
 const char* const kReferenceColour = "#666";
+const char* const kBandFill = "#dcebdc";
 
 std::string reference_marker(double x, double y, const std::string& tooltip) {
   return fmt::format(
@@ -187,7 +230,29 @@ std::string line_series(const LineChart& c, const Frame& f) {
   return o;
 }
 
-// A measured series in the legend: its line (dashed past the first 8) and its marker.
+// The noise band and the reference line, under the series; their words are in the legend, where
+// they cover no line (the reference's label had sat on the plot).
+std::string reference_marks(const LineChart& c, const Frame& f) {
+  if (!c.reference) return "";
+  std::string o;
+  if (c.band) {
+    const double top = f.py(std::min(*c.reference + *c.band, f.y_hi));
+    const double bottom = f.py(std::max(*c.reference - *c.band, f.y_lo));
+    o += fmt::format(
+        "<rect class=\"band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
+        "<title>{}</title></rect>",
+        num(f.left), num(top), num(f.right - f.left), num(std::max(0.0, bottom - top)), kBandFill,
+        esc(c.band_label));
+  }
+  if (*c.reference >= f.y_lo && *c.reference <= f.y_hi) {
+    const double y = f.py(*c.reference);
+    o += fmt::format("<line class=\"ref\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", num(f.left),
+                     num(y), num(f.right), num(y));
+  }
+  return o;
+}
+
+// A measured series in the legend: its line and its marker.
 std::string measured_swatch(std::size_t slot) {
   const std::string colour = series_colour(slot);
   return fmt::format(
@@ -210,6 +275,13 @@ std::vector<LegendEntry> line_legend(const LineChart& c) {
                                    : measured_swatch(slots[i]);
     entries.push_back({s.name, swatch});
   }
+  if (c.reference && !c.reference_label.empty())
+    entries.push_back({c.reference_label + " (" + num(*c.reference, 2) + ")",
+                       "<line class=\"ref\" x1=\"0\" y1=\"6\" x2=\"13\" y2=\"6\"/>"});
+  if (c.reference && c.band && !c.band_label.empty())
+    entries.push_back({c.band_label, fmt::format("<rect x=\"0\" y=\"1\" width=\"13\" height=\"10\" "
+                                                 "fill=\"{}\"/>",
+                                                 kBandFill)});
   return entries;
 }
 
@@ -233,29 +305,110 @@ std::string line_table(const LineChart& c, const std::set<double>& xs) {
   return html_table(head, rows, numeric);
 }
 
+// One panel: its SVG and its table, on the chart's y axis.
+Panel line_panel(const LineChart& c, const YAxis& y, std::size_t of_panels) {
+  const auto xs = distinct_x(c);
+  const Frame f = line_frame(c, xs, y);
+  std::string o = svg_open(
+      f.width, f.height, c.title,
+      "Line chart: " + c.y_label + " against " + c.x_label + ", " +
+          std::to_string(c.series.size()) + " series" +
+          (of_panels > 1 ? " (one panel of " + std::to_string(of_panels) + ", on one y scale)"
+                         : "") +
+          "; the same figures are in the table beside it.");
+  for (std::size_t i = 0; i < f.title_lines.size(); ++i)
+    o += text(16, 24 + 18.0 * static_cast<double>(i), f.title_lines[i], "start", "title");
+  o += line_axes(c, f, xs, y);
+  o += reference_marks(c, f);
+  o += line_series(c, f);
+  o += f.legend.svg;
+  for (std::size_t i = 0; i < f.note_lines.size(); ++i)
+    o += text(16, f.bottom + 62 + 15.0 * static_cast<double>(i), f.note_lines[i], "start", "note");
+  o += "</svg>";
+  return {o, line_table(c, xs), ""};
+}
+
 }  // namespace
 
 std::string render_line_chart(const LineChart& c) {
-  const auto xs = distinct_x(c);
-  std::vector<double> y_ticks;
-  const Frame f = line_frame(c, xs, y_ticks);
-  std::string o = svg_open(f.width, f.height, c.title,
-                           "Line chart: " + c.y_label + " against " + c.x_label + ", " +
-                               std::to_string(c.series.size()) +
-                               " series; the same figures are in the table beside it.");
-  o += text(16, 24, shorten(c.title, static_cast<std::size_t>((f.width - 32) / 8.2)), "start",
-            "title");
-  o += line_axes(c, f, xs, y_ticks);
-  if (c.reference && *c.reference >= f.y_lo && *c.reference <= f.y_hi) {
-    const double y = f.py(*c.reference);
-    o += fmt::format("<line class=\"ref\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", num(f.left),
-                     num(y), num(f.right), num(y));
-    o += text(f.right - 4, y - 5, c.reference_label, "end", "note");
+  const YAxis y = y_axis(c);  // the whole chart's: its panels compare by eye
+  const auto panels = line_panels(c);
+  std::vector<Panel> drawn;
+  for (const auto& p : panels) drawn.push_back(line_panel(p, y, panels.size()));
+  return figure(c.title, drawn);
+}
+
+namespace {
+
+// The first word of a series' name: "nccl-allreduce" of "nccl-allreduce (float/sum)".
+std::string first_word(const std::string& name) {
+  return name.substr(0, name.find(' '));
+}
+
+// Each measured series with the reference lines named after it, in the chart's order; the
+// reference lines of no one series go in `shared`.
+std::vector<std::vector<std::size_t>> series_units(const LineChart& c,
+                                                   std::vector<std::size_t>& shared) {
+  std::vector<std::vector<std::size_t>> units;
+  std::map<std::string, std::size_t> unit_of;  // first word -> unit
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    if (c.series[i].reference) continue;
+    unit_of.emplace(first_word(c.series[i].name), units.size());
+    units.push_back({i});
   }
-  o += line_series(c, f);
-  o += legend(f.right + 16, f.top, line_legend(c), kLegendChars);
-  o += "</svg>";
-  return figure(c.title, o, line_table(c, xs));
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    if (!c.series[i].reference) continue;
+    const auto it = unit_of.find(first_word(c.series[i].name));
+    if (it == unit_of.end()) {
+      shared.push_back(i);
+    } else {
+      units[it->second].push_back(i);
+    }
+  }
+  return units;
+}
+
+}  // namespace
+
+std::vector<LineChart> line_panels(const LineChart& c) {
+  if (c.series.size() <= kMaxSeries) return {c};
+  std::vector<std::size_t> shared;
+  const auto units = series_units(c, shared);
+  const std::size_t room = kMaxSeries > shared.size() ? kMaxSeries - shared.size() : 1;
+  std::size_t total = 0;
+  for (const auto& u : units) total += u.size();
+  // As few panels as hold them, as even as the series' units allow: 14 series in two panels,
+  // not three.
+  std::size_t groups_left = (total + room - 1) / room, remaining = total;
+  const auto target = [&] {
+    return std::min(room, (remaining + groups_left - 1) / std::max<std::size_t>(groups_left, 1));
+  };
+  std::vector<std::vector<std::size_t>> groups(1);
+  std::size_t in_group = 0, limit = target();
+  for (const auto& u : units) {
+    if (in_group > 0 && in_group + u.size() > limit) {
+      remaining -= in_group;
+      groups_left = groups_left > 1 ? groups_left - 1 : 1;
+      limit = target();
+      groups.emplace_back();
+      in_group = 0;
+    }
+    groups.back().insert(groups.back().end(), u.begin(), u.end());
+    in_group += u.size();
+  }
+  std::vector<LineChart> panels;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    LineChart p = c;
+    p.title = c.title + " (" + std::to_string(g + 1) + " of " + std::to_string(groups.size()) + ")";
+    p.series.clear();
+    auto members = groups[g];
+    members.insert(members.end(), shared.begin(), shared.end());
+    std::sort(members.begin(), members.end());  // the chart's own order
+    for (std::size_t i : members) p.series.push_back(c.series[i]);
+    if (g + 1 < groups.size()) p.note.clear();  // said once, under the last panel
+    panels.push_back(std::move(p));
+  }
+  return panels;
 }
 
 std::string render(const Chart& c) {

@@ -24,9 +24,18 @@ struct Series {
   std::string name;
   std::vector<Point> points;
   // A figure to read the others against (known-good), not a measurement: a dashed grey line
-  // with hollow markers, and no colour taken from the measured series.
+  // with hollow markers, and no colour taken from the measured series. One named after a
+  // measured series' first word ("nccl-allreduce known-good, ..." beside "nccl-allreduce
+  // (float/sum)") is that series' own and stays in its panel; others are drawn in every panel.
   bool reference = false;
 };
+
+// The most series one chart draws: eight colours, none used twice. A chart given more is drawn as
+// panels of at most eight (small multiples on one y scale), each with its own legend and table.
+inline constexpr std::size_t kMaxSeries = 8;
+// How far past a noise band the y axis always reaches: a 5 % band is drawn on 0.85 to 1.15 at
+// least, so 3 % of noise looks small (an audit: a chart scaled to 0.94-1.04 made it a cliff).
+inline constexpr double kBandMargin = 0.10;
 
 struct LineChart {
   std::string title;
@@ -39,7 +48,17 @@ struct LineChart {
   int decimals = 1;
   std::optional<double> reference;  // a horizontal line (1.0 on a ratio chart)
   std::string reference_label;
+  // Around the reference, the change a comparison calls noise (its threshold: 0.05 shades 0.95 to
+  // 1.05); the axis reaches kBandMargin past it.
+  std::optional<double> band;
+  std::string band_label;
+  std::string note;  // under the chart: what it leaves out, how to read it
 };
+
+// The panels a chart is drawn as: itself, or past kMaxSeries series several charts of its series
+// (a measured series with its own reference lines), as even in size as they can be, titled "(1 of
+// 2)".
+std::vector<LineChart> line_panels(const LineChart& c);
 
 // ---- A heat map: one cell per row and column, coloured by how a figure compares with what it
 // should be, so healthy cells look alike whatever their raw figures.
@@ -79,11 +98,16 @@ struct StripPoint {
   std::string name;     // "node0003 0000:1B:00.0->0000:43:00.0"
   std::string detail;   // "316.2 GB/s, 0.80 of the median"
   bool outlier = false;
+  // A member drawn apart and named though it may be no outlier, with these words after its name:
+  // a node short of the fleet's size, drawn at the largest size it has ("stopped at 64M").
+  std::string note;
+  bool labelled() const { return outlier || !note.empty(); }
 };
 
 struct StripRow {
-  std::string label;                          // "ce-write NV18 @ 1G"
-  std::vector<std::string> table_cells;       // the text table's columns after the label
+  std::string label;                     // "ce-write NV18 @ 1G"
+  std::string sublabel;                  // a second line under it, smaller: "node0004: short of 1G"
+  std::vector<std::string> table_cells;  // the text table's columns after the label
   double p25 = 1, p75 = 1, min = 1, max = 1;  // against the median
   std::vector<StripPoint> points;
   // The bar the group's verdicts held its members to, against the median (a member left of it
@@ -92,6 +116,9 @@ struct StripRow {
   std::optional<double> bar;
   std::string bar_detail;  // "356.6 GB/s, site baseline"
 };
+
+// The most members of one row named beside their marks (the worst first); the table names more.
+inline constexpr std::size_t kStripNamedPerRow = 5;
 
 struct StripChart {
   std::string title;

@@ -60,7 +60,7 @@ struct Layout {
   double cell_w = 86, cell_h = 28;
   double left = 0, top = 0;  // the grid's corner
   int width = 0, height = 0;
-  std::size_t legend_rows = 0;
+  double legend_height = 0;
   std::vector<std::string> note_lines;
 };
 
@@ -111,7 +111,7 @@ std::string caption(const HeatMap& h) {
 // "nccl-sendrecv-bidir (busbw GB/s both ways @ 64M)" whole: at 40 it lost its size (an audit).
 constexpr std::size_t kColumnLabelChars = 56;
 
-Layout layout_of(const HeatMap& h, std::size_t legend_rows) {
+Layout layout_of(const HeatMap& h, const std::vector<LegendEntry>& entries) {
   Layout l;
   std::size_t row_chars = h.row_heading.size(), col_chars = 0;
   for (std::size_t r = 0; r < h.rows.size(); ++r)
@@ -124,13 +124,13 @@ Layout layout_of(const HeatMap& h, std::size_t legend_rows) {
   l.top = 64 + label_len * 0.574;
   const double grid_w = l.cell_w * static_cast<double>(h.columns.size());
   const double grid_h = l.cell_h * static_cast<double>(h.rows.size());
-  l.legend_rows = legend_rows;
   // The caption under the title is as wide as its words (12 px text: about 7 px a character); a
   // map of one or two columns is narrower than that, and clipped it ("rows: GPU pair a").
   const double caption_w = 32 + 7.0 * static_cast<double>(caption(h).size());
   l.width = static_cast<int>(std::max({l.left + grid_w + label_len * 0.82 + 10, caption_w, 420.0}));
-  l.note_lines = wrap(h.note, static_cast<std::size_t>((l.width - 32) / 6.2));
-  l.height = static_cast<int>(l.top + grid_h + 34 + 18.0 * static_cast<double>(legend_rows) +
+  l.note_lines = wrap_px(h.note, l.width - 32, 11);
+  l.legend_height = legend(16, 0, entries, l.width - 50).height;
+  l.height = static_cast<int>(l.top + grid_h + 34 + l.legend_height +
                               15.0 * static_cast<double>(l.note_lines.size()) + 8);
   return l;
 }
@@ -212,7 +212,7 @@ std::string heat_table(const HeatMap& h) {
 
 std::string render_heat_map(const HeatMap& h) {
   const auto entries = legend_entries(h);
-  const Layout l = layout_of(h, entries.size());
+  const Layout l = layout_of(h, entries);
   std::string o = svg_open(l.width, l.height, h.title,
                            "Heat map: " + std::to_string(h.rows.size()) + " rows by " +
                                std::to_string(h.columns.size()) +
@@ -222,10 +222,10 @@ std::string render_heat_map(const HeatMap& h) {
   o += grid_labels(h, l);
   o += grid_cells(h, l);
   const double below = l.top + l.cell_h * static_cast<double>(h.rows.size()) + 20;
-  o += legend(16, below, entries, 90);
+  o += legend(16, below, entries, l.width - 50).svg;
   for (std::size_t i = 0; i < l.note_lines.size(); ++i) {
-    o += text(16, below + 18.0 * static_cast<double>(entries.size()) + 12 + 15.0 * i,
-              l.note_lines[i], "start", "note");
+    o += text(16, below + l.legend_height + 12 + 15.0 * static_cast<double>(i), l.note_lines[i],
+              "start", "note");
   }
   o += "</svg>";
   return figure(h.title, o, heat_table(h),

@@ -116,26 +116,108 @@ std::vector<std::string> wrap(const std::string& s, std::size_t max_chars) {
   return lines;
 }
 
-std::string legend(double x, double y, const std::vector<LegendEntry>& entries,
-                   std::size_t max_chars) {
-  std::string out = "<g class=\"legend\">";
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const double row = y + 18.0 * static_cast<double>(i);
-    out += fmt::format("<g transform=\"translate({} {})\">", num(x), num(row));
-    out += entries[i].swatch;
-    out += "<title>" + esc(entries[i].label) + "</title>";
-    out += text(18, 10, shorten(entries[i].label, max_chars), "start", "legend-text");
-    out += "</g>";
+namespace {
+
+// DejaVu Sans's advance widths of ' ' to '~', in thousandths of an em (measured in Chromium).
+constexpr short kAdvance[95] = {
+    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361,  318, 337, 636, 636, 636,
+    636, 636, 636, 636, 636, 636, 636, 337, 337, 838, 838, 838, 531, 1000, 684, 686, 698, 770, 632,
+    575, 775, 752, 295, 295, 656, 557, 863, 748, 787, 603, 787, 695, 635,  611, 732, 684, 989, 685,
+    611, 685, 390, 337, 390, 838, 500, 500, 613, 635, 550, 635, 615, 352,  635, 634, 278, 278, 579,
+    278, 974, 634, 612, 635, 635, 411, 521, 392, 634, 592, 818, 592, 592,  525, 636, 337, 636, 838};
+constexpr short kBoldAdvance[95] = {
+    348,  456, 521, 838, 696, 1002, 872, 306,  457, 457, 523, 838, 380, 415,  380, 365,
+    696,  696, 696, 696, 696, 696,  696, 696,  696, 696, 400, 400, 838, 838,  838, 580,
+    1000, 774, 762, 734, 830, 683,  683, 821,  837, 372, 372, 775, 637, 995,  837, 850,
+    733,  850, 770, 720, 682, 812,  774, 1103, 771, 724, 725, 457, 365, 457,  838, 500,
+    500,  675, 716, 593, 716, 678,  435, 716,  712, 343, 343, 665, 343, 1042, 712, 687,
+    716,  716, 493, 595, 478, 712,  652, 924,  645, 652, 582, 712, 365, 712,  838};
+
+// The byte length of the UTF-8 character starting at s[i].
+std::size_t char_bytes(const std::string& s, std::size_t i) {
+  std::size_t n = 1;
+  while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) ++n;
+  return n;
+}
+
+}  // namespace
+
+double text_width(const std::string& s, double font_px, bool bold) {
+  double em = 0;
+  for (std::size_t i = 0; i < s.size(); i += char_bytes(s, i)) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    em += c >= 0x20 && c < 0x7f ? (bold ? kBoldAdvance : kAdvance)[c - 0x20] : 1000;
   }
-  return out + "</g>";
+  return em * font_px / 1000;
+}
+
+std::vector<std::string> wrap_px(const std::string& s, double max_px, double font_px, bool bold) {
+  std::vector<std::string> lines;
+  std::string line;
+  const auto fits = [&](const std::string& t) { return text_width(t, font_px, bold) <= max_px; };
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at <= s.size();) {
+    const std::size_t end = std::min(s.find(' ', at), s.size());
+    if (end > at) words.push_back(s.substr(at, end - at));
+    at = end + 1;
+  }
+  for (const std::string& word : words) {
+    const std::string joined = line.empty() ? word : line + " " + word;
+    if (fits(joined)) {
+      line = joined;
+      continue;
+    }
+    if (!line.empty()) lines.push_back(line);
+    line.clear();
+    // A word wider than the line is cut where it reaches the edge (a PCI pair, a path).
+    for (std::size_t i = 0; i < word.size(); i += char_bytes(word, i)) {
+      const std::string more = line + word.substr(i, char_bytes(word, i));
+      if (!line.empty() && !fits(more)) {
+        lines.push_back(line);
+        line = word.substr(i, char_bytes(word, i));
+      } else {
+        line = more;
+      }
+    }
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+Legend legend(double x, double y, const std::vector<LegendEntry>& entries, double max_text_px) {
+  Legend out;
+  out.svg = "<g class=\"legend\">";
+  double row = y;
+  for (const auto& e : entries) {
+    const auto lines = wrap_px(e.label, max_text_px, kLegendFont);
+    out.svg += fmt::format("<g transform=\"translate({} {})\">", num(x), num(row));
+    out.svg += e.swatch;
+    out.svg += "<title>" + esc(e.label) + "</title>";
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      out.svg += text(18, 10 + 13.0 * static_cast<double>(i), lines[i], "start", "legend-text");
+      out.width = std::max(out.width, 18 + text_width(lines[i], kLegendFont));
+    }
+    out.svg += "</g>";
+    row += 18 + 13.0 * static_cast<double>(lines.size() - 1);
+  }
+  out.svg += "</g>";
+  out.height = row - y;
+  return out;
 }
 
 std::string figure(const std::string& title, const std::string& svg, const std::string& table,
                    const std::string& table_note) {
-  return "<figure class=\"chart\"><figcaption>" + esc(title) +
-         "</figcaption><div class=\"chart-body\">" + svg + "<div class=\"chart-table\">" +
-         (table_note.empty() ? "" : "<p>" + esc(table_note) + "</p>") + table +
-         "</div></div></figure>\n";
+  return figure(title, std::vector<Panel>{{svg, table, table_note}});
+}
+
+std::string figure(const std::string& title, const std::vector<Panel>& panels) {
+  std::string o = "<figure class=\"chart\"><figcaption>" + esc(title) + "</figcaption>";
+  for (const auto& p : panels) {
+    o += "<div class=\"chart-body\">" + p.svg + "<div class=\"chart-table\">" +
+         (p.table_note.empty() ? "" : "<p>" + esc(p.table_note) + "</p>") + p.table +
+         "</div></div>";
+  }
+  return o + "</figure>\n";
 }
 
 std::string html_table(const std::vector<std::string>& head,

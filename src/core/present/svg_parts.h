@@ -31,13 +31,28 @@ std::string text(double x, double y, const std::string& content, const std::stri
 // The <svg> opening: its size, and its accessible name and description.
 std::string svg_open(int width, int height, const std::string& title, const std::string& desc);
 
-// A legend of swatches or markers, one per row, from (x, y) down.
+// The width `s` takes in the charts' sans-serif at `font_px`: DejaVu Sans's advances (the widest
+// of the common sans faces, and Chromium's on Linux), so text measured here fits in any of them.
+// Characters past ASCII count as a full em.
+double text_width(const std::string& s, double font_px, bool bold = false);
+
+// `s` in lines no wider than `max_px` at `font_px`, broken at spaces; a word wider than that is
+// broken inside (never clipped).
+std::vector<std::string> wrap_px(const std::string& s, double max_px, double font_px,
+                                 bool bold = false);
+
+// A legend of swatches or markers, one entry per row (a label too wide for `max_text_px` wraps
+// onto more), from (x, y) down; its size, so the chart is made to hold it whole.
 struct LegendEntry {
   std::string label;
   std::string swatch;  // an SVG fragment drawn at the entry's left, 12 px square, or ""
 };
-std::string legend(double x, double y, const std::vector<LegendEntry>& entries,
-                   std::size_t max_chars);
+struct Legend {
+  std::string svg;
+  double width = 0, height = 0;
+};
+inline constexpr double kLegendFont = 11;  // svg.chart .legend-text
+Legend legend(double x, double y, const std::vector<LegendEntry>& entries, double max_text_px);
 
 // "long name..." within `max_chars` characters (UTF-8 aware), for labels inside a chart; the
 // full text is in the table and the tooltip.
@@ -50,6 +65,11 @@ std::vector<std::string> wrap(const std::string& s, std::size_t max_chars);
 // SVG and the table side by side, `table_note` above the table.
 std::string figure(const std::string& title, const std::string& svg, const std::string& table,
                    const std::string& table_note = "");
+// The same with the chart drawn as panels (small multiples), each with its own table.
+struct Panel {
+  std::string svg, table, table_note;
+};
+std::string figure(const std::string& title, const std::vector<Panel>& panels);
 
 // An HTML table: head row, body rows; `numeric` columns right-aligned.
 std::string html_table(const std::vector<std::string>& head,

@@ -474,9 +474,10 @@ TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
   for (const auto& n : r.nodes) {
     std::size_t here = n.problems.size();
     for (const auto& p : n.pairs)
-      here += p.positions.size() + (!p.note_by_method.empty() ? p.note_by_method.size()
-                                    : p.unsettled()           ? 1
-                                                              : 0);
+      here += p.positions.size() + p.short_positions.size() +
+              (!p.note_by_method.empty() ? p.note_by_method.size()
+               : p.unsettled()           ? 1
+                                         : 0);
     rows += std::max<std::size_t>(here, 1);
   }
   const auto lines = split(csv, '\n');

@@ -12,6 +12,7 @@
 #include "core/present/report.h"
 #include "core/present/report_charts.h"
 #include "core/present/svg_chart.h"
+#include "core/present/svg_parts.h"
 #include "test_docs.h"
 
 namespace peerbench {
@@ -33,6 +34,34 @@ int count(const std::string& s, const std::string& what) {
   int n = 0;
   for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
   return n;
+}
+
+// Text as a chart drew it, its escapes undone.
+std::string unescaped(std::string s) {
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at))
+      s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+// The <svg> elements of a figure, one per panel.
+std::vector<std::string> svgs_of(const std::string& html) {
+  std::vector<std::string> out;
+  for (auto at = html.find("<svg class=\"chart\""); at != std::string::npos;
+       at = html.find("<svg class=\"chart\"", at + 1))
+    out.push_back(html.substr(at, html.find("</svg>", at) - at));
+  return out;
+}
+
+// The stroke colours of the measured series' lines (grey reference lines left out).
+std::vector<std::string> polyline_colours(const std::string& svg) {
+  std::vector<std::string> out;
+  const std::regex re("<polyline fill=\"none\" stroke=\"(#[0-9A-Fa-f]{3,6})\"");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), re), end; it != end; ++it)
+    if ((*it)[1] != "#666") out.push_back((*it)[1]);
+  return out;
 }
 
 // What every figure must have: a title (caption, SVG title and accessible name), the SVG, a
@@ -285,9 +314,10 @@ TEST(Charts, HtmlReportCarriesItsChartsInThePage) {
     EXPECT_EQ(html.find(banned), std::string::npos) << banned;
 }
 
-// From an audit: past the palette's 8 colours a series shared its colour with another (ce-read
-// and staged one orange); its line is dashed as well as its marker shaped, in the legend too.
-TEST(Charts, SeriesPastThePaletteHaveTheirOwnDash) {
+// Issue 39: a chart of more than eight series (the report's collectives drew 14, a history 18,
+// colours reused) is drawn as panels of at most eight on one y scale, no colour twice in one; a
+// known-good line stays in the panel of the method it is named for.
+TEST(Charts, PastEightSeriesAChartIsDrawnAsPanelsWithoutARepeatedColour) {
   svg::LineChart c;
   c.title = "ten";
   c.x_label = "transfer size (bytes, log-2 scale)";
@@ -298,9 +328,87 @@ TEST(Charts, SeriesPastThePaletteHaveTheirOwnDash) {
     s.points = {{1 << 20, 10.0 + i}, {1 << 22, 20.0 + i}};
     c.series.push_back(s);
   }
+  const std::string html = svg::render(c);
+  expect_complete_figure(html, "ten (1 of 2)");
+  EXPECT_EQ(count(html, "<figure"), 1) << "one figure, its panels inside";
+  const auto svgs = svgs_of(html);
+  ASSERT_EQ(svgs.size(), 2u);
+  for (const auto& one : svgs) {
+    const auto colours = polyline_colours(one);
+    EXPECT_EQ(colours.size(), 5u) << "ten series in two panels of five";
+    EXPECT_EQ(std::set<std::string>(colours.begin(), colours.end()).size(), colours.size())
+        << "no colour twice in one chart";
+    EXPECT_TRUE(std::regex_search(one, std::regex("class=\"title\">ten \\([12] of 2\\)<")));
+  }
+  // One y scale for every panel: the same ticks.
+  const std::regex tick("class=\"tick\">([0-9.]+)</text>");
+  const auto ticks = [&](const std::string& s) {
+    std::vector<std::string> out;
+    for (std::sregex_iterator it(s.begin(), s.end(), tick), end; it != end; ++it)
+      out.push_back((*it)[1]);
+    return out;
+  };
+  EXPECT_EQ(ticks(svgs[0]), ticks(svgs[1]));
+
+  // The report's collectives with their known-good lines: 14 series, two panels.
+  const RunDocument d = example("h200x2-default.json");
+  const auto marks = known_good_marks(d, {}, compute_verdicts(d, {}));
+  const auto coll = collectives_chart(d, marks);
+  ASSERT_TRUE(coll);
+  ASSERT_GT(coll->series.size(), svg::kMaxSeries);
+  const auto panels = svg::line_panels(*coll);
+  ASSERT_EQ(panels.size(), 2u);
+  std::size_t drawn = 0;
+  for (const auto& p : panels) {
+    EXPECT_LE(p.series.size(), svg::kMaxSeries);
+    drawn += p.series.size();
+    for (const auto& s : p.series) {
+      if (!s.reference) continue;
+      const std::string method = s.name.substr(0, s.name.find(' '));
+      EXPECT_TRUE(std::any_of(
+          p.series.begin(), p.series.end(),
+          [&](const svg::Series& m) { return !m.reference && m.name.rfind(method + " ", 0) == 0; }))
+          << s.name << ": beside its method";
+    }
+  }
+  EXPECT_EQ(drawn, coll->series.size()) << "every series drawn once";
+}
+
+// Issue 39: a legend's labels were cut at 36 characters ("nccl-allreduce known-good, H200
+// SXM..."). They are measured and wrapped, and the chart is as wide as they are.
+TEST(Charts, LegendLabelsAreNeverClipped) {
+  svg::LineChart c;
+  c.title = "long names";
+  c.x_label = "transfer size (bytes, log-2 scale)";
+  c.y_label = "GB/s";
+  const std::vector<std::string> names{
+      "nccl-reducescatter known-good, H200 SXM, NV18, 2 ranks, and a good deal more said",
+      "0000:1B:00.0->0000:43:00.0/0000:9C:00.0->0000:C1:00.0/without-any-space-to-break-at",
+      "short"};
+  for (const auto& n : names) c.series.push_back({n, {{1 << 20, 10}, {1 << 22, 20}}});
   const std::string svg = svg::render(c);
-  expect_complete_figure(svg, "ten");
-  EXPECT_EQ(count(svg, "stroke-dasharray=\"8 3\""), 4) << "series 8 and 9: line and swatch";
+  const int width = std::stoi(svg.substr(svg.find("width=\"") + 7));
+  const std::regex entry(
+      "<g transform=\"translate\\(([0-9.]+) [0-9.]+\\)\">.*?<title>([^<]*)</title>(.*?)</g>");
+  const std::regex line("class=\"legend-text\">([^<]*)</text>");
+  std::size_t entries = 0;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), entry), end; it != end; ++it) {
+    const double x = std::stod((*it)[1]);
+    const std::string body = (*it)[3];
+    std::string joined;
+    for (std::sregex_iterator l(body.begin(), body.end(), line), e; l != e; ++l) {
+      const std::string text = unescaped((*l)[1]);
+      EXPECT_LE(x + 18 + svg::text_width(text, svg::kLegendFont), width) << text;
+      joined += text;
+    }
+    std::string label = unescaped((*it)[2]);
+    label.erase(std::remove(label.begin(), label.end(), ' '), label.end());
+    joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+    EXPECT_EQ(joined, label) << "the whole label, wrapped, nothing cut";
+    ++entries;
+  }
+  EXPECT_EQ(entries, names.size());
+  EXPECT_EQ(svg.find("\u2026"), std::string::npos) << "no ellipsis anywhere";
 }
 
 TEST(Charts, StripChartNamesOutliersAndStaysSmallForLargeFleets) {
@@ -335,6 +443,106 @@ TEST(Charts, StripChartNamesOutliersAndStaysSmallForLargeFleets) {
   EXPECT_NE(off.find("(off the scale: 0.30 of the median)"), std::string::npos);
   EXPECT_NE(off.find("that bar, off the scale that way"), std::string::npos);
   expect_complete_figure(off, "spread");
+}
+
+// A box a chart's text or mark takes.
+struct Box {
+  double x0, y0, x1, y1;
+  std::string what;
+  bool meets(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// The texts of a strip chart above its legend (rows, names, numbers, axis), as boxes.
+std::vector<Box> text_boxes(const std::string& svg) {
+  std::vector<Box> out;
+  const std::string body = svg.substr(0, svg.find("<g class=\"legend\">"));
+  const std::regex re(
+      "<text x=\"([0-9.-]+)\" y=\"([0-9.-]+)\" text-anchor=\"(\\w+)\" "
+      "class=\"(\\w+)\"[^>]*>([^<]*)<");
+  for (std::sregex_iterator it(body.begin(), body.end(), re), end; it != end; ++it) {
+    if ((*it)[4] == "title") continue;
+    const double x = std::stod((*it)[1]), y = std::stod((*it)[2]);
+    const std::string content = unescaped((*it)[5]);
+    const double w = svg::text_width(content, (*it)[4] == "axis-label" ? 12 : 11);
+    const double x0 = (*it)[3] == "end" ? x - w : (*it)[3] == "middle" ? x - w / 2 : x;
+    out.push_back({x0, y - 9, x0 + w, y + 3, content});
+  }
+  return out;
+}
+
+// The named members' marks and the bars: circles of radius 5, diamonds, thick lines.
+std::vector<Box> mark_boxes(const std::string& svg) {
+  std::vector<Box> out;
+  const std::regex circle("<circle cx=\"([0-9.]+)\" cy=\"([0-9.]+)\" r=\"([0-9.]+)\"");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), circle), end; it != end; ++it) {
+    const double x = std::stod((*it)[1]), y = std::stod((*it)[2]), r = std::stod((*it)[3]);
+    out.push_back({x - r, y - r, x + r, y + r, "circle"});
+  }
+  const std::regex bar(
+      "<line x1=\"([0-9.]+)\" y1=\"([0-9.]+)\" x2=\"[0-9.]+\" y2=\"([0-9.]+)\" stroke=\"#000\" "
+      "stroke-width=\"3\"");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), bar), end; it != end; ++it) {
+    const double x = std::stod((*it)[1]);
+    out.push_back({x - 1.5, std::stod((*it)[2]), x + 1.5, std::stod((*it)[3]), "bar"});
+  }
+  return out;
+}
+
+// Issue 39: outliers' names overlapped each other and the bar (an audit: two names on one line
+// over the tick of the verdicts' bar). Names go where they cover no mark and no other name, or
+// the marks are numbered and the names listed under the chart.
+TEST(Charts, StripChartNamesNeverOverlapEachOtherOrTheMarks) {
+  svg::StripChart c;
+  c.title = "spread";
+  c.x_label = "figure / fleet median";
+  c.threshold = 0.9;
+  c.threshold_label = "outlier line (10 % under)";
+  svg::StripRow close;  // three outliers within 3 %, the bar among them
+  close.label = "ce-write NV18 @ 1G";
+  close.bar = 0.85;
+  close.bar_detail = "337.4 GB/s";
+  for (int i = 0; i < 30; ++i)
+    close.points.push_back({0.99 + (i % 5) * 0.005, "node" + std::to_string(i), "", false});
+  for (int i = 0; i < 3; ++i)
+    close.points.push_back({0.78 + 0.012 * i,
+                            "node00" + std::to_string(40 + i) + " 0000:1B:00.0->0000:43:00.0",
+                            "0.8 of the median", true});
+  svg::StripRow crowd = close;  // six outliers in one place: numbered
+  crowd.label = "sm-read NV18 @ 1G";
+  crowd.points.resize(30);
+  for (int i = 0; i < 6; ++i)
+    crowd.points.push_back({0.6 + 0.002 * i,
+                            "node01" + std::to_string(10 + i) + " 0000:1B:00.0->0000:43:00.0",
+                            "0.6 of the median", true});
+  c.rows = {close, crowd};
+  const std::string svg = svg::render(c);
+  const auto texts = text_boxes(svg);
+  const auto marks = mark_boxes(svg);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    for (std::size_t j = i + 1; j < texts.size(); ++j)
+      EXPECT_FALSE(texts[i].meets(texts[j]))
+          << "'" << texts[i].what << "' on '" << texts[j].what << "'";
+    for (const auto& m : marks)
+      EXPECT_FALSE(texts[i].meets(m)) << "'" << texts[i].what << "' on a " << m.what;
+  }
+  // The worst outliers of each row (kStripNamedPerRow) are named: beside their marks, or in the
+  // numbered list under the chart, worst first. (The table beside the chart names the rest.)
+  int numbered = 0;
+  for (const auto& row : c.rows) {
+    std::size_t named = 0;
+    for (const auto& p : row.points) {
+      if (!p.outlier || ++named > svg::kStripNamedPerRow) continue;
+      const bool beside = std::any_of(texts.begin(), texts.end(), [&](const Box& b) {
+        return b.what.find(p.name) != std::string::npos;
+      });
+      if (beside) continue;
+      std::string listed = std::to_string(++numbered) + " " + p.name + ": ";
+      listed.replace(listed.find('>'), 1, "&gt;");  // "3 node0112 0000:1B:00.0-&gt;...: "
+      EXPECT_NE(svg.find("\">" + listed), std::string::npos) << listed;
+    }
+  }
+  EXPECT_EQ(numbered, 5) << "the crowded row's five, numbered; the other row's named beside";
+  EXPECT_NE(svg.find("Numbered marks"), std::string::npos) << "the crowded row numbered";
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
+#include <set>
 
 #include "core/base/errors.h"
 #include "core/judge/verdict.h"
@@ -859,6 +861,117 @@ TEST(Compare, BurnInFindingsInBFailTheComparison) {
   c = compare_runs(a, "a.json", b, "b.json", o);
   EXPECT_TRUE(c.burn_in_in_b.empty());
   EXPECT_EQ(comparison_exit_code(c, o), kExitOk);
+}
+
+RunDocument example_run(const std::string& name) {
+  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
+}
+
+// The lines of a text section, from its title to the blank line after it.
+std::vector<std::string> section_lines(const std::string& text, const std::string& title) {
+  std::vector<std::string> out;
+  auto at = text.find(title);
+  if (at == std::string::npos) return out;
+  at = text.find('\n', at) + 1;
+  while (at < text.size() && text[at] != '\n') {
+    const auto end = text.find('\n', at);
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// Issue 39: "Only in A" listed 68 lines, one per case. Cases are grouped by method and pair, with
+// their sizes as a range.
+TEST(Compare, CasesInOneRunAloneAreGroupedByMethodAndPairWithTheirSizes) {
+  const auto a = example_run("h200x2-default.json");
+  const auto b = load_run_file(real_run("h200x2/default.json"));
+  const auto c = compare_runs(a, "a.json", b, "b.json", {});
+  ASSERT_EQ(c.only_in_a.size(), 36u) << "six collectives B did not run, at six sizes";
+  const auto text = render_comparison(c, "a.json", "b.json", {});
+  const auto lines = section_lines(text, "Only in A");
+  EXPECT_EQ(lines.size(), 6u) << text.substr(text.find("Only in A"));
+  EXPECT_NE(std::find(lines.begin(), lines.end(),
+                      "  nccl-allgather float all ranks: 1 MiB-1 GiB (6 sizes) (A: ok, B: absent)"),
+            lines.end());
+  // Pairs with the same sizes share a line: B swept from 16 MiB.
+  auto from16 = b;
+  from16.config["sizes"] = {16u << 20, 64u << 20, 256u << 20, 1u << 30};
+  from16.results.erase(
+      std::remove_if(from16.results.begin(), from16.results.end(),
+                     [](const Result& r) { return r.bytes > 8 && r.bytes < (16u << 20); }),
+      from16.results.end());
+  const auto d = compare_runs(b, "a.json", from16, "b.json", {});
+  const auto grouped = section_lines(render_comparison(d, "a.json", "b.json", {}), "Only in A");
+  EXPECT_NE(std::find(grouped.begin(), grouped.end(),
+                      "  ce-write 0->1, 1->0: 1 MiB-4 MiB (2 sizes) (A: ok, B: absent)"),
+            grouped.end())
+      << grouped.size();
+  EXPECT_LE(grouped.size(), d.only_in_a.size() / 2);
+}
+
+// The tick labels of a chart's y axis ("0.80", "1.20"), as numbers.
+std::vector<double> y_ticks(const std::string& svg) {
+  std::vector<double> out;
+  const std::regex re("text-anchor=\"end\" class=\"tick\">(-?[0-9.]+)</text>");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), re), end; it != end; ++it)
+    out.push_back(std::stod((*it)[1]));
+  return out;
+}
+
+// Issue 39: for two near-identical runs the B/A chart scaled itself to 0.94-1.04, and 3 % of noise
+// looked like a cliff. It shades compare's threshold as the noise band and always reaches
+// kBandMargin past it.
+TEST(Compare, TheChangeChartShowsTheNoiseBandAndDoesNotZoomIntoNoise) {
+  const auto a = example_run("h200x2-default.json");
+  const auto b = load_run_file(real_run("h200x2/default.json"));
+  for (const double threshold : {0.05, 0.10}) {
+    CompareOptions o;
+    o.format = ReportFormat::kHtml;
+    o.threshold = threshold;
+    const auto page = render_comparison(compare_runs(a, "a.json", b, "b.json", o), "a", "b", o);
+    const auto chart = page.substr(page.find("<svg class=\"chart\""));
+    const auto ticks = y_ticks(chart.substr(0, chart.find("</svg>")));
+    ASSERT_FALSE(ticks.empty());
+    EXPECT_LE(*std::min_element(ticks.begin(), ticks.end()), 1 - threshold - 0.1 + 1e-9);
+    EXPECT_GE(*std::max_element(ticks.begin(), ticks.end()), 1 + threshold + 0.1 - 1e-9);
+    EXPECT_NE(chart.find("class=\"band\""), std::string::npos) << "the band is drawn";
+    EXPECT_NE(chart.find(noise_band_label(threshold)), std::string::npos) << "and named";
+  }
+}
+
+// Issue 39: a three-run history drew 18 series, their colours reused, and its table ran off the
+// page. A chart carries at most eight, each its own colour; the methods inside the noise band
+// are named under it, not drawn.
+TEST(Compare, AHistoryChartCarriesAtMostEightSeriesInDistinctColours) {
+  const auto h = build_history(
+      {example_run("h200x2-default.json"), load_run_file(real_run("h200x2/default.json")),
+       example_run("h200x2-nccl-shm.json")},
+      {"a.json", "b.json", "c.json"}, {});
+  std::set<std::string> methods;
+  for (const auto& r : h.rows) methods.insert(r.method);
+  ASSERT_GT(methods.size(), 8u);
+  CompareOptions o;
+  o.format = ReportFormat::kHtml;
+  const auto page = render_history(h, o, {});
+  const auto charts =
+      page.substr(page.find("<figure"), page.rfind("</figure>") - page.find("<figure"));
+  std::size_t svgs = 0;
+  for (auto at = charts.find("<svg class=\"chart\""); at != std::string::npos;
+       at = charts.find("<svg class=\"chart\"", at + 1), ++svgs) {
+    const auto svg = charts.substr(at, charts.find("</svg>", at) - at);
+    std::vector<std::string> colours;
+    const std::regex line("<polyline fill=\"none\" stroke=\"(#[0-9A-Fa-f]+)\"");
+    for (std::sregex_iterator it(svg.begin(), svg.end(), line), end; it != end; ++it)
+      if ((*it)[1] != "#666") colours.push_back((*it)[1]);
+    EXPECT_LE(colours.size(), svg::kMaxSeries);
+    EXPECT_EQ(std::set<std::string>(colours.begin(), colours.end()).size(), colours.size())
+        << "no colour twice in one chart";
+  }
+  EXPECT_GE(svgs, 1u);
+  for (const auto& m : methods)
+    EXPECT_NE(charts.find(m), std::string::npos) << m << ": drawn, or named as left out";
+  EXPECT_NE(charts.find("Not drawn, inside the band at every point"), std::string::npos);
 }
 
 }  // namespace
