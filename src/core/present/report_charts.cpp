@@ -237,10 +237,12 @@ std::vector<svg::LineChart> size_charts(const RunDocument& d, MethodScope scope,
   return out;
 }
 
-std::vector<svg::LineChart> collectives_charts(const RunDocument& d,
-                                               const std::vector<KnownGoodMark>& known_good) {
-  // Each collective with its known-good curves, as one group of series.
-  std::vector<std::vector<svg::Series>> groups;
+std::optional<svg::LineChart> collectives_chart(const RunDocument& d,
+                                                const std::vector<KnownGoodMark>& known_good) {
+  svg::LineChart c;
+  c.title = "NCCL collectives over all ranks on " + hosts_of(d) + ": bus bandwidth against size";
+  c.x_label = "size (bytes, as nccl-tests counts them; log-2 scale)";
+  c.y_label = "bus bandwidth (busbw GB/s, median)";
   std::size_t most_points = 0;
   for (const auto* m : methods_in(d, MethodScope::kAllRanks)) {
     const auto variants = variants_of(d, m->name);
@@ -253,32 +255,12 @@ std::vector<svg::LineChart> collectives_charts(const RunDocument& d,
     }
     most_points = std::max(most_points, s.points.size());
     if (s.points.empty()) continue;
-    std::vector<svg::Series> group{std::move(s)};
+    c.series.push_back(std::move(s));
     for (auto& k : known_good_series(known_good, m->name, true, m->name + " "))
-      group.push_back(std::move(k));
-    groups.push_back(std::move(group));
+      c.series.push_back(std::move(k));
   }
-  std::vector<svg::LineChart> out;
-  if (groups.empty() || most_points < 2) return out;
-  // Small multiples of at most kMaxSeries lines each: 7 collectives and their known-good curves
-  // on one chart were 14 lines and a legend cut short.
-  for (auto& group : groups) {
-    if (out.empty() || out.back().series.size() + group.size() > kMaxChartSeries) {
-      svg::LineChart c;
-      c.x_label = "size (bytes, as nccl-tests counts them; log-2 scale)";
-      c.y_label = "bus bandwidth (busbw GB/s, median)";
-      out.push_back(std::move(c));
-    }
-    for (auto& s : group) out.back().series.push_back(std::move(s));
-  }
-  for (auto& c : out) {
-    std::vector<std::string> names;
-    for (const auto& s : c.series)
-      if (s.name.find(" known-good") == std::string::npos) names.push_back(s.name);
-    c.title = "NCCL over all ranks on " + hosts_of(d) + ": " + join(names, ", ") +
-              ": bus bandwidth against size";
-  }
-  return out;
+  if (c.series.empty() || most_points < 2) return std::nullopt;
+  return c;
 }
 
 }  // namespace peerbench
@@ -300,7 +282,7 @@ std::vector<Section> chart_sections(const ReportInput& in) {
   std::vector<svg::Chart> pairs, hosts, nccl;
   for (auto& c : size_charts(d, MethodScope::kPair, in.known_good)) pairs.push_back(std::move(c));
   for (auto& c : size_charts(d, MethodScope::kPerGpu, in.known_good)) hosts.push_back(std::move(c));
-  for (auto& c : collectives_charts(d, in.known_good)) nccl.push_back(std::move(c));
+  if (auto c = collectives_chart(d, in.known_good)) nccl.push_back(std::move(*c));
   add("Pairs: bandwidth against size", std::move(pairs));
   add("Host <-> GPU: bandwidth against size", std::move(hosts));
   add("NCCL collectives: bus bandwidth against size", std::move(nccl));

@@ -18,15 +18,12 @@ std::optional<svg::HeatMap> pair_heat_map(const ReportInput& in, const ResultInd
 // size, a line per pair (or, past kMaxPairLines pairs, their median, slowest and fastest), and
 // the known-good curve of each model and link among them (`known_good`: known_good_marks).
 inline constexpr std::size_t kMaxPairLines = 8;
-// Lines on one chart at most: past that, colours repeat and a legend no longer reads.
-inline constexpr std::size_t kMaxChartSeries = 8;
 std::vector<svg::LineChart> size_charts(const RunDocument& d, MethodScope scope,
                                         const std::vector<KnownGoodMark>& known_good);
 
-// The collectives over all ranks, busbw against size (each method's first type/op variant), with
-// each one's known-good curve: charts of at most kMaxChartSeries lines; none where no collective
-// was measured at two sizes.
-std::vector<svg::LineChart> collectives_charts(const RunDocument& d,
-                                               const std::vector<KnownGoodMark>& known_good);
+// Every collective over all ranks on one chart, busbw against size (each method's first type/op
+// variant), with each one's known-good curve; nullopt where none was measured at two sizes.
+std::optional<svg::LineChart> collectives_chart(const RunDocument& d,
+                                                const std::vector<KnownGoodMark>& known_good);
 
 }  // namespace peerbench

@@ -80,7 +80,7 @@ struct CutFleet {
     write_node(dir.path, cut);
     FleetOptions o;
     o.paths = {dir.path};
-    report = build_fleet(o, test::catalog());
+    report = build_fleet(o, method_catalog());
   }
 };
 
