@@ -414,12 +414,18 @@ TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
   EXPECT_NE(bv.flags[0].message.find("during the run (in burn-in cycle 2 of 3): link 3 replay +4"),
             std::string::npos)
       << bv.flags[0].message;
-  // The GPU's flag stands on both its pairs: the first screen's digest lists it once.
-  const auto digest = report_parts::flag_digest(bvs);
-  EXPECT_EQ(std::count_if(digest.begin(), digest.end(),
-                          [](const std::string& l) { return l.rfind("link-errors: ", 0) == 0; }),
+  // The GPU's flag stands on both its pairs: the first screen says it once, on the GPU's line.
+  ReportInput in;
+  in.path = "burned.json";
+  in.doc = &burned;
+  in.verdicts = bvs;
+  const auto digest = report_document({in}, {}).digest;
+  EXPECT_EQ(std::count_if(
+                digest.begin(), digest.end(),
+                [](const std::string& l) { return l.find("link-errors: ") != std::string::npos; }),
             1)
       << join(digest, "\n");
+  EXPECT_EQ(digest.front().rfind("GPU 0 0000:00:06.0 s/n ", 0), 0u) << digest.front();
 }
 
 TEST(RealRuns, TwoRanksOnOneGpuAreNotALink) {

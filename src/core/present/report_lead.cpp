@@ -67,10 +67,23 @@ std::string flagged_method(const PairVerdict& v, const std::string& method) {
 
 // What is wrong: each flag code once with the methods it names; then methods in a state that is
 // not the link's (contended, throttled, noisy, incomplete) with the first reason.
+bool gpu_flag(const Flag& f) {
+  const FlagInfo* info = find_flag(f.code);
+  return info && info->scope == FlagScope::kGpu;
+}
+
+std::string flag_words(const std::string& code) {
+  // The flag table's few words say what the code means (a bare "nccl-shm" says nothing to a
+  // reader who signs the report).
+  const FlagInfo* info = find_flag(code);
+  return code + (info ? std::string(": ") + info->summary : "");
+}
+
 std::string what_is_wrong(const PairVerdict& v, bool with_figures) {
   std::vector<std::string> codes;
   std::map<std::string, std::vector<std::string>> methods;
   for (const auto& f : v.flags) {
+    if (gpu_flag(f)) continue;  // said once on its GPU's own line
     if (!methods.count(f.code)) codes.push_back(f.code);
     auto& ms = methods[f.code];
     const std::string m = f.method.empty() ? ""
@@ -79,13 +92,9 @@ std::string what_is_wrong(const PairVerdict& v, bool with_figures) {
     if (!m.empty() && std::find(ms.begin(), ms.end(), m) == ms.end()) ms.push_back(m);
   }
   std::vector<std::string> parts;
-  for (const auto& c : codes) {
-    // The flag table's few words say what the code means (a bare "nccl-shm" says nothing to a
-    // reader who signs the report).
-    const FlagInfo* info = find_flag(c);
-    parts.push_back(c + (info ? std::string(": ") + info->summary : "") +
+  for (const auto& c : codes)
+    parts.push_back(flag_words(c) +
                     (methods[c].empty() ? "" : " (" + join(methods[c], ", ") + ")"));
-  }
   std::map<std::string, std::vector<std::string>> by_state;
   std::map<std::string, std::string> reason;
   std::vector<std::string> states;
@@ -101,6 +110,40 @@ std::string what_is_wrong(const PairVerdict& v, bool with_figures) {
                     (with_figures && !reason[s].empty() ? ": " + reason[s] : ""));
   }
   return join(parts, "; ");
+}
+
+// A GPU's own flags (its links' health) stand on every pair of that GPU: one line per GPU, by the
+// card the flag names (its evidence's pci_bus_id), not once per pair.
+std::vector<std::string> gpu_lines(const std::vector<PairVerdict>& verdicts, bool hosts) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> codes;
+  std::map<std::string, std::string> who;
+  for (const auto& v : verdicts) {
+    for (const auto& f : v.flags) {
+      if (!gpu_flag(f)) continue;
+      const std::string bus = f.evidence.is_object() && f.evidence.contains("pci_bus_id") &&
+                                      f.evidence["pci_bus_id"].is_string()
+                                  ? f.evidence["pci_bus_id"].get<std::string>()
+                                  : "";
+      const CardId* card = nullptr;
+      for (const auto& c : v.cards)
+        if (!bus.empty() && c.pci_bus_id == bus) card = &c;
+      const std::string key = card ? card->host + "/" + bus : "?" + bus;
+      if (!codes.count(key)) {
+        order.push_back(key);
+        who[key] = card ? card_text(*card, hosts) : "a GPU (" + (bus.empty() ? "?" : bus) + ")";
+      }
+      auto& cs = codes[key];
+      if (std::find(cs.begin(), cs.end(), f.code) == cs.end()) cs.push_back(f.code);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& key : order) {
+    std::vector<std::string> words;
+    for (const auto& c : codes[key]) words.push_back(flag_words(c));
+    out.push_back(who[key] + ": FLAGGED " + join(words, "; "));
+  }
+  return out;
 }
 
 }  // namespace
@@ -119,10 +162,12 @@ std::string verdict_line(const ReportInput& in) {
 
 std::vector<std::string> problem_lines(const ReportInput& in) {
   const bool hosts = several_hosts(in.verdicts);
+  std::vector<std::string> out = gpu_lines(in.verdicts, hosts);
   std::vector<const PairVerdict*> bad;
-  for (const auto& v : in.verdicts)
-    if (!neutral(v.verdict)) bad.push_back(&v);
-  std::vector<std::string> out;
+  for (const auto& v : in.verdicts) {
+    // A pair flagged for its GPUs' own flags alone is said on those GPUs' lines.
+    if (!neutral(v.verdict) && !what_is_wrong(v, false).empty()) bad.push_back(&v);
+  }
   if (bad.size() <= kProblemLines) {
     for (const auto* v : bad)
       out.push_back(subject(*v, hosts) + ": " + report_parts::upper(v->verdict) + " " +
@@ -145,7 +190,7 @@ std::vector<std::string> problem_lines(const ReportInput& in) {
   }
   if (!in.waived_why.empty()) out.push_back("waived: " + in.waived_why);
   // Exit 1 with every verdict passing (a run cut short, an opt-in state): say why up here.
-  if (bad.empty() && !in.failing_why.empty()) out.push_back("exit 1: " + in.failing_why);
+  if (out.empty() && !in.failing_why.empty()) out.push_back("exit 1: " + in.failing_why);
   return out;
 }
 

@@ -43,11 +43,6 @@ struct FigureMark {
 const std::vector<FigureMark>& figure_mark_kinds();
 // The marks of a figure: "!c", or "".
 std::string figure_marks(const Result& r);
-// The same in words for a status column: "data errors; beside another job", or "".
-std::string figure_conditions(const Result& r);
-// A measured case's status cell: "ok", or "measured (start gate timed out (...))" where a mark
-// applies ("ok (start gate timed out ...)" passed a figure that is not the link's as ok; audit).
-std::string measured_status(const Result& r);
 // The marks a table legend names: those always named, the others where a figure of the run
 // carries them.
 std::vector<const FigureMark*> figure_marks_in(const RunDocument& d);
@@ -57,9 +52,6 @@ std::string figure_marks_legend(const RunDocument& d, const std::string& quote,
 // Every case that ran beside another process or under held clocks, judged or not, grouped by
 // what was seen: "pid 4242 (other-job) on rank 0 (...): nccl-sendrecv-ring all ranks 64M, ...".
 std::vector<std::string> interference_lines(const RunDocument& d);
-// The flags behind a verdict line, for the top of a report: "nccl-shm: NCCL used ...", at most
-// `max` of them, then "and N more flags (see the verdicts)".
-std::vector<std::string> flag_digest(const std::vector<PairVerdict>& vs, std::size_t max = 5);
 // What the report's names mean: each method of the run (its summary) and the terms a reader meets
 // (busbw, NVn, NCCL's transports), as {term, meaning}.
 std::vector<std::pair<std::string, std::string>> terms_of(const RunDocument& d);
@@ -119,13 +111,6 @@ struct Unmeasured {
   int cases = 0;
 };
 std::vector<Unmeasured> unmeasured(const RunDocument& d);
-
-// Requested methods that are not measured, per verdict: the incomplete, not-judged,
-// not-applicable and not-a-link ones, each with its reason.
-struct MethodNote {
-  std::string pair, method, state, reason;
-};
-std::vector<MethodNote> method_notes(const PairVerdict& v);
 
 // The GPUs of the judged pairs: host, index, PCI bus id, UUID, serial.
 std::vector<CardId> cards_in(const std::vector<PairVerdict>& vs);

@@ -75,9 +75,9 @@ struct Section {
   std::string title;
   std::vector<std::string> lines;
   Table table;
-  std::vector<svg::Chart> charts;  // drawn in HTML only, before the table
+  std::vector<svg::Chart> charts;    // drawn in HTML only, before the table
   std::vector<std::string> notes{};  // said under the table (a total, where the figures came from)
-  int depth = 0;                   // 0 a section; 1 a part of the section before it
+  int depth = 0;                     // 0 a section; 1 a part of the section before it
   Shown shown = Shown::kEverywhere;
   // A small table that may stand beside its neighbours (a GPU x GPU matrix): the text places
   // consecutive tiles side by side while they fit its width, HTML in a row that wraps.
