@@ -53,7 +53,6 @@ Section verdict_part(const PairVerdict& v) {
   Section s;
   s.depth = 1;
   s.title = pair_name(v.src, v.dst) + " (" + v.link_description + "): " + verdict_word(v.verdict);
-  if (!v.observed.empty()) s.lines.push_back("observed: " + v.observed);
   for (const auto& f : v.flags) {
     s.lines.push_back(f.code + (f.method.empty() ? "" : " (" + f.method + ")") + ": " + f.message);
     if (!f.evidence.is_null() && !f.evidence.empty())

@@ -184,8 +184,13 @@ std::vector<std::string> problem_lines(const ReportInput& in) {
     }
     for (const auto& key : order) {
       const auto& ps = pairs[key];
+      // The first pairs by name, the rest counted: the matrices below show each.
+      constexpr std::size_t kNamed = 8;
+      std::vector<std::string> named(ps.begin(), ps.begin() + std::min(ps.size(), kNamed));
+      if (ps.size() > kNamed)
+        named.push_back("and " + std::to_string(ps.size() - kNamed) + " more");
       out.push_back(std::to_string(ps.size()) + (ps.size() == 1 ? " verdict (" : " verdicts (") +
-                    join(ps, ", ") + "): " + key);
+                    join(named, ", ") + "): " + key);
     }
   }
   if (!in.waived_why.empty()) out.push_back("waived: " + in.waived_why);

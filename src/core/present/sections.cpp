@@ -70,11 +70,16 @@ std::vector<std::string> wrap_text(const std::string& text, std::size_t width) {
   while (pos < text.size()) {
     const std::size_t space = text.find(' ', pos);
     const std::size_t end = space == std::string::npos ? text.size() : space;
-    const std::string word = text.substr(pos, end - pos);
+    std::string word = text.substr(pos, end - pos);
     pos = end + 1;
     if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
       lines.push_back(line);
       line.clear();
+    }
+    // A word longer than a line (a URL) is cut to lines of the width: nothing runs past it.
+    while (line.empty() && width > 0 && word.size() > width && display_width(word) > width) {
+      lines.push_back(word.substr(0, width));
+      word.erase(0, width);
     }
     line += (line.empty() ? "" : " ") + word;
   }

@@ -137,7 +137,19 @@ void text_table(Lines& o, const Table& tb) {
   all.pop_back();
   const std::size_t rest = all.empty() ? 2 : line_width(w, all) + kColumnGap;
   all.push_back(w.size() - 1);
-  if (s.align.back() == Align::kLeft && rest + 30 <= kTextWidth) {
+  std::size_t longest_word = 0;  // a last column wraps only where its words fit its room
+  for (const auto& row : s.rows) {
+    if (row.size() < w.size()) continue;
+    std::size_t from = 0;
+    const std::string& cell = row.back();
+    while (from <= cell.size()) {
+      const std::size_t space = std::min(cell.find(' ', from), cell.size());
+      longest_word = std::max(longest_word, display_width(cell.substr(from, space - from)));
+      from = space + 1;
+    }
+  }
+  if (s.align.back() == Align::kLeft && rest + 30 <= kTextWidth &&
+      rest + longest_word <= kTextWidth) {
     write_rows(o, s, all, w, kTextWidth - rest);
     return;
   }
