@@ -43,7 +43,7 @@ const CardId* card_of_rank(const PairVerdict& v, int rank) {
 // Who the verdict is about: "0->1 (NV18) GPU 0 ... -> GPU 1 ...", "GPU 0 ... host link (PCIe
 // Gen5 x16)", "all ranks".
 std::string subject(const PairVerdict& v, bool with_host) {
-  if (v.src < 0) return "all ranks (" + v.link + ")";
+  if (v.src < 0) return v.link.empty() || v.link == "all" ? "all ranks" : "all ranks (" + v.link + ")";
   const CardId* a = card_of_rank(v, v.src);
   const CardId* b = card_of_rank(v, v.dst);
   const std::string ca = a ? card_text(*a, with_host) : "rank " + std::to_string(v.src);
