@@ -11,6 +11,7 @@
 #include "core/judge/burn_in.h"
 #include "core/judge/verdict.h"
 #include "core/model/datatypes.h"
+#include "core/model/figure_unit.h"
 #include "core/model/known_good.h"
 #include "core/model/result_index.h"
 #include "core/model/sizes.h"
@@ -60,7 +61,7 @@ MethodColumn column_of(const RunDocument& d, const MethodInfo* m) {
     if (r.method == m->name && r.status == ResultStatus::kOk) c.bytes = std::max(c.bytes, r.bytes);
   }
   c.time_per_op = c.bytes > 0 && figure_is_time(m, c.bytes);
-  c.unit = c.time_per_op ? "us" : unit(m);
+  c.unit = c.time_per_op ? headline_unit(*m, c.bytes) : unit(m);
   // "@ 8 B": a bare "@ 8" read as no size at all (an audit).
   if (c.bytes) c.unit += " @ " + format_size_label(c.bytes);
   return c;
@@ -199,10 +200,9 @@ std::string link_label(const std::map<std::pair<int, int>, std::string>& links, 
 }
 
 std::string unit(const MethodInfo* m) {
-  if (m->metric == Metric::kLatency) return "us";
   // Both directions' total (nccl-tests' sendrecv reports about half of it, one direction).
-  if (m->bidirectional) return m->uses_nccl ? "busbw GB/s both ways" : "GB/s both ways";
-  return m->uses_nccl ? "busbw GB/s" : "GB/s";
+  const bool both = m->bidirectional && m->metric != Metric::kLatency;
+  return method_unit(*m) + (both ? " both ways" : "");
 }
 
 // The host's total of an every-GPU-at-once method, per host: the sum of the ranks' medians at the
