@@ -52,22 +52,6 @@ std::string Markdown::escape(std::string_view s) {
   return out;
 }
 
-Safe<Markdown> markdown_code(std::string_view text, bool in_table) {
-  std::string body;
-  std::size_t run = 0, longest = 0;
-  for (char c : sanitize_lines_for_terminal(text)) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-    if (in_table && c == '|') body += '\\';
-    body += c == '\n' ? ' ' : c;
-  }
-  const std::string fence(longest + 1, '`');
-  // A span that starts or ends with a backtick needs a space between it and the fence.
-  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
-  const std::string space = pad ? " " : "";
-  return Safe<Markdown>::from_code(fence + space + body + space + fence);
-}
-
 Safe<Markdown> markdown_link(std::string_view path) {
   static constexpr const char* hex = "0123456789ABCDEF";
   std::string out;

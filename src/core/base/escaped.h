@@ -73,11 +73,6 @@ Safe<F> esc(std::string_view untrusted) {
 // percent-encoded, so no path can end the link or start markup.
 Safe<Markdown> markdown_link(std::string_view path);
 
-// A Markdown code span of `text`, fenced with backticks: inside one no escape is read
-// (CommonMark), so "\[" would show its backslash (an audit); the fence is one backtick longer
-// than any run inside, and line breaks become spaces. In a table cell a '|' still ends the cell
-// (GFM), and is written "\|" there.
-Safe<Markdown> markdown_code(std::string_view text, bool in_table = false);
 
 // Numbers are safe in every format.
 std::string fixed_text(double v, int decimals);  // format_fixed

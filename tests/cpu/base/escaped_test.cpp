@@ -66,17 +66,6 @@ TEST(Escaped, MarkdownEndsNoCellAndStartsNoMarkup) {
   EXPECT_EQ(markdown_link("plots/a b)c.png").str(), "plots/a%20b%29c.png");
 }
 
-// From an audit: JSON evidence in a code span read "\[" and "forced\_by": CommonMark reads no
-// escape inside one.
-TEST(Escaped, MarkdownCodeSpansHoldTheirTextAsItIs) {
-  EXPECT_EQ(markdown_code("{\"a_b\":[1]}").str(), "`{\"a_b\":[1]}`");
-  EXPECT_EQ(markdown_code("x `y` z").str(), "``x `y` z``");
-  EXPECT_EQ(markdown_code("`y``").str(), "``` `y`` ```");
-  EXPECT_EQ(markdown_code("a\nb").str(), "`a b`");
-  EXPECT_EQ(markdown_code("a|b").str(), "`a|b`");
-  EXPECT_EQ(markdown_code("runs/a|b_c.json", true).str(), "`runs/a\\|b_c.json`");
-}
-
 TEST(Escaped, HtmlAndXmlCarryNoMarkupNorControls) {
   for (const auto& s : {esc<Html>(hostile()).str(), esc<Xml>(hostile()).str()}) {
     EXPECT_FALSE(has_control(s, true)) << s;

@@ -128,5 +128,40 @@ TEST(ReportLayout, AnEightGpuNodeFitsAndSaysWhatIsWrongFirst) {
   EXPECT_EQ(ce->table.rows[5][6].text, "-");
 }
 
+// Issue 42: a results file named "<script>x.json" passed its tag through the Markdown report (a
+// code span holds text as it is, and Markdown renderers pass HTML on). Every string from the
+// command line or the file is escaped wherever it lands: the file name, host names, process
+// names, paths, in every format.
+TEST(ReportLayout, MarkdownEscapesEveryStringFromTheFileAndTheCommandLine) {
+  RunDocument d = example("h200x2-default.json");
+  const std::string tag = "<script>alert(1)</script>";
+  for (auto& r : d.system.ranks) r.host = "<b>node</b>";
+  d.system.hosts = {"<b>node</b>"};
+  if (d.topology)
+    for (auto& h : d.topology->hosts) h.host = "<b>node</b>";
+  for (auto& r : d.results) {
+    if (r.src < 0 && r.status == ResultStatus::kOk) {
+      GpuInterference g;
+      g.rank = 0;
+      g.processes.push_back({4242, "<img src=x onerror=alert(2)>"});
+      r.interference = std::vector<GpuInterference>{g};
+      break;
+    }
+  }
+  d.tool.command_line = {"peerbench", "run", "-J", "/tmp/<i>x</i>.json"};
+  ReportInput in = input_of(d, "runs/" + tag + ".json");
+  const std::string md = make_reporter(ReportFormat::kMarkdown)->render({in}, {});
+  // (Escaped, each '<' and '>' has its backslash: "\<img ...\>" holds no "<img ...>".)
+  for (const char* raw : {"<script>", "<b>", "<img src=x onerror=alert(2)>", "<i>"})
+    EXPECT_EQ(md.find(raw), std::string::npos)
+        << raw << " passed through: " << md.substr(md.find(raw) > 200 ? md.find(raw) - 200 : 0, 300);
+  for (const char* escaped : {"\\<script\\>", "\\<b\\>node\\</b\\>", "\\<img src=x", "\\<i\\>x"})
+    EXPECT_NE(md.find(escaped), std::string::npos) << escaped;
+  EXPECT_EQ(md.find('`'), std::string::npos) << "no code span: it would hold HTML as it is";
+  const std::string html = make_reporter(ReportFormat::kHtml)->render({in}, {});
+  for (const char* raw : {"<script>", "<b>", "<img", "<i>"})
+    EXPECT_EQ(html.find(raw), std::string::npos) << raw << " passed through";
+}
+
 }  // namespace
 }  // namespace peerbench
