@@ -63,7 +63,11 @@ SectionDocument report_document(const std::vector<ReportInput>& runs,
     doc.verdict = report_doc::verdict_line(in);
     doc.digest = report_doc::problem_lines(in);
     doc.failed = not_green(in);
-    if (count_verdicts(in.verdicts).flagged == 0) doc.failed_tone = Tone::kWarn;
+    if (doc.verdict.rfind("NOT JUDGED: ", 0) == 0) {
+      doc.failed_tone = Tone::kNeutral;
+    } else if (count_verdicts(in.verdicts).flagged == 0) {
+      doc.failed_tone = Tone::kWarn;
+    }
     add_run(doc, in);
     return doc;
   }

@@ -76,9 +76,11 @@ svg::HeatCell heat_cell(const std::string& text, const MethodVerdict* mv, bool f
     c.detail = mv->state + ": another job or held clocks beside it, not the link's figure";
     return c;
   }
-  if (host_bound && mv && mv->state == verdict_state::kNotJudged) {
-    // Nor a figure of the host's pace: green beside "5.27g" read as a healthy link.
-    c.detail = "not judged: " + mv->reason;
+  if (mv && mv->state == verdict_state::kNotJudged) {
+    // Nor a figure no bar judged (of the host's pace, or under the size judged): green beside
+    // "5.27g" read as a healthy link, red beside 64 MiB SHM figures as a bad one (audits).
+    c.detail = mv->reason.rfind("not judged", 0) == 0 ? mv->reason : "not judged: " + mv->reason;
+    (void)host_bound;
     return c;
   }
   if (mv && mv->expected_ratio) {
@@ -278,7 +280,8 @@ std::vector<Section> chart_sections(const ReportInput& in) {
     out.push_back(std::move(s));
   };
   const ResultIndex idx(d);
-  if (auto h = pair_heat_map(in, idx)) add("Pairs at the largest size, coloured by ratio", {*h});
+  if (auto h = pair_heat_map(in, idx))
+    add("Pairs at the judged size, coloured by their ratio to known-good", {*h});
   std::vector<svg::Chart> pairs, hosts, nccl;
   for (auto& c : size_charts(d, MethodScope::kPair, in.known_good)) pairs.push_back(std::move(c));
   for (auto& c : size_charts(d, MethodScope::kPerGpu, in.known_good)) hosts.push_back(std::move(c));

@@ -50,11 +50,23 @@ Cell figure_cell(const ReportInput& in, const ResultIndex& idx, const MethodInfo
   }
   if (!mv->value) return Cell(state_text(mv->state));
   std::string text = figure_text(*mv->value, mv->unit);
+  std::string marks;
   if (const Result* r = idx.ok_at(m.name, s, d, mv->bytes)) {
     if (const Result* settled = settled_result(*in.doc, *r, mv->attempt))
-      text += report_parts::figure_marks(*settled);
+      marks = report_parts::figure_marks(*settled);
   }
-  if (mv->expected_ratio) text += " " + format_fixed(*mv->expected_ratio, 2);
+  // Wrong data at any size marks the figure, not only at the size judged (an audit).
+  const auto& sizes = idx.of(m.name, s, d);
+  const bool wrong =
+      std::any_of(sizes.begin(), sizes.end(), [](const Result* r) { return r->wrong > 0; });
+  if (wrong && marks.find('!') == std::string::npos) marks = "!" + marks;
+  if (mv->state == vs::kNoisy) marks += "~";
+  text += marks;
+  // A ratio no bar judged stands in parentheses: "36.6 (0.11)" (it read as a judged 0.11).
+  if (mv->expected_ratio) {
+    const std::string ratio = format_fixed(*mv->expected_ratio, 2);
+    text += mv->state == vs::kNotJudged ? " (" + ratio + ")" : " " + ratio;
+  }
   return Cell(text, *mv->value, mv->state == vs::kFlagged);
 }
 
@@ -113,7 +125,8 @@ std::vector<int> pair_ranks(const ResultIndex& idx) {
 
 std::string marks_legend(const RunDocument& d) {
   return "after a figure: " + report_parts::figure_marks_legend(d, "", " ") +
-         " (not the link's figure); * flagged";
+         " (not the link's figure), ~ noisy (samples spread), * flagged; a ratio in parentheses "
+         "was not judged (why: Verdicts in detail)";
 }
 
 // A matrix of words per ordered pair (the link, NCCL's transport); nullopt where all are empty.
@@ -157,6 +170,11 @@ void add_pair_matrices(std::vector<Section>& out, const ReportInput& in, const R
       "each cell: the median, then its ratio to the known-good figure where there is one (under 1 "
       "is worse, latency too)");
   head.lines.push_back(marks_legend(*in.doc));
+  if (std::any_of(methods.begin(), methods.end(),
+                  [](const MethodInfo* m) { return m->bidirectional; }))
+    head.lines.push_back(
+        "both-ways methods (-bidir): one total of both directions per pair, in the row of the pair "
+        "measured; blank: not measured");
   out.push_back(std::move(head));
   const auto ranks = pair_ranks(idx);
   const auto links = report_parts::links_of(in.verdicts);

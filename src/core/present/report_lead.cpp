@@ -43,7 +43,8 @@ const CardId* card_of_rank(const PairVerdict& v, int rank) {
 // Who the verdict is about: "0->1 (NV18) GPU 0 ... -> GPU 1 ...", "GPU 0 ... host link (PCIe
 // Gen5 x16)", "all ranks".
 std::string subject(const PairVerdict& v, bool with_host) {
-  if (v.src < 0) return v.link.empty() || v.link == "all" ? "all ranks" : "all ranks (" + v.link + ")";
+  if (v.src < 0)
+    return v.link.empty() || v.link == "all" ? "all ranks" : "all ranks (" + v.link + ")";
   const CardId* a = card_of_rank(v, v.src);
   const CardId* b = card_of_rank(v, v.dst);
   const std::string ca = a ? card_text(*a, with_host) : "rank " + std::to_string(v.src);
@@ -58,11 +59,21 @@ const MethodVerdict* method_verdict(const PairVerdict& v, const std::string& met
   return nullptr;
 }
 
-// A flagged method with its ratio to known-good where it has one: "nccl-sendrecv 0.11".
-std::string flagged_method(const PairVerdict& v, const std::string& method) {
-  const MethodVerdict* m = method_verdict(v, method);
-  if (m && m->expected_ratio) return method + " " + format_fixed(*m->expected_ratio, 2);
-  return method;
+// A method a flag names, with the figure the flag is about where it is a bar's: "nccl-allreduce
+// 0.10" (of known-good) for below-expected, "ce-write 396.9 GB/s, bar 500.0" for other bars. Other
+// flags (asymmetric, data errors, off-NVLink) name the method alone: a ratio to known-good beside
+// them measured something else (an audit read "ce-write 1.00" as healthy).
+std::string flagged_method(const PairVerdict& v, const Flag& f) {
+  const MethodVerdict* m = method_verdict(v, f.method);
+  const bool bar_flag = f.code == "below-expected" || f.code == "below-link" ||
+                        f.code == "off-baseline" || f.code == "high-latency";
+  if (!m || !bar_flag || !m->value) return f.method;
+  // below-expected's words say the ratio is to known-good: "nccl-allreduce 0.10".
+  if (f.code == "below-expected" && m->expected_ratio)
+    return f.method + " " + format_fixed(*m->expected_ratio, 2);
+  const std::string figure = f.method + " " + figure_text(*m->value, m->unit) + " " + m->unit;
+  if (m->bar) return figure + ", bar " + figure_text(*m->bar, m->unit);
+  return figure;
 }
 
 // What is wrong: each flag code once with the methods it names; then methods in a state that is
@@ -86,9 +97,7 @@ std::string what_is_wrong(const PairVerdict& v, bool with_figures) {
     if (gpu_flag(f)) continue;  // said once on its GPU's own line
     if (!methods.count(f.code)) codes.push_back(f.code);
     auto& ms = methods[f.code];
-    const std::string m = f.method.empty() ? ""
-                          : with_figures   ? flagged_method(v, f.method)
-                                           : f.method;
+    const std::string m = f.method.empty() ? "" : with_figures ? flagged_method(v, f) : f.method;
     if (!m.empty() && std::find(ms.begin(), ms.end(), m) == ms.end()) ms.push_back(m);
   }
   std::vector<std::string> parts;
@@ -157,6 +166,9 @@ std::string verdict_line(const ReportInput& in) {
                         : in.failing;
   if (fails > 0) return "FAIL: " + headline;
   if (!in.waived_why.empty()) return "WAIVED: " + headline;
+  // Exit 0 with no verdict passing (every figure under the size judged, or one GPU shared): no
+  // bar judged anything, which is not a pass (an audit read "PASS: 3 not judged").
+  if (count_verdicts(in.verdicts).pass == 0) return "NOT JUDGED: " + headline;
   return "PASS: " + headline;
 }
 

@@ -40,7 +40,7 @@ void markdown_table(MdW& o, const Table& t) {
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     o << "|";
     for (const auto& cell : t.rows[r]) {
-      const MdS s = m(cell.text);
+      const MdS s = m(cell.text) + (cell.flagged ? MdS("\\*") : MdS());
       // A marked row or a flagged figure is bold: the reader's eye finds it in a long table.
       const bool bold = (marked[r] || cell.flagged) && !s.empty();
       o << " " << (bold ? "**" + s + "**" : s) << " |";

@@ -52,21 +52,24 @@ HtmlS cell_class(const Table& t, std::size_t c, const Cell& cell) {
 
 void html_table(HtmlW& o, const Table& t) {
   // Wide tables scroll inside their box rather than run off the page's right edge.
-  o << "<div class=\"wide\"><table><tr>";
+  o << "<div class=\"wide\"><table><thead><tr>";
   for (const auto& c : t.columns) {
     o << "<th>" << h(c.name);
     if (!c.unit.empty()) o << "<br><small>" << h(c.unit) << "</small>";
     o << "</th>";
   }
-  o << "</tr>\n";
+  // The head in <thead>: a table printed over pages repeats it on each.
+  o << "</tr></thead><tbody>\n";
   const auto marked = marked_rows(t);
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     o << (marked[r] ? HtmlS("<tr class=\"marked\">") : "<tr>");
     for (std::size_t c = 0; c < t.rows[r].size(); ++c)
-      o << "<td" << cell_class(t, c, t.rows[r][c]) << ">" << h(t.rows[r][c].text) << "</td>";
+      // A flagged figure is starred as in text: its colour alone is lost in a grey print.
+      o << "<td" << cell_class(t, c, t.rows[r][c]) << ">" << h(t.rows[r][c].text)
+        << (t.rows[r][c].flagged ? HtmlS("*") : HtmlS()) << "</td>";
     o << "</tr>\n";
   }
-  o << "</table></div>\n";
+  o << "</tbody></table></div>\n";
 }
 
 constexpr char kHtmlHead[] =
@@ -90,7 +93,8 @@ constexpr char kHtmlStyle[] =
     "#"
     "555}ul.digest{font-size:1.05em}img{max-width:100%}"
     "@media print{body{margin:0;font-size:9.5pt;max-width:none}.wide{overflow:visible}"
-    "h2,h3{break-after:avoid}tr,figure,svg,li{break-inside:avoid}"
+    "h2,h3{break-after:avoid}tr,figure,svg,li{break-inside:avoid}td,th{padding:1px 4px}"
+    ".chart-table{overflow:visible}.chart-table table{font-size:75%}"
     "td.flag,tr.marked,th{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
 
 void section(HtmlW& o, const Section& s) {
@@ -116,9 +120,10 @@ std::string render_sections_html(const SectionDocument& d) {
     << "</style></head><body>\n";
   o << "<h1>" << h(d.title) << "</h1>\n";
   if (!d.verdict.empty()) {
-    const HtmlS cls = !d.failed                      ? HtmlS("pass")
-                      : d.failed_tone == Tone::kWarn ? HtmlS("incomplete")
-                                                     : HtmlS("flagged");
+    const HtmlS cls = !d.failed                         ? HtmlS("pass")
+                      : d.failed_tone == Tone::kWarn    ? HtmlS("incomplete")
+                      : d.failed_tone == Tone::kNeutral ? HtmlS("neutral")
+                                                        : HtmlS("flagged");
     o << "<p class=\"" << cls << "\">" << h(d.verdict) << "</p>\n";
   }
   if (!d.digest.empty()) {

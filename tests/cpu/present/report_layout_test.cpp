@@ -77,11 +77,17 @@ void expect_fits_and_leads(const std::string& text, const std::string& what) {
   ASSERT_GT(lines.size(), 12u) << what;
   for (const auto& l : lines) EXPECT_LE(l.size(), kTextWidth) << what << ":\n" << l;
   const std::string first = lines[1];
-  EXPECT_TRUE(first.rfind("PASS: ", 0) == 0 || first.rfind("FAIL: ", 0) == 0)
+  EXPECT_TRUE(first.rfind("PASS: ", 0) == 0 || first.rfind("FAIL: ", 0) == 0 ||
+              first.rfind("NOT JUDGED: ", 0) == 0)
       << what << ": " << first;
 }
 
 TEST(ReportLayout, EveryExampleFitsTheTerminalAndLeadsWithItsVerdict) {
+  // Every judged figure under the size judged, or none: the word says nothing passed (an audit
+  // read "PASS: 3 not judged of 3 verdicts").
+  const RunDocument ptb = example("h200x2-per-task-binding.json");
+  EXPECT_EQ(lines_of(make_reporter(ReportFormat::kText)->render({input_of(ptb, "p.json")}, {}))[1],
+            "NOT JUDGED: 3 not judged of 3 verdicts");
   for (const char* name : {"h200x2-default.json", "h200x2-nccl-shm.json", "h200x2-nccl-net.json",
                            "h200x2-nccl-large.json", "h200x2-collectives.json", "h200x2-host.json",
                            "h200x2-per-task-binding.json"}) {
@@ -154,7 +160,8 @@ TEST(ReportLayout, MarkdownEscapesEveryStringFromTheFileAndTheCommandLine) {
   // (Escaped, each '<' and '>' has its backslash: "\<img ...\>" holds no "<img ...>".)
   for (const char* raw : {"<script>", "<b>", "<img src=x onerror=alert(2)>", "<i>"})
     EXPECT_EQ(md.find(raw), std::string::npos)
-        << raw << " passed through: " << md.substr(md.find(raw) > 200 ? md.find(raw) - 200 : 0, 300);
+        << raw
+        << " passed through: " << md.substr(md.find(raw) > 200 ? md.find(raw) - 200 : 0, 300);
   for (const char* escaped : {"\\<script\\>", "\\<b\\>node\\</b\\>", "\\<img src=x", "\\<i\\>x"})
     EXPECT_NE(md.find(escaped), std::string::npos) << escaped;
   EXPECT_EQ(md.find('`'), std::string::npos) << "no code span: it would hold HTML as it is";
