@@ -509,6 +509,65 @@ std::pair<double, double> spread_of(const Stats& s, const Result& r, bool time) 
   return {s.median * mid / q3, s.median * mid / q1};
 }
 
+// The figure `report` shows: the time for latency methods and at latency sizes (8 B is 0.00
+// GB/s in both runs however much slower one is), busbw for NCCL methods (where both runs
+// recorded it), algbw otherwise.
+void choose_figure(CompareRow& row, const MethodInfo* m, const Result& ra, const Result& rb) {
+  row.lower_is_better = figure_is_time(m, row.bytes) && ra.time_us && rb.time_us;
+  if (row.lower_is_better) {
+    row.metric = "time_us";
+    row.a = *ra.time_us;
+    row.b = *rb.time_us;
+  } else if (m && m->uses_nccl && ra.busbw_gbps && rb.busbw_gbps) {
+    row.metric = "busbw_gbps";
+    row.a = *ra.busbw_gbps;
+    row.b = *rb.busbw_gbps;
+  } else {
+    row.metric = "algbw_gbps";
+    row.a = *ra.algbw_gbps;
+    row.b = *rb.algbw_gbps;
+  }
+}
+
+// What a row's figures say, counted in `c`: a change only beyond the threshold and outside both
+// runs' spreads, and none where B's data was wrong, the settings differ or a run was disturbed.
+std::string change_of(const CompareRow& row, const Result& ra, const Result& rb, bool wrong,
+                      bool other_settings, const CompareOptions& o, Comparison& c) {
+  if (wrong) {
+    // Wrong data in B outweighs any figure: a case that delivered garbage at the old speed read
+    // "same" (an audit).
+    ++c.data_errors;
+    return "data-errors";
+  }
+  if (other_settings) {
+    // -R 2's symmetric kernels, another rank's time (-a), blocking (-z) or graphs (-G): another
+    // figure, not a change of the same one (an audit saw -R 2 called a 26 % regression).
+    ++c.other_settings;
+    return "other-settings";
+  }
+  if (contended(ra) || contended(rb) || throttled(ra) || throttled(rb)) {
+    // Another job on a GPU or held clocks in either run: no regression is called on that figure.
+    ++c.untrusted;
+    return contended(ra) || contended(rb) ? "contended" : "throttled";
+  }
+  const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
+  if (!beyond) return "same";
+  const auto [a_lo, a_hi] = spread_of(row.a, ra, row.lower_is_better);
+  const auto [b_lo, b_hi] = spread_of(row.b, rb, row.lower_is_better);
+  if (!(b_hi < a_lo || b_lo > a_hi)) {
+    if (ra.sample_time_us.size() < 4 || rb.sample_time_us.size() < 4) ++c.min_max_inconclusive;
+    return "within-noise";
+  }
+  const bool worse =
+      row.lower_is_better ? row.b.median > row.a.median : row.b.median < row.a.median;
+  if (worse) {
+    ++c.regressions;
+    return "regression";
+  }
+  ++c.improvements;
+  return "improvement";
+}
+
 CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, const RunDocument& a,
                        const RunDocument& b, const CompareOptions& o, Comparison& c) {
   // The measurement that settled each case's verdict (built-in bars): a confirmation repeat
@@ -521,59 +580,12 @@ CompareRow compare_row(const Key& key, const Result& ra_, const Result& rb_, con
   row.pair = pair_name(ra->src, ra->dst);
   row.gpu_pair = gpu_pair_text(key, ra);
   row.bytes = key.bytes;
-  // The figure `report` shows: the time for latency methods and at latency sizes (8 B is 0.00
-  // GB/s in both runs however much slower one is), busbw for NCCL methods (where both runs
-  // recorded it), algbw otherwise.
   row.latency_method = m && m->metric == Metric::kLatency;
-  row.lower_is_better = figure_is_time(m, key.bytes) && ra->time_us && rb->time_us;
-  if (row.lower_is_better) {
-    row.metric = "time_us";
-    row.a = *ra->time_us;
-    row.b = *rb->time_us;
-  } else if (m && m->uses_nccl && ra->busbw_gbps && rb->busbw_gbps) {
-    row.metric = "busbw_gbps";
-    row.a = *ra->busbw_gbps;
-    row.b = *rb->busbw_gbps;
-  } else {
-    row.metric = "algbw_gbps";
-    row.a = *ra->algbw_gbps;
-    row.b = *rb->algbw_gbps;
-  }
-  const Stats& sa = row.a;
-  const Stats& sb = row.b;
-  row.ratio = sa.median > 0 ? sb.median / sa.median : 0;
-  const bool beyond = std::abs(row.ratio - 1.0) > o.threshold;
-  const auto [a_lo, a_hi] = spread_of(sa, *ra, row.lower_is_better);
-  const auto [b_lo, b_hi] = spread_of(sb, *rb, row.lower_is_better);
-  const bool separated = b_hi < a_lo || b_lo > a_hi;
-  const bool worse = row.lower_is_better ? sb.median > sa.median : sb.median < sa.median;
-  const std::string mode_a = measurement_mode(a, m), mode_b = measurement_mode(b, m);
-  if (rb_.wrong || rb->wrong) {
-    // Wrong data in B outweighs any figure: a case that delivered garbage at the old speed read
-    // "same" (an audit).
-    row.change = "data-errors";
-    ++c.data_errors;
-  } else if (mode_a != mode_b) {
-    // -R 2's symmetric kernels, another rank's time (-a), blocking (-z) or graphs (-G): another
-    // figure, not a change of the same one (an audit saw -R 2 called a 26 % regression).
-    row.change = "other-settings";
-    ++c.other_settings;
-  } else if (contended(*ra) || contended(*rb) || throttled(*ra) || throttled(*rb)) {
-    // Another job on a GPU or held clocks in either run: no regression is called on that figure.
-    row.change = contended(*ra) || contended(*rb) ? "contended" : "throttled";
-    ++c.untrusted;
-  } else if (!beyond) {
-    row.change = "same";
-  } else if (!separated) {
-    row.change = "within-noise";
-    if (ra->sample_time_us.size() < 4 || rb->sample_time_us.size() < 4) ++c.min_max_inconclusive;
-  } else if (worse) {
-    row.change = "regression";
-    ++c.regressions;
-  } else {
-    row.change = "improvement";
-    ++c.improvements;
-  }
+  choose_figure(row, m, *ra, *rb);
+  row.ratio = row.a.median > 0 ? row.b.median / row.a.median : 0;
+  const bool wrong = rb_.wrong || rb->wrong;
+  const bool other_settings = measurement_mode(a, m) != measurement_mode(b, m);
+  row.change = change_of(row, *ra, *rb, wrong, other_settings, o, c);
   return row;
 }
 
