@@ -43,8 +43,6 @@ std::string gpu_identity(const RankInfo* r, int rank, const std::string& match,
   return h + ":gpu" + std::to_string(r->gpu.index);
 }
 
-// Every result under its key, in file order: several ranks on one GPU share a key, and each is
-// matched with the same-numbered one of the other run, never dropped.
 // A collective's type/op. Schema 1 recorded none: its all-reduce was float/sum, as every later
 // default is, so the same case in an older and a newer file is matched (it was listed as only in
 // A and only in B at every size).
@@ -54,6 +52,8 @@ std::string variant_of(const RunDocument& d, const Result& r) {
   return m && m->collective == Collective::kAllReduce ? "float/sum" : variant_label(r);
 }
 
+// Every result under its key, in file order: several ranks on one GPU share a key, and each is
+// matched with the same-numbered one of the other run, never dropped.
 std::map<CaseKey, std::vector<const Result*>> index_results(const RunDocument& d,
                                                             const std::string& match) {
   const auto hosts = host_positions(d);
