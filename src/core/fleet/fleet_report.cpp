@@ -1,5 +1,4 @@
 #include "core/fleet/fleet_report.h"
-#include "core/base/escaped.h"
 
 #include <algorithm>
 #include <map>
@@ -8,177 +7,19 @@
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
-#include "core/model/gpu_activity.h"
+#include "core/fleet/fleet_verdict_words.h"
 #include "core/model/sizes.h"
 #include "core/present/sections.h"
 
 namespace peerbench {
 namespace {
 
+using fleet_detail::flag_summary;
+using fleet_detail::node_digest;
+using fleet_detail::verdict_line;
+
 std::string value_text(double v, bool lower_is_better) {
   return format_fixed(v, lower_is_better ? 2 : 1);
-}
-
-// "; 6 earlier runs of 1 host not counted (...)": said in the verdict itself, since a folder of
-// one host's history otherwise reads as a fleet that passed.
-std::string earlier_runs_clause(const FleetReport& r) {
-  if (r.earlier_runs.empty()) return "";
-  std::size_t runs = 0, failing = 0;
-  for (const auto& [host, earlier] : r.earlier_runs) {
-    runs += earlier.size();
-    for (const auto& e : earlier) failing += e.flags > 0 || e.unsettled;
-  }
-  const std::size_t hosts = r.earlier_runs.size();
-  return "; " + std::to_string(runs) + " earlier run" + (runs == 1 ? "" : "s") + " of " +
-         std::to_string(hosts) + " host" + (hosts == 1 ? "" : "s") + " not counted" +
-         (failing ? " (" + std::to_string(failing) + " of them flagged or incomplete)" : "") +
-         ": a fleet counts each host's latest run (a host's history: peerbench compare A.json "
-         "B.json C.json ...)";
-}
-
-// Whether a node's unsettled pairs ran under clocks held by the hardware (hw-thermal,
-// hw-slowdown, power-brake: a cooling or power fault, not another job), not by software.
-bool held_by_hardware(const FleetNode& n) {
-  for (const auto& p : n.pairs) {
-    if (p.state != "throttled" && p.state != "contended") continue;
-    for (const auto& r : p.throttle_reasons) {
-      if (peerbench::held_by_hardware(r)) return true;
-    }
-  }
-  return false;
-}
-
-// Of the incomplete nodes, those held back by another job, held clocks or spread samples: to be
-// measured again when idle, which is not the action a cut-short run calls for (audit).
-std::string incomplete_kinds(const FleetReport& r) {
-  std::map<std::string, int> by;
-  for (const auto& n : r.nodes) {
-    if (n.state != NodeState::kIncomplete) continue;
-    std::set<std::string> states;
-    for (const auto& p : n.pairs) states.insert(p.state);
-    // Clocks held by the hardware first: beside another job too, it is still a fault (a review).
-    if (held_by_hardware(n)) {
-      ++by["hardware"];
-      continue;
-    }
-    for (const char* s : {"contended", "throttled", "noisy"}) {
-      if (states.count(s)) {
-        ++by[s];
-        break;
-      }
-    }
-  }
-  std::vector<std::string> parts;
-  if (by.count("contended"))
-    parts.push_back(std::to_string(by["contended"]) + " beside another job");
-  if (by.count("throttled")) parts.push_back(std::to_string(by["throttled"]) + " with clocks held");
-  if (by.count("noisy")) parts.push_back(std::to_string(by["noisy"]) + " noisy");
-  std::string out;
-  if (!parts.empty()) out = join(parts, ", ") + ": measure again when idle";
-  // A thermal or power slowdown on an idle node is a fault to look at, not a busy node (audit).
-  if (by.count("hardware"))
-    out += (out.empty() ? "" : "; ") + std::to_string(by["hardware"]) +
-           " with clocks held by the hardware: check cooling and power";
-  return out.empty() ? "" : " (" + out + ")";
-}
-
-// The worst version gap, on the verdict line: the nodes pass, but one version is slower.
-std::string version_gap_clause(const FleetReport& r) {
-  if (r.version_gaps.empty()) return "";
-  const auto more = r.version_gaps.size() - 1;
-  return "; versions differ in speed: " + r.version_gaps.front().text() +
-         (more ? " (and " + count_of(static_cast<long long>(more), "more group") + ")" : "") +
-         ": see Versions";
-}
-
-std::string verdict_line(const FleetReport& r) {
-  const int n = static_cast<int>(r.nodes.size());
-  const std::string unused =
-      (r.baseline_unused.empty() ? "" : "; " + r.baseline_unused) + version_gap_clause(r) +
-      (r.nodes_sharing_gpus ? "; " + count_of(r.nodes_sharing_gpus, "node") +
-                                  " name GPUs another names too (same UUIDs): not independent, "
-                                  "see Notes"
-                            : std::string());
-  if (fleet_exit_code(r) == kExitOk)
-    return (n == 1 ? std::string("PASS: 1 node passes")
-                   : "PASS: all " + count_of(n, "node") + " pass") +
-           earlier_runs_clause(r) + unused;
-  return "FAIL: " + std::to_string(r.count(NodeState::kFlagged)) + " flagged, " +
-         std::to_string(r.count(NodeState::kIncomplete)) + " incomplete" + incomplete_kinds(r) +
-         ", " + std::to_string(r.count(NodeState::kMissing)) + " missing, " +
-         std::to_string(r.count(NodeState::kPass)) + " pass, of " + count_of(n, "node") +
-         earlier_runs_clause(r) + unused;
-}
-
-// Flag codes by count, hardware evidence first: "data-errors x1; off-baseline x20 (...)".
-std::string flag_codes_text(const FleetNode& n) {
-  std::map<std::string, int> codes;
-  for (const auto& p : n.pairs) {
-    for (const auto& f : p.flags) codes[f.code]++;
-  }
-  std::string out;
-  for (const FlagKind kind : {FlagKind::kHardware, FlagKind::kPath, FlagKind::kFigure}) {
-    std::string these;
-    for (const auto& [c, k] : codes) {
-      if (flag_kind(c) == kind) these += (these.empty() ? "" : ", ") + c + " x" + std::to_string(k);
-    }
-    if (!these.empty()) out += (out.empty() ? "" : "; ") + these + " (" + kind_words(kind) + ")";
-  }
-  return out;
-}
-
-// Why an incomplete node is, and what to do: the first of another job, held clocks, spread
-// samples, a problem of the run.
-std::string incomplete_cause(const FleetNode& n) {
-  std::set<std::string> states;
-  for (const auto& p : n.pairs) states.insert(p.state);
-  if (held_by_hardware(n)) {
-    return std::string("clocks held by the hardware (thermal or power)") +
-           (states.count("contended") ? ", beside another job too" : "") +
-           ": check the node's cooling and power, then measure again";
-  }
-  if (states.count("contended")) return "ran beside another job; measure again when idle";
-  if (states.count("throttled")) return "clocks held; measure again when idle";
-  if (states.count("noisy")) return "samples spread too far to judge; measure again";
-  return n.problems.empty() ? "not every case was measured" : n.problems.front();
-}
-
-std::string node_cause(const FleetNode& n) {
-  if (n.state == NodeState::kMissing)
-    return "missing: expected (--hosts), no results file names it";
-  if (n.state == NodeState::kFlagged) return "flagged: " + flag_codes_text(n);
-  return "incomplete: " + incomplete_cause(n);
-}
-
-std::string flag_summary(const FleetNode& n) {
-  std::map<std::string, int> codes;
-  for (const auto& p : n.pairs) {
-    for (const auto& f : p.flags) codes[f.code]++;
-  }
-  std::string s;
-  for (const auto& [c, k] : codes) s += (s.empty() ? "" : ", ") + c + " x" + std::to_string(k);
-  if (!n.problems.empty()) s += (s.empty() ? "" : ", ") + n.problems.front();
-  // Beside another job or under held clocks there is no flag and no problem: the cell was empty.
-  if (s.empty() && n.state == NodeState::kIncomplete) s = incomplete_cause(n);
-  return s;
-}
-
-// One line per node that does not pass, in the table's order, under the verdict (an audit: the
-// first screen named no node; they sat 2,000 px down).
-constexpr std::size_t kDigestNodes = 10;
-std::vector<std::string> node_digest(const FleetReport& r) {
-  std::vector<std::string> out;
-  std::size_t left = 0;
-  for (const auto& n : r.nodes) {
-    if (n.state == NodeState::kPass) continue;
-    if (out.size() < kDigestNodes) {
-      out.push_back(n.host + ": " + node_cause(n));
-    } else {
-      ++left;
-    }
-  }
-  if (left > 0) out.push_back("... and " + std::to_string(left) + " more not passing: see Nodes");
-  return out;
 }
 
 // A file name as a shell word: quoted where it holds anything but plain path characters.
@@ -429,156 +270,11 @@ class FleetHtmlReporter : public FleetReporter {
   }
 };
 
-// The flags of one method of a pair (`method` ""): those about the pair as a whole (NCCL's
-// transport, peer access), which stood on every row of the pair, latency rows too (an audit).
-std::string flags_for(const FleetPair& p, const std::string& method) {
-  std::string s;
-  for (const auto& f : p.flags) {
-    if (f.method == method) s += (s.empty() ? "" : ";") + f.code;
-  }
-  return s;
-}
-
-using CsvS = out::Safe<out::Csv>;
-CsvS cf(std::string_view s) {
-  return out::esc<out::Csv>(s);
-}
-
-// Flagged methods with no place in the fleet's groups (judged at a size the fleet did not take,
-// or a group too small): their largest measurement, so the flag has a row (an audit: NCCL at
-// 0.10 of known-good had none).
-std::vector<const Measurement*> flagged_outside_groups(const FleetPair& p) {
-  std::vector<const Measurement*> out;
-  std::set<std::string> placed, done;
-  for (const auto& pos : p.positions) placed.insert(pos.method);
-  for (const auto& pos : p.short_positions) placed.insert(pos.method);
-  for (const auto& f : p.flags) {
-    if (f.method.empty() || placed.count(f.method) || !done.insert(f.method).second) continue;
-    const Measurement* largest = nullptr;
-    for (const auto& m : p.measurements) {
-      if (m.method == f.method && (!largest || m.bytes > largest->bytes)) largest = &m;
-    }
-    if (largest) out.push_back(largest);
-  }
-  return out;
-}
-
-// A version gap (VersionGap) on a row of `host` at that group and size: which side of it the
-// node is on, in words; "" where no gap splits that group.
-std::string version_gap_cell(const std::vector<VersionGap>& gaps, const std::string& host,
-                             const FleetPair& p, const FleetPosition& pos) {
-  for (const auto& g : gaps) {
-    if (g.method != pos.method || g.bytes != pos.bytes || g.gpu_model != p.gpu_model ||
-        g.link != p.group_of(pos.method))
-      continue;
-    const std::string pct = format_fixed(100 * g.shortfall, 1) + " %";
-    if (g.slow_hosts.count(host))
-      return "slower side: " + g.slow + " is " + pct + " behind " + g.fast;
-    // The lead is measured from the slower side's figure: 12 % behind is 13.6 % ahead.
-    const double lead =
-        g.lower_is_better ? 1 - g.fast_median / g.slow_median : g.fast_median / g.slow_median - 1;
-    if (g.fast_hosts.count(host))
-      return "faster side: " + g.fast + " is " + format_fixed(100 * lead, 1) + " % " +
-             (g.lower_is_better ? "quicker than " : "higher than ") + g.slow;
-  }
-  return "";
-}
-
-// One row per pair method placed in the fleet (or flagged outside its groups); a row per method
-// of a pair whose state is not a pass, with the reason (another job, held clocks: no figure to
-// place; a row without a method where no method is named); a row without a pair per problem of
-// the node. Reasons stood
-// on every row of a pair, 2 KB each, and a node's problems on none (a review). Every row ends
-// with the node's versions and, on a placed figure, the version gap that splits its group.
-class FleetCsvReporter : public FleetReporter {
- public:
-  std::string render(const FleetReport& r, const std::vector<PlotFile>&) const override {
-    out::Writer<out::Csv> o;
-    o << "node,state,file,src_pci,dst_pci,gpu_model,link,method,bytes,value,unit,fleet_median,"
-         "ratio,outlier,flags,pair_state,pair_flags,reason,driver,cuda,nccl,version_gap,"
-         "shares_gpus_with\n";
-    for (const auto& n : r.nodes) {
-      const Node node{
-          cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",",
-          "," + cf(n.versions.driver) + "," + cf(n.versions.cuda) + "," + cf(n.versions.nccl) + ",",
-          "," + cf(join({n.shares_gpus_with.begin(), n.shares_gpus_with.end()}, ";")), n.host,
-          &r.version_gaps};
-      std::size_t rows = 0;
-      for (const auto& p : n.pairs) rows += pair_rows(o, node, p);
-      for (const auto& problem : n.problems) {
-        o << node.head << ",,,,,,,,,,,,,," << cf(problem) << node.versions << node.shared << "\n";
-        ++rows;
-      }
-      // Every node appears, measured or not, with why not.
-      if (rows == 0)
-        o << node.head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << node.versions << node.shared
-          << "\n";
-    }
-    return o.str();
-  }
-
- private:
-  struct Node {
-    CsvS head;      // node,state,file,
-    CsvS versions;  // ,driver,cuda,nccl,   (the version_gap cell follows)
-    CsvS shared;    // ,shares_gpus_with: the other nodes naming its GPUs, ";" between
-    std::string host;
-    const std::vector<VersionGap>* gaps;
-  };
-
-  static std::size_t pair_rows(out::Writer<out::Csv>& o, const Node& n, const FleetPair& p) {
-    const CsvS pair = cf(p.src_pci) + "," + cf(p.dst_pci) + "," + cf(p.gpu_model) + ",";
-    const CsvS tail = cf(p.state) + "," + cf(flags_for(p, "")) + ",";
-    std::size_t rows = 0;
-    for (const auto& pos : p.positions) {
-      o << n.head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
-        << "," << out::fixed<out::Csv>(pos.value, 3) << ","
-        << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
-        << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
-        << out::fixed<out::Csv>(pos.goodness(), 4) << "," << (pos.outlier ? 1 : 0) << ","
-        << cf(flags_for(p, pos.method)) << "," << tail << n.versions
-        << cf(version_gap_cell(*n.gaps, n.host, p, pos)) << n.shared << "\n";
-      ++rows;
-    }
-    // Short of the group's size: its figure at the largest size it has, against the fleet's
-    // there (a node cut at 64 MiB had no row with a figure; an audit).
-    for (const auto& pos : p.short_positions) {
-      o << n.head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
-        << "," << out::fixed<out::Csv>(pos.value, 3) << ","
-        << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
-        << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
-        << out::fixed<out::Csv>(pos.goodness(), 4) << ",0," << cf(flags_for(p, pos.method)) << ","
-        << tail
-        << cf("no figure at the fleet's size " + format_size(pos.fleet_bytes) +
-              ": its largest size, beside the fleet's figures there; not judged")
-        << n.versions << n.shared << "\n";
-      ++rows;
-    }
-    for (const Measurement* m : flagged_outside_groups(p)) {
-      o << n.head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
-        << "," << out::fixed<out::Csv>(m->value, 3) << ","
-        << cf(fleet_unit(m->method, m->lower_is_better)) << ",,,," << cf(flags_for(p, m->method))
-        << "," << tail << n.versions << n.shared << "\n";
-      ++rows;
-    }
-    // A state's rows name their methods (a row without one was lost to a filter on method).
-    for (const auto& [method, reason] : p.note_by_method) {
-      o << n.head << pair << cf(p.group_of(method)) << "," << cf(method) << ",,,,,,,"
-        << cf(flags_for(p, method)) << "," << tail << cf(reason) << n.versions << n.shared << "\n";
-      ++rows;
-    }
-    if (p.note_by_method.empty() && p.unsettled()) {  // a state no method gave a reason for
-      o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << n.versions << n.shared << "\n";
-      ++rows;
-    }
-    return rows;
-  }
-};
-
 }  // namespace
 
 std::unique_ptr<FleetReporter> make_junit_reporter();
 std::unique_ptr<FleetReporter> make_openmetrics_reporter();
+std::unique_ptr<FleetReporter> make_csv_reporter();
 
 std::unique_ptr<FleetReporter> make_fleet_reporter(FleetFormat f) {
   switch (f) {
@@ -587,7 +283,7 @@ std::unique_ptr<FleetReporter> make_fleet_reporter(FleetFormat f) {
     case FleetFormat::kHtml:
       return std::make_unique<FleetHtmlReporter>();
     case FleetFormat::kCsv:
-      return std::make_unique<FleetCsvReporter>();
+      return make_csv_reporter();
     case FleetFormat::kJunit:
       return make_junit_reporter();
     case FleetFormat::kOpenMetrics:

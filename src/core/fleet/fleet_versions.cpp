@@ -8,6 +8,7 @@
 
 #include "core/base/text.h"
 #include "core/fleet/fleet.h"
+#include "core/fleet/fleet_assembly.h"
 #include "core/model/sizes.h"
 
 namespace peerbench {
@@ -162,4 +163,20 @@ std::vector<VersionGap> version_gaps(const std::vector<FleetNode>& nodes,
   return out;
 }
 
+namespace fleet_detail {
+
+std::vector<VersionSpread> version_spreads(const std::vector<FleetNode>& nodes) {
+  std::vector<VersionSpread> out{{"driver", {}}, {"CUDA", {}}, {"NCCL", {}}};
+  for (const auto& n : nodes) {
+    // A node read that recorded no version is counted as unknown: the counts add up to the nodes.
+    if (n.file.empty()) continue;
+    auto name = [](const std::string& v) { return v.empty() ? std::string("unknown") : v; };
+    out[0].nodes_by_value[name(n.versions.driver)].push_back(n.host);
+    out[1].nodes_by_value[name(n.versions.cuda)].push_back(n.host);
+    out[2].nodes_by_value[name(n.versions.nccl)].push_back(n.host);
+  }
+  return out;
+}
+
+}  // namespace fleet_detail
 }  // namespace peerbench

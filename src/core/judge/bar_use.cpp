@@ -67,8 +67,49 @@ std::string run_scope(const RunDocument& d, const std::vector<PairVerdict>& v) {
 
 }  // namespace
 
-std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>& v,
-                           const Expectations& e) {
+namespace {
+
+// How a run's figures met their bars: by whose bar, and where the site baseline did not judge.
+struct BarTally {
+  std::map<std::string, int> by;  // bar_source -> figures
+  int judged = 0, without_entry = 0, under_known_good = 0, also_at_smaller = 0;
+  std::vector<std::string> no_entry;  // which: "4 had no entry" named none (an audit)
+};
+
+// "ce-write 0->1 at 1 GiB": a figure judged by no baseline entry.
+std::string figure_named(const PairVerdict& p, const MethodVerdict& m) {
+  const std::string pair = p.src < 0        ? "all ranks"
+                           : p.src == p.dst ? "rank " + std::to_string(p.src)
+                                            : std::to_string(p.src) + "->" + std::to_string(p.dst);
+  return m.method + " " + pair + " at " + format_size(m.bytes);
+}
+
+BarTally tally_bars(const std::vector<PairVerdict>& v, const Expectations& e) {
+  BarTally t;
+  for (const auto& p : v) {
+    for (const auto& m : p.methods) {
+      t.also_at_smaller += m.baseline_also_at > 0;
+      if (!m.bar) continue;
+      ++t.judged;
+      ++t.by[m.bar_source];
+      // Held to the baseline at its own smaller size: an entry judged it, so not "no entry".
+      if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline &&
+          m.baseline_also_at == 0) {
+        ++t.without_entry;
+        if (t.no_entry.size() < 4) t.no_entry.push_back(figure_named(p, m));
+      }
+      // A baseline from a fleet slower than the card's known-good figures bars lower than they
+      // would: a figure it passed at 0.81 of known-good passed without a word (an audit).
+      if (m.bar_source == kBarSiteBaseline && m.state == verdict_state::kPass && m.expected_ratio &&
+          e.expected_fraction > 0 && *m.expected_ratio < e.expected_fraction)
+        ++t.under_known_good;
+    }
+  }
+  return t;
+}
+
+// "12 figures judged: 8 by site baseline, 4 by known-good figures (75 %)"
+std::string judged_by_line(const BarTally& t, const Expectations& e) {
   // In the order a bar is chosen (verdict_bars.cpp): the site's own, its baseline, known-good,
   // the link-rate rule; latency bars by link kind beside them.
   const std::vector<std::pair<std::string, std::string>> kinds = {
@@ -77,59 +118,47 @@ std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>&
       {kBarKnownGood, "known-good figures (" + format_fixed(e.expected_fraction * 100, 0) + " %)"},
       {kBarLinkRate, "link-rate rule"},
       {kBarLatencyTable, "latency bars"}};
-  std::map<std::string, int> by;
-  int judged = 0, without_entry = 0, under_known_good = 0, also_at_smaller = 0;
-  std::vector<std::string> no_entry;  // which: "4 had no entry" named none (an audit)
-  for (const auto& p : v) {
-    for (const auto& m : p.methods) {
-      also_at_smaller += m.baseline_also_at > 0;
-      if (!m.bar) continue;
-      ++judged;
-      ++by[m.bar_source];
-      // Held to the baseline at its own smaller size: an entry judged it, so not "no entry".
-      if (m.bar_source != kBarSiteBar && m.bar_source != kBarSiteBaseline &&
-          m.baseline_also_at == 0) {
-        ++without_entry;
-        const std::string pair = p.src < 0 ? "all ranks"
-                                 : p.src == p.dst
-                                     ? "rank " + std::to_string(p.src)
-                                     : std::to_string(p.src) + "->" + std::to_string(p.dst);
-        if (no_entry.size() < 4)
-          no_entry.push_back(m.method + " " + pair + " at " + format_size(m.bytes));
-      }
-      // A baseline from a fleet slower than the card's known-good figures bars lower than they
-      // would: a figure it passed at 0.81 of known-good passed without a word (an audit).
-      if (m.bar_source == kBarSiteBaseline && m.state == verdict_state::kPass && m.expected_ratio &&
-          e.expected_fraction > 0 && *m.expected_ratio < e.expected_fraction)
-        ++under_known_good;
-    }
-  }
-  if (judged == 0) return "no figure was judged against a bar";
   std::vector<std::string> parts;
   for (const auto& [key, words] : kinds)
-    if (by.count(key)) parts.push_back(std::to_string(by[key]) + " by " + words);
-  std::string line = std::to_string(judged) + (judged == 1 ? " figure" : " figures") +
-                     " judged: " + join(parts, ", ");
-  if (e.baseline.empty()) return line;
-  if (also_at_smaller > 0)
-    line += "; " + std::to_string(also_at_smaller) + (also_at_smaller == 1 ? " was" : " were") +
-            " also held to the site baseline at the largest size it has an entry for, under the "
-            "size judged";
-  if (by.count(kBarSiteBaseline) == 0 && also_at_smaller == 0)
-    return line + "; the site baseline (" + e.source +
-           ") judged none of them: its entries are for " + baseline_scope(e.baseline) +
-           "; this run is " + run_scope(d, v);
-  if (without_entry > 0)
-    line += "; " + std::to_string(without_entry) + " had no entry in the site baseline (" +
-            e.source + "): " + join(no_entry, ", ") +
-            (without_entry > 4 ? " and " + std::to_string(without_entry - 4) + " more" : "") +
+    if (t.by.count(key)) parts.push_back(std::to_string(t.by.at(key)) + " by " + words);
+  return std::to_string(t.judged) + (t.judged == 1 ? " figure" : " figures") +
+         " judged: " + join(parts, ", ");
+}
+
+// What the site baseline left to other bars, or passed under known-good, after the line.
+std::string baseline_clauses(const BarTally& t, const Expectations& e) {
+  std::string line;
+  if (t.without_entry > 0)
+    line += "; " + std::to_string(t.without_entry) + " had no entry in the site baseline (" +
+            e.source + "): " + join(t.no_entry, ", ") +
+            (t.without_entry > 4 ? " and " + std::to_string(t.without_entry - 4) + " more" : "") +
             " (each verdict's bar_basis says why)";
-  if (under_known_good > 0)
-    line += "; " + std::to_string(under_known_good) +
-            (under_known_good == 1 ? " figure passed" : " figures passed") +
+  if (t.under_known_good > 0)
+    line += "; " + std::to_string(t.under_known_good) +
+            (t.under_known_good == 1 ? " figure passed" : " figures passed") +
             " the site baseline under " + format_fixed(e.expected_fraction * 100, 0) +
             " % of its known-good figure: the fleet the baseline came from ran slower than the "
             "card should";
+  return line;
+}
+
+}  // namespace
+
+std::string bars_used_line(const RunDocument& d, const std::vector<PairVerdict>& v,
+                           const Expectations& e) {
+  const BarTally t = tally_bars(v, e);
+  if (t.judged == 0) return "no figure was judged against a bar";
+  std::string line = judged_by_line(t, e);
+  if (e.baseline.empty()) return line;
+  if (t.also_at_smaller > 0)
+    line += "; " + std::to_string(t.also_at_smaller) + (t.also_at_smaller == 1 ? " was" : " were") +
+            " also held to the site baseline at the largest size it has an entry for, under the "
+            "size judged";
+  if (t.by.count(kBarSiteBaseline) == 0 && t.also_at_smaller == 0)
+    return line + "; the site baseline (" + e.source +
+           ") judged none of them: its entries are for " + baseline_scope(e.baseline) +
+           "; this run is " + run_scope(d, v);
+  line += baseline_clauses(t, e);
   // A one-version baseline judges a run on any version: said here, not only on a flag (a passing
   // node on a new driver read "judged by site baseline" with no word of it; an audit).
   BaselineEntry any;

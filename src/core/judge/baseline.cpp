@@ -229,12 +229,10 @@ json to_json(const BaselineEntry& e) {
 
 namespace {
 
-// One entry of a baseline, each field checked as its writer gives it.
-BaselineEntry baseline_entry_from(const JsonIn& in, const std::vector<MethodInfo>& catalog,
-                                  std::uint64_t small_max) {
-  in.only_keys({"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
-                "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
-  BaselineEntry e;
+// The case an entry is for: GPU model, link, group, method, size, ranks, and its unit, which
+// must be the one its method and size are judged in.
+void read_entry_case(const JsonIn& in, const std::vector<MethodInfo>& catalog,
+                     std::uint64_t small_max, BaselineEntry& e) {
   e.model = in.at("model").str(256);
   e.link = in.at("link").str(64);
   e.group = in.opt_str("group").value_or(e.link);
@@ -256,6 +254,10 @@ BaselineEntry baseline_entry_from(const JsonIn& in, const std::vector<MethodInfo
   if (m && unit != fits)
     in.at("unit").fail("'" + unit + "' does not fit " + e.method + " at " + format_size(e.bytes) +
                        " (judged in " + fits + " there)");
+}
+
+// The fleet's figures: their spread in order, and the pairs and nodes they came from.
+void read_entry_figures(const JsonIn& in, BaselineEntry& e) {
   e.min = in.at("min").number(0, 1e9);
   e.p25 = in.at("p25").number(e.min, 1e9);
   e.median = in.at("median").number(e.p25, 1e9);
@@ -277,6 +279,11 @@ BaselineEntry baseline_entry_from(const JsonIn& in, const std::vector<MethodInfo
     in.at("pairs").fail(std::to_string(e.pairs) + " pairs, under the " +
                         std::to_string(kFleetMinGroupPairs) + " a site baseline's entry needs" +
                         again);
+}
+
+// The bar, on the looser side of the entry's median.
+void read_entry_bar(const JsonIn& in, BaselineEntry& e) {
+  const std::string unit = e.lower_is_better ? "us" : "GB/s";
   e.bar = in.at("bar").number(1e-9, 1e9);
   // A bar on the wrong side of its own median fails the healthy nodes it was made from (an
   // edited 1.5 x median flagged a healthy node; an audit); a looser bar is the site's choice.
@@ -287,6 +294,17 @@ BaselineEntry baseline_entry_from(const JsonIn& in, const std::vector<MethodInfo
                       "from; a bar is " + (e.lower_is_better ? "at least" : "at most") +
                       " the median");
   }
+}
+
+// One entry of a baseline, each field checked as its writer gives it.
+BaselineEntry baseline_entry_from(const JsonIn& in, const std::vector<MethodInfo>& catalog,
+                                  std::uint64_t small_max) {
+  in.only_keys({"model", "link", "group", "method", "bytes", "ranks", "unit", "median", "p25",
+                "p75", "min", "max", "pairs", "nodes", "bar", "driver", "cuda", "nccl"});
+  BaselineEntry e;
+  read_entry_case(in, catalog, small_max, e);
+  read_entry_figures(in, e);
+  read_entry_bar(in, e);
   e.driver = in.opt_str("driver").value_or("");
   e.cuda = in.opt_str("cuda").value_or("");
   e.nccl = in.opt_str("nccl").value_or("");

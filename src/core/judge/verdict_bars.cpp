@@ -327,38 +327,13 @@ std::optional<Flag> baseline_bandwidth_shortfall(const Ctx& c, const PairVerdict
   return f;
 }
 
-std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
-                                        const Result& r, const Link& link, const std::string& kind,
-                                        MethodVerdict& mv) {
-  bool expected = false;
-  const BaselineEntry* base = baseline_for(c, v, m, r);
-  if (r.bytes < c.e.judge_min_bytes && base && !base->lower_is_better) {
-    // The site's own median at this very size: a run to 64 MiB judged by a baseline written from
-    // such runs (its entries were written and never used, and read "no entry"; an audit).
-    return baseline_bandwidth_shortfall(c, v, m, r, link, *base, mv);
-  } else if (r.bytes < c.e.judge_min_bytes) {  // known_good_judges_small: the known-good bar
-    expected = known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv);
-    mv.bar_basis += expected ? " (under " + format_size(c.e.judge_min_bytes) +
-                                   " only a known-good figure judges)"
-                             : "";
-  } else if (auto b = site_bar(c.e.min_gbps, m.name, kind)) {
-    mv.bar = *b;
-    mv.bar_basis = "min_gbps from " + c.e.source;
-    mv.bar_source = kBarSiteBar;
-  } else if (base && !base->lower_is_better) {
-    return baseline_bandwidth_shortfall(c, v, m, r, link, *base, mv);
-  } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {
-    expected = true;
-    mv.bar_basis += no_baseline_entry(c, v, m, r, base);
-  } else {
-    default_bandwidth_bar(c, m, link, r.bytes, mv);
-    if (mv.bar && c.known) {
-      const auto k = known_good_for(c, v, m, r, link);
-      if (!k.found())
-        mv.bar_basis += "; link-rate rule: no known-good figure (" + k.why_unknown + ")";
-    }
-    if (mv.bar) mv.bar_basis += no_baseline_entry(c, v, m, r, base);
-  }
+namespace {
+
+// The flag of a figure under the bar its verdict chose (none at or above it): below-expected
+// under a known-good bar (`expected`), else below-link, the site's bar or the link's rating.
+std::optional<Flag> bandwidth_flag(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                                   const Result& r, const Link& link, bool expected,
+                                   const MethodVerdict& mv) {
   const double value = headline_value(&m, r);
   if (!mv.bar || value >= *mv.bar) return std::nullopt;
   json ev = {{"measured_gbps", value},
@@ -392,6 +367,43 @@ std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, cons
                    head + ", under the " + format_fixed(*mv.bar, 1) + " GB/s that " +
                        v.link_description + " should carry",
                    ev);
+}
+
+}  // namespace
+
+std::optional<Flag> bandwidth_shortfall(const Ctx& c, const PairVerdict& v, const MethodInfo& m,
+                                        const Result& r, const Link& link, const std::string& kind,
+                                        MethodVerdict& mv) {
+  bool expected = false;
+  const BaselineEntry* base = baseline_for(c, v, m, r);
+  if (r.bytes < c.e.judge_min_bytes && base && !base->lower_is_better) {
+    // The site's own median at this very size: a run to 64 MiB judged by a baseline written from
+    // such runs (its entries were written and never used, and read "no entry"; an audit).
+    return baseline_bandwidth_shortfall(c, v, m, r, link, *base, mv);
+  } else if (r.bytes < c.e.judge_min_bytes) {  // known_good_judges_small: the known-good bar
+    expected = known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv);
+    mv.bar_basis += expected ? " (under " + format_size(c.e.judge_min_bytes) +
+                                   " only a known-good figure judges)"
+                             : "";
+  } else if (auto b = site_bar(c.e.min_gbps, m.name, kind)) {
+    mv.bar = *b;
+    mv.bar_basis = "min_gbps from " + c.e.source;
+    mv.bar_source = kBarSiteBar;
+  } else if (base && !base->lower_is_better) {
+    return baseline_bandwidth_shortfall(c, v, m, r, link, *base, mv);
+  } else if (known_good_bar(c, m, link, kind, known_good_for(c, v, m, r, link), mv)) {
+    expected = true;
+    mv.bar_basis += no_baseline_entry(c, v, m, r, base);
+  } else {
+    default_bandwidth_bar(c, m, link, r.bytes, mv);
+    if (mv.bar && c.known) {
+      const auto k = known_good_for(c, v, m, r, link);
+      if (!k.found())
+        mv.bar_basis += "; link-rate rule: no known-good figure (" + k.why_unknown + ")";
+    }
+    if (mv.bar) mv.bar_basis += no_baseline_entry(c, v, m, r, base);
+  }
+  return bandwidth_flag(c, v, m, r, link, expected, mv);
 }
 
 std::optional<Flag> smaller_size_baseline_check(const Ctx& c, const PairVerdict& v,

@@ -311,29 +311,33 @@ std::string small_size_reason(const Ctx& c, const PairVerdict& v, const MethodIn
          " between these ranks: see the pair's transport flag";
 }
 
-}  // namespace
+// How a figure is judged: in time (a latency method, or a bandwidth method at latency sizes) or
+// as a bandwidth, under the bars of one kind of road (bar_kind_for).
+struct Judging {
+  bool latency = false;  // a latency method
+  bool small = false;    // a bandwidth method judged in time (judged_in_time)
+  std::string kind;
+  bool in_time() const { return latency || small; }
+};
 
-void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Result& r,
-                    const Link& link, MethodVerdict& mv) {
-  mv.state = vs::kPass;
-  mv.bytes = r.bytes;
-  const bool latency = m.metric == Metric::kLatency;
-  const bool small = !latency && judged_in_time(c, m, r);
-  // The figure judged, whatever the state (a one-rank collective's busbw is 0 by definition).
-  mv.value = judged_value(c, m, r);
-  mv.unit = headline_unit(m, r.bytes, c.e.small_message_max_bytes);
-  if (link.cls.kind == LinkKind::kSameGpu) {
-    mv.state = vs::kNotALink;
-    mv.reason = c.d.system.ranks.size() <= 1
-                    ? "one rank: a collective over one GPU crosses no link"
-                    : "both ranks drive one GPU: the figure is not a link's";
-    return;
-  }
-  record_known_good(c, v, m, r, link, mv);
+// A figure that crosses no link (one rank, or two ranks on one GPU): not-a-link with why. False
+// where it is a link's.
+bool not_a_link(const Ctx& c, const Link& link, MethodVerdict& mv) {
+  if (link.cls.kind != LinkKind::kSameGpu) return false;
+  mv.state = vs::kNotALink;
+  mv.reason = c.d.system.ranks.size() <= 1 ? "one rank: a collective over one GPU crosses no link"
+                                           : "both ranks drive one GPU: the figure is not a link's";
+  return true;
+}
+
+// A figure no bar can judge (launch-bound, launch gaps in its samples, under judge_min_bytes
+// with no known-good figure there): not-judged with why. False where a bar may judge it.
+bool left_unjudged(const Ctx& c, const PairVerdict& v, const MethodInfo& m, const Result& r,
+                   const Link& link, bool in_time, MethodVerdict& mv) {
   if (r.enqueue && r.enqueue->launch_bound) {
     mv.state = vs::kNotJudged;
     mv.reason = "launch-bound: " + r.enqueue->note;
-    return;
+    return true;
   }
   if (r.gate_timeouts > 0) {  // schema 1 kept such samples; since schema 2 they fail the case
     mv.state = vs::kNotJudged;
@@ -341,33 +345,33 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
                 std::to_string(r.samples) +
                 " samples, so its times include launch gaps (a schema-1 file; peerbench now "
                 "discards such samples)";
-    return;
+    return true;
   }
   // Under judge_min_bytes the link-rate rule says nothing, but a known-good figure measured at
   // this very size (its curve starts at 64 MiB) still does: a run to 64 MiB with NCCL at 0.10 of
   // it read not-judged (an audit). bandwidth_shortfall then holds it to that figure alone.
-  if (!latency && !small && r.bytes < c.e.judge_min_bytes &&
-      !known_good_judges_small(c, v, m, r, link)) {
+  if (!in_time && r.bytes < c.e.judge_min_bytes && !known_good_judges_small(c, v, m, r, link)) {
     mv.state = vs::kNotJudged;
     mv.reason = small_size_reason(c, v, m, r, link);
     if (contended(r) || throttled(r)) mv.reason += "; it ran beside " + interference_text(c, r);
-    return;
+    return true;
   }
-  const std::string kind = bar_kind_for(c, m, link, v.src, v.dst);
-  if (auto why = latency || small ? "" : no_builtin_bar(c, v, m, r, kind); !why.empty()) {
-    mv.state = vs::kNotJudged;
-    mv.reason = why;
-    return;
-  }
-  const auto attempts = attempts_of(c, r);
+  return false;
+}
+
+// Each measurement of the case (the plan's, then its repeats) against its bar, and the verdict
+// they settle on; no bar is no pass.
+void judge_attempts(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Result& r,
+                    const Link& link, const Judging& j, const std::vector<const Result*>& attempts,
+                    MethodVerdict& mv) {
   std::vector<Outcome> outs;
   for (std::size_t k = 0; k < attempts.size(); ++k) {
     const Result& a = *attempts[k];
     Outcome o{k == 0 ? 0 : a.attempt,
               &a,
               trust_of(c, a),
-              latency || small ? latency_shortfall(c, v, m, a, kind, small, mv)
-                               : bandwidth_shortfall(c, v, m, a, link, kind, mv),
+              j.in_time() ? latency_shortfall(c, v, m, a, j.kind, j.small, mv)
+                          : bandwidth_shortfall(c, v, m, a, link, j.kind, mv),
               {&a}};
     outs.push_back(std::move(o));
   }
@@ -378,16 +382,41 @@ void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Res
     // GPU binding) passed whatever it was. Beside another job or under held clocks it still says
     // so (apply, below), and is measured again where the run repeats cases.
     mv.state = vs::kNotJudged;
-    mv.reason = no_bar_reason(m, link, kind, latency || small, v.link);
-  } else {
-    apply(c, v, m, outs, dec, mv);
-    // A repeat that settled the verdict gives the figure shown: its ratio to known-good too
-    // (before, the repeat's figure stood beside the first measurement's ratio).
-    if (mv.expected && mv.value && *mv.value > 0 && mv.expected_ratio &&
-        *mv.value != judged_value(c, m, r))
-      mv.expected_ratio = mv.unit == "us" ? *mv.expected / *mv.value : *mv.value / *mv.expected;
+    mv.reason = no_bar_reason(m, link, j.kind, j.in_time(), v.link);
+    return;
   }
-  if (!latency && !small && m.scope == MethodScope::kPair && !m.bidirectional)
+  apply(c, v, m, outs, dec, mv);
+  // A repeat that settled the verdict gives the figure shown: its ratio to known-good too
+  // (before, the repeat's figure stood beside the first measurement's ratio).
+  if (mv.expected && mv.value && *mv.value > 0 && mv.expected_ratio &&
+      *mv.value != judged_value(c, m, r))
+    mv.expected_ratio = mv.unit == "us" ? *mv.expected / *mv.value : *mv.value / *mv.expected;
+}
+
+}  // namespace
+
+void judge_measured(const Ctx& c, PairVerdict& v, const MethodInfo& m, const Result& r,
+                    const Link& link, MethodVerdict& mv) {
+  mv.state = vs::kPass;
+  mv.bytes = r.bytes;
+  Judging j;
+  j.latency = m.metric == Metric::kLatency;
+  j.small = !j.latency && judged_in_time(c, m, r);
+  // The figure judged, whatever the state (a one-rank collective's busbw is 0 by definition).
+  mv.value = judged_value(c, m, r);
+  mv.unit = headline_unit(m, r.bytes, c.e.small_message_max_bytes);
+  if (not_a_link(c, link, mv)) return;
+  record_known_good(c, v, m, r, link, mv);
+  if (left_unjudged(c, v, m, r, link, j.in_time(), mv)) return;
+  j.kind = bar_kind_for(c, m, link, v.src, v.dst);
+  if (auto why = j.in_time() ? "" : no_builtin_bar(c, v, m, r, j.kind); !why.empty()) {
+    mv.state = vs::kNotJudged;
+    mv.reason = why;
+    return;
+  }
+  const auto attempts = attempts_of(c, r);
+  judge_attempts(c, v, m, r, link, j, attempts, mv);
+  if (!j.in_time() && m.scope == MethodScope::kPair && !m.bidirectional)
     judge_asymmetry(c, v, m, attempts, mv);
 }
 

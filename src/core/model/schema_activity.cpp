@@ -268,12 +268,85 @@ std::string series_unit(const JsonIn& x, const MethodInfo* m, std::uint64_t byte
   return u;
 }
 
+// The cases of a burn-in's series seen so far: method, ranks, size, type and reduction.
+using SeriesCases =
+    std::set<std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>>;
+
 // The same case twice: which one the verdict judged would depend on the order.
-void refuse_duplicate(
-    const JsonIn& x, const BurnInSeries& s,
-    std::set<std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>>& seen) {
+void refuse_duplicate(const JsonIn& x, const BurnInSeries& s, SeriesCases& seen) {
   if (!seen.insert({s.method, s.src, s.dst, s.bytes, s.datatype, s.op}).second)
     x.fail("a second series of " + s.method + " at " + format_size(s.bytes) + " for that pair");
+}
+
+BurnInCycle burn_in_cycle_from(const JsonIn& c) {
+  BurnInCycle x;
+  c.only_keys({"cycle", "started_s", "elapsed_s", "wrong", "failed", "counters"});
+  x.cycle = static_cast<int>(c.at("cycle").integer(1, 1 << 20));
+  x.started_s = c.at("started_s").number(0, 1e7);
+  x.elapsed_s = c.at("elapsed_s").number(0, 1e7);
+  x.wrong =
+      static_cast<std::uint64_t>(c.opt_integer("wrong", 0, 1000000000000000000ll).value_or(0));
+  x.failed = static_cast<int>(c.opt_integer("failed", 0, 1 << 30).value_or(0));
+  if (auto k = c.opt("counters")) x.counters = k->string_array(1 << 16);
+  return x;
+}
+
+// A series' figure per cycle (null: none that cycle), at most one past the whole cycles.
+void read_series_values(const JsonIn& x, int cycles_done, BurnInSeries& s) {
+  const auto values = x.at("values").array(1 << 20);
+  if (values.size() > static_cast<std::size_t>(cycles_done + 1)) {
+    x.at("values").fail(std::to_string(values.size()) + " values for " +
+                        std::to_string(cycles_done) +
+                        " whole cycles (at most one more: the "
+                        "cycle in flight)");
+  }
+  for (const auto& v : values) {
+    if (v.raw().is_null()) {
+      s.values.emplace_back();
+    } else {
+      s.values.emplace_back(v.number(0, 1e12));
+    }
+  }
+}
+
+// The cycles a series erred, failed, ran beside another job or under held clocks.
+void read_series_cycles(const JsonIn& x, int most, BurnInSeries& s) {
+  s.error_cycles = cycle_numbers(x, "error_cycles", most);
+  s.failed_cycles = cycle_numbers(x, "failed_cycles", most);
+  s.contended_cycles = cycle_numbers(x, "contended_cycles", most);
+  s.throttled_cycles = cycle_numbers(x, "throttled_cycles", most);
+  // A cycle beside another job (or under held clocks) has no figure of the link: a figure kept
+  // there (writers before 2026-12-03, for a case recorded twice in a cycle; or an edit) counted
+  // the cycle as clean (an audit), and is dropped.
+  for (int k : s.contended_cycles) {
+    if (static_cast<std::size_t>(k) <= s.values.size()) s.values[k - 1].reset();
+  }
+  for (int k : s.throttled_cycles) {
+    if (!std::binary_search(s.contended_cycles.begin(), s.contended_cycles.end(), k))
+      x.at("throttled_cycles")
+          .fail("cycle " + std::to_string(k) +
+                " is not in contended_cycles; held clocks are one kind of "
+                "interference, listed there too");
+  }
+}
+
+BurnInSeries burn_in_series_from(const JsonIn& x, const std::vector<MethodInfo>& methods,
+                                 int version, int cycles_done, SeriesCases& seen) {
+  BurnInSeries s;
+  x.only_keys({"method", "src", "dst", "bytes", "datatype", "op", "unit", "values", "error_cycles",
+               "failed_cycles", "contended_cycles", "throttled_cycles"});
+  s.method = x.at("method").str(128);
+  s.src = static_cast<int>(x.opt_integer("src", 0, 1 << 20).value_or(-1));
+  s.dst = static_cast<int>(x.opt_integer("dst", 0, 1 << 20).value_or(-1));
+  s.bytes = static_cast<std::uint64_t>(x.at("bytes").integer(1, 1000000000000000ll));
+  s.datatype = x.opt_str("datatype").value_or("");
+  s.op = x.opt_str("op").value_or("");
+  s.unit = series_unit(x, find_method(methods, s.method), s.bytes, version);
+  refuse_duplicate(x, s, seen);
+  read_series_values(x, cycles_done, s);
+  // A burn-in stopped mid-cycle keeps the cases that cycle finished: one cycle past the whole ones.
+  read_series_cycles(x, cycles_done + 1, s);
+  return s;
 }
 
 }  // namespace
@@ -285,66 +358,10 @@ BurnIn burn_in_from(const JsonIn& in, const std::vector<MethodInfo>& methods, in
   b.duration_s = in.opt_number("duration_s", 0, 1e7).value_or(0);
   b.cycles_done = static_cast<int>(in.at("cycles_done").integer(0, 1 << 20));
   b.stopped_by = in.opt_str("stopped_by").value_or("");
-  for (const auto& c : in.at("cycles").array(1 << 20)) {
-    BurnInCycle x;
-    c.only_keys({"cycle", "started_s", "elapsed_s", "wrong", "failed", "counters"});
-    x.cycle = static_cast<int>(c.at("cycle").integer(1, 1 << 20));
-    x.started_s = c.at("started_s").number(0, 1e7);
-    x.elapsed_s = c.at("elapsed_s").number(0, 1e7);
-    x.wrong =
-        static_cast<std::uint64_t>(c.opt_integer("wrong", 0, 1000000000000000000ll).value_or(0));
-    x.failed = static_cast<int>(c.opt_integer("failed", 0, 1 << 30).value_or(0));
-    if (auto k = c.opt("counters")) x.counters = k->string_array(1 << 16);
-    b.cycles.push_back(std::move(x));
-  }
-  // A burn-in stopped mid-cycle keeps the cases that cycle finished: one cycle past the whole ones.
-  const int most = b.cycles_done + 1;
-  std::set<std::tuple<std::string, int, int, std::uint64_t, std::string, std::string>> seen;
-  for (const auto& x : in.at("series").array(1 << 20)) {
-    BurnInSeries s;
-    x.only_keys({"method", "src", "dst", "bytes", "datatype", "op", "unit", "values",
-                 "error_cycles", "failed_cycles", "contended_cycles", "throttled_cycles"});
-    s.method = x.at("method").str(128);
-    s.src = static_cast<int>(x.opt_integer("src", 0, 1 << 20).value_or(-1));
-    s.dst = static_cast<int>(x.opt_integer("dst", 0, 1 << 20).value_or(-1));
-    s.bytes = static_cast<std::uint64_t>(x.at("bytes").integer(1, 1000000000000000ll));
-    s.datatype = x.opt_str("datatype").value_or("");
-    s.op = x.opt_str("op").value_or("");
-    s.unit = series_unit(x, find_method(methods, s.method), s.bytes, version);
-    refuse_duplicate(x, s, seen);
-    const auto values = x.at("values").array(1 << 20);
-    if (values.size() > static_cast<std::size_t>(most)) {
-      x.at("values").fail(std::to_string(values.size()) + " values for " +
-                          std::to_string(b.cycles_done) +
-                          " whole cycles (at most one more: the "
-                          "cycle in flight)");
-    }
-    for (const auto& v : values) {
-      if (v.raw().is_null()) {
-        s.values.emplace_back();
-      } else {
-        s.values.emplace_back(v.number(0, 1e12));
-      }
-    }
-    s.error_cycles = cycle_numbers(x, "error_cycles", most);
-    s.failed_cycles = cycle_numbers(x, "failed_cycles", most);
-    s.contended_cycles = cycle_numbers(x, "contended_cycles", most);
-    s.throttled_cycles = cycle_numbers(x, "throttled_cycles", most);
-    // A cycle beside another job (or under held clocks) has no figure of the link: a figure kept
-    // there (writers before 2026-12-03, for a case recorded twice in a cycle; or an edit) counted
-    // the cycle as clean (an audit), and is dropped.
-    for (int k : s.contended_cycles) {
-      if (static_cast<std::size_t>(k) <= s.values.size()) s.values[k - 1].reset();
-    }
-    for (int k : s.throttled_cycles) {
-      if (!std::binary_search(s.contended_cycles.begin(), s.contended_cycles.end(), k))
-        x.at("throttled_cycles")
-            .fail("cycle " + std::to_string(k) +
-                  " is not in contended_cycles; held clocks are one kind of "
-                  "interference, listed there too");
-    }
-    b.series.push_back(std::move(s));
-  }
+  for (const auto& c : in.at("cycles").array(1 << 20)) b.cycles.push_back(burn_in_cycle_from(c));
+  SeriesCases seen;
+  for (const auto& x : in.at("series").array(1 << 20))
+    b.series.push_back(burn_in_series_from(x, methods, version, b.cycles_done, seen));
   return b;
 }
 
