@@ -20,14 +20,15 @@ trap 'rm -rf "$work"' EXIT
 fail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
-# A tool scripts/setup.sh installs but this machine lacks (the GPU machine has no man, groff or
-# dpkg-deb): its checks are left out, said so; under PEERBENCH_REQUIRE_TOOLS (CI) it is a failure.
+# A tool scripts/setup.sh --test installs but this machine lacks (the GPU machine has no man,
+# groff or dpkg-deb): its checks are left out, said so; under PEERBENCH_REQUIRE_TOOLS (CI) it is a
+# failure.
 have() {
   command -v "$1" > /dev/null && return 0
   if [ -n "${PEERBENCH_REQUIRE_TOOLS:-}" ]; then
-    bad "$1 is not installed (scripts/setup.sh installs $2)"
+    bad "$1 is not installed (scripts/setup.sh --test installs $2)"
   else
-    echo "PEERBENCH_SKIP: $1 is not installed (scripts/setup.sh installs $2): its checks are left out"
+    echo "PEERBENCH_SKIP: $1 is not installed (scripts/setup.sh --test installs $2): its checks are left out"
   fi
   return 1
 }
