@@ -49,10 +49,18 @@ checks_tree() {
   rc=$?
   [ $rc = 1 ] && ok "$what: report of a flagged example: exit 1" || bad "$what: flagged report: exit $rc"
   for f in libexec/peerbench/report.sh libexec/peerbench/fleet_bundle.sh libexec/peerbench/plot.py \
-    libexec/peerbench/plot_fleet.py share/doc/peerbench/SCHEMA.md share/man/man1/peerbench.1 \
+    libexec/peerbench/plot_fleet.py share/doc/peerbench/results/SCHEMA.md \
+    share/doc/peerbench/docs/verdicts.md share/man/man1/peerbench.1 \
     share/bash-completion/completions/peerbench; do
     [ -s "$root/$f" ] || bad "$what: $f is not installed"
   done
+  # The installed README's links into the user guide and the schema lead to installed pages.
+  local doc=$root/share/doc/peerbench link lost=""
+  for link in $(grep -o '](\(docs\|results\)/[A-Za-z_-]*\.md' "$doc/README.md" | cut -c3- | sort -u); do
+    [ -s "$doc/$link" ] || lost+="$link "
+  done
+  [ -z "$lost" ] && ok "$what: the README's links to docs/ and results/SCHEMA.md resolve" ||
+    bad "$what: README links to pages not installed: $lost"
 }
 
 # ---- cmake --install into an empty prefix
