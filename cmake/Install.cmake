@@ -3,7 +3,9 @@
 #   bin/peerbench
 #   libexec/peerbench/          report.sh, fleet_bundle.sh, plot.py, plot_fleet.py and what they
 #                               share (they find ../../bin/peerbench; PEERBENCH overrides)
-#   share/doc/peerbench/        SCHEMA.md (the results format), README.md
+#   share/doc/peerbench/        README.md, docs/*.md (the user guide), results/SCHEMA.md (the
+#                               results format): the source tree's layout, so their links between
+#                               each other work in an installed tree too
 #   share/man/man1/peerbench.1  generated at build time from the binary's --help texts
 #   share/bash-completion/completions/peerbench
 # `cmake --install build --prefix DIR` gives a working tree; `cpack -G DEB` in the build folder
@@ -31,7 +33,10 @@ set(PEERBENCH_INSTALL_SCRIPTS ${CMAKE_INSTALL_LIBEXECDIR}/peerbench)
 install(PROGRAMS scripts/report.sh scripts/fleet_bundle.sh scripts/plot.py scripts/plot_fleet.py
         DESTINATION ${PEERBENCH_INSTALL_SCRIPTS})
 install(FILES scripts/cli.sh scripts/output_files.py DESTINATION ${PEERBENCH_INSTALL_SCRIPTS})
-install(FILES results/SCHEMA.md README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Every page of the guide, as found at install time (a new page needs no line here).
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+install(FILES results/SCHEMA.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/results)
 install(FILES ${PEERBENCH_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES scripts/completion.bash
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/bash-completion/completions RENAME peerbench)

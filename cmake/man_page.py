@@ -11,7 +11,11 @@ import sys
 
 # An option line of cxxopts' help: "  -b, --minbytes arg    what it is", the text after two spaces.
 OPTION = re.compile(r"^ {1,8}((?:-\w, )?--[\w-]+(?: \w+)?)(?: {2,}(.*))?$")
-GROUP = re.compile(r"^ ?(\w[\w -]*) options:$")
+# A heading of a help text: cxxopts' "Output options:", or run's own groups ("What to measure:",
+# "Launch:") and its "Examples:" footer. Each becomes a sub-section of the page.
+GROUP = re.compile(r"^ ?([A-Z][\w' -]*?)(?: options)?:$")
+EXAMPLE_COMMAND = re.compile(r"^ {2}(\S.*)$")  # under "Examples:": the command, then its words
+ARGUMENT = re.compile(r"^ {2}([A-Z][A-Z.]*) {2,}(.*)$")  # help's "  COMMAND  what it names"
 LISTED = re.compile(r"^  (\S+) {2,}(.*)$")  # --list-methods: "  name   what it does"
 
 
@@ -35,28 +39,45 @@ def option_heading(spec):
     return bold + (" \\fIarg\\fR" if _ else "")
 
 
-def options(lines):
-    """The option lines of one help text as .TP entries; other lines as they are."""
+def options(lines, command):
+    """The option lines of one help text as .TP entries under a sub-section per group; other
+    lines as paragraphs. Returns (roff lines, examples): an "Examples:" group is not rendered
+    here but returned as (command line, what it does) for the page's EXAMPLES section."""
     out = []
+    found = []
     desc_col = None
+    in_examples = False
     for line in lines:
         m = OPTION.match(line)
         g = GROUP.match(line)
-        if m:
+        if g:
+            in_examples = g.group(1) == "Examples"
+            if not in_examples:
+                out.append(f'.SS "peerbench {esc(command)}: {esc(g.group(1).lower())}"')
+            desc_col = None
+        elif in_examples:
+            e = EXAMPLE_COMMAND.match(line)
+            if e:
+                found.append([e.group(1).strip(), ""])
+            elif line.strip() and found:
+                found[-1][1] = (found[-1][1] + " " + line.strip()).strip()
+        elif m:
             out += [".TP", option_heading(m.group(1)), esc(m.group(2) or "")]
             desc_col = line.find(m.group(2)) if m.group(2) else None
-        elif g:
-            out += [".PP", f"\\fI{esc(g.group(1))} options:\\fR"]
-            desc_col = None
+        elif a := ARGUMENT.match(line):
+            out += [".TP", f"\\fI{esc(a.group(1))}\\fR", esc(a.group(2))]
+            desc_col = line.find(a.group(2))
         elif desc_col and line[:desc_col].strip() == "" and line.strip():
             out.append(esc(line.strip()))  # a description continued on the next line
         elif line.strip():
             out += [".PP", esc(line.strip())]
             desc_col = None
-    return out
+    return out, [tuple(e) for e in found]
 
 
 def command_section(binary, command):
+    """The command's sub-section (what it does, its usage, its options by group) and the examples
+    its help ends with."""
     text = helptext(binary, command, "--help").splitlines()
     head, _, what = text[0].partition(": ")
     usage = [ln.strip() for ln in text[1:4] if ln.strip().startswith("peerbench")]
@@ -64,7 +85,8 @@ def command_section(binary, command):
     if usage:
         out += [".PP", ".B " + esc(usage[0])]
     rest = [ln for ln in text[1:] if ln.strip() not in ("Usage:", *usage)]
-    return out + options(rest)
+    body, found = options(rest, command)
+    return out + body, found
 
 
 def synopsis(main_help):
@@ -88,15 +110,13 @@ def methods(binary):
     return out
 
 
-# A handful of real command lines. Each is checked against the binary when the page is written
-# (its command is one --help lists, each flag one that command's --help names), so an example
-# cannot outlive a renamed flag.
+# Real command lines beside those the commands' own help ends with (run --help's "Examples:",
+# which come first). Each is checked against the binary when the page is written (its command is
+# one --help lists, each flag one that command's --help names), so an example cannot outlive a
+# renamed flag.
 EXAMPLES = [
-    ("peerbench",
-     "Measure every pair of GPUs and every GPU's host link on this node with the default suite; "
-     "started alone, it starts itself under mpirun, one rank per GPU, and prints that command."),
     ("mpirun -np 8 --bind-to none peerbench run -m ce,nccl -J node7.json",
-     "The same under a launcher, copy-engine and NCCL methods only, results to node7.json."),
+     "Under a launcher, copy-engine and NCCL methods only, results to node7.json."),
     ("peerbench run --dry-run --np 8",
      "The plan for 8 GPUs and its estimated time; touches no GPU."),
     ("peerbench report node7.json --format html -o node7.html",
@@ -109,9 +129,9 @@ EXAMPLES = [
 ]
 
 
-def check_examples(binary, commands):
+def check_examples(binary, commands, listed):
     """Each example's command is one the binary has, and its flags are ones that command takes."""
-    for line, _ in EXAMPLES:
+    for line, _ in listed:
         words = line.split()
         args = words[words.index("peerbench") + 1:]
         command = args[0] if args and args[0] in commands else "run"
@@ -123,10 +143,13 @@ def check_examples(binary, commands):
                 sys.exit(f"man_page.py: example '{line}': peerbench {command} --help has no {flag}")
 
 
-def examples():
+def examples(listed):
+    """Each example as what it does, then the command line, indented."""
     out = [".SH EXAMPLES"]
-    for line, what in EXAMPLES:
-        out += [".PP", esc(what), ".PP", ".RS 4", ".B " + esc(line), ".RE"]
+    for line, what in listed:
+        what = what[:1].upper() + what[1:]
+        out += [".PP", esc(what if what.endswith(".") else what + "."), ".PP", ".RS 4",
+                ".B " + esc(line), ".RE"]
     return out
 
 
@@ -159,7 +182,10 @@ every fleet format and the distribution plots
 .I libexec/peerbench/plot.py\fR, \fIlibexec/peerbench/plot_fleet.py
 the PNG plots for \fB\-\-plots\fR (matplotlib)
 .TP
-.I share/doc/peerbench/SCHEMA.md
+.I share/doc/peerbench/README.md\fR, \fIshare/doc/peerbench/docs/
+the README and the user guide
+.TP
+.I share/doc/peerbench/results/SCHEMA.md
 the results file format
 """
 
@@ -195,11 +221,16 @@ def main():
         "chose, checks every byte, writes versioned JSON and gives a verdict per pair.",
         ".SH COMMANDS",
     ]
+    listed = []
     for command in commands:
-        page += command_section(binary, command)
-    check_examples(binary, commands)
-    page += [".SH METHODS", *methods(binary), *FIXED_SECTIONS.strip().splitlines(), *examples(),
-             *SEE_ALSO.strip().splitlines()]
+        section, found = command_section(binary, command)
+        page += section
+        listed += found
+    # The help's own examples first; one of EXAMPLES that repeats a command line is left out.
+    listed += [e for e in EXAMPLES if e[0] not in {line for line, _ in listed}]
+    check_examples(binary, commands, listed)
+    page += [".SH METHODS", *methods(binary), *FIXED_SECTIONS.strip().splitlines(),
+             *examples(listed), *SEE_ALSO.strip().splitlines()]
     with open(output, "w") as f:
         f.write("\n".join(page) + "\n")
 

@@ -8,7 +8,7 @@ bin=$1
 src=$2
 py=/usr/bin/python3
 if ! $py -c 'import prometheus_client.openmetrics.parser' 2> /dev/null; then
-  echo "PEERBENCH_SKIP: python3-prometheus-client is not installed (scripts/setup.sh installs it)"
+  echo "PEERBENCH_SKIP: python3-prometheus-client is not installed (scripts/setup.sh --test installs it)"
   exit 77
 fi
 work=$(mktemp -d)

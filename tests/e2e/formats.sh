@@ -17,7 +17,7 @@ command -v xmllint > /dev/null || missing+=(libxml2-utils)
 $py -c 'import prometheus_client.openmetrics.parser' 2> /dev/null || missing+=(python3-prometheus-client)
 $py -c 'import html5lib' 2> /dev/null || missing+=(python3-html5lib)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "PEERBENCH_SKIP: not installed: ${missing[*]} (scripts/setup.sh installs them)"
+  echo "PEERBENCH_SKIP: not installed: ${missing[*]} (scripts/setup.sh --test installs them)"
   [ -n "${PEERBENCH_REQUIRE_TOOLS:-}" ] && exit 1  # CI: a missing install step
   exit 77
 fi

@@ -876,7 +876,7 @@ SKIP = "skip: "  # a check's answer that is neither a pass nor a finding
 
 
 class ParserMissing(Exception):
-    """A parser that scripts/setup.sh installs is not here (the GPU machine has none)."""
+    """A parser that scripts/setup.sh --test installs is not here (the GPU machine has none)."""
 
 
 def import_parser(module):
@@ -939,7 +939,7 @@ def forged_output_check(fmt):
         try:
             return parses_as(fmt, out)
         except ParserMissing as e:
-            return SKIP + f"{e} is not installed (scripts/setup.sh installs it)"
+            return SKIP + f"{e} is not installed (scripts/setup.sh --test installs it)"
         except Exception as e:  # a parser's complaint is the finding
             return f"does not parse as {fmt}: {e}"
     return check

@@ -20,14 +20,15 @@ trap 'rm -rf "$work"' EXIT
 fail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
-# A tool scripts/setup.sh installs but this machine lacks (the GPU machine has no man, groff or
-# dpkg-deb): its checks are left out, said so; under PEERBENCH_REQUIRE_TOOLS (CI) it is a failure.
+# A tool scripts/setup.sh --test installs but this machine lacks (the GPU machine has no man,
+# groff or dpkg-deb): its checks are left out, said so; under PEERBENCH_REQUIRE_TOOLS (CI) it is a
+# failure.
 have() {
   command -v "$1" > /dev/null && return 0
   if [ -n "${PEERBENCH_REQUIRE_TOOLS:-}" ]; then
-    bad "$1 is not installed (scripts/setup.sh installs $2)"
+    bad "$1 is not installed (scripts/setup.sh --test installs $2)"
   else
-    echo "PEERBENCH_SKIP: $1 is not installed (scripts/setup.sh installs $2): its checks are left out"
+    echo "PEERBENCH_SKIP: $1 is not installed (scripts/setup.sh --test installs $2): its checks are left out"
   fi
   return 1
 }
@@ -48,10 +49,18 @@ checks_tree() {
   rc=$?
   [ $rc = 1 ] && ok "$what: report of a flagged example: exit 1" || bad "$what: flagged report: exit $rc"
   for f in libexec/peerbench/report.sh libexec/peerbench/fleet_bundle.sh libexec/peerbench/plot.py \
-    libexec/peerbench/plot_fleet.py share/doc/peerbench/SCHEMA.md share/man/man1/peerbench.1 \
+    libexec/peerbench/plot_fleet.py share/doc/peerbench/results/SCHEMA.md \
+    share/doc/peerbench/docs/verdicts.md share/man/man1/peerbench.1 \
     share/bash-completion/completions/peerbench; do
     [ -s "$root/$f" ] || bad "$what: $f is not installed"
   done
+  # The installed README's links into the user guide and the schema lead to installed pages.
+  local doc=$root/share/doc/peerbench link lost=""
+  for link in $(grep -o '](\(docs\|results\)/[A-Za-z_-]*\.md' "$doc/README.md" | cut -c3- | sort -u); do
+    [ -s "$doc/$link" ] || lost+="$link "
+  done
+  [ -z "$lost" ] && ok "$what: the README's links to docs/ and results/SCHEMA.md resolve" ||
+    bad "$what: README links to pages not installed: $lost"
 }
 
 # ---- cmake --install into an empty prefix

@@ -13,7 +13,7 @@ fi
 py=python3
 $py -c 'import matplotlib' 2> /dev/null || py=/usr/bin/python3
 if ! $py -c 'import matplotlib' 2> /dev/null; then
-  echo "PEERBENCH_SKIP: matplotlib is not installed (scripts/setup.sh installs it)"
+  echo "PEERBENCH_SKIP: matplotlib is not installed (scripts/setup.sh --test installs it)"
   exit 77
 fi
 work=$(mktemp -d)

@@ -10,7 +10,7 @@ src=$2
 artifacts=$3
 chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$chromium" ]; then
-  echo "PEERBENCH_SKIP: chromium is not installed (Debian: apt-get install chromium; scripts/setup.sh installs it)"
+  echo "PEERBENCH_SKIP: chromium is not installed (Debian: apt-get install chromium; scripts/setup.sh --test installs it)"
   exit 77
 fi
 work=$(mktemp -d)

@@ -36,7 +36,7 @@ class PlanPrinter {
     for (const auto& m : in.methods) widths_[0] = std::max(widths_[0], display_width(m.name));
     const std::int64_t n = std::max(2, in.world_size);
     widths_[1] = std::max(widths_[1], std::to_string(n * (n - 1)).size());
-    out_ << "# Plan: " << in.world_size << " ranks, schedule " << to_string(in.schedule)
+    out_ << "# Plan: " << count_of(in.world_size, "rank") << ", schedule " << to_string(in.schedule)
          << ", pairs " << in.pairs.text << ", " << totals.cases << " cases in " << totals.step_count
          << " steps\n";
     out_ << "# "

@@ -241,6 +241,16 @@ TEST(ElementFit, SizesUnderOneElementPerBlockAreNamed) {
   EXPECT_EQ(notes.str().rfind("# note: nccl-allreduce, double: 1 B", 0), 0u) << notes.str();
 }
 
+// The plan's header counts its ranks as a reader says them: "# Plan: 1 ranks" on a one-GPU node.
+TEST(Plan, HeaderSaysOneRankInTheSingular) {
+  for (const auto& [n, want] : std::map<int, std::string>{
+           {1, "# Plan: 1 rank, schedule serial, "}, {2, "# Plan: 2 ranks, schedule serial, "}}) {
+    std::ostringstream out;
+    write_plan(out, input(n, Schedule::kSerial, {"h2d"}), false);
+    EXPECT_EQ(out.str().rfind(want, 0), 0u) << out.str();
+  }
+}
+
 // A burn-in's estimate says it is a cycle's and what bounds the whole: a 10-minute burn-in once
 // printed "10.0 s estimated" beside "606.2 s measured".
 TEST(Plan, ABurnInEstimateIsACyclesAndSaysWhatBoundsTheWhole) {
