@@ -125,8 +125,7 @@ std::vector<int> pair_ranks(const ResultIndex& idx) {
 
 std::string marks_legend(const RunDocument& d) {
   return "after a figure: " + report_parts::figure_marks_legend(d, "", " ") +
-         " (not the link's figure), ~ noisy (samples spread), * flagged; a ratio in parentheses "
-         "was not judged (why: Verdicts in detail)";
+         " (not the link's), ~ noisy, * flagged";
 }
 
 // A matrix of words per ordered pair (the link, NCCL's transport); nullopt where all are empty.
@@ -167,14 +166,15 @@ void add_pair_matrices(std::vector<Section>& out, const ReportInput& in, const R
   Section head;
   head.title = "Pairs at the judged size (rows: from GPU, columns: to GPU, by rank)";
   head.lines.push_back(
-      "each cell: the median, then its ratio to the known-good figure where there is one (under 1 "
-      "is worse, latency too)");
+      "each cell: the median, then its ratio to known-good (under 1 is worse, latency too); "
+      "(0.11): "
+      "no bar judged it");
   head.lines.push_back(marks_legend(*in.doc));
   if (std::any_of(methods.begin(), methods.end(),
                   [](const MethodInfo* m) { return m->bidirectional; }))
     head.lines.push_back(
-        "both-ways methods (-bidir): one total of both directions per pair, in the row of the pair "
-        "measured; blank: not measured");
+        "-bidir methods: one cell per pair, the total of both directions; a blank cell: not "
+        "measured");
   out.push_back(std::move(head));
   const auto ranks = pair_ranks(idx);
   const auto links = report_parts::links_of(in.verdicts);
