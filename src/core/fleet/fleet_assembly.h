@@ -29,6 +29,9 @@ int note_shared_gpus(std::vector<FleetNode>& nodes, std::vector<std::string>& no
 // fleet_outliers.cpp: the fleet's groups (method, GPU model, link) at their judged size, each
 // pair's position in its group and the fleet-outlier flags.
 std::vector<FleetGroup> place_in_fleet(std::vector<FleetNode>& nodes, double tolerance);
+// A group's spread of `values`, its members' figures (sorted here): pairs, nodes, min, quartiles,
+// max, and whether it has pairs enough to judge (fleet_outliers.cpp; fleet_short.cpp too).
+void set_spread(FleetGroup& g, std::vector<double> values, std::size_t nodes);
 
 // fleet_coverage.cpp: what a node did not measure that the fleet did, as its problems; the cases
 // it lacks at the fleet's sizes, one problem per size.

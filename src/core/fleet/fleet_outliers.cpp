@@ -67,17 +67,7 @@ FleetGroup summarize_group(const std::string& method, std::uint64_t bytes,
     g.through_host = m.at_size->through_host;
     g.both_ways = m.at_size->both_ways;
   }
-  std::sort(values.begin(), values.end());
-  g.pairs = static_cast<int>(values.size());
-  g.nodes = static_cast<int>(nodes.size());
-  if (!values.empty()) {
-    g.min = values.front();
-    g.max = values.back();
-    g.median = quantile(values, 0.5);
-    g.p25 = quantile(values, 0.25);
-    g.p75 = quantile(values, 0.75);
-  }
-  g.judged = g.pairs >= kFleetMinGroupPairs && g.median > 0;
+  set_spread(g, std::move(values), nodes.size());
   return g;
 }
 
@@ -143,6 +133,21 @@ void place_members(const FleetGroup& g, std::vector<Member>& members, double tol
 }
 
 }  // namespace
+
+void set_spread(FleetGroup& g, std::vector<double> values, std::size_t nodes) {
+  std::sort(values.begin(), values.end());
+  g.pairs = static_cast<int>(values.size());
+  g.nodes = static_cast<int>(nodes);
+  g.median = g.p25 = g.p75 = g.min = g.max = 0;
+  if (!values.empty()) {
+    g.min = values.front();
+    g.max = values.back();
+    g.median = quantile(values, 0.5);
+    g.p25 = quantile(values, 0.25);
+    g.p75 = quantile(values, 0.75);
+  }
+  g.judged = g.pairs >= kFleetMinGroupPairs && g.median > 0;
+}
 
 std::vector<FleetGroup> place_in_fleet(std::vector<FleetNode>& nodes, double tolerance) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<Member>> by_group;

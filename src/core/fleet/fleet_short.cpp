@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/fleet/fleet.h"
+#include "core/fleet/fleet_assembly.h"
 
 namespace peerbench {
 namespace {
@@ -52,18 +53,7 @@ FleetGroup group_at(const FleetGroup& of, std::uint64_t bytes, const Members& me
     nodes.insert(n->host);
     g.lower_is_better = m->lower_is_better;
   }
-  std::sort(values.begin(), values.end());
-  g.pairs = static_cast<int>(values.size());
-  g.nodes = static_cast<int>(nodes.size());
-  g.median = g.p25 = g.p75 = g.min = g.max = 0;
-  if (!values.empty()) {
-    g.min = values.front();
-    g.max = values.back();
-    g.median = quantile(values, 0.5);
-    g.p25 = quantile(values, 0.25);
-    g.p75 = quantile(values, 0.75);
-  }
-  g.judged = g.pairs >= kFleetMinGroupPairs && g.median > 0;
+  fleet_detail::set_spread(g, std::move(values), nodes.size());
   return g;
 }
 

@@ -17,15 +17,6 @@ MdS m(std::string_view s) {
   return out::esc<out::Markdown>(s);
 }
 
-std::vector<bool> marked_rows(const Table& t) {
-  std::vector<bool> marked(t.rows.size(), false);
-  for (int r : t.marked) {
-    if (r >= 0 && static_cast<std::size_t>(r) < marked.size())
-      marked[static_cast<std::size_t>(r)] = true;
-  }
-  return marked;
-}
-
 std::string head_text(const Column& c) {
   return c.unit.empty() ? c.name : c.name + " (" + c.unit + ")";
 }
@@ -36,7 +27,7 @@ void markdown_table(MdW& o, const Table& t) {
   o << "\n|";
   for (const auto& c : t.columns) o << (c.numeric ? MdS("---:|") : "---|");
   o << "\n";
-  const auto marked = marked_rows(t);
+  const auto marked = t.marked_mask();
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     o << "|";
     for (const auto& cell : t.rows[r]) {

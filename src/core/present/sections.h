@@ -62,6 +62,15 @@ struct Table {
   // parts of columns, each repeating these first.
   std::size_t key_columns = 1;
   bool empty() const { return columns.empty(); }
+  // Per row, whether it is marked: looked up once per table, not scanned per row (a fleet of a
+  // million missing nodes marks a million rows).
+  std::vector<bool> marked_mask() const {
+    std::vector<bool> mask(rows.size(), false);
+    for (int r : marked)
+      if (r >= 0 && static_cast<std::size_t>(r) < mask.size())
+        mask[static_cast<std::size_t>(r)] = true;
+    return mask;
+  }
   void add_row(std::vector<Cell> cells, bool mark = false) {
     if (mark) marked.push_back(static_cast<int>(rows.size()));
     rows.push_back(std::move(cells));

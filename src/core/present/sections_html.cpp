@@ -16,15 +16,6 @@ HtmlS h(std::string_view s) {
   return out::esc<out::Html>(s);
 }
 
-std::vector<bool> marked_rows(const Table& t) {
-  std::vector<bool> marked(t.rows.size(), false);
-  for (int r : t.marked) {
-    if (r >= 0 && static_cast<std::size_t>(r) < marked.size())
-      marked[static_cast<std::size_t>(r)] = true;
-  }
-  return marked;
-}
-
 HtmlS tone_class(Tone t) {
   switch (t) {
     case Tone::kGood:
@@ -60,7 +51,7 @@ void html_table(HtmlW& o, const Table& t) {
   }
   // The head in <thead>: a table printed over pages repeats it on each.
   o << "</tr></thead><tbody>\n";
-  const auto marked = marked_rows(t);
+  const auto marked = t.marked_mask();
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     o << (marked[r] ? HtmlS("<tr class=\"marked\">") : "<tr>");
     for (std::size_t c = 0; c < t.rows[r].size(); ++c)

@@ -47,10 +47,7 @@ ShownTable shown_table(const Table& tb) {
     s.heads = 2;
   }
   s.marked.assign(s.heads, false);
-  std::vector<bool> mark(tb.rows.size(), false);
-  for (int r : tb.marked)
-    if (r >= 0 && static_cast<std::size_t>(r) < mark.size())
-      mark[static_cast<std::size_t>(r)] = true;
+  const std::vector<bool> mark = tb.marked_mask();
   for (std::size_t r = 0; r < tb.rows.size(); ++r) {
     std::vector<std::string> cells;
     for (const auto& c : tb.rows[r]) cells.push_back(shown_text(c));
