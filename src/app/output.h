@@ -5,16 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "core/platform/input_limits.h"
 #include "core/present/report.h"
 
 namespace peerbench::app {
 
 // PNG files in `dir` (from scripts/plot.py or scripts/plot_fleet.py), read and base64-encoded
 // when `embed` (HTML), else linked (Markdown) by a path relative to the folder of `output` (the
-// document's file; "" for standard output: the working directory). "" gives none. An
-// unreadable folder, an image that is not a regular file or is over its limit
-// (core/platform/input_file.h), or images over kMaxEmbeddedPlotBytes together are an InputError.
-inline constexpr std::uint64_t kMaxEmbeddedPlotBytes = 64ull << 20;
+// document's file; "" for standard output: the working directory). "" gives none. A folder that
+// cannot be read, an image that is not a regular file or is over its limit, or images over
+// kMaxEmbeddedPlotBytes together (core/platform/input_limits.h) are refused naming --plots.
 std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::string& output);
 
 // Where an output the user named goes (report, compare and fleet -o, topo --json): a character

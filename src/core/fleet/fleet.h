@@ -16,6 +16,7 @@
 #include "core/model/flag_table.h"
 #include "core/model/results.h"
 #include "core/model/versions.h"
+#include "core/platform/input_limits.h"  // kMaxFolderDepth, kMaxHosts, ...
 
 namespace peerbench {
 
@@ -285,9 +286,8 @@ double quantile(const std::vector<double>& sorted, double q);
 // What the paths given to fleet hold: files given directly, then every *.json (that is not a
 // folder) under the folders, sorted per folder; and folders that could not be searched, with the
 // reason. Symbolic links to folders are followed, but each folder (device and inode) is searched
-// once, so links cannot loop; folders more than kMaxFolderDepth below a path are not searched.
-// Throws UsageError for a path that does not exist.
-inline constexpr int kMaxFolderDepth = 8;
+// once, so links cannot loop; folders more than kMaxFolderDepth below a path are not searched
+// (input_limits.h). Throws UsageError for a path that does not exist.
 struct ResultFiles {
   std::vector<std::string> files;
   std::vector<std::pair<std::string, std::string>> unreadable;  // folder, why
@@ -297,9 +297,7 @@ ResultFiles collect_result_files(const std::vector<std::string>& paths);
 // Expected node names from a --hosts file (core/input_file's rules and size limit): one per
 // line, blank lines, # comments and a UTF-8 byte-order mark ignored. Throws InputError when
 // unreadable, naming no host, holding a name of control characters or over kMaxHostNameBytes, or
-// more than kMaxHosts names.
-inline constexpr std::size_t kMaxHostNameBytes = 255;
-inline constexpr std::size_t kMaxHosts = 1'000'000;
+// more than kMaxHosts names (input_limits.h).
 std::vector<std::string> load_host_list(const std::string& path);
 
 // Fills the fleet figures into nodes already read: duplicates resolved (the later run counts),
