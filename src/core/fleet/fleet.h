@@ -287,12 +287,15 @@ double quantile(const std::vector<double>& sorted, double q);
 // folder) under the folders, sorted per folder; and folders that could not be searched, with the
 // reason. Symbolic links to folders are followed, but each folder (device and inode) is searched
 // once, so links cannot loop; folders more than kMaxFolderDepth below a path are not searched
-// (input_limits.h). Throws UsageError for a path that does not exist.
+// (input_limits.h). Throws UsageError for a path that does not exist, or when the folders hold
+// more than `max_entries` entries in all (a walk that would not end soon: /proc/self).
 struct ResultFiles {
   std::vector<std::string> files;
   std::vector<std::pair<std::string, std::string>> unreadable;  // folder, why
+  std::set<std::string> named;  // the files of `files` given by name, not found in a folder
 };
-ResultFiles collect_result_files(const std::vector<std::string>& paths);
+ResultFiles collect_result_files(const std::vector<std::string>& paths,
+                                 std::size_t max_entries = kMaxFolderEntries);
 
 // Expected node names from a --hosts file (core/input_file's rules and size limit): one per
 // line, blank lines, # comments and a UTF-8 byte-order mark ignored. Throws InputError when
