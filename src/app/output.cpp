@@ -11,6 +11,8 @@
 #include <iostream>
 
 #include "core/base/errors.h"
+#include "core/fleet/fleet.h"
+#include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
 #include "core/present/relative_link.h"
@@ -75,6 +77,16 @@ void write_stream(const std::string& path, const std::string& text) {
 }
 
 }  // namespace
+
+RunDocument load_named_run(const std::string& path) {
+  try {
+    return load_run_file(path);
+  } catch (const InputError& e) {
+    const std::string what = not_a_run(path, e);
+    if (what.empty()) throw;
+    throw InputError(quoted_path(path), "", what + ", not a run; give a results file (run -J)");
+  }
+}
 
 void write_output(const std::string& path, const std::string& text, const std::string& flag) {
   try {

@@ -1,6 +1,6 @@
 #pragma once
-// What the reporting commands (report, compare, fleet) share: plots to embed or link, and where
-// the rendered text goes.
+// What the reporting commands (report, compare, fleet) share: the runs named on the command line,
+// plots to embed or link, and where the rendered text goes.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +9,12 @@
 #include "core/present/report.h"
 
 namespace peerbench::app {
+
+// A run named on the command line (report, compare), read by load_run_file. A file that is JSON
+// but no run (a topology, a site baseline, JSON of another kind) is refused saying what it is,
+// in the words fleet uses for one (core/fleet/fleet.h, not_a_run); any other refusal is the
+// reader's, naming the field.
+RunDocument load_named_run(const std::string& path);
 
 // PNG files in `dir` (from scripts/plot.py or scripts/plot_fleet.py), read and base64-encoded
 // when `embed` (HTML), else linked (Markdown) by a path relative to the folder of `output` (the

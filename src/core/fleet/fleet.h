@@ -6,6 +6,7 @@
 // fleet_report.h render them.
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <optional>
 #include <set>
@@ -296,6 +297,12 @@ struct ResultFiles {
 };
 ResultFiles collect_result_files(const std::vector<std::string>& paths,
                                  std::size_t max_entries = kMaxFolderEntries);
+
+// What a file that load_run_file refused (`why`) is, where it is JSON but no run at all: "a
+// topology file (topo --json)", "a site baseline (...)", "a JSON array", "a JSON file of kind
+// 'x'", ...; "" where it may be a run that is damaged (not JSON, cut short, a field refused).
+// Named on the command line, such a file is refused by fleet, report and compare alike.
+std::string not_a_run(const std::string& path, const std::exception& why);
 
 // Expected node names from a --hosts file (core/input_file's rules and size limit): one per
 // line, blank lines, # comments and a UTF-8 byte-order mark ignored. Throws InputError when

@@ -12,13 +12,14 @@
 namespace peerbench::fleet_detail {
 
 // fleet_inputs.cpp: a node for a results file that could not be read, named for the file; what
-// a *.json that is not a run is, where peerbench writes it beside runs ("" otherwise); and the
+// a *.json the run reader refused (`why`) is, where peerbench writes it beside runs ("" otherwise);
+// and the
 // nodes of the files found. A file found in a folder that peerbench wrote beside runs is left
 // out with a note in `skipped`; one named on the command line that is no run (a topology, a
 // baseline, JSON of another kind) is refused (UsageError); any other file that cannot be read is
 // an unreadable node.
 FleetNode unreadable_node(const std::string& file, const std::string& reason);
-std::string other_peerbench_file(const std::string& path);
+std::string other_peerbench_file(const std::string& path, const std::exception& why);
 std::vector<FleetNode> read_result_files(const ResultFiles& found, const FleetExpectations& e,
                                          std::vector<std::string>& skipped);
 

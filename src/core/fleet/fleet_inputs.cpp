@@ -23,6 +23,9 @@
 namespace peerbench {
 namespace {
 
+constexpr const char* kTopologyFile = "a topology file (topo --json)";
+constexpr const char* kSiteBaseline = "a site baseline (--write-baseline; give it as --expect)";
+
 bool ends_with_json(const std::string& name) {
   return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
 }
@@ -125,38 +128,9 @@ FleetNode unreadable_node(const std::string& file, const std::string& reason) {
 // What a *.json that is not a run is, where it is a file peerbench writes beside runs ("" for
 // anything else, which stays an unreadable node): `topo --json` output and `fleet
 // --write-baseline` files made a phantom incomplete node and failed the fleet (audits).
-std::string other_peerbench_file(const std::string& path) {
-  try {
-    const nlohmann::json j = load_json_file(path);
-    if (!j.is_object()) return "";
-    const auto kind = j.find("kind");
-    if (kind != j.end() && *kind == kTopologyKind) return "a topology file (topo --json)";
-    if (kind == j.end() && !j.contains("schema_version") && j.contains("baseline") &&
-        j["baseline"].is_object())
-      return "a site baseline (--write-baseline; give it as --expect)";
-  } catch (const std::exception&) {
-  }
-  return "";
-}
-
-// What a file that failed to read as a run is, where it is JSON but no run at all: a file
-// peerbench writes beside runs, JSON that is not an object, or an object of another kind (or of
-// none, with no schema_version either). "" where it may be a run that is damaged (not JSON, cut
-// short, a field refused), which the fleet lists as an unreadable node.
-std::string not_a_run(const std::string& path) {
-  const std::string known = other_peerbench_file(path);
-  if (!known.empty()) return known;
-  try {
-    const nlohmann::json j = load_json_file(path);
-    if (!j.is_object()) return std::string("a JSON ") + j.type_name();
-    const auto kind = j.find("kind");
-    if (kind != j.end() && kind->is_string() && *kind != kRunKind)
-      return "a JSON file of kind '" + sanitize_for_terminal(kind->get<std::string>()) + "'";
-    if (kind == j.end() && !j.contains("schema_version"))
-      return "a JSON object with neither 'kind' nor 'schema_version'";
-  } catch (const std::exception&) {
-  }
-  return "";
+std::string other_peerbench_file(const std::string& path, const std::exception& why) {
+  const std::string what = not_a_run(path, why);
+  return what == kTopologyFile || what == kSiteBaseline ? what : "";
 }
 
 std::vector<FleetNode> read_result_files(const ResultFiles& found, const FleetExpectations& e,
@@ -172,7 +146,7 @@ std::vector<FleetNode> read_result_files(const ResultFiles& found, const FleetEx
       // Named, a file that is no run is a mistake in the command: noted and left out, it let a
       // fleet pass on the one node left (`fleet topo.json node-b.json`; issue 42).
       if (found.named.count(f)) {
-        const std::string what = not_a_run(f);
+        const std::string what = not_a_run(f, err);
         if (!what.empty()) {
           throw UsageError("fleet: '" + quoted_path(f) + "' is " + what +
                            ", not a run; give results files (run -J) or folders of them");
@@ -180,7 +154,7 @@ std::vector<FleetNode> read_result_files(const ResultFiles& found, const FleetEx
         nodes.push_back(unreadable_node(f, err.what()));
         continue;
       }
-      const std::string other = other_peerbench_file(f);
+      const std::string other = other_peerbench_file(f, err);
       if (other.empty()) {
         nodes.push_back(unreadable_node(f, err.what()));
       } else {
@@ -192,6 +166,30 @@ std::vector<FleetNode> read_result_files(const ResultFiles& found, const FleetEx
 }
 
 }  // namespace fleet_detail
+
+std::string not_a_run(const std::string& path, const std::exception& why) {
+  // The reader reads the top level, the version and the kind before any field of a run: a
+  // refusal of anything else is of a run's field, or of the file or its JSON, which reading it
+  // again would only repeat (a 200 MB file, a second time).
+  const auto* refused = dynamic_cast<const InputError*>(&why);
+  if (!refused || (refused->field() != "(top level)" && refused->field() != "kind" &&
+                   refused->field() != "schema_version"))
+    return "";
+  try {
+    const nlohmann::json j = load_json_file(path);
+    if (!j.is_object()) return std::string("a JSON ") + j.type_name();
+    const auto kind = j.find("kind");
+    if (kind != j.end() && *kind == kTopologyKind) return kTopologyFile;
+    if (kind != j.end() && kind->is_string() && *kind != kRunKind)
+      return "a JSON file of kind '" + sanitize_for_terminal(kind->get<std::string>()) + "'";
+    if (kind == j.end() && !j.contains("schema_version")) {
+      if (j.contains("baseline") && j["baseline"].is_object()) return kSiteBaseline;
+      return "a JSON object with neither 'kind' nor 'schema_version'";
+    }
+  } catch (const std::exception&) {
+  }
+  return "";
+}
 
 ResultFiles collect_result_files(const std::vector<std::string>& paths, std::size_t max_entries) {
   ResultFiles out;
