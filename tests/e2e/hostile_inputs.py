@@ -315,6 +315,7 @@ def named_file_cases():
              n + ["not a run"])
         case("named", f"fleet a run and {what}", [BIN, "fleet", REAL, f], "refused",
              n + ["not a run"])
+        n += ["not a run"]  # and in the same words in every command
         case("named", f"report {what}", [BIN, "report", f], "refused", n)
         case("named", f"report a run and {what}", [BIN, "report", REAL, f], "refused", n)
         case("named", f"compare {what} with a run", [BIN, "compare", f, REAL], "refused", n)
