@@ -108,7 +108,7 @@ int fleet_command(const FleetOptions& o) {
 int history_command(const CompareOptions& o) {
   std::vector<RunDocument> runs;
   runs.reserve(o.runs.size());
-  for (const auto& path : o.runs) runs.push_back(load_run_file(path));
+  for (const auto& path : o.runs) runs.push_back(load_named_run(path));
   const History h = build_history(runs, o.runs, o);
   const auto plots = find_plots(o.plots_dir, o.format == ReportFormat::kHtml, o.output_path);
   emit(render_history(h, o, plots), o.output_path, o.runs, plots);

@@ -11,6 +11,8 @@
 #include <iostream>
 
 #include "core/base/errors.h"
+#include "core/fleet/fleet.h"
+#include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
 #include "core/present/relative_link.h"
@@ -76,6 +78,16 @@ void write_stream(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+RunDocument load_named_run(const std::string& path) {
+  try {
+    return load_run_file(path);
+  } catch (const InputError& e) {
+    const std::string what = not_a_run(path, e);
+    if (what.empty()) throw;
+    throw InputError(quoted_path(path), "", what + ", not a run; give a results file (run -J)");
+  }
+}
+
 void write_output(const std::string& path, const std::string& text, const std::string& flag) {
   try {
     if (is_stream(path)) {
@@ -97,9 +109,11 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::
   std::vector<PlotFile> plots;
   if (dir.empty()) return plots;
   DIR* d = ::opendir(dir.c_str());
-  if (!d) {
-    throw InputError(quoted_path(dir), "",
-                     std::string("--plots folder cannot be read: ") + std::strerror(errno));
+  if (!d) {  // the flag first: the folder's name alone did not say which flag gave it (issue 42)
+    throw UsageError("--plots: the folder '" + quoted_path(dir) + "' cannot be read (" +
+                     std::strerror(errno) +
+                     "); give the folder of PNG plots that scripts/plot.py or "
+                     "scripts/plot_fleet.py wrote");
   }
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
@@ -122,10 +136,10 @@ std::vector<PlotFile> find_plots(const std::string& dir, bool embed, const std::
       const std::string bytes = read_input_file(p.path, InputKind::kPlot);
       embedded += bytes.size();
       if (embedded > kMaxEmbeddedPlotBytes) {
-        throw InputError(quoted_path(dir), "",
-                         "--plots folder holds more than " +
-                             std::to_string(kMaxEmbeddedPlotBytes >> 20) +
-                             " MiB of PNG images; an HTML page embeds at most that");
+        throw UsageError("--plots: the folder '" + quoted_path(dir) + "' holds more than " +
+                         std::to_string(kMaxEmbeddedPlotBytes >> 20) +
+                         " MiB of PNG images; an HTML page embeds at most that: give fewer, or "
+                         "--format markdown, which links them");
       }
       if (bytes.size() < 8 || bytes.compare(1, 3, "PNG") != 0) continue;  // only real PNGs
       p.data_uri = "data:image/png;base64," + base64(bytes);

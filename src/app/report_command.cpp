@@ -47,7 +47,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
   if (!o.expect_path.empty()) e = load_expectations(o.expect_path, catalog);
   std::vector<RunDocument> docs;
   docs.reserve(o.inputs.size());
-  for (const auto& path : o.inputs) docs.push_back(load_run_file(path));
+  for (const auto& path : o.inputs) docs.push_back(load_named_run(path));
   std::vector<ReportInput> inputs;
   int failing = 0;
   for (std::size_t i = 0; i < docs.size(); ++i) {
@@ -80,8 +80,8 @@ int compare_command(const CompareOptions& o) {
   refuse_empty_arguments(
       "compare", o.runs.empty() ? std::vector<std::string>{o.baseline, o.candidate} : o.runs);
   if (o.runs.size() > 2) return history_command(o);
-  const RunDocument a = load_run_file(o.baseline);
-  const RunDocument b = load_run_file(o.candidate);
+  const RunDocument a = load_named_run(o.baseline);
+  const RunDocument b = load_named_run(o.candidate);
   const Comparison c = compare_runs(a, o.baseline, b, o.candidate, o);
   emit(render_comparison(c, o.baseline, o.candidate, o), o.output_path, {o.baseline, o.candidate},
        {});

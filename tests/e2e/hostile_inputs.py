@@ -7,7 +7,7 @@ CI job) and checks its outcome: exit code 2 with one line naming the file or fla
 handling (a fleet lists an unreadable file and reads the rest, a real file still reports).
 
 usage: hostile_inputs.py PEERBENCH SOURCE_DIR [--measure]
---measure also makes the full-size bombs (a 200 MB results file, a million hosts) and prints
+--measure also makes the full-size bombs (a 200 MB results file, 100,000 hosts) and prints
 each one's peak memory and time; without it the bombs are small and only their bounds are
 checked, so that CI runs the whole harness in well under a minute or two.
 """
@@ -42,9 +42,11 @@ class Case:
     string in `names`), "ok" (exit 0 or 1, the check passes), or "listed" (fleet: exit 1, the
     output names every string in `names` as unreadable)."""
 
-    def __init__(self, cls, what, argv, want, names=(), check=None, as_nobody=False):
+    def __init__(self, cls, what, argv, want, names=(), check=None, as_nobody=False,
+                 seconds=None):
         self.cls, self.what, self.argv, self.want = cls, what, argv, want
         self.names, self.check, self.as_nobody = list(names), check, as_nobody
+        self.seconds = seconds  # a bound on its time, tighter than CASE_SECONDS
 
 
 CASES = []
@@ -93,7 +95,9 @@ def execute(argv, as_nobody=False):
 
 def verdict(c):
     """"" when the case came out as it must, else why not."""
+    t0 = time.monotonic()
     rc, out, err = execute(c.argv, c.as_nobody)
+    took = time.monotonic() - t0
     out_s = out.decode("utf-8", "replace")
     err_s = err.decode("utf-8", "replace")
     if rc == "timeout":
@@ -124,6 +128,8 @@ def verdict(c):
         why = c.check(rc, out_s, err_s)
         if why:
             return why
+    if c.seconds and took > c.seconds:
+        return f"took {took:.1f} s, want under {c.seconds} s"
     return ""
 
 
@@ -236,8 +242,11 @@ def oversized_cases():
          "refused", ["256 MiB"])
     case("oversized", "fleet with a 257 MiB file", [BIN, "fleet", REAL, big["results.json"]],
          "listed", ["results"])
-    case("oversized", "--expect of 1 MiB + 1", [BIN, "report", REAL, "--expect",
-                                                big["expect.json"]], "refused", ["1 MiB"])
+    # The file, its role, its size and the limit (issue 42: "at most 1 MiB is read" read as if
+    # the first MiB had been read).
+    for cmd in ([BIN, "report", REAL], [BIN, "fleet", REAL], [BIN, "run", "--dry-run", "--np", "2"]):
+        case("oversized", f"{cmd[1]} --expect of 1 MiB + 1", cmd + ["--expect", big["expect.json"]],
+             "refused", ["expect.json", "--expect", "1048577 bytes", "over its limit of 1 MiB"])
     case("oversized", "--hosts of 64 MiB + 1", [BIN, "fleet", REAL, "--hosts", big["hosts.txt"]],
          "refused", ["64 MiB"])
     plots = path("big-plots")
@@ -253,6 +262,153 @@ def oversized_cases():
             f.truncate(15 << 20)
     case("oversized", "PNGs over 64 MiB together", [BIN, "report", REAL, "--format", "html",
                                                     "--plots", many], "refused", ["64 MiB"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 42: walks, host lists and listings end within seconds, or stop at the limit they name
+# (core/platform/input_limits.h, docs/limits.md). Each took 12-39 s before.
+
+LIMIT_SECONDS = 10  # "within a few seconds", with room for a sanitizer build on a loaded machine
+
+
+def limit_cases():
+    case("limits", "fleet /proc/self (its links lead through the whole file system)",
+         [BIN, "fleet", "/proc/self"], "refused", ["/proc/self", "more than 100000 entries"],
+         seconds=LIMIT_SECONDS)
+    wide = path("wide")  # a real run beside 100,000 other entries: 100,001 in all
+    os.makedirs(wide)
+    shutil.copy(REAL, os.path.join(wide, "node.json"))
+    for i in range(100000):
+        open(os.path.join(wide, f"f{i:06d}"), "w").close()
+    case("limits", "fleet of a folder of 100,001 entries", [BIN, "fleet", wide], "refused",
+         ["wide", "more than 100000 entries", "give the folders that hold the results files"],
+         seconds=LIMIT_SECONDS)
+    names = "".join(f"n{i:06d}\n" for i in range(99999))
+    at_limit = write(path("limits", "hosts-100000.txt"), "vm\n" + names)
+    case("limits", "--hosts of 100,000 names (the limit)", [BIN, "fleet", REAL, "--hosts", at_limit],
+         "ok", check=fleet_counts("99999 missing"), seconds=LIMIT_SECONDS)
+    over = write(path("limits", "hosts-100001.txt"), "vm\n" + names + "one-more\n")
+    case("limits", "--hosts of 100,001 names", [BIN, "fleet", REAL, "--hosts", over], "refused",
+         ["hosts-100001.txt", "--hosts", "line 100001", "more than 100000 host names"],
+         seconds=LIMIT_SECONDS)
+    note = "# note: -v lists at most 100000 pairs"
+    case("limits", "run --dry-run --np 1024 -v", [BIN, "run", "--dry-run", "--np", "1024", "-v"],
+         "ok", check=lambda rc, out, err: "" if note in out and len(out) < 20 << 20 else
+         f"no '{note}' line, or {len(out)} bytes listed", seconds=LIMIT_SECONDS)
+
+
+# A file named on the command line that is no run is refused by every command, naming it; found
+# in a folder fleet searches, it is left out with a note.
+def named_file_cases():
+    d = path("named")
+    os.makedirs(d)
+    files = {
+        "a topology (topo --json)": shutil.copy(
+            os.path.join(SRC, "tests/fixtures/runs/h200x2/topo.json"), os.path.join(d, "topo.json")),
+        "a site baseline": write(os.path.join(d, "base.json"), '{"baseline": {"entries": []}}'),
+        "JSON of another kind": write(os.path.join(d, "other.json"), '{"kind": "something"}'),
+        "a JSON array": write(os.path.join(d, "array.json"), "[]"),
+    }
+    for what, f in files.items():
+        n = [os.path.basename(f)]
+        case("named", f"fleet {what} and a run", [BIN, "fleet", f, REAL], "refused",
+             n + ["not a run"])
+        case("named", f"fleet a run and {what}", [BIN, "fleet", REAL, f], "refused",
+             n + ["not a run"])
+        n += ["not a run"]  # and in the same words in every command
+        case("named", f"report {what}", [BIN, "report", f], "refused", n)
+        case("named", f"report a run and {what}", [BIN, "report", REAL, f], "refused", n)
+        case("named", f"compare {what} with a run", [BIN, "compare", f, REAL], "refused", n)
+        case("named", f"compare of 3 with {what}", [BIN, "compare", REAL, REAL2, f], "refused", n)
+    folder = path("named-folder")
+    os.makedirs(folder)
+    shutil.copy(REAL, os.path.join(folder, "node.json"))
+    shutil.copy(files["a topology (topo --json)"], os.path.join(folder, "topo.json"))
+    case("named", "fleet of a folder with a topology beside the run", [BIN, "fleet", folder],
+         "ok", check=lambda rc, out, err: "" if rc == 0 and "not counted" in out else
+         f"rc {rc}, want 0 and a note: {out[-300:]!r}")
+
+
+def flag_first(flag):
+    """A refusal whose line starts with the flag that gave what it refuses."""
+    return lambda rc, out, err: "" if err.startswith(f"peerbench: error: {flag}:") else \
+        f"does not start with '{flag}:': {err.strip()!r}"
+
+
+# Refusals name their flag first: a missing --plots folder was named by its path alone.
+def flag_named_cases():
+    missing = path("no-such-plots")
+    not_a_folder = write(path("plots-file.png"), PNG, "wb")
+    for cmd in ([BIN, "report", REAL], [BIN, "compare", REAL, REAL2, REAL], [BIN, "fleet", REAL]):
+        what = "compare of 3" if cmd[1] == "compare" else cmd[1]
+        for fmt in ("markdown", "html"):
+            case("flags", f"{what} --format {fmt} --plots of a missing folder",
+                 cmd + ["--format", fmt, "--plots", missing], "refused", ["no-such-plots"],
+                 check=flag_first("--plots"))
+            case("flags", f"{what} --format {fmt} --plots of a file",
+                 cmd + ["--format", fmt, "--plots", not_a_folder], "refused", ["plots-file.png"],
+                 check=flag_first("--plots"))
+
+
+# Markup in every string a run or the command line brings (file names, host names, process
+# names, paths) is escaped in each command's Markdown and HTML: no tag passes through.
+def markup_run(src, dst, host):
+    d = json.load(open(src))
+    d["system"]["hosts"] = [host]
+    for r in d["system"]["ranks"]:
+        r["host"] = host
+    for h in d["topology"]["hosts"]:
+        h["host"] = host
+    d["tool"]["command_line"] = ["peerbench", "run", "-J", "/tmp/<i>x</i>.json"]
+    for r in d["results"]:
+        if r.get("status") == "ok" and r.get("src", 0) >= 0:
+            r["interference"] = [{
+                "rank": 0, "host": host, "gpu_index": 0, "pci_bus_id": "0000:00:00.0",
+                "processes": [{"pid": 4242, "name": "<img src=x onerror=alert(2)>",
+                               "used_memory_bytes": 1, "sm_util_pct": 1}],
+                "util_gpu_pct": 1, "util_mem_pct": 1, "busy_while_idle": False,
+                "throttle_reasons": []}]
+            break
+    return write(dst, json.dumps(d))
+
+
+def no_raw_tags(fmt):
+    parses = forged_output_check(fmt)
+
+    def check(rc, out, err):
+        if fmt == "markdown":
+            raw = re.findall(r"(?<!\\)<(?:script|b|i|img)\b[^>]{0,30}", out)
+            if raw:
+                return f"raw tags in Markdown: {sorted(set(raw))[:4]}"
+        elif "<script" in out or "<b>" in out or "<img" in out or "<i>" in out:
+            return "raw tags in HTML"
+        return parses(rc, out, err)
+    return check
+
+
+def markup_cases():
+    d = path("markup")
+    fleet = os.path.join(d, "fleet")
+    os.makedirs(fleet)
+    fixtures = os.path.join(SRC, "tests/fixtures/runs/h200x2")
+    a = markup_run(os.path.join(fixtures, "default.json"), os.path.join(d, "<script>a.json"),
+                   "<b>node</b>")
+    b = markup_run(os.path.join(fixtures, "serial.json"), os.path.join(d, "<script>b.json"),
+                   "<b>node</b>")
+    c = markup_run(os.path.join(fixtures, "rounds.json"), os.path.join(d, "<script>c.json"),
+                   "<b>node</b>")
+    n2 = markup_run(os.path.join(fixtures, "serial.json"), os.path.join(fleet, "<script>n2.json"),
+                    "<b>node2</b>")
+    shutil.copy(a, os.path.join(fleet, "<script>n1.json"))
+    hosts = write(os.path.join(d, "hosts.txt"), "<b>node</b>\n<b>node2</b>\n<i>gone</i>\n")
+    commands = {"report": [BIN, "report", a], "compare": [BIN, "compare", a, b],
+                "compare of 3": [BIN, "compare", a, b, c],
+                "fleet of a folder, --hosts": [BIN, "fleet", fleet, "--hosts", hosts],
+                "fleet of files": [BIN, "fleet", a, n2]}
+    for what, argv in commands.items():
+        for fmt in ("markdown", "html"):
+            case("markup", f"{what} --format {fmt}: markup in file, host and process names",
+                 argv + ["--format", fmt], "ok", check=no_raw_tags(fmt))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -790,7 +946,7 @@ def bomb_figures():
     rows, fails = [], []
     hosts = path("bombs", "hosts.txt")
     os.makedirs(path("bombs"), exist_ok=True)
-    names = 1000000 if MEASURE else 20000
+    names = 100000 if MEASURE else 20000  # 100,000: the most a --hosts file may name
     with open(hosts, "w") as f:
         f.writelines(f"node{i:07d}\n" for i in range(names))
     one_line = write(path("bombs", "one-line-hosts.txt"), "x" * ((60 if MEASURE else 2) << 20))
@@ -969,6 +1125,10 @@ def main():
     t0 = time.monotonic()
     special_file_cases()
     oversized_cases()
+    limit_cases()
+    named_file_cases()
+    flag_named_cases()
+    markup_cases()
     fleet_folder_cases()
     mutation_cases()
     expect_cases()

@@ -51,6 +51,17 @@ else
   bad "dry run of 1024 ranks: rc $rc, ${user} s CPU, $((rss_kb / 1024)) MB (want < 2 s, < 200 MB)"
 fi
 grep -q '^# Estimated time: [0-9.]* s' "$work/plan1024" && ok "  ... with an estimate" || bad "  ... no estimate"
+# -v listed all 10 million steps of 1024 ranks (675 MB, 12-21 s; issue 42): it lists pairs up to
+# its limit (docs/limits.md), then summarises and says so.
+start=$(date +%s%N)
+"$bin" run --dry-run --np 1024 -v > "$work/plan1024v" 2> /dev/null
+rc=$? ms=$((($(date +%s%N) - start) / 1000000)) bytes=$(wc -c < "$work/plan1024v")
+if [ $rc = 0 ] && [ $ms -lt 5000 ] && [ "$bytes" -lt 20000000 ] &&
+  grep -q '^# note: -v lists at most 100000 pairs' "$work/plan1024v"; then
+  ok "verbose dry run of 1024 ranks: ${ms} ms, $((bytes / 1000000)) MB, the listing's limit said"
+else
+  bad "verbose dry run of 1024 ranks: rc $rc, ${ms} ms, $bytes bytes (want < 5 s, < 20 MB, the note)"
+fi
 # The plan's columns stay aligned at large rank counts: the sizes column starts at one offset.
 cols=$(grep -E '^  [a-z].* 1M\.\.1G' "$work/plan1024" | awk '{print index($0, " 1M..1G")}' | sort -u | wc -l)
 [ "$cols" = 1 ] && ok "  ... columns aligned" || bad "  ... sizes column at $cols offsets"
@@ -140,7 +151,7 @@ chmod 600 "$work/private.txt"
 "$bin" report "$fixture" -o "$work/private.txt" > /dev/null 2>&1
 [ "$(stat -c %a "$work/private.txt")" = 600 ] && grep -q 'peerbench report' "$work/private.txt" &&
   ok "report -o keeps a 0600 file's mode" || bad "report -o changed the mode to $(stat -c %a "$work/private.txt")"
-[ -z "$(ls -A "$work" | grep -v '^\(link.txt\|fifo\|private.txt\|plan1024\|time\|out\|err\)$')" ] &&
+[ -z "$(ls -A "$work" | grep -v '^\(link.txt\|fifo\|private.txt\|plan1024\|plan1024v\|time\|out\|err\)$')" ] &&
   ok "no temporary files left" || bad "left behind: $(ls -A "$work")"
 
 # 6. Results no run could have written

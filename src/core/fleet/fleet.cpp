@@ -153,11 +153,10 @@ std::string baseline_unused_text(const FleetReport& r, const FleetExpectations& 
 using fleet_detail::add_coverage_problems;
 using fleet_detail::add_expected_hosts;
 using fleet_detail::note_shared_gpus;
-using fleet_detail::other_peerbench_file;
 using fleet_detail::place_in_fleet;
+using fleet_detail::read_result_files;
 using fleet_detail::resolve_duplicates;
 using fleet_detail::say_sizes_not_measured;
-using fleet_detail::unreadable_node;
 using fleet_detail::version_spreads;
 
 FleetReport assemble_fleet(std::vector<FleetNode> nodes, const std::vector<std::string>& hosts,
@@ -193,23 +192,8 @@ FleetReport build_fleet(const FleetOptions& o, const std::vector<MethodInfo>& ca
   if (found.files.empty() && found.unreadable.empty()) {
     throw UsageError("fleet: no *.json results files in the paths given");
   }
-  std::vector<FleetNode> nodes;
   std::vector<std::string> skipped;
-  for (const auto& [path, why] : found.unreadable) nodes.push_back(unreadable_node(path, why));
-  for (const auto& f : found.files) {
-    try {
-      auto from_file = read_fleet_nodes(f, e);
-      if (from_file.empty()) nodes.push_back(unreadable_node(f, "the run names no host"));
-      for (auto& n : from_file) nodes.push_back(std::move(n));
-    } catch (const std::exception& err) {
-      const std::string other = other_peerbench_file(f);
-      if (other.empty()) {
-        nodes.push_back(unreadable_node(f, err.what()));
-      } else {
-        skipped.push_back(f + " is " + other + ", not a run: not counted");
-      }
-    }
-  }
+  std::vector<FleetNode> nodes = read_result_files(found, e, skipped);
   // Only files that are not runs: nothing to pass (it read "PASS: all 0 nodes pass"; a review).
   if (nodes.empty()) {
     throw UsageError("fleet: no runs among the " + std::to_string(found.files.size()) +

@@ -6,6 +6,7 @@
 // fleet_report.h render them.
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,6 +17,7 @@
 #include "core/model/flag_table.h"
 #include "core/model/results.h"
 #include "core/model/versions.h"
+#include "core/platform/input_limits.h"  // kMaxFolderDepth, kMaxHosts, ...
 
 namespace peerbench {
 
@@ -285,21 +287,27 @@ double quantile(const std::vector<double>& sorted, double q);
 // What the paths given to fleet hold: files given directly, then every *.json (that is not a
 // folder) under the folders, sorted per folder; and folders that could not be searched, with the
 // reason. Symbolic links to folders are followed, but each folder (device and inode) is searched
-// once, so links cannot loop; folders more than kMaxFolderDepth below a path are not searched.
-// Throws UsageError for a path that does not exist.
-inline constexpr int kMaxFolderDepth = 8;
+// once, so links cannot loop; folders more than kMaxFolderDepth below a path are not searched
+// (input_limits.h). Throws UsageError for a path that does not exist, or when the folders hold
+// more than `max_entries` entries in all (a walk that would not end soon: /proc/self).
 struct ResultFiles {
   std::vector<std::string> files;
   std::vector<std::pair<std::string, std::string>> unreadable;  // folder, why
+  std::set<std::string> named;  // the files of `files` given by name, not found in a folder
 };
-ResultFiles collect_result_files(const std::vector<std::string>& paths);
+ResultFiles collect_result_files(const std::vector<std::string>& paths,
+                                 std::size_t max_entries = kMaxFolderEntries);
+
+// What a file that load_run_file refused (`why`) is, where it is JSON but no run at all: "a
+// topology file (topo --json)", "a site baseline (...)", "a JSON array", "a JSON file of kind
+// 'x'", ...; "" where it may be a run that is damaged (not JSON, cut short, a field refused).
+// Named on the command line, such a file is refused by fleet, report and compare alike.
+std::string not_a_run(const std::string& path, const std::exception& why);
 
 // Expected node names from a --hosts file (core/input_file's rules and size limit): one per
 // line, blank lines, # comments and a UTF-8 byte-order mark ignored. Throws InputError when
 // unreadable, naming no host, holding a name of control characters or over kMaxHostNameBytes, or
-// more than kMaxHosts names.
-inline constexpr std::size_t kMaxHostNameBytes = 255;
-inline constexpr std::size_t kMaxHosts = 1'000'000;
+// more than kMaxHosts names (input_limits.h).
 std::vector<std::string> load_host_list(const std::string& path);
 
 // Fills the fleet figures into nodes already read: duplicates resolved (the later run counts),

@@ -7,13 +7,21 @@
 #include <vector>
 
 #include "core/fleet/fleet.h"
+#include "core/fleet/fleet_adapter.h"
 
 namespace peerbench::fleet_detail {
 
-// fleet_inputs.cpp: a node for a results file that could not be read, named for the file; and
-// what a *.json that is not a run is, where peerbench writes it beside runs ("" otherwise).
+// fleet_inputs.cpp: a node for a results file that could not be read, named for the file; what
+// a *.json the run reader refused (`why`) is, where peerbench writes it beside runs ("" otherwise);
+// and the
+// nodes of the files found. A file found in a folder that peerbench wrote beside runs is left
+// out with a note in `skipped`; one named on the command line that is no run (a topology, a
+// baseline, JSON of another kind) is refused (UsageError); any other file that cannot be read is
+// an unreadable node.
 FleetNode unreadable_node(const std::string& file, const std::string& reason);
-std::string other_peerbench_file(const std::string& path);
+std::string other_peerbench_file(const std::string& path, const std::exception& why);
+std::vector<FleetNode> read_result_files(const ResultFiles& found, const FleetExpectations& e,
+                                         std::vector<std::string>& skipped);
 
 // fleet_hosts.cpp: one node per host, the later run counting (the earlier ones in `earlier`);
 // the hosts of the --hosts list no file names, as missing nodes; the nodes naming one GPU.

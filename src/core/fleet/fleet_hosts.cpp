@@ -53,7 +53,11 @@ std::vector<std::string> load_host_list(const std::string& path) {
     // "n0 n1" was read as one host that no run names: two hosts on a line, or a typo.
     if (name.find_first_of(" \t,") != std::string_view::npos)
       refuse("'" + std::string(name) + "' holds a space or comma; one host name per line");
-    if (hosts.size() == kMaxHosts) refuse("more than " + std::to_string(kMaxHosts) + " host names");
+    if (hosts.size() == kMaxHosts) {
+      refuse("more than " + std::to_string(kMaxHosts) + " host names; a fleet reads " +
+             std::to_string(kMaxHosts) +
+             " at most: split it, a --hosts file and a fleet for each part");
+    }
     hosts.emplace_back(name);
   }
   if (hosts.empty()) {

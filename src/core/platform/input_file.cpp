@@ -9,6 +9,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/text.h"
+#include "core/platform/input_limits.h"
 
 namespace peerbench {
 namespace {
@@ -18,6 +19,12 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 std::string mib(std::uint64_t bytes) {
   return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB"
                            : std::to_string(bytes) + " bytes";
+}
+
+// "its limit of 1 MiB (1048576 bytes)": the limit as docs/limits.md writes it, and in bytes, the
+// unit the file's size is given in beside it.
+std::string limit_text(std::uint64_t limit) {
+  return "its limit of " + mib(limit) + " (" + std::to_string(limit) + " bytes)";
 }
 
 // What a file that is not regular is, in words.
@@ -48,17 +55,17 @@ std::string stat_failure(const std::string& path, int err) {
 std::uint64_t input_size_limit(InputKind kind) {
   switch (kind) {
     case InputKind::kResults:
-      return 256 * kMiB;
+      return kMaxResultsFileBytes;
     case InputKind::kExpect:
-      return 1 * kMiB;
+      return kMaxExpectFileBytes;
     case InputKind::kHosts:
-      return 64 * kMiB;
+      return kMaxHostsFileBytes;
     case InputKind::kPlot:
-      return 16 * kMiB;
+      return kMaxPlotFileBytes;
     case InputKind::kNcclLog:
-      return 1024 * kMiB;
+      return kMaxNcclLogBytes;
   }
-  return 1 * kMiB;
+  return kMaxExpectFileBytes;
 }
 
 std::string input_label(InputKind kind) {
@@ -111,7 +118,7 @@ InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kin
   if (size_ > limit) {
     ::close(fd_);
     fd_ = -1;
-    fail(label + " is " + std::to_string(size_) + " bytes; at most " + mib(limit) + " is read");
+    fail(label + " is " + std::to_string(size_) + " bytes, over " + limit_text(limit));
   }
 }
 
@@ -126,8 +133,11 @@ std::size_t InputFile::read_some(char* buf, std::size_t max) {
     if (n < 0) fail(input_label(kind_) + " cannot be read: " + std::strerror(errno));
     read_ += static_cast<std::uint64_t>(n);
     if (read_ > input_size_limit(kind_)) {
-      fail(input_label(kind_) + " grew past " + mib(input_size_limit(kind_)) +
-           " while being read; at most that is read");
+      // Its size said less when it was opened: a file still being written, or one of /proc or
+      // /sys, whose size says nothing of what they hold.
+      fail(input_label(kind_) + " holds more than " + limit_text(input_size_limit(kind_)) + ": " +
+           std::to_string(read_) + " bytes read, where its size was " + std::to_string(size_) +
+           " bytes when opened (a file still being written, or one of /proc or /sys)");
     }
     return static_cast<std::size_t>(n);
   }

@@ -16,7 +16,8 @@ namespace peerbench {
 
 enum class InputKind { kResults, kExpect, kHosts, kPlot, kNcclLog };
 
-// The largest file of each kind peerbench reads (README, "Limits on what is read").
+// The largest file of each kind peerbench reads (input_limits.h; docs/limits.md, "Limits on what
+// is read"). A file over it is refused naming its role, its size and the limit.
 std::uint64_t input_size_limit(InputKind kind);
 // What the file is to the user, in messages: "results file", "--expect file", ...
 std::string input_label(InputKind kind);

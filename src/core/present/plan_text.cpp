@@ -7,6 +7,7 @@
 #include "core/base/text.h"
 #include "core/model/sizes.h"
 #include "core/plan/element_fit.h"
+#include "core/platform/input_limits.h"
 #include "core/present/text_table.h"
 
 namespace peerbench {
@@ -25,8 +26,10 @@ std::string human_duration(double s) {
 }
 
 // The plan table: one row per step, at most kRowsPerMethod rows per method unless verbose (then a
-// summary row of the rest). Columns are sized for the job, the pair list comes last, so rows stay
-// aligned at any rank count.
+// summary row of the rest). Verbose lists every pair until kMaxPlanPairsListed have been listed
+// (core/platform/input_limits.h), then summarises as without it and says so in a last note: 1024
+// ranks listed 10 million rows. Columns are sized for the job, the pair list comes last, so rows
+// stay aligned at any rank count.
 class PlanPrinter {
  public:
   static constexpr int kRowsPerMethod = 32;
@@ -47,6 +50,12 @@ class PlanPrinter {
 
   void row(const PlanStep& s) {
     if (s.round == 0) flush_hidden(s.method);  // every method starts with round 0
+    const auto pairs_in_row = std::max<std::int64_t>(1, static_cast<std::int64_t>(s.pairs.size()));
+    if (verbose_ && listed_pairs_ + pairs_in_row > kMaxPlanPairsListed) {
+      verbose_ = false;
+      stopped_listing_ = true;
+    }
+    if (verbose_) listed_pairs_ += pairs_in_row;
     if (!verbose_ && shown_ >= kRowsPerMethod) {
       ++hidden_steps_;
       hidden_pairs_ += static_cast<std::int64_t>(s.pairs.size());
@@ -79,6 +88,11 @@ class PlanPrinter {
     out_ << "# Estimated time: " << estimate_text(totals.estimate_s, in_.cycles, in_.duration_s, 1)
          << (whole ? human_duration(totals.estimate_s) : "")
          << " (planning model: NVLink-class rates, not a measurement)\n";
+    if (stopped_listing_) {
+      out_ << "# note: -v lists at most " << kMaxPlanPairsListed
+           << " pairs; the rest are summarised per method (...): give -m, --pairs or a smaller "
+              "--np to list every step\n";
+    }
   }
 
  private:
@@ -105,7 +119,7 @@ class PlanPrinter {
     if (hidden_steps_ > 0) {
       line(method_, "...", "", hidden_estimate_,
            std::to_string(hidden_steps_) + " more steps, " + std::to_string(hidden_pairs_) +
-               " pairs (-v lists them)");
+               " pairs" + (stopped_listing_ ? "" : " (-v lists them)"));
     }
     method_ = next_method;
     shown_ = 0;
@@ -116,7 +130,9 @@ class PlanPrinter {
 
   std::ostream& out_;
   const PlanInput& in_;
-  bool verbose_;
+  bool verbose_;                  // every step and pair listed, until kMaxPlanPairsListed
+  bool stopped_listing_ = false;  // verbose, and past kMaxPlanPairsListed
+  std::int64_t listed_pairs_ = 0;
   std::vector<std::size_t> widths_ = {6, 5, 14, 9, 0};  // method, round, sizes, estimate, pairs
   std::string method_;
   int shown_ = 0;
