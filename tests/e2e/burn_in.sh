@@ -39,7 +39,8 @@ stopped() {
     [ -s "$work/$name.json" ] && [ "$(jq_ "$work/$name.json" "len((d.get('burn_in') or {}).get('cycles', []))" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
     sleep 0.2
   done
-  for _ in $(seq "$times"); do pkill "-$sig" -x peerbench; done
+  # The job's ranks alone (not mpirun, not the CPU tests' peerbench processes beside this test).
+  for _ in $(seq "$times"); do pkill "-$sig" -f "^$own_jobs$name\.json"; done
   wait $job
   echo $?
 }

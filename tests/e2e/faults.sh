@@ -13,7 +13,7 @@ share=()
 small=(-b 64K -e 1M -f 4 -w 1 -n 3 -s 2)  # no latency method here: --latency-iters would be refused
 mpi=(mpirun --oversubscribe --bind-to none)
 jq_() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
-no_orphans() { ! pgrep -f "$bin run" > /dev/null; }
+no_orphans() { ! pgrep -f "$own_jobs" > /dev/null; }  # this test's jobs (common.sh)
 
 # 1. Corrupted data is found, counted, fails the run and is flagged by report.
 "${mpi[@]}" -np 2 "$bin" run "${share[@]}" "${small[@]}" -m ce-write,sm-read \
