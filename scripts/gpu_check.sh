@@ -71,9 +71,14 @@ if [ "$ngpu" -lt 2 ]; then
 fi
 
 t0=$(date +%s)
-(cd build && ctest -L "${PEERBENCH_CTEST_LABEL:-.}" ${PEERBENCH_CTEST_EXCLUDE:+-E "$PEERBENCH_CTEST_EXCLUDE"} --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
+# As the README's test command runs them: 8 at once, the GPU tests one at a time under their lock.
+(cd build && ctest -j 8 -L "${PEERBENCH_CTEST_LABEL:-.}" ${PEERBENCH_CTEST_EXCLUDE:+-E "$PEERBENCH_CTEST_EXCLUDE"} --output-on-failure --timeout 600) > "$out/ctest.log" 2>&1
 ctest_rc=$?
-say "# ctest (CPU and GPU): rc=$ctest_rc in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+say "# ctest -j 8 (CPU and GPU): rc=$ctest_rc in $(( $(date +%s) - t0 )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+# Each GPU test's time (their sum is the run's critical path) and the slowest CPU tests'.
+grep -E 'Test +#[0-9]+: gpu_' "$out/ctest.log" | sed -E 's/^ *[0-9]+\/[0-9]+ /# /' | tee -a "$log"
+grep -E 'Test +#[0-9]+: ' "$out/ctest.log" | grep -v ': gpu_' | awk '{print $(NF-1), $0}' | sort -rn |
+  head -3 | cut -d' ' -f2- | sed -E 's/^ *[0-9]+\/[0-9]+ /# /' | tee -a "$log"
 grep -E '^\[  (FAILED|SKIPPED) |\*\*\*(Failed|Skipped)|PEERBENCH_(GPU_)?SKIP' "$out/ctest.log" | sort -u | tee -a "$log"
 
 build/peerbench topo --json "$out/topo.json" > "$out/topo.txt" 2>&1; say "# topo rc=$?"

@@ -1,6 +1,7 @@
 # Shared by the GPU end-to-end scripts: skip on a machine without GPUs (exit 77, ctest's skip
 # code), fail where GPUs are present but peerbench cannot use them; Open MPI as root, NVLink
-# multicast off, a work folder removed at exit, and how many GPUs.
+# multicast off, a work folder removed at exit, how many GPUs, and a pattern for this script's
+# own jobs.
 topo_log=$(mktemp)
 if ! "$bin" topo -q > "$topo_log" 2>&1; then
   # A driver's device node or a GPU listed by nvidia-smi: a failing topo is a failure, not a skip.
@@ -21,6 +22,12 @@ if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_RO
 export NCCL_NVLS_ENABLE=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The command line of this script's own jobs (pgrep -f, pkill -f): "$bin run ... $work/...", the
+# launcher's and its ranks' ("^$own_jobs": the ranks alone; mpirun's line names $bin later).
+# ctest runs the CPU tests beside this one: their peerbench processes are not this test's to count
+# or signal.
+regex_quote() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'; }
+own_jobs="$(regex_quote "$bin") run .*$(regex_quote "$work")/"
 ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
 fail=0
 check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=1; fi; }

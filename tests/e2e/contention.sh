@@ -6,15 +6,16 @@
 #    at once see each other;
 #  - a link that cannot meet its bar (a site bar no link meets) stays flagged after its
 #    confirmation repeat, and the JSON holds both measurements;
-#  - long queues (-n 250, 1000, 4000) give the same time per operation;
 #  - run's exit code is report's on the file it wrote (pass, flagged, contended, cut short).
+# (Long queues, -n 250, 1000 and 4000 giving the same time per operation, are checked by the GPU
+# tests: StartGate.LongQueuesMeasureWhatShortOnesDo, on the file each job writes.)
+# Another job's copy loop runs last: nothing waits for its utilization to leave NVML's window.
 # The host<->GPU methods are judged against the GPU's PCIe link, so one GPU is enough.
 # Exit 77 (ctest: skipped) without a usable GPU.
 set -u
 bin=$1
 loop=$2
 source "$(dirname "$0")/common.sh"
-mpi=(mpirun --oversubscribe --bind-to none)
 jq_() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 host=(-m h2d,d2h -b 256M -e 256M -w 2 -n 10 -s 3)
 twin=(-m h2d,d2h -b 256M -e 256M -w 2 -n 40 -s 3)  # two jobs at once: longer, to overlap
@@ -30,7 +31,31 @@ check "[ \"\$(jq_ $work/quiet.json \"d['gpu_activity'][0]['monitor']\")\" = nvml
 check "[ \"\$(jq_ $work/quiet.json \"d['gpu_activity'][0]['idle_checks'][0]['idle']\")\" = True ]" "quiet GPU: the start idle check found it idle"
 check "[ \"\$(jq_ $work/quiet.json \"all(r['interference'] == [] for r in d['results'])\")\" = True ]" "quiet GPU: no case saw anything in its way"
 
-# 2. Another job on the GPU.
+# 2. Two peerbench jobs at once: each is the other's contention.
+"$bin" run --np 1 "${twin[@]}" -J "$work/twin-a.json" > "$work/twin-a.log" 2>&1 &
+a=$!
+"$bin" run --np 1 "${twin[@]}" -J "$work/twin-b.json" > "$work/twin-b.log" 2>&1
+rc_b=$?
+wait $a
+rc_a=$?
+check "[ $rc_a = 1 ] && [ $rc_b = 1 ]" "two jobs at once: both exit 1 (got $rc_a, $rc_b)"
+check "grep -q 'CONTENDED: pid [0-9]* peerbench' '$work/twin-a.log' && grep -q 'CONTENDED: pid [0-9]* peerbench' '$work/twin-b.log'" "two jobs at once: each names the other peerbench"
+
+# 3. A bar no link meets is still flagged after its confirmation repeat, with both figures.
+echo '{"min_gbps": {"h2d": 100000}}' > "$work/impossible.json"
+"$bin" run --np 1 "${host[@]}" --expect "$work/impossible.json" -J "$work/flagged.json" > "$work/flagged.log" 2>&1
+rc=$?
+check "[ $rc = 1 ]" "impossible bar: run exits 1 (got $rc)"
+check "[ $(report_rc "$work/flagged.json") = $rc ]" "impossible bar: report's exit code is run's"
+check "[ \"\$(jq_ $work/flagged.json \"[f['evidence']['confirmed'] for v in d['verdicts'] for f in v['flags'] if f['code']=='below-link']\")\" = '[True]' ]" "impossible bar: below-link confirmed by its repeat"
+check "[ \"\$(jq_ $work/flagged.json \"[len(f['evidence']['attempts']) for v in d['verdicts'] for f in v['flags'] if f['code']=='below-link']\")\" = '[2]' ]" "impossible bar: the evidence holds both measurements"
+
+# 4. A run cut short (stuck GPU work stops it): run's exit code is report's.
+"$bin" run --np 1 "${host[@]}" --timeout 3 --inject-fault hang:d2h:0 -J "$work/cut.json" > "$work/cut.log" 2>&1
+rc=$?
+check "[ $rc = 1 ] && [ $(report_rc "$work/cut.json") = $rc ]" "cut short: run exits 1 (rc $rc) and report says the same"
+
+# 5. Another job on the GPU.
 "$loop" 120 0 2048 > "$work/loop.out" 2>&1 &
 loop_pid=$!
 trap 'kill $loop_pid 2> /dev/null; rm -rf "$work"' EXIT
@@ -61,51 +86,4 @@ check "[ $? = 2 ]" "acceptance mode (--expect) refuses a busy GPU"
 check "[ $? = 1 ] && grep -q 'FAILED' '$work/allowed.log'" "--allow-busy measures anyway, and fails as contended"
 kill $loop_pid 2> /dev/null
 wait $loop_pid 2> /dev/null
-sleep 2
-
-# 3. Two peerbench jobs at once: each is the other's contention.
-"$bin" run --np 1 "${twin[@]}" -J "$work/twin-a.json" > "$work/twin-a.log" 2>&1 &
-a=$!
-"$bin" run --np 1 "${twin[@]}" -J "$work/twin-b.json" > "$work/twin-b.log" 2>&1
-rc_b=$?
-wait $a
-rc_a=$?
-check "[ $rc_a = 1 ] && [ $rc_b = 1 ]" "two jobs at once: both exit 1 (got $rc_a, $rc_b)"
-check "grep -q 'CONTENDED: pid [0-9]* peerbench' '$work/twin-a.log' && grep -q 'CONTENDED: pid [0-9]* peerbench' '$work/twin-b.log'" "two jobs at once: each names the other peerbench"
-
-# 4. A bar no link meets is still flagged after its confirmation repeat, with both figures.
-echo '{"min_gbps": {"h2d": 100000}}' > "$work/impossible.json"
-"$bin" run --np 1 "${host[@]}" --expect "$work/impossible.json" -J "$work/flagged.json" > "$work/flagged.log" 2>&1
-rc=$?
-check "[ $rc = 1 ]" "impossible bar: run exits 1 (got $rc)"
-check "[ $(report_rc "$work/flagged.json") = $rc ]" "impossible bar: report's exit code is run's"
-check "[ \"\$(jq_ $work/flagged.json \"[f['evidence']['confirmed'] for v in d['verdicts'] for f in v['flags'] if f['code']=='below-link']\")\" = '[True]' ]" "impossible bar: below-link confirmed by its repeat"
-check "[ \"\$(jq_ $work/flagged.json \"[len(f['evidence']['attempts']) for v in d['verdicts'] for f in v['flags'] if f['code']=='below-link']\")\" = '[2]' ]" "impossible bar: the evidence holds both measurements"
-
-# 5. A run cut short (stuck GPU work stops it): run's exit code is report's.
-"$bin" run --np 1 "${host[@]}" --timeout 5 --inject-fault hang:d2h:0 -J "$work/cut.json" > "$work/cut.log" 2>&1
-rc=$?
-check "[ $rc = 1 ] && [ $(report_rc "$work/cut.json") = $rc ]" "cut short: run exits 1 (rc $rc) and report says the same"
-
-# 6. Long queues: the same time per operation at -n 250, 1000 and 4000 (8-byte copies between
-# two ranks sharing the GPU), with per-iteration statistics recorded.
-for n in 250 1000 4000; do
-  "${mpi[@]}" -np 2 "$bin" run --allow-gpu-sharing -m ce-write -b 8 -e 8 -n "$n" -s 3 -J "$work/n$n.json" > "$work/n$n.log" 2>&1
-done
-python3 - "$work" <<'PY' || fail=1
-import json, sys
-w = sys.argv[1]
-t = {}
-for n in (250, 1000, 4000):
-    d = json.load(open(f"{w}/n{n}.json"))
-    r = [x for x in d["results"] if x["status"] == "ok"][0]
-    t[n] = r["time_us"]["median"]
-    pi = r["per_iteration"]
-    assert pi and pi["count"] == n, pi
-    assert pi["p50_us"] <= pi["p95_us"] <= pi["p99_us"], pi
-    print(f"ce-write 8 B -n {n}: {t[n]:.2f} us per copy, p50 {pi['p50_us']:.2f} p99 {pi['p99_us']:.2f} cv {pi['cv']:.3f}, {r['enqueue']['batches']} batches")
-ratio = max(t.values()) / min(t.values())
-assert ratio < 1.25, f"per-copy times differ by {ratio:.2f}x"
-print(f"ok: -n 250/1000/4000 within {ratio:.3f}x")
-PY
 exit $fail
