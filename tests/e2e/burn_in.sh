@@ -19,7 +19,8 @@ check "[ \"\$(jq_ $work/n4.json \"d['burn_in']['cycles_done']\")\" = 4 ]" "-N 4:
 check "[ \"\$(jq_ $work/n4.json \"d['burn_in']['stopped_by']\")\" = cycles ]" "-N 4: stopped by its cycle count"
 check "[ \"\$(jq_ $work/n4.json \"[c['wrong'] > 0 for c in d['burn_in']['cycles']]\")\" = '[False, False, True, False]' ]" "-N 4: wrong elements in cycle 3 alone"
 "$bin" report "$work/n4.json" > "$work/n4.report" 2>&1
-check "grep -q 'burn-in-errors: h2d .* delivered wrong elements in cycle 3 of 4 (cycle 3 began .* into the run), at 64 MiB' '$work/n4.report'" "report names the corrupted cycle, when it began and the size"
+# The report wraps its details at 120 columns: read them as one line.
+check "tr -s ' \\n' ' ' < '$work/n4.report' | grep -q 'burn-in-errors (h2d): h2d .*delivered wrong elements in cycle 3 of 4 (cycle 3 began .* into the run), at 64 MiB'" "report names the corrupted cycle, when it began and the size"
 
 # 2. By time: cycles until --duration is over (no -N: --duration alone bounds the cycles). It
 # counts from the job's start: set-up and the idle check take about 2 s, a cycle a fraction of one.

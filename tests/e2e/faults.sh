@@ -35,7 +35,7 @@ check "[ \"\$(jq_ $work/corrupt.json \"sum(r['check']['wrong'] for r in d['resul
   "wrong elements counted in the JSON"
 "$bin" report "$work/corrupt.json" --fail-on data-errors > "$work/corrupt.report" 2>&1
 rc=$?
-check "[ $rc = 1 ] && grep -q 'data-errors: sm-read' '$work/corrupt.report'" "report flags data-errors (rc $rc)"
+check "[ $rc = 1 ] && grep -q 'data-errors (sm-read): sm-read delivered [0-9]* wrong elements' '$work/corrupt.report'" "report flags data-errors (rc $rc)"
 
 # 2. A rank killed mid-run: the job ends non-zero, fast, and the file says what was running.
 t0=$(date +%s)
