@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -88,6 +89,12 @@ TEST(KnownGood, BuiltinTableCoversTheModelsAndLinksAskedFor) {
   EXPECT_TRUE(has("A100 SXM4", "NV12", "nccl-allreduce"));
   EXPECT_TRUE(has("H200 SXM", "PCIe Gen5 x16", "h2d"));
   EXPECT_TRUE(has("A100 SXM4", "PCIe Gen4 x16", "h2d"));
+  // Issue 41: pair copies of 8 x A100 SXM4, an H100 PCIe NVLink-bridge pair, a GB200 VM's
+  // all-reduce and a GeForce PCIe Gen4 host link, each from a public output.
+  EXPECT_TRUE(has("A100 SXM4", "NV12", "ce-write"));
+  EXPECT_TRUE(has("H100 PCIe", "NV12", "ce-bidir"));
+  EXPECT_TRUE(has("GB200", "NV18", "nccl-allreduce"));
+  EXPECT_TRUE(has("RTX 4090", "PCIe Gen4 x16", "d2h"));
   // Every curve names a declared source with a citation; every gap says why.
   for (const auto& c : t.curves()) {
     const auto* s = t.source(c.source);
@@ -115,13 +122,23 @@ TEST(KnownGood, ModelNamesMatchTheirNvmlSpellings) {
 
 TEST(KnownGood, ModelNamesNeverMatchAnotherModel) {
   const auto t = builtin_known_good_table();
-  // Neighbours by prefix or by family, and slices of a GPU: none is the tabled model.
+  // Neighbours by prefix or by family, and slices of a GPU: none is a tabled model.
   for (const char* n :
-       {"NVIDIA H20", "NVIDIA H200 NVL", "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H800",
-        "NVIDIA GH200 480GB", "NVIDIA H100", "NVIDIA A100", "NVIDIA A100-SXM4-80GB MIG 1g.10gb",
-        "NVIDIA A800-SXM4-80GB", "NVIDIA L40S", "", "NVIDIA"}) {
+       {"NVIDIA H200 NVL", "NVIDIA H100 NVL", "NVIDIA GH200 480GB", "NVIDIA H100", "NVIDIA A100",
+        "NVIDIA A100-SXM4-80GB MIG 1g.10gb", "NVIDIA A800-SXM4-80GB", "NVIDIA L40S",
+        "NVIDIA GeForce RTX 4090 D", "NVIDIA B200 NVL", "", "NVIDIA"}) {
     EXPECT_FALSE(t.model_of(n)) << "'" << n << "' matched " << t.model_of(n).value_or("");
   }
+  // Neighbours that are models of their own match themselves, never the SXM board beside them.
+  const std::vector<std::pair<const char*, const char*>> own = {
+      {"NVIDIA H20", "H20"},
+      {"NVIDIA H800", "H800"},
+      {"NVIDIA H100 PCIe", "H100 PCIe"},
+      {"NVIDIA GB200", "GB200"},
+      {"NVIDIA B200", "B200"},
+      {"NVIDIA A40", "A40"},
+      {"NVIDIA GeForce RTX 4090", "RTX 4090"}};
+  for (const auto& [name, model] : own) EXPECT_EQ(t.model_of(name).value_or("none"), model) << name;
   EXPECT_NE(t.model_of("NVIDIA A100 80GB PCIe"), t.model_of("NVIDIA A100-SXM4-80GB"));
 }
 
@@ -544,12 +561,12 @@ TEST(KnownGoodVerdicts, NcclWithoutP2pIsNearATenthOfKnownGood) {
 
 TEST(KnownGoodVerdicts, AnUnknownModelFallsBackToTheLinkRateRuleAndSaysSo) {
   auto d = test::clean_h200_pair();
-  for (auto& r : d.system.ranks) r.gpu.name = "NVIDIA H100 PCIe";
-  for (auto& g : d.topology->hosts[0].gpus) g.name = "NVIDIA H100 PCIe";
+  for (auto& r : d.system.ranks) r.gpu.name = "NVIDIA L40S";
+  for (auto& g : d.topology->hosts[0].gpus) g.name = "NVIDIA L40S";
   for (const auto& v : compute_verdicts(d, {})) {
     for (const auto& m : v.methods) {
       EXPECT_FALSE(m.expected) << m.method;
-      EXPECT_NE(m.expected_basis.find("H100 PCIe"), std::string::npos) << m.expected_basis;
+      EXPECT_NE(m.expected_basis.find("L40S"), std::string::npos) << m.expected_basis;
       if (m.bar && m.unit != "us") {
         EXPECT_NE(m.bar_basis.find("link-rate rule: no known-good figure"), std::string::npos)
             << m.bar_basis;
