@@ -21,6 +21,7 @@
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
+#include "test_time.h"
 
 namespace peerbench {
 namespace {
@@ -38,7 +39,7 @@ class BoundedInput : public ::testing::Test {
     dir_ = ::testing::TempDir() + "/pb_bounded_" + std::to_string(::getpid()) + "_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     ASSERT_EQ(std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str()), 0);
-    ::alarm(60);
+    ::alarm(static_cast<unsigned>(test::time_bound(60)));
   }
   void TearDown() override {
     ::alarm(0);
