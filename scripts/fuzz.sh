@@ -3,6 +3,8 @@
 #   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DPEERBENCH_ENABLE_GPU=OFF -DPEERBENCH_FUZZ=ON
 #   cmake --build build-fuzz --target fuzz_json_reader fuzz_nccl_log fuzz_options
 #   scripts/fuzz.sh build-fuzz [SECONDS]
+# (CI builds them in its sanitizer build, -DPEERBENCH_SANITIZE=ON -DPEERBENCH_FUZZ=ON, and runs
+# the three targets at once, each for SECONDS.)
 # The corpus is seeded from the committed example runs and test fixtures; findings are kept in
 # build-fuzz/fuzz-findings/ and fail the script (exit 1); 2 for bad arguments.
 set -u
@@ -26,10 +28,12 @@ if ! compgen -G "$here/results/examples/*.json" > /dev/null; then
   echo "fuzz: no example runs in $here/results/examples/ to seed the JSON reader with" >&2
   exit 1
 fi
-for target in json_reader nccl_log options; do
+# One target: seed its corpus, fuzz for $secs, say what it ran or what it found (exit 1).
+fuzz_one() {
+  local target=$1 corpus max_len
   corpus=$(mktemp -d)
   if [ $target = json_reader ]; then
-    cp "$here"/results/examples/*.json "$here"/tests/fixtures/runs/*.json "$corpus"/ || fail=1
+    cp "$here"/results/examples/*.json "$here"/tests/fixtures/runs/*.json "$corpus"/ || return 1
     echo '{"schema_version": 1, "kind": "peerbench-run"}' > "$corpus/minimal.json"
   elif [ $target = nccl_log ]; then
     cp "$here"/tests/fixtures/nccl/*.log "$corpus"/ 2> /dev/null
@@ -45,13 +49,27 @@ for target in json_reader nccl_log options; do
   # Whole seeds: libFuzzer cuts inputs longer than -max_len, and the example runs exceed 64 KiB.
   max_len=$(find "$corpus" -type f -printf '%s\n' | sort -n | tail -1)
   [ "${max_len:-0}" -lt 65536 ] && max_len=65536
-  echo "fuzz_$target: $(ls "$corpus" | wc -l) seeds, -max_len=$max_len, $secs s"
+  local rc=0
   if ! "$build/tests/fuzz_$target" -max_total_time="$secs" -max_len="$max_len" -rss_limit_mb=2048 \
        -artifact_prefix="$findings/$target-" -print_final_stats=1 "$corpus" > "$build/fuzz_$target.log" 2>&1; then
-    echo "fuzz_$target found a problem:"; tail -30 "$build/fuzz_$target.log"; fail=1
+    echo "fuzz_$target found a problem:"; tail -30 "$build/fuzz_$target.log"; rc=1
   else
+    echo "fuzz_$target: $(ls "$corpus" | wc -l) seeds, -max_len=$max_len, $secs s"
     grep -E 'stat::number_of_executed_units|Done' "$build/fuzz_$target.log" | tail -2
   fi
   rm -rf "$corpus"
+  return $rc
+}
+
+# The three side by side, each for $secs: the wall time is one target's, not three (CI's time
+# limit), each target's report printed whole once it ends.
+pids=()
+for target in json_reader nccl_log options; do
+  fuzz_one $target > "$build/fuzz_$target.summary" 2>&1 &
+  pids+=($!)
 done
+for i in 0 1 2; do
+  wait "${pids[$i]}" || fail=1
+done
+cat "$build"/fuzz_{json_reader,nccl_log,options}.summary
 exit $fail
