@@ -14,11 +14,21 @@
 #include "gpu/node_evidence_gpu.h"
 
 namespace peerbench::app {
+namespace {
+
+// "tests/data/sysroot/acs-amd-gpp/" -> "acs-amd-gpp".
+std::string folder_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path.substr(path.find_last_of('/') + 1);
+}
+
+}  // namespace
 
 int doctor_command(const DoctorOptions& o) {
   HostEvidenceRequest request;
   request.root = o.root;
-  request.host = physical_host_name();
+  // A copy of a node's files is named by its folder, not by this machine.
+  request.host = o.root == "/" ? physical_host_name() : folder_name(o.root);
   request.collected_by = "doctor";
   request.environment = environment_strings();
   NodeEvidence e = read_host_evidence(request);

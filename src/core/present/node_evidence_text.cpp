@@ -138,11 +138,19 @@ std::vector<std::string> node_evidence_lines(const NodeEvidence& e) {
 std::vector<std::string> doctor_finding_lines(const std::vector<DoctorFinding>& findings) {
   if (findings.empty()) return {"Findings: none"};
   std::vector<std::string> out{"Findings: " + std::to_string(findings.size())};
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    out.push_back("  " + findings[i].code + ": " + shown(findings[i].evidence));
-    // One Next line per finding code, after its last evidence line.
-    if (i + 1 == findings.size() || findings[i + 1].code != findings[i].code)
-      out.push_back("    Next: " + findings[i].next);
+  // Each code's first evidence lines, then how many more, then its one Next line: a cause is
+  // said once for all it explains.
+  constexpr std::size_t kShownPerCode = 3;
+  for (std::size_t i = 0; i < findings.size();) {
+    std::size_t end = i;
+    while (end < findings.size() && findings[end].code == findings[i].code) ++end;
+    for (std::size_t k = i; k < std::min(end, i + kShownPerCode); ++k)
+      out.push_back("  " + findings[k].code + ": " + shown(findings[k].evidence));
+    if (end - i > kShownPerCode)
+      out.push_back("  " + findings[i].code + ": ... and " +
+                    std::to_string(end - i - kShownPerCode) + " more like these");
+    out.push_back("    Next: " + findings[i].next);
+    i = end;
   }
   return out;
 }
