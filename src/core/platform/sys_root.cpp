@@ -88,26 +88,30 @@ std::optional<std::string> SysRoot::resolve(const std::string& node_path) const 
   // Resolved component by component, so that links inside the tree (sysfs' ../../devices/...)
   // stay inside ROOT and an absolute link is read against ROOT, not the machine's "/".
   std::vector<std::string> todo = split(normalize_node_path(node_path), '/');
-  std::string done;
+  std::string done;  // the node path resolved so far; "" is "/"
   int hops = 0;
-  for (std::size_t i = 0; i < todo.size(); ++i) {
-    if (todo[i].empty()) continue;
-    const std::string next = normalize_node_path(done + "/" + todo[i]);
-    auto target = link_target(next);
+  std::size_t i = 0;
+  while (i < todo.size()) {
+    const std::string part = todo[i++];
+    if (part.empty()) continue;
+    const std::string next = normalize_node_path(done + "/" + part);
+    const auto target = link_target(next);
     if (!target) {
       done = next;
       continue;
     }
     if (++hops > 16) return std::nullopt;
+    // The link's target, then the components after the link, resolved from the top again.
     const std::string base = target->front() == '/' ? "" : done;
     auto rest = split(normalize_node_path(base + "/" + *target), '/');
-    rest.insert(rest.end(), todo.begin() + static_cast<long>(i) + 1, todo.end());
-    todo = rest;
+    rest.insert(rest.end(), todo.begin() + static_cast<long>(i), todo.end());
+    todo = std::move(rest);
+    i = 0;
     done.clear();
-    i = static_cast<std::size_t>(-1);
   }
-  if (!exists(done.empty() ? "/" : done)) return std::nullopt;
-  return done.empty() ? "/" : done;
+  if (done.empty()) done = "/";
+  if (!exists(done)) return std::nullopt;
+  return done;
 }
 
 std::vector<std::string> SysRoot::list(const std::string& node_path) const {

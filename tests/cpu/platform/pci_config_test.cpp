@@ -2,6 +2,9 @@
 #include "core/platform/pci_config.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <string>
@@ -78,6 +81,21 @@ TEST(SysRoot, LinksResolveInsideTheRoot) {
   EXPECT_FALSE(root.resolve("/sys/bus/pci/devices/0000:99:00.0").has_value());
   EXPECT_EQ(normalize_node_path("/a/../../b/./c"), "/b/c");
   EXPECT_EQ(root.path("/../../etc/passwd"), kFixtures + "acs-plx-switch/etc/passwd");
+}
+
+TEST(SysRoot, AbsoluteLinksAreReadAgainstTheRootAndLoopsEnd) {
+  char dir[] = "/tmp/sysroot_test_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string root = dir;
+  ASSERT_EQ(::mkdir((root + "/real").c_str(), 0700), 0);
+  ASSERT_EQ(::symlink("/real", (root + "/abs").c_str()), 0);  // "/real" of the tree, not of "/"
+  ASSERT_EQ(::symlink("b", (root + "/a").c_str()), 0);
+  ASSERT_EQ(::symlink("a", (root + "/b").c_str()), 0);
+  const SysRoot r(root);
+  EXPECT_EQ(r.resolve("/abs").value_or(""), "/real");
+  EXPECT_FALSE(r.resolve("/a").has_value());
+  for (const char* name : {"/abs", "/a", "/b", "/real"}) ::remove((root + name).c_str());
+  ::rmdir(dir);
 }
 
 TEST(SysRoot, ReadsAreBounded) {
