@@ -7,7 +7,9 @@
 #include <string>
 
 #include "core/base/errors.h"
+#include "core/model/gpu_activity.h"
 #include "core/model/json_in.h"
+#include "core/model/known_good.h"
 #include "core/model/schema.h"
 #include "core/model/schema_node_evidence.h"
 #include "test_docs.h"
@@ -132,6 +134,23 @@ TEST(NodeEvidence, SteeringVariablesAndCudaOrder) {
   EXPECT_FALSE(cuda_order_from_environment(s, false).has_value());  // FASTEST_FIRST, two models
   s["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
   EXPECT_EQ(cuda_order_from_environment(s, false), false);
+}
+
+TEST(NodeEvidence, ExpectedNvlinksComeFromTheKnownGoodModels) {
+  const auto& t = builtin_known_good_table();
+  EXPECT_EQ(t.nvlinks_of("NVIDIA H200"), 18);
+  EXPECT_EQ(t.nvlinks_of("NVIDIA H100 80GB HBM3"), 18);
+  EXPECT_EQ(t.nvlinks_of("NVIDIA A100-SXM4-80GB"), 12);
+  EXPECT_FALSE(t.nvlinks_of("NVIDIA A100-PCIE-40GB").has_value());  // bridges optional
+  EXPECT_FALSE(t.nvlinks_of("NVIDIA H200 NVL").has_value());        // not a model of the tables
+}
+
+TEST(NodeEvidence, ClockEventReasonsButIdle) {
+  EXPECT_TRUE(clock_event_reason_names(0x1).empty());
+  EXPECT_EQ(clock_event_reason_names(0x5), std::vector<std::string>{"sw-power-cap"});
+  EXPECT_EQ(clock_event_reason_names(0x102),
+            (std::vector<std::string>{"applications-clocks", "display-clocks"}));
+  EXPECT_EQ(clock_event_reason_names(0x1000), std::vector<std::string>{"0x1000"});
 }
 
 NodeEvidence with_gpu_part(NodeEvidence e) {
