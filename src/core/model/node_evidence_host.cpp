@@ -247,10 +247,13 @@ NodeEvidence read_host_evidence(const HostEvidenceRequest& request) {
   e.virtualization = read_virtualization(root);
   e.container = read_container(root, request.environment);
   e.steering_environment = steering_environment(request.environment);
-  e.cuda_order_differs_from_pci =
-      request.cuda_order_differs
-          ? request.cuda_order_differs
-          : cuda_order_from_environment(e.steering_environment, models.size() <= 1);
+  // With no GPU there is no order to tell.
+  if (request.cuda_order_differs) {
+    e.cuda_order_differs_from_pci = request.cuda_order_differs;
+  } else if (!gpus.empty()) {
+    e.cuda_order_differs_from_pci =
+        cuda_order_from_environment(e.steering_environment, models.size() <= 1);
+  }
   return e;
 }
 

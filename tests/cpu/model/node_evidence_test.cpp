@@ -44,6 +44,7 @@ TEST(NodeEvidence, ThisBuilderVm) {
   // PID 1's namespace link could not be read there (the capture left it out).
   EXPECT_FALSE(e.container.ipc_namespace_is_init.has_value());
   EXPECT_TRUE(e.container.shm_bytes.has_value());
+  EXPECT_FALSE(e.cuda_order_differs_from_pci.has_value());  // no GPU, no order
 }
 
 TEST(NodeEvidence, AGpuOnTheRootBus) {
