@@ -35,6 +35,12 @@ int doctor_command(const DoctorOptions& o) {
   bool unreadable = false;
   if (o.root == "/") {
     gpu::Nvml nvml;
+    if (e.pcie.empty() && nvml.available()) {
+      // sysfs shows no NVIDIA GPU where NVML has some (a container without the host's /sys).
+      const SysRoot root(o.root);
+      for (const auto& id : gpu::nvml_gpu_bus_ids(nvml, e))
+        e.pcie.push_back(read_gpu_pcie(root, id));
+    }
     // No CUDA here: GPUs are numbered in PCI order, CUDA's ordinals are not asked.
     gpu::add_gpu_evidence(nvml, e, std::vector<int>(e.pcie.size(), -1));
     unreadable = !nvml.available();

@@ -1,5 +1,6 @@
 #include "gpu/node_evidence_gpu.h"
 
+#include <cctype>
 #include <utility>
 
 #include "core/base/text.h"
@@ -77,6 +78,21 @@ GpuNodeEvidence read_gpu(const Nvml& nvml, Nvml::Device d, const std::vector<Nvm
 }
 
 }  // namespace
+
+std::vector<std::string> nvml_gpu_bus_ids(const Nvml& nvml, NodeEvidence& e) {
+  std::vector<std::string> out;
+  for (auto d : nvml.devices()) {
+    std::string error;
+    if (auto id = nvml.pci_bus_id(d, &error)) {
+      std::string lower = *id;
+      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      out.push_back(lower);
+    } else {
+      e.notes.push_back(error);
+    }
+  }
+  return out;
+}
 
 void add_gpu_evidence(const Nvml& nvml, NodeEvidence& e, const std::vector<int>& cuda_indices) {
   if (!nvml.available()) {

@@ -16,4 +16,8 @@ namespace peerbench::gpu {
 // a note says why and e.gpus stays empty.
 void add_gpu_evidence(const Nvml& nvml, NodeEvidence& e, const std::vector<int>& cuda_indices);
 
+// The GPUs NVML lists, sysfs form ("0000:1b:00.0"), for a node whose sysfs shows none (a
+// container without the host's /sys); a GPU NVML cannot name is a note.
+std::vector<std::string> nvml_gpu_bus_ids(const Nvml& nvml, NodeEvidence& e);
+
 }  // namespace peerbench::gpu

@@ -110,6 +110,8 @@ class Nvml {
     bool pending = false;
   };
   std::optional<RemappedRows> remapped_rows(Device d, std::string* error = nullptr) const;
+  // The GPU's PCI bus id, canonical form (nvmlDeviceGetPciInfo_v3).
+  std::optional<std::string> pci_bus_id(Device d, std::string* error = nullptr) const;
   // nvmlDeviceGetBrand: GeForce, TITAN and their RTX kinds are consumer cards.
   std::optional<bool> consumer_brand(Device d, std::string* error = nullptr) const;
 

@@ -1,6 +1,7 @@
 // Nvml's reads of a GPU's settings and health for the node evidence: its name, persistence and
 // virtualization modes, uncorrected ECC errors, remapped rows and brand.
 #include "gpu/nvml.h"
+#include "gpu/nvml_layouts.h"
 namespace peerbench::gpu {
 
 std::optional<std::string> Nvml::name(Device d, std::string* error) const {
@@ -36,6 +37,12 @@ std::optional<Nvml::RemappedRows> Nvml::remapped_rows(Device d, std::string* err
   if (!call("nvmlDeviceGetRemappedRows", error, d, &corrected, &uncorrected, &pending, &failure))
     return std::nullopt;
   return RemappedRows{failure != 0, pending != 0};
+}
+
+std::optional<std::string> Nvml::pci_bus_id(Device d, std::string* error) const {
+  nvml_abi::PciInfo pci{};
+  if (!call("nvmlDeviceGetPciInfo_v3", error, d, &pci)) return std::nullopt;
+  return canonical_bus_id(pci.busId);
 }
 
 std::optional<bool> Nvml::consumer_brand(Device d, std::string* error) const {
