@@ -126,6 +126,9 @@ EXAMPLES = [
      "what differs between the runs."),
     ("peerbench fleet results/rack7/ --hosts rack7.txt",
      "One verdict over every node's results in a folder: outliers, missing nodes, versions."),
+    ("peerbench doctor",
+     "What this node says about slow roads (ACS, IOMMU, VM, container, steering variables, "
+     "NVLinks) and what it finds wrong, each with a Next step; exit 1 with a finding."),
 ]
 
 

@@ -22,6 +22,7 @@ _peerbench_flags() {  # command -> its flags
     report) echo "--format -o --output --fail-on --expect --plots -h --help" ;;
     compare) echo "--threshold --format -o --output --match --fail-on --plots -h --help" ;;
     fleet) echo "--hosts --expect --format -o --output --plots --write-baseline -h --help" ;;
+    doctor) echo "--json --root -h --help" ;;
     help) echo "-h --help" ;;
   esac
 }
@@ -60,6 +61,11 @@ _peerbench_value() {
     run:-I | run:--per_iter_timing | run:-C | run:--report_cputime) words="0 1" ;;
     run:-a | run:--average) words="0 1 2 3" ;;
     run:-z | run:--blocking | run:-R | run:--local_register) words="0 1 2" ;;
+    doctor:--json) return 1 ;;  # a switch: the next word is a flag
+    doctor:--root)
+      mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+      return 0
+      ;;
     *:--plots)
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return 0
@@ -85,7 +91,7 @@ _peerbench_value() {
 _peerbench() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" i
   [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="run topo report compare fleet help"
+  local commands="run topo report compare fleet doctor help"
   # The command is the first word after the program that is one; without one it is run.
   for ((i = 1; i < COMP_CWORD; i++)); do
     case " $commands " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac

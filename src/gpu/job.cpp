@@ -62,6 +62,7 @@ JobOutcome Job::run() {
   check_memory();
   describe_system();
   probe_topology();
+  record_node_evidence();
   enable_peer_access();
   create_resources();
   start_monitor();

@@ -71,6 +71,7 @@ class Job {
   // Describe.
   void describe_system();
   void probe_topology();
+  void record_node_evidence();  // job_evidence.cpp
   std::vector<GpuInfo> gpus_hidden_from_me() const;
   void enable_peer_access();
   // Resources.

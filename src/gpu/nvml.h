@@ -96,12 +96,41 @@ class Nvml {
   // when NVML has none of them.
   FabricInfo fabric(Device d) const;
 
+  // ---- A GPU's settings and health for the node evidence (nvml_health.cpp). Each sets `error`
+  // to "nvmlCall: message" when NVML cannot answer.
+  std::optional<std::string> name(Device d, std::string* error = nullptr) const;
+  std::optional<bool> persistence_mode(Device d, std::string* error = nullptr) const;
+  // nvmlDeviceGetVirtualizationMode: "none", "pass-through", "vgpu", "host-vgpu", "host-vsga".
+  std::optional<std::string> virtualization_mode(Device d, std::string* error = nullptr) const;
+  // Uncorrected ECC errors since the driver loaded (volatile), nvmlDeviceGetTotalEccErrors.
+  std::optional<unsigned long long> ecc_uncorrected_volatile(Device d,
+                                                             std::string* error = nullptr) const;
+  struct RemappedRows {
+    bool failure = false;
+    bool pending = false;
+  };
+  std::optional<RemappedRows> remapped_rows(Device d, std::string* error = nullptr) const;
+  // The GPU's PCI bus id, canonical form (nvmlDeviceGetPciInfo_v3).
+  std::optional<std::string> pci_bus_id(Device d, std::string* error = nullptr) const;
+  // nvmlDeviceGetBrand: GeForce, TITAN and their RTX kinds are consumer cards.
+  std::optional<bool> consumer_brand(Device d, std::string* error = nullptr) const;
+
  private:
   template <typename F>
   F sym(const char* name) const {
     return lib_ ? reinterpret_cast<F>(dlsym(lib_, name)) : nullptr;
   }
   std::optional<double> link_speed_gbps(Device d, unsigned link) const;
+  // Calls the entry point `name` of type int(A...); false, with `error` set to why, when NVML is
+  // not loaded, lacks it, or returns an error.
+  template <typename... A>
+  bool call(const char* name, std::string* error, A... args) const {
+    auto f = sym<int (*)(A...)>(name);
+    const int rc = ok_ && f ? f(args...) : -1;
+    if (rc != 0 && error)
+      *error = !ok_ ? why_ : std::string(name) + ": " + (f ? error_string(rc) : "missing");
+    return rc == 0;
+  }
   std::string error_string(int rc) const;
   // An NVML query of the form f(device, unsigned*), or nullopt.
   std::optional<int> unsigned_query(const char* name, Device d) const;

@@ -35,6 +35,8 @@ const CommandHelp kCommandHelp[] = {
      "what changed between runs: regressions, improvements; more than two: a history"},
     {"fleet", "fleet PATH... [--hosts FILE]",
      "one verdict over many nodes' results: outliers, missing nodes, versions"},
+    {"doctor", "doctor [--json]",
+     "what this node says about slow roads: PCIe/ACS, IOMMU, VM, container, NVLinks (no mpirun)"},
     {"help", "help [COMMAND]", "the commands (this help), or the options of one command"},
 };
 
@@ -77,6 +79,8 @@ std::string command_name(Command c) {
       return "compare";
     case Command::kFleet:
       return "fleet";
+    case Command::kDoctor:
+      return "doctor";
     default:
       return "run";
   }
@@ -192,11 +196,9 @@ struct NamedCommand {
   int first_option;
 };
 
-constexpr std::pair<const char*, Command> kCommands[] = {{"run", Command::kRun},
-                                                         {"topo", Command::kTopo},
-                                                         {"report", Command::kReport},
-                                                         {"compare", Command::kCompare},
-                                                         {"fleet", Command::kFleet}};
+constexpr std::pair<const char*, Command> kCommands[] = {
+    {"run", Command::kRun},         {"topo", Command::kTopo},   {"report", Command::kReport},
+    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"doctor", Command::kDoctor}};
 
 // "unknown command 'reprot'; did you mean report? ...", for the first word and for help's.
 UsageError unknown_command(const std::string& word, const std::string& before) {
@@ -223,7 +225,8 @@ NamedCommand named_command(int argc, const char* const* argv) {
 std::string help_of_help() {
   return command_description("help") +
          "\nUsage:\n  peerbench help [COMMAND]\n\n"
-         "  COMMAND  run, topo, report, compare or fleet: its options (peerbench COMMAND --help);\n"
+         "  COMMAND  run, topo, report, compare, fleet or doctor: its options (peerbench COMMAND "
+         "--help);\n"
          "           left out: the commands (peerbench --help)\n";
 }
 
@@ -285,6 +288,9 @@ CommandLine parse_command_line(int argc, const char* const* argv,
         break;
       case Command::kFleet:
         parse_fleet_command(o, args, cl);
+        break;
+      case Command::kDoctor:
+        parse_doctor_command(o, args, cl);
         break;
       default:
         break;

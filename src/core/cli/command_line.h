@@ -11,7 +11,23 @@
 
 namespace peerbench {
 
-enum class Command { kRun, kTopo, kReport, kCompare, kFleet, kListMethods, kVersion, kHelp };
+enum class Command {
+  kRun,
+  kTopo,
+  kReport,
+  kCompare,
+  kFleet,
+  kDoctor,
+  kListMethods,
+  kVersion,
+  kHelp
+};
+
+// `peerbench doctor`: the node's evidence and what it finds wrong, without MPI or a launcher.
+struct DoctorOptions {
+  std::string root = "/";  // --root: read sysfs and procfs under this folder (tests' fixtures)
+  bool json = false;       // --json: the evidence as JSON on standard output, then no page
+};
 
 struct CommandLine {
   Command command = Command::kRun;
@@ -20,6 +36,7 @@ struct CommandLine {
   ReportOptions report;
   CompareOptions compare;
   FleetOptions fleet;
+  DoctorOptions doctor;
   std::string help_text;
   std::vector<std::string> argv;  // as given, for the results' tool.command_line
 };

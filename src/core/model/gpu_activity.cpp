@@ -5,6 +5,19 @@
 #include "core/base/text.h"
 
 namespace peerbench {
+namespace {
+
+std::string format_hex(unsigned long long v) {
+  static constexpr const char* kDigits = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), kDigits[v & 15]);
+    v >>= 4;
+  } while (v);
+  return "0x" + s;
+}
+
+}  // namespace
 
 std::vector<std::string> throttle_reasons(unsigned long long mask) {
   static const std::pair<unsigned long long, const char*> bits[] = {{0x4, "sw-power-cap"},
@@ -16,6 +29,21 @@ std::vector<std::string> throttle_reasons(unsigned long long mask) {
   for (const auto& [bit, name] : bits) {
     if (mask & bit) out.emplace_back(name);
   }
+  return out;
+}
+
+std::vector<std::string> clock_event_reason_names(unsigned long long mask) {
+  static const std::pair<unsigned long long, const char*> bits[] = {
+      {0x2, "applications-clocks"}, {0x4, "sw-power-cap"},    {0x8, "hw-slowdown"},
+      {0x10, "sync-boost"},         {0x20, "sw-thermal"},     {0x40, "hw-thermal"},
+      {0x80, "power-brake"},        {0x100, "display-clocks"}};
+  std::vector<std::string> out;
+  unsigned long long known = 0x1;  // idle: not a reason the clocks are held
+  for (const auto& [bit, name] : bits) {
+    known |= bit;
+    if (mask & bit) out.emplace_back(name);
+  }
+  if (mask & ~known) out.push_back(format_hex(mask & ~known));
   return out;
 }
 

@@ -18,6 +18,9 @@ namespace peerbench {
 // HW slowdown 0x8, SW thermal 0x20, HW thermal 0x40, HW power brake 0x80. Idle, application
 // clocks, sync boost and display clock settings are not throttling.
 std::vector<std::string> throttle_reasons(unsigned long long mask);
+// Every reason in the mask but idle, in words: the throttling ones above and applications-clocks
+// (0x2), sync-boost (0x10), display-clocks (0x100); "0x..." for bits NVML added later.
+std::vector<std::string> clock_event_reason_names(unsigned long long mask);
 // Of those, the ones the hardware holds (hw-slowdown, hw-thermal, power-brake): a cooling or
 // power fault to check, not software's cap and not another job.
 bool held_by_hardware(const std::string& throttle_reason);

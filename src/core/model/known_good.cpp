@@ -131,6 +131,14 @@ std::optional<std::string> KnownGoodTable::model_of(const std::string& gpu_name)
   return std::nullopt;
 }
 
+std::optional<int> KnownGoodTable::nvlinks_of(const std::string& gpu_name) const {
+  const auto model = model_of(gpu_name);
+  for (const auto& m : models_) {
+    if (model && m.model == *model) return m.nvlinks;
+  }
+  return std::nullopt;
+}
+
 const KnownGoodSource* KnownGoodTable::source(const std::string& id) const {
   for (const auto& s : sources_) {
     if (s.id == id) return &s;

@@ -41,6 +41,7 @@ struct KnownGoodModel {
   std::string model;
   std::vector<std::string> nvml_names;  // the names NVML/CUDA print for it
   std::string note;
+  std::optional<int> nvlinks;  // NVLinks per GPU of the model, where the table says (node evidence)
 };
 
 struct KnownGoodSource {
@@ -109,6 +110,8 @@ class KnownGoodTable {
   KnownGoodLookup lookup(const KnownGoodQuery& q) const;
   // The canonical model for a name NVML/CUDA print, or nullopt; never matches across models.
   std::optional<std::string> model_of(const std::string& gpu_name) const;
+  // NVLinks per GPU of the model NVML/CUDA names so, where the table gives the count.
+  std::optional<int> nvlinks_of(const std::string& gpu_name) const;
   const KnownGoodSource* source(const std::string& id) const;
 
   const std::vector<KnownGoodModel>& models() const { return models_; }

@@ -144,12 +144,13 @@ KnownGoodGap parse_gap(const JsonIn& in) {
 }
 
 KnownGoodModel parse_model(const JsonIn& in) {
-  in.only_keys({"model", "nvml_names", "note"});
+  in.only_keys({"model", "nvml_names", "note", "nvlinks"});
   KnownGoodModel m;
   m.model = nonempty_str(in.at("model"));
   m.nvml_names = in.at("nvml_names").string_array(100);
   if (m.nvml_names.empty()) in.at("nvml_names").fail("must list at least one name");
   if (auto n = in.opt("note")) m.note = n->str(4096);
+  if (auto n = in.opt_integer("nvlinks", 1, 64)) m.nvlinks = static_cast<int>(*n);
   return m;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/method_info.h"
+#include "core/model/node_evidence.h"
 #include "core/model/nccl_log.h"
 #include "core/model/statistics.h"
 #include "core/model/topology.h"
@@ -378,6 +379,9 @@ struct RunDocument {
   std::optional<BurnIn> burn_in;             // a burn-in's cycles; `results` hold the first cycle's
   std::vector<PairVerdict> verdicts;
   std::vector<GpuLinkHealth> link_health;  // per GPU; empty when not read (or schema 1)
+  // What each host said about the road between its GPUs (ACS, IOMMU, VM, container, steering
+  // variables, NVLinks, fabric): one per host; empty when not read (older files).
+  std::vector<NodeEvidence> node_evidence;
   Timing timing;
   std::vector<std::string> errors;
 };

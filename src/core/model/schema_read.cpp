@@ -7,6 +7,7 @@
 #include "core/model/json_text.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema_activity.h"
+#include "core/model/schema_node_evidence.h"
 #include "core/model/schema_readers.h"
 
 namespace peerbench {
@@ -348,6 +349,9 @@ void read_run_document(const JsonIn& in, const std::string& file, RunDocument& d
     for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));
   }
   read_link_health_timing_errors(in, file, d);
+  if (auto ne = in.opt("node_evidence")) {
+    for (const auto& e : ne->array(kMaxItems)) d.node_evidence.push_back(node_evidence_from(e));
+  }
 }
 
 }  // namespace

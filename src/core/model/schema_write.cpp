@@ -3,6 +3,7 @@
 
 #include "core/model/schema.h"
 #include "core/model/schema_activity.h"
+#include "core/model/schema_node_evidence.h"
 
 namespace peerbench {
 
@@ -356,6 +357,8 @@ json to_json(const RunDocument& d) {
   j["burn_in"] = d.burn_in ? to_json(*d.burn_in) : json();
   j["verdicts"] = array_of(d.verdicts);
   j["link_health"] = array_of(d.link_health);
+  j["node_evidence"] = json::array();
+  for (const auto& e : d.node_evidence) j["node_evidence"].push_back(to_json(e));
   j["timing"] = {{"estimated_s", opt_json(d.timing.estimated_s)},
                  {"elapsed_s", opt_json(d.timing.elapsed_s)}};
   j["errors"] = d.errors;

@@ -46,9 +46,14 @@ std::map<std::string, std::string> recorded_environment(const std::vector<std::s
   return out;
 }
 
-std::map<std::string, std::string> recorded_environment() {
+std::vector<std::string> environment_strings() {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  return env;
+}
+
+std::map<std::string, std::string> recorded_environment() {
+  const auto env = environment_strings();
   const char* home = std::getenv("HOME");
   return recorded_environment(env, home ? home : "");
 }

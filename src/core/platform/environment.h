@@ -19,6 +19,10 @@ bool is_recorded_variable(const std::string& name);
 std::map<std::string, std::string> recorded_environment(const std::vector<std::string>& env,
                                                         const std::string& home);
 
+// The current process's whole environment as "NAME=value" strings, for readers that pick their
+// own variables (the node evidence's steering variables); never written out whole.
+std::vector<std::string> environment_strings();
+
 // The current process's recorded environment.
 std::map<std::string, std::string> recorded_environment();
 

@@ -32,4 +32,10 @@ inline constexpr std::size_t kMaxHostNameBytes = 255;
 // method, as without -v (1024 ranks listed 10 million rows, 675 MB, in 12-21 s).
 inline constexpr std::int64_t kMaxPlanPairsListed = 100'000;
 
+// The node's own small files read for its evidence (sysfs, procfs; core/platform/sys_root.h):
+// the bytes of one file (a PCI `config` is 4096; /proc/cpuinfo's first CPU is within its first
+// few KiB) and the names of one folder (PCI devices, IOMMU groups) looked at.
+inline constexpr std::size_t kMaxSysFileBytes = 64u << 10;
+inline constexpr std::size_t kMaxSysDirEntries = 4096;
+
 }  // namespace peerbench

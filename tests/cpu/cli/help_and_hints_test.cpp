@@ -81,10 +81,10 @@ TEST(Hints, DidYouMeanForMethodsFlagsFormatsAndCommands) {
   EXPECT_TRUE(
       has(usage_error({"fleet", "dir", "--format=opnemetrics"}), "did you mean openmetrics?"));
   EXPECT_EQ(usage_error({"reprot", "a.json"}),
-            "unknown command 'reprot'; did you mean report? (run, topo, report, compare, fleet or "
-            "help)");
+            "unknown command 'reprot'; did you mean report? (run, topo, report, compare, fleet, "
+            "doctor or help)");
   EXPECT_EQ(usage_error({"frobnicate"}),
-            "unknown command 'frobnicate'; use run, topo, report, compare, fleet or help");
+            "unknown command 'frobnicate'; use run, topo, report, compare, fleet, doctor or help");
 }
 
 TEST(Help, HelpAndHelpCommandAreTheHelpTexts) {
@@ -92,14 +92,14 @@ TEST(Help, HelpAndHelpCommandAreTheHelpTexts) {
   EXPECT_EQ(top.command, Command::kHelp);
   EXPECT_EQ(top.help_text, parse({"--help"}).help_text);
   EXPECT_TRUE(has(top.help_text, "peerbench help [COMMAND]"));
-  for (const char* c : {"run", "topo", "report", "compare", "fleet"}) {
+  for (const char* c : {"run", "topo", "report", "compare", "fleet", "doctor"}) {
     const auto h = parse({"help", c});
     EXPECT_EQ(h.command, Command::kHelp) << c;
     EXPECT_EQ(h.help_text, parse({c, "--help"}).help_text) << c;
   }
   EXPECT_EQ(parse({"help", "--help"}).help_text.rfind("peerbench help: ", 0), 0u);
   EXPECT_EQ(usage_error({"help", "bogus"}),
-            "help: unknown command 'bogus'; use run, topo, report, compare, fleet or help");
+            "help: unknown command 'bogus'; use run, topo, report, compare, fleet, doctor or help");
   EXPECT_TRUE(has(usage_error({"help", "reprot"}), "did you mean report?"));
   EXPECT_TRUE(has(usage_error({"help", "run", "report"}), "help: takes one command"));
 }
