@@ -35,6 +35,8 @@ const CommandHelp kCommandHelp[] = {
      "what changed between runs: regressions, improvements; more than two: a history"},
     {"fleet", "fleet PATH... [--hosts FILE]",
      "one verdict over many nodes' results: outliers, missing nodes, versions"},
+    {"import", "import FILE... [-J OUT | --out-dir DIR]",
+     "nccl-tests, nvbandwidth, p2pBandwidthLatencyTest and topo -m outputs as results files"},
     {"help", "help [COMMAND]", "the commands (this help), or the options of one command"},
 };
 
@@ -77,6 +79,8 @@ std::string command_name(Command c) {
       return "compare";
     case Command::kFleet:
       return "fleet";
+    case Command::kImport:
+      return "import";
     default:
       return "run";
   }
@@ -192,11 +196,9 @@ struct NamedCommand {
   int first_option;
 };
 
-constexpr std::pair<const char*, Command> kCommands[] = {{"run", Command::kRun},
-                                                         {"topo", Command::kTopo},
-                                                         {"report", Command::kReport},
-                                                         {"compare", Command::kCompare},
-                                                         {"fleet", Command::kFleet}};
+constexpr std::pair<const char*, Command> kCommands[] = {
+    {"run", Command::kRun},         {"topo", Command::kTopo},   {"report", Command::kReport},
+    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"import", Command::kImport}};
 
 // "unknown command 'reprot'; did you mean report? ...", for the first word and for help's.
 UsageError unknown_command(const std::string& word, const std::string& before) {
@@ -223,7 +225,8 @@ NamedCommand named_command(int argc, const char* const* argv) {
 std::string help_of_help() {
   return command_description("help") +
          "\nUsage:\n  peerbench help [COMMAND]\n\n"
-         "  COMMAND  run, topo, report, compare or fleet: its options (peerbench COMMAND --help);\n"
+         "  COMMAND  run, topo, report, compare, fleet or import: its options (peerbench COMMAND "
+         "--help);\n"
          "           left out: the commands (peerbench --help)\n";
 }
 
@@ -285,6 +288,9 @@ CommandLine parse_command_line(int argc, const char* const* argv,
         break;
       case Command::kFleet:
         parse_fleet_command(o, args, cl);
+        break;
+      case Command::kImport:
+        parse_import_command(o, args, cl);
         break;
       default:
         break;

@@ -5,13 +5,24 @@
 #include <vector>
 
 #include "core/fleet/fleet.h"
+#include "core/import/import.h"
 #include "core/model/method_info.h"
 #include "core/plan/run_options.h"
 #include "core/present/view_options.h"
 
 namespace peerbench {
 
-enum class Command { kRun, kTopo, kReport, kCompare, kFleet, kListMethods, kVersion, kHelp };
+enum class Command {
+  kRun,
+  kTopo,
+  kReport,
+  kCompare,
+  kFleet,
+  kImport,
+  kListMethods,
+  kVersion,
+  kHelp
+};
 
 struct CommandLine {
   Command command = Command::kRun;
@@ -20,6 +31,7 @@ struct CommandLine {
   ReportOptions report;
   CompareOptions compare;
   FleetOptions fleet;
+  ImportOptions import;
   std::string help_text;
   std::vector<std::string> argv;  // as given, for the results' tool.command_line
 };

@@ -16,6 +16,13 @@
 
 namespace peerbench {
 
+// `peerbench import FILE... [-J OUT | --out-dir DIR]`.
+struct ImportOptions {
+  std::vector<std::string> inputs;  // outputs to import, and topo -m files to judge them by
+  std::string json_path;            // -J: the one run's results file
+  std::string out_dir;              // --out-dir: DIR/<name>.json per input
+};
+
 enum class ImportFormat {
   kUnknown,
   kPeerbenchRun,  // a results file of peerbench's own (run -J): not imported, read as it is
