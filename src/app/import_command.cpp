@@ -65,7 +65,7 @@ std::vector<Imported> read_inputs(const ImportOptions& o) {
   if (topos.size() > 1)
     throw UsageError("import: give one topo -m (got " + std::to_string(topos.size()) + ")");
   for (auto& r : runs) {
-    if (!topos.empty() && !r.doc.topology) attach_topology(r.doc, topos[0].second, topos[0].first);
+    if (!topos.empty()) attach_topology(r.doc, topos[0].second, topos[0].first);
     r.doc.verdicts = compute_verdicts(r.doc, Expectations{});
   }
   return runs;

@@ -153,6 +153,7 @@ RunDocument import_text(const std::string& text, const std::string& file) {
       f == ImportFormat::kNvbandwidthText) {
     if (auto topo = read_topo_matrix(text, file)) attach_topology(d, *topo, file);
   }
+  infer_board_topology(d);
   return d;
 }
 

@@ -54,6 +54,11 @@ void add_nccl_log(RunDocument& d, const NcclLogParse& log);
 // the catalogue, in catalogue order) and the hosts, and leaves verdicts to compute_verdicts.
 void finish_document(RunDocument& d, bool complete, const std::string& why_incomplete);
 
+// board_links.cpp: the topology of hosts whose output names 8 GPUs of one NVSwitch-board model
+// (HGX A100, H100, H200, H800, H20, B200) and no topology: every pair NV12 or NV18 (NV8 on
+// H800). Left unset for anything else.
+void infer_board_topology(RunDocument& d);
+
 // The GPU model's facts a verdict needs and an output does not print (compute capability for the
 // NVLink rate), by the name CUDA prints; nullopt for a model the table does not know.
 std::optional<int> compute_capability_major(const std::string& gpu_name);

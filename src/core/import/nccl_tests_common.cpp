@@ -72,7 +72,7 @@ void add_row(RunDocument& d, const std::string& method, const NcclTestsRow& row,
   r.iters = iters;
   r.graph_replays = graph_replays;
   r.datatype = row.type;
-  r.op = row.redop == "none" ? "" : row.redop;
+  r.op = row.redop == "none" ? "" : row.redop;  // "" also where the cell is empty
   const bool rooted = method == "nccl-broadcast" || method == "nccl-reduce";
   r.root = rooted ? row.root : -1;
   for (const auto* c : {&row.out_of_place, &row.in_place}) {
@@ -99,7 +99,7 @@ bool near(double a, double b) {
 std::string program_of_rows(const std::vector<NcclTestsRow>& rows, int ranks) {
   for (const auto& row : rows) {
     const auto& f = row.out_of_place ? *row.out_of_place : *row.in_place;
-    const bool reduces = row.redop != "none";
+    const bool reduces = !row.redop.empty() && row.redop != "none";
     if (row.root >= 0) return reduces ? "reduce_perf" : "broadcast_perf";
     if (f.algbw < 1 || ranks < 2) continue;  // too small to read a ratio from
     const double ratio = f.busbw / f.algbw, n = ranks;

@@ -2,6 +2,7 @@
 // interleaved, the table (out of place and in place, with -I's per-iteration columns and -T's
 // timestamps) and the footer. The formats are util.cu's PRINT lines (nccl-tests 2.13-2.19) and
 // the older common.cu ones (no Group, "[0x1b]" bus numbers, no "Collective test starting").
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct TextState {
   std::vector<NcclTestsRow> rows;
   bool footer = false;
   std::vector<std::string> failures;  // lines that say the test failed
+  std::vector<std::string> warnings;  // NCCL WARN lines
 };
 
 // "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters:
@@ -54,23 +56,34 @@ std::optional<NcclTestsFigures> figures_at(const std::vector<std::string>& w, st
   return f;
 }
 
+bool has_column(const TextState& s, const char* name) {
+  return std::find(s.columns.begin(), s.columns.end(), name) != s.columns.end();
+}
+
 // A row: size count type redop root, then out of place and in place, each time algbw busbw
-// #wrong (+ four per-iteration columns with -I). Without its out-of-place figures (trace replay
-// prints blanks) one section fewer.
+// #wrong (+ four per-iteration columns with -I). Older versions print no root column, and some an
+// empty redop cell; without its out-of-place figures (trace replay prints blanks) one section
+// fewer.
 bool read_row(TextState& s, const std::vector<std::string>& w) {
   const std::size_t section = s.columns.size() >= 21 ? 8 : 4;
-  if (w.size() < 5 + 4) return false;
-  const auto bytes = number(w[0]), count = number(w[1]), root = number(w[4]);
-  if (!bytes || !count || !root) return false;
+  if (w.size() < 3 + 4) return false;
+  const auto bytes = number(w[0]), count = number(w[1]);
+  if (!bytes || !count || number(w[2])) return false;
   NcclTestsRow r;
   r.bytes = static_cast<std::uint64_t>(*bytes);
   r.count = static_cast<std::uint64_t>(*count);
   r.type = w[2];
-  r.redop = w[3];
-  r.root = static_cast<int>(*root);
-  const bool both = w.size() >= 5 + 2 * section;
-  if (both) r.out_of_place = figures_at(w, 5);
-  r.in_place = figures_at(w, both ? 5 + section : 5);
+  std::size_t at = 3;
+  if (!number(w[at])) r.redop = w[at++];  // an empty redop cell leaves the time here
+  const bool root = s.columns.empty() ? (w.size() - at - 1) % 4 == 0 : has_column(s, "root");
+  if (root) {
+    const auto v = number(w[at++]);
+    if (!v) return false;
+    r.root = static_cast<int>(*v);
+  }
+  const bool both = w.size() >= at + 2 * section;
+  if (both) r.out_of_place = figures_at(w, at);
+  r.in_place = figures_at(w, both ? at + section : at);
   if (!r.in_place) return false;
   s.rows.push_back(r);
   return true;
@@ -91,13 +104,15 @@ void read_comment(RunDocument& d, TextState& s, const std::string& line) {
     s.failures.push_back(std::string(trim(line)));
 }
 
-// Lines that say a run failed: nccl-tests' own and NCCL's WARN lines.
+// Lines that say the test failed (nccl-tests' own), and NCCL's warnings (kept, not a failure:
+// "falling back to simple order" warns and goes on).
 bool failure_line(std::string_view l) {
   return contains(l, "Test NCCL failure") || contains(l, "Test CUDA failure") ||
-         contains(l, "NCCL WARN") || contains(l, "Test failure");
+         contains(l, "Test failure") || contains(l, "Cuda failure");
 }
 
 std::string stop_reason(const TextState& s) {
+  if (!s.failures.empty() && !s.footer) return "the test failed: " + s.failures.back();
   if (s.rows.empty())
     return "the output stops before its table: no row of figures (a hang or a crash before the "
            "first size)";
@@ -107,16 +122,48 @@ std::string stop_reason(const TextState& s) {
 
 }  // namespace
 
+// srun --label prefixes every line with its task ("  0: "): the line is what follows.
+std::string_view unlabelled(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+  if (i == 0 || i + 1 >= t.size() || t[i] != ':' || t[i + 1] != ' ') return t;
+  return trim(t.substr(i + 1));
+}
+
+// "Test failure all_reduce.cu:90": the program, where the output names it nowhere else.
+void program_of_failure(TextState& s, std::string_view l) {
+  const auto cu = l.find(".cu:");
+  if (!s.program.empty() || cu == std::string_view::npos) return;
+  const auto start = l.rfind(' ', cu);
+  const std::string name(l.substr(start == std::string_view::npos ? 0 : start + 1,
+                                  cu - (start == std::string_view::npos ? 0 : start + 1)));
+  if (name != "common" && name != "util" && name != "timer") s.program = name + "_perf";
+}
+
+// Whether the sweep ended: its footer; without one (a post trimmed to its table), the sizes the
+// settings line asked for, or a failure said. A table alone, and nothing else, cannot tell.
+bool sweep_ended(RunDocument& d, const TextState& s) {
+  if (s.footer) return true;
+  if (s.rows.empty() || !s.failures.empty()) return false;
+  if (d.config.contains("sizes"))
+    return s.rows.back().bytes >= d.config["sizes"][0].get<std::uint64_t>();
+  note_unknown(d, "whether the sweep ended (no '# Avg bus bandwidth' line, no settings line)");
+  return true;
+}
+
 RunDocument read_nccl_tests_text(const std::string& text, const std::string& file) {
   TextState s;
   RunDocument d = new_document("nccl-tests", "", "nccl-tests text", file);
   for (const auto& l : text_lines(text, file)) {
-    const std::string_view t = trim(l.text);
+    const std::string_view t = unlabelled(trim(l.text));
     if (t.empty()) continue;
     if (t.front() == '#') {
       read_comment(d, s, std::string(t));
     } else if (failure_line(t)) {
       if (s.failures.size() < 10) s.failures.push_back(std::string(t));
+      program_of_failure(s, t);
+    } else if (contains(t, "NCCL WARN")) {
+      if (s.warnings.size() < 10) s.warnings.push_back(std::string(t));
     } else if (!s.footer) {
       read_row(s, words(t));
     }
@@ -134,8 +181,10 @@ RunDocument read_nccl_tests_text(const std::string& text, const std::string& fil
     d.config["methods"] = {method};
     for (const auto& r : s.rows) add_row(d, method, r, s.iters, s.graph);
   }
-  for (const auto& f : s.failures) d.errors.push_back(f);
-  finish_document(d, s.footer, stop_reason(s));
+  for (const auto* list : {&s.warnings, &s.failures}) {
+    for (const auto& f : *list) d.errors.push_back(f);
+  }
+  finish_document(d, sweep_ended(d, s), stop_reason(s));
   return d;
 }
 

@@ -22,6 +22,13 @@ struct NvbMatrix {
 void add_nvb_device(RunDocument& d, const std::string& host, const std::string& line);
 // The results of a matrix mapped to its method (method_map.h), or its test noted unmapped.
 void add_nvb_matrix(RunDocument& d, const NvbMatrix& m);
+// A device-to-device test nvbandwidth waived ("Waiving device_to_device_...", status Waived): it
+// waives a peer test where no pair can enable peer access, so every pair it would have measured
+// has none.
+void note_nvb_waived(RunDocument& d, const std::string& test);
+// "Invalid value when checking the pattern" during `test`: its copy delivered wrong data (how
+// many elements nvbandwidth does not say: at least one), as a failed result over all GPUs.
+void note_nvb_wrong_data(RunDocument& d, const std::string& test, const std::string& line);
 // The copy size: nvbandwidth prints none; its default (-b) by version: 64 MiB to v0.6, 512 MiB
 // from v0.7. 0 where the version is unknown.
 std::uint64_t nvb_default_bytes(const std::string& version);

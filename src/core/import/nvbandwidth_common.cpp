@@ -1,4 +1,5 @@
 // What nvbandwidth's text and JSON readers share: devices, matrices, the copy size.
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/import/import_document.h"
@@ -78,7 +79,44 @@ void note_peer_access(RunDocument& d, int a, int b, bool measured) {
 
 }  // namespace
 
+// Outputs whose device lines were left out (posts trimmed): one rank per row or column of the
+// matrix, its GPU unnamed.
+static void ranks_of_matrix(RunDocument& d, const NvbMatrix& m) {
+  if (!d.system.ranks.empty() || m.values.empty()) return;
+  const std::size_t n = std::max(m.values.size(), m.values.front().size());
+  for (std::size_t i = 0; i < n; ++i) add_rank(d, "", static_cast<int>(i), "", "");
+  note_unknown(d, "the GPUs (the output lists no devices): their model");
+}
+
+void note_nvb_waived(RunDocument& d, const std::string& test) {
+  if (test.rfind("device_to_device_", 0) != 0) return;
+  note_unknown(d, test + " was waived: no pair of GPUs could enable peer access");
+  const int n = static_cast<int>(d.system.ranks.size());
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) note_peer_access(d, a, b, false);
+  }
+}
+
+void note_nvb_wrong_data(RunDocument& d, const std::string& test, const std::string& line) {
+  const ImportedMethod* row = imported_method("nvbandwidth", test);
+  d.errors.push_back(test + ": " + line);
+  // A test with no method of its own (one_to_all_read_sm) still moved data with a copy engine or
+  // a kernel, reading or writing: its wrong data is that family's.
+  const bool sm = contains(test, "_sm"), read = contains(test, "read");
+  std::string method = row && !row->method.empty() ? row->method : "";
+  if (method.empty() && !contains(test, "host"))
+    method = std::string(sm ? "sm-" : "ce-") + (read ? "read" : "write");
+  if (method.empty()) return;
+  Result r = figure_result(method, -1, -1, nvb_default_bytes(d.tool.version));
+  r.status = ResultStatus::kError;
+  r.reason = "nvbandwidth " + test + ": " + line;
+  r.checked = true;
+  r.wrong = 1;  // at least one: nvbandwidth stops at the first wrong value
+  d.results.push_back(r);
+}
+
 void add_nvb_matrix(RunDocument& d, const NvbMatrix& m) {
+  ranks_of_matrix(d, m);
   const ImportedMethod* row = imported_method("nvbandwidth", m.test);
   if (!row || row->method.empty()) {
     note_unmapped(d, m.test, row ? row->why : "no peerbench method measures it");

@@ -67,6 +67,7 @@ RunDocument read_nvbandwidth_json(const json& j, const std::string& file) {
       const std::string status = str(t, "status");
       if (status != "Running") ++ended;  // Passed, Waived, Error: the test ended
       if (status == "Passed") add_nvb_matrix(d, matrix_of(t, file));
+      if (status == "Waived") note_nvb_waived(d, str(t, "name"));
       if (status == "Error" || t.contains("error"))
         d.errors.push_back(str(t, "name") + ": " + str(t, "error"));
     }

@@ -49,6 +49,9 @@ bool read_matrix_row(NvbState& s, const std::vector<std::string>& w) {
 
 void read_line(RunDocument& d, NvbState& s, const std::string& l) {
   const auto w = words(l);
+  // "SUM NAME total" after a matrix names its test where the "Running" line was left out.
+  if (starts_with(l, "SUM ") && w.size() >= 2 && s.matrix && s.matrix->test.empty())
+    s.matrix->test = w[1];
   if (starts_with(l, "nvbandwidth Version:") && w.size() >= 3) {
     d.tool.version = w[2];
   } else if (starts_with(l, "Driver Version:") && w.size() >= 3) {
@@ -71,12 +74,21 @@ void read_line(RunDocument& d, NvbState& s, const std::string& l) {
     s.matrix = NvbMatrix{s.test, l, {}};
     s.header_seen = false;
     s.test_has_matrix = true;
+    if (s.tests == 0) s.tests = 1;  // a matrix whose "Running" line was left out
   } else if (s.matrix && !s.header_seen && column_indices(w)) {
     s.header_seen = true;
   } else if (s.matrix && !read_matrix_row(s, w)) {
     end_matrix(d, s);
   }
   if (starts_with(l, "Waived")) s.test_has_matrix = true;  // not run here, and said so
+  if (starts_with(l, "Waiving ") && l.back() == '.') {     // v0.2: "Waiving NAME."
+    note_nvb_waived(d, l.substr(8, l.size() - 9));
+    ++s.tests;
+    s.test_has_matrix = true;
+  } else if (starts_with(l, "Waived")) {
+    note_nvb_waived(d, s.test);
+  }
+  if (contains(l, "Invalid value when checking the pattern")) note_nvb_wrong_data(d, s.test, l);
   if (!w.empty() && !s.matrix) s.last_plain = l;
 }
 
@@ -86,8 +98,9 @@ RunDocument read_nvbandwidth_text(const std::string& text, const std::string& fi
   RunDocument d = new_document("nvbandwidth", "", "nvbandwidth text", file);
   NvbState s;
   for (const auto& l : text_lines(text, file)) {
-    const std::string t(trim(l.text));
-    if (!t.empty()) read_line(d, s, t);
+    std::string_view t = trim(l.text);
+    while (!t.empty() && t.front() == '>') t = trim(t.substr(1));  // a Markdown quote of it
+    if (!t.empty()) read_line(d, s, std::string(t));
   }
   end_matrix(d, s);
   if (d.system.driver_version.empty()) note_unknown(d, "the driver version");
