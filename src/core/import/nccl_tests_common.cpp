@@ -21,9 +21,9 @@ namespace {
 // number alone) gives "": a bus id cannot be told from it.
 std::string pci_of(const std::string& bracket) {
   std::string in = bracket.substr(1, bracket.size() - 2);
-  if (in.size() != 12 || in[4] != ':' || in[7] != ':') return "";
+  if (in.size() != 10 || in[4] != ':' || in[7] != ':') return "";
   for (auto& ch : in) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return in.substr(0, 4) + ":" + in.substr(5, 2) + ":" + in.substr(10, 2) + ".0";
+  return in + ".0";
 }
 
 }  // namespace
