@@ -242,3 +242,25 @@ TEST(ImportMethodMap, EveryMappedMethodIsInTheCatalogue) {
 }
 
 }  // namespace peerbench
+
+namespace peerbench {
+
+// docs/import.md's method table is the code's (method_map.cpp), row for row.
+TEST(ImportDocs, MethodTableIsTheCodes) {
+  std::ifstream in(std::string(PEERBENCH_SOURCE_DIR) + "/docs/import.md");
+  std::string line;
+  std::vector<std::string> doc;
+  while (std::getline(in, line)) {
+    if (line.rfind("| nccl-tests | `", 0) == 0 || line.rfind("| nvbandwidth | `", 0) == 0 ||
+        line.rfind("| p2pBandwidthLatencyTest | `", 0) == 0)
+      doc.push_back(line);
+  }
+  std::vector<std::string> code;
+  for (const auto& m : imported_method_table())
+    code.push_back("| " + m.tool + " | `" + m.test + "` | " +
+                   (m.method.empty() ? std::string("—") : "`" + m.method + "`") + " | " + m.why +
+                   " |");
+  EXPECT_EQ(doc, code);
+}
+
+}  // namespace peerbench
