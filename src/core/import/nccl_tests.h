@@ -32,6 +32,7 @@ struct NcclTestsRow {
   std::uint64_t bytes = 0;
   std::uint64_t count = 0;
   std::string type, redop;
+  bool redop_cell_empty = false;  // a redop column with nothing in it (old alltoall_perf)
   int root = -1;
   std::optional<NcclTestsFigures> out_of_place, in_place;
 };

@@ -103,9 +103,13 @@ std::string program_of_rows(const std::vector<NcclTestsRow>& rows, int ranks) {
     if (row.root >= 0) return reduces ? "reduce_perf" : "broadcast_perf";
     if (f.algbw < 1 || ranks < 2) continue;  // too small to read a ratio from
     const double ratio = f.busbw / f.algbw, n = ranks;
-    if (reduces && near(ratio, 2 * (n - 1) / n)) return "all_reduce_perf";
+    // sendrecv_perf prints its reduction too (sum) and a busbw equal to algbw: on 2 ranks so
+    // does all_reduce_perf, and the two cannot be told apart.
+    if (reduces && near(ratio, 1) && ranks > 2) return "sendrecv_perf";
+    if (reduces && near(ratio, 2 * (n - 1) / n) && ranks > 2) return "all_reduce_perf";
     if (reduces && near(ratio, (n - 1) / n)) return "reduce_scatter_perf";
-    if (!reduces && near(ratio, 1)) return "sendrecv_perf";
+    // Old versions: all_gather_perf printed no redop column, alltoall_perf an empty one.
+    if (row.redop_cell_empty && near(ratio, (n - 1) / n)) return "alltoall_perf";
     return "";
   }
   return "";

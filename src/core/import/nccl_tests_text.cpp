@@ -74,7 +74,11 @@ bool read_row(TextState& s, const std::vector<std::string>& w) {
   r.count = static_cast<std::uint64_t>(*count);
   r.type = w[2];
   std::size_t at = 3;
-  if (!number(w[at])) r.redop = w[at++];  // an empty redop cell leaves the time here
+  if (!number(w[at])) {
+    r.redop = w[at++];
+  } else {
+    r.redop_cell_empty = has_column(s, "redop");  // an empty cell leaves the time here
+  }
   const bool root = s.columns.empty() ? (w.size() - at - 1) % 4 == 0 : has_column(s, "root");
   if (root) {
     const auto v = number(w[at++]);
