@@ -39,6 +39,10 @@ std::string format_name(ImportFormat f) {
 
 namespace {
 
+// What a verdict between GPUs of one host lacks without a topology.
+constexpr const char* kNoTopology =
+    "the links between the GPUs of a host (no nvidia-smi topo -m given: peerbench import LOG TOPO)";
+
 ImportFormat detect_json(std::string_view head) {
   if (contains(head, "\"peerbench-run\"") || contains(head, "\"schema_version\""))
     return ImportFormat::kPeerbenchRun;
@@ -154,6 +158,7 @@ RunDocument import_text(const std::string& text, const std::string& file) {
     if (auto topo = read_topo_matrix(text, file)) attach_topology(d, *topo, file);
   }
   infer_board_topology(d);
+  if (!d.topology && d.system.ranks.size() > d.system.hosts.size()) note_unknown(d, kNoTopology);
   return d;
 }
 
@@ -184,6 +189,8 @@ void attach_topology(RunDocument& d, const TopologyReport& topology, const std::
   }
   d.topology = TopologyReport{{h}};
   d.config["imported"]["topology"] = topo_file;
+  auto& unknown = d.config["imported"]["unknown"];
+  unknown.erase(std::remove(unknown.begin(), unknown.end(), kNoTopology), unknown.end());
 }
 
 ImportFormat sniff_file(const std::string& path) {
