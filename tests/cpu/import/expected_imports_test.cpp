@@ -93,6 +93,10 @@ TEST(ExpectedImports, EveryRowImportsWithItsVerdict) {
     if (detect_format(text) == ImportFormat::kTopoMatrix) {
       const auto t = import_topology(text, path);
       EXPECT_FALSE(t.hosts.front().pairs.empty());
+      // Every GPU pair's cell is a link (NV#, PIX, ...): columns run together after the GPUs'
+      // (NIC7NIC8) must not shift them.
+      for (const auto& p : t.hosts.front().pairs)
+        EXPECT_NE(classify_link(p).label, "?") << "GPU" << p.gpu_a << "-GPU" << p.gpu_b;
       EXPECT_EQ(row.verdict, "not-judged") << "a topology alone has no figure to judge";
       continue;
     }
