@@ -43,12 +43,24 @@ namespace {
 constexpr const char* kNoTopology =
     "the links between the GPUs of a host (no nvidia-smi topo -m given: peerbench import LOG TOPO)";
 
+// The first key of a JSON object, as written ("" where there is none). nvbandwidth writes
+// {"nvbandwidth": ...} and nccl-tests {"version": 3, "start_time": ...} in that order, while
+// peerbench's own files come sorted ("burn_in", "config", ...): a marker further in (nccl_version
+// is a key of a peerbench run's system too) could mistake a large run for another tool's.
+std::string first_key(std::string_view t) {
+  t = trim(t.substr(1));
+  if (t.empty() || t.front() != '"') return "";
+  const auto end = t.find('"', 1);
+  return end == std::string_view::npos ? "" : std::string(t.substr(1, end - 1));
+}
+
 ImportFormat detect_json(std::string_view head) {
+  const std::string key = first_key(head);
+  if (key == "nvbandwidth") return ImportFormat::kNvbandwidthJson;
+  if (key == "version" && contains(head, "\"start_time\"") && contains(head, "\"args\""))
+    return ImportFormat::kNcclTestsJson;
   if (contains(head, "\"peerbench-run\"") || contains(head, "\"schema_version\""))
     return ImportFormat::kPeerbenchRun;
-  if (contains(head, "\"nvbandwidth\"")) return ImportFormat::kNvbandwidthJson;
-  if (contains(head, "\"nccl_version\"") || contains(head, "\"alg_bw\""))
-    return ImportFormat::kNcclTestsJson;
   return ImportFormat::kUnknown;
 }
 

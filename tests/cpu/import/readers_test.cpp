@@ -118,8 +118,12 @@ TEST(ImportNcclTests, WrongElementsAreDataErrors) {
 TEST(ImportNcclTests, JsonOfTheSameRunReadsAsItsText) {
   // Derived: the H100 log's rows and devices written in nccl-tests 2.19's -J keys (util.cu).
   const auto text = imported("nccl-tests-h100-8gpu-g8-allreduce-nvswitch.txt");
-  nlohmann::json j = {
-      {"version", 3}, {"args", {"./build/all_reduce_perf", "-g", "8"}}, {"nccl_version", 22105}};
+  // In nccl-tests' own key order (util.cu writes version, start_time, args first).
+  nlohmann::ordered_json j;
+  j["version"] = 3;
+  j["start_time"] = "2025-03-01 00:00:00";
+  j["args"] = {"./build/all_reduce_perf", "-g", "8"};
+  j["nccl_version"] = 22105;
   j["config"] = {
       {"maximum_bytes", 4294967296ull}, {"iterations", 2}, {"devices", nlohmann::json::array()}};
   for (const auto& r : text.system.ranks)
@@ -194,6 +198,16 @@ TEST(ImportP2pBandwidthLatency, ATopoGivenBesideItJudgesThePairOverItsLink) {
   const auto vs = compute_verdicts(d, Expectations{});
   EXPECT_EQ(vs.front().link, "NV12");
   EXPECT_TRUE(flags_of(vs).empty());
+}
+
+TEST(ImportDetection, APeerbenchRunIsNeverTakenForAnotherToolsJson) {
+  // Sorted keys, NCCL's version in its system: still peerbench's own file.
+  const std::string run =
+      std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/default.json";
+  EXPECT_EQ(sniff_file(run), ImportFormat::kPeerbenchRun);
+  EXPECT_EQ(load_run_or_import(run).tool.name, "peerbench");
+  EXPECT_EQ(detect_format(R"({"config": {}, "system": {"nccl_version": "2.28.3"}})"),
+            ImportFormat::kUnknown);
 }
 
 TEST(ImportDetection, ByContentNotByName) {
