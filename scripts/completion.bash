@@ -22,6 +22,7 @@ _peerbench_flags() {  # command -> its flags
     report) echo "--format -o --output --fail-on --expect --plots -h --help" ;;
     compare) echo "--threshold --format -o --output --match --fail-on --plots -h --help" ;;
     fleet) echo "--hosts --expect --format -o --output --plots --write-baseline -h --help" ;;
+    import) echo "-J --json --out-dir -h --help" ;;
     doctor) echo "--json --root -h --help" ;;
     help) echo "-h --help" ;;
   esac
@@ -66,7 +67,7 @@ _peerbench_value() {
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return 0
       ;;
-    *:--plots)
+    *:--plots | import:--out-dir)
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return 0
       ;;
@@ -91,7 +92,7 @@ _peerbench_value() {
 _peerbench() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" i
   [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="run topo report compare fleet doctor help"
+  local commands="run topo report compare fleet import doctor help"
   # The command is the first word after the program that is one; without one it is run.
   for ((i = 1; i < COMP_CWORD; i++)); do
     case " $commands " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac
@@ -109,10 +110,11 @@ _peerbench() {
     mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")
   elif [ "$cmd" = help ] && [ "$COMP_CWORD" = 2 ]; then
     mapfile -t COMPREPLY < <(compgen -W "${commands% help}" -- "$cur")  # help takes one command
-  elif [ "$cmd" = fleet ]; then
-    mapfile -t COMPREPLY < <(compgen -f -- "$cur")  # results files and folders
+  elif [ "$cmd" = fleet ] || [ "$cmd" = import ]; then
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")  # results files, other tools' outputs, folders
   elif [ "$cmd" = report ] || [ "$cmd" = compare ]; then
-    mapfile -t COMPREPLY < <(compgen -f -X '!*.json' -- "$cur"; compgen -d -- "$cur")
+    # Results files, and other tools' outputs (docs/import.md), whatever their names.
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   fi
   return 0
 }

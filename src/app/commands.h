@@ -26,6 +26,7 @@ int report_command(const ReportOptions& o, const std::vector<MethodInfo>& catalo
 int compare_command(const CompareOptions& o);
 int history_command(const CompareOptions& o);  // compare of more than two runs
 int fleet_command(const FleetOptions& o);
+int import_command(const ImportOptions& o);
 int doctor_command(const DoctorOptions& o);
 int list_methods_command(const std::vector<MethodInfo>& catalog);
 int version_command();

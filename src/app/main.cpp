@@ -53,6 +53,8 @@ int run_command_line(const peerbench::CommandLine& cl, int argc, char** argv,
         return app::compare_command(cl.compare);
       case Command::kFleet:
         return app::fleet_command(cl.fleet);
+      case Command::kImport:
+        return app::import_command(cl.import);
       case Command::kDoctor:
         return app::doctor_command(cl.doctor);
       case Command::kTopo:

@@ -12,6 +12,7 @@
 
 #include "core/base/errors.h"
 #include "core/fleet/fleet.h"
+#include "core/import/import.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
@@ -80,7 +81,7 @@ void write_stream(const std::string& path, const std::string& text) {
 
 RunDocument load_named_run(const std::string& path) {
   try {
-    return load_run_file(path);
+    return load_run_or_import(path);  // peerbench's own, or another tool's output
   } catch (const InputError& e) {
     const std::string what = not_a_run(path, e);
     if (what.empty()) throw;

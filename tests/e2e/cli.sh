@@ -172,7 +172,7 @@ fi
   # shellcheck source=/dev/null
   source "$src/scripts/completion.bash"
   cw() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _peerbench; echo "${COMPREPLY[*]}"; }
-  [ "$(cw peerbench he)" = help ] && [ "$(cw peerbench help "")" = "run topo report compare fleet doctor" ] &&
+  [ "$(cw peerbench he)" = help ] && [ "$(cw peerbench help "")" = "run topo report compare fleet import doctor" ] &&
     [ "$(cw peerbench help rep)" = report ] && [ -z "$(cw peerbench help report "")" ]
 ) && ok "completion: help and its command" || bad "completion of help"
 

@@ -35,6 +35,8 @@ const CommandHelp kCommandHelp[] = {
      "what changed between runs: regressions, improvements; more than two: a history"},
     {"fleet", "fleet PATH... [--hosts FILE]",
      "one verdict over many nodes' results: outliers, missing nodes, versions"},
+    {"import", "import FILE... [-J OUT | --out-dir DIR]",
+     "nccl-tests, nvbandwidth, p2pBandwidthLatencyTest and topo -m outputs as results files"},
     {"doctor", "doctor [--json]",
      "what this node says about slow roads: PCIe/ACS, IOMMU, VM, container, NVLinks (no mpirun)"},
     {"help", "help [COMMAND]", "the commands (this help), or the options of one command"},
@@ -79,6 +81,8 @@ std::string command_name(Command c) {
       return "compare";
     case Command::kFleet:
       return "fleet";
+    case Command::kImport:
+      return "import";
     case Command::kDoctor:
       return "doctor";
     default:
@@ -198,7 +202,11 @@ struct NamedCommand {
 
 constexpr std::pair<const char*, Command> kCommands[] = {
     {"run", Command::kRun},         {"topo", Command::kTopo},   {"report", Command::kReport},
-    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"doctor", Command::kDoctor}};
+    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"import", Command::kImport}};
+{"compare", Command::kCompare}, {"fleet", Command::kFleet}, {
+  "doctor", Command::kDoctor
+}
+};
 
 // "unknown command 'reprot'; did you mean report? ...", for the first word and for help's.
 UsageError unknown_command(const std::string& word, const std::string& before) {
@@ -225,7 +233,8 @@ NamedCommand named_command(int argc, const char* const* argv) {
 std::string help_of_help() {
   return command_description("help") +
          "\nUsage:\n  peerbench help [COMMAND]\n\n"
-         "  COMMAND  run, topo, report, compare, fleet or doctor: its options (peerbench COMMAND "
+         "  COMMAND  run, topo, report, compare, fleet, import or doctor: its options (peerbench "
+         "COMMAND "
          "--help);\n"
          "           left out: the commands (peerbench --help)\n";
 }
@@ -289,6 +298,8 @@ CommandLine parse_command_line(int argc, const char* const* argv,
       case Command::kFleet:
         parse_fleet_command(o, args, cl);
         break;
+      case Command::kImport:
+        parse_import_command(o, args, cl);
       case Command::kDoctor:
         parse_doctor_command(o, args, cl);
         break;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/fleet/fleet.h"
+#include "core/import/import.h"
 #include "core/model/method_info.h"
 #include "core/plan/run_options.h"
 #include "core/present/view_options.h"
@@ -17,6 +18,7 @@ enum class Command {
   kReport,
   kCompare,
   kFleet,
+  kImport,
   kDoctor,
   kListMethods,
   kVersion,
@@ -36,6 +38,7 @@ struct CommandLine {
   ReportOptions report;
   CompareOptions compare;
   FleetOptions fleet;
+  ImportOptions import;
   DoctorOptions doctor;
   std::string help_text;
   std::vector<std::string> argv;  // as given, for the results' tool.command_line

@@ -61,6 +61,7 @@ void parse_topo_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
 void parse_report_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
 void parse_compare_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
 void parse_fleet_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
+void parse_import_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
 void parse_doctor_command(cxxopts::Options& o, const Args& args, CommandLine& cl);
 
 }  // namespace peerbench

@@ -1,4 +1,5 @@
 #include "core/fleet/fleet_adapter.h"
+#include "core/import/import.h"
 
 #include <algorithm>
 #include <map>
@@ -231,7 +232,7 @@ FleetExpectations load_fleet_expectations(const std::string& path,
 }
 
 std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpectations& e) {
-  const RunDocument d = load_run_file(file);
+  const RunDocument d = load_run_or_import(file);  // peerbench's own, or another tool's output
   const auto verdicts = compute_verdicts(d, e.verdicts);
   const ResultIndex idx(d);
   std::vector<FleetNode> nodes;

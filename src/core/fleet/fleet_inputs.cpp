@@ -16,6 +16,7 @@
 #include "core/base/text.h"
 #include "core/fleet/fleet_adapter.h"
 #include "core/fleet/fleet_assembly.h"
+#include "core/import/import.h"
 #include "core/model/json_in.h"
 #include "core/model/schema.h"
 #include "core/platform/input_file.h"
@@ -30,13 +31,29 @@ bool ends_with_json(const std::string& name) {
   return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
 }
 
-// Searches folders for *.json below them, `depth` levels under a path given. Folders are told
-// apart by device and inode, so a symbolic link back up the tree (or a second link to one folder)
-// is searched once, never in a loop; below kMaxFolderDepth nothing is searched. Names starting
-// with '.' are skipped (the atomic writer's temporary files among them). A folder or entry that
-// cannot be read is listed in `out.unreadable` and the rest is searched. Every name read counts
-// against `max_entries`, for all the paths given together: past it the walk is refused, since
-// one that has not ended by then (a link to /, /proc, /sys) would go on for minutes.
+// Another tool's output that reads as a run (nccl-tests, nvbandwidth, p2pBandwidthLatencyTest),
+// told by its content whatever its name: `fleet logs/` over a folder of nccl-tests logs.
+bool imported_run(const std::string& path) {
+  switch (sniff_file(path)) {
+    case ImportFormat::kNcclTestsText:
+    case ImportFormat::kNcclTestsJson:
+    case ImportFormat::kNvbandwidthText:
+    case ImportFormat::kNvbandwidthJson:
+    case ImportFormat::kP2pBandwidthLatency:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Searches folders for *.json (and other tools' outputs, by content) below them, `depth` levels
+// under a path given. Folders are told apart by device and inode, so a symbolic link back up the
+// tree (or a second link to one folder) is searched once, never in a loop; below kMaxFolderDepth
+// nothing is searched. Names starting with '.' are skipped (the atomic writer's temporary files
+// among them). A folder or entry that cannot be read is listed in `out.unreadable` and the rest is
+// searched. Every name read counts against `max_entries`, for all the paths given together: past it
+// the walk is refused, since one that has not ended by then (a link to /, /proc, /sys) would go on
+// for minutes.
 class FolderWalk {
  public:
   FolderWalk(ResultFiles& out, std::size_t max_entries) : out_(out), max_entries_(max_entries) {}
@@ -90,7 +107,10 @@ class FolderWalk {
       }
       if (!S_ISDIR(st.st_mode)) {
         // Not only regular files: the reader refuses a FIFO or device with its reason.
-        if (ends_with_json(n)) out_.files.push_back(path);
+        // Other tools' outputs are never empty; /proc's files all say 0 bytes, and reading each
+        // of them took the bounded walk of /proc/self past 10 s.
+        if (ends_with_json(n) || (S_ISREG(st.st_mode) && st.st_size > 0 && imported_run(path)))
+          out_.files.push_back(path);
       } else if (depth + 1 > kMaxFolderDepth) {
         out_.unreadable.push_back(
             {path, "not searched: deeper than " + std::to_string(kMaxFolderDepth) + " folders"});

@@ -1,6 +1,7 @@
 // The verdicts' shared context: the document indexed once, the request, the link between two
 // ranks, and the words that name ranks and cards.
 #include <algorithm>
+#include <set>
 
 #include "core/base/text.h"
 #include "core/judge/verdict_context.h"
@@ -271,8 +272,18 @@ Link all_ranks_link(const Ctx& c) {
     slowest.kind = "net";
     return slowest;
   }
-  bool all_same_gpu = !c.idx.pairs().empty();
-  for (const auto& [s, t] : c.idx.pairs()) {
+  // The pairs measured or described; where none are (an imported collective's log without
+  // NCCL's INFO lines), every pair of ranks, so that a topology still gives the link.
+  std::set<std::pair<int, int>> pairs = c.idx.pairs();
+  if (pairs.empty()) {
+    for (const auto& a : ranks) {
+      for (const auto& b : ranks) {
+        if (a.rank != b.rank) pairs.insert({a.rank, b.rank});
+      }
+    }
+  }
+  bool all_same_gpu = !pairs.empty();
+  for (const auto& [s, t] : pairs) {
     const Link l = link_of(c, s, t);
     if (l.cls.kind != LinkKind::kSameGpu) all_same_gpu = false;
     if (l.expected && (!slowest.expected || l.expected->raw_gbps < slowest.expected->raw_gbps)) {

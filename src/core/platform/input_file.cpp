@@ -64,6 +64,8 @@ std::uint64_t input_size_limit(InputKind kind) {
       return kMaxPlotFileBytes;
     case InputKind::kNcclLog:
       return kMaxNcclLogBytes;
+    case InputKind::kImport:
+      return kMaxImportFileBytes;
   }
   return kMaxExpectFileBytes;
 }
@@ -80,6 +82,8 @@ std::string input_label(InputKind kind) {
       return "--plots image";
     case InputKind::kNcclLog:
       return "NCCL log";
+    case InputKind::kImport:
+      return "imported output";
   }
   return "input file";
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Every file peerbench reads (results files, --expect, --hosts, the PNGs of --plots, NCCL logs
-// read back) is opened here and nowhere else:
+// read back, other tools' outputs imported) is opened here and nowhere else:
 //  - without blocking: a FIFO with no writer is refused, never waited on;
 //  - only when it is a regular file (followed through links): a folder, FIFO, device or socket
 //    is refused with one line naming the file, its role and what it is;
@@ -14,7 +14,9 @@
 
 namespace peerbench {
 
-enum class InputKind { kResults, kExpect, kHosts, kPlot, kNcclLog };
+// kImport: another tool's output (nccl-tests, nvbandwidth, p2pBandwidthLatencyTest, nvidia-smi
+// topo -m) that `peerbench import`, report, compare and fleet read (core/import).
+enum class InputKind { kResults, kExpect, kHosts, kPlot, kNcclLog, kImport };
 
 // The largest file of each kind peerbench reads (input_limits.h; docs/limits.md, "Limits on what
 // is read"). A file over it is refused naming its role, its size and the limit.

@@ -14,6 +14,12 @@ inline constexpr std::uint64_t kMaxExpectFileBytes = 1ull << 20;
 inline constexpr std::uint64_t kMaxHostsFileBytes = 64ull << 20;
 inline constexpr std::uint64_t kMaxPlotFileBytes = 16ull << 20;
 inline constexpr std::uint64_t kMaxNcclLogBytes = 1024ull << 20;
+// Another tool's output read by import, report, compare and fleet (core/import): as large as a
+// results file, and each line at most kMaxImportLineBytes (the longest line of nccl-tests, with
+// per-iteration columns and timestamps, is under 300 bytes; NCCL INFO lines under 1 KiB). A line
+// past it, or a NUL byte, is refused naming the file and the line: it is no text output.
+inline constexpr std::uint64_t kMaxImportFileBytes = 256ull << 20;
+inline constexpr std::size_t kMaxImportLineBytes = 64u << 10;
 // The PNGs of --plots together: an HTML page embeds them all.
 inline constexpr std::uint64_t kMaxEmbeddedPlotBytes = 64ull << 20;
 

@@ -31,8 +31,18 @@ Section run_section(const ReportInput& in) {
   s.lines.push_back("hosts: " + join(d.system.hosts, ", "));
   if (!d.tool.command_line.empty()) s.lines.push_back("command: " + command_line_text(d));
   s.lines.push_back("environment: " + steering_environment_text(d));
-  s.lines.push_back("status " + d.status + ", started " + d.started_at + ", peerbench " +
-                    d.tool.version + " (" + d.tool.git_revision + ")");
+  const auto imported = d.config.is_object() ? d.config.find("imported") : d.config.end();
+  if (d.config.is_object() && imported != d.config.end() && imported->is_object()) {
+    // Another tool's output (core/import): its tool and version, and what it does not say.
+    s.lines.push_back("status " + d.status + ", imported from " + d.tool.name +
+                      (d.tool.version.empty() ? "" : " " + d.tool.version) + " (" +
+                      imported->value("format", std::string()) + ")");
+    for (const auto& u : imported->value("unknown", nlohmann::json::array()))
+      if (u.is_string()) s.lines.push_back("not in the output: " + u.get<std::string>());
+  } else {
+    s.lines.push_back("status " + d.status + ", started " + d.started_at + ", peerbench " +
+                      d.tool.version + " (" + d.tool.git_revision + ")");
+  }
   if (d.status != "complete" && d.in_progress.is_object())
     s.lines.push_back("cut short while running: " + describe_in_progress(d.in_progress));
   if (const auto b = burn_in_summary(d)) s.lines.push_back("burn-in: " + b->headline);

@@ -82,9 +82,10 @@ TEST(Hints, DidYouMeanForMethodsFlagsFormatsAndCommands) {
       has(usage_error({"fleet", "dir", "--format=opnemetrics"}), "did you mean openmetrics?"));
   EXPECT_EQ(usage_error({"reprot", "a.json"}),
             "unknown command 'reprot'; did you mean report? (run, topo, report, compare, fleet, "
-            "doctor or help)");
+            "import, doctor or help)");
   EXPECT_EQ(usage_error({"frobnicate"}),
-            "unknown command 'frobnicate'; use run, topo, report, compare, fleet, doctor or help");
+            "unknown command 'frobnicate'; use run, topo, report, compare, fleet, import, doctor "
+            "or help");
 }
 
 TEST(Help, HelpAndHelpCommandAreTheHelpTexts) {
@@ -99,7 +100,8 @@ TEST(Help, HelpAndHelpCommandAreTheHelpTexts) {
   }
   EXPECT_EQ(parse({"help", "--help"}).help_text.rfind("peerbench help: ", 0), 0u);
   EXPECT_EQ(usage_error({"help", "bogus"}),
-            "help: unknown command 'bogus'; use run, topo, report, compare, fleet, doctor or help");
+            "help: unknown command 'bogus'; use run, topo, report, compare, fleet, import, doctor "
+            "or help");
   EXPECT_TRUE(has(usage_error({"help", "reprot"}), "did you mean report?"));
   EXPECT_TRUE(has(usage_error({"help", "run", "report"}), "help: takes one command"));
 }
