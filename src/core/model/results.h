@@ -9,8 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/diagnosis.h"
 #include "core/model/method_info.h"
 #include "core/model/nccl_log.h"
+#include "core/model/node_evidence.h"
 #include "core/model/statistics.h"
 #include "core/model/topology.h"
 
@@ -272,6 +274,10 @@ struct NcclCapture {
   std::vector<GraphObservation> graphs;
   std::vector<std::string> unknown_lines;
   std::string path_type;  // dominant intra-node path type of the graphs
+  // NCCL's own words on why it did not take a road (P2P, SHM, IB) or which variable steered it:
+  // "NCCL_P2P_DISABLE set by environment to 1", "Could not enable P2P between dev 0(=60) and dev
+  // 1(=70)", each once, from the part after "NCCL INFO"/"NCCL WARN" (nccl_reason_of, nccl_log.h).
+  std::vector<std::string> reasons;
 };
 
 struct Flag {
@@ -378,6 +384,12 @@ struct RunDocument {
   std::optional<BurnIn> burn_in;             // a burn-in's cycles; `results` hold the first cycle's
   std::vector<PairVerdict> verdicts;
   std::vector<GpuLinkHealth> link_health;  // per GPU; empty when not read (or schema 1)
+  // What each host said of its PCIe path, IOMMU, virtualization, container, steering variables and
+  // GPUs (node_evidence.h); empty where not read.
+  std::vector<NodeEvidence> node_evidence;
+  // Why, and what to do next (diagnosis.h): written by `run` from its verdicts; `report`
+  // recomputes it with the verdicts it judges.
+  std::vector<DiagnosedCause> diagnosis;
   Timing timing;
   std::vector<std::string> errors;
 };

@@ -3,6 +3,7 @@
 
 #include "core/model/schema.h"
 #include "core/model/schema_activity.h"
+#include "core/model/schema_diagnosis.h"
 
 namespace peerbench {
 
@@ -282,6 +283,7 @@ json to_json(const NcclLogParse& p) {
   return json{{"transports", obs},
               {"graphs", graphs_json(p.graphs)},
               {"unknown", p.unknown},
+              {"reasons", p.reasons},
               {"lines", p.lines_read}};
 }
 
@@ -326,7 +328,8 @@ json nccl_json(const NcclCapture& n) {
           {"subsystems", n.subsystems},
           {"path_type", str_or_null(n.path_type)},
           {"graphs", graphs_json(n.graphs)},
-          {"unknown_lines", n.unknown_lines}};
+          {"unknown_lines", n.unknown_lines},
+          {"reasons", n.reasons}};
 }
 
 }  // namespace
@@ -356,6 +359,7 @@ json to_json(const RunDocument& d) {
   j["burn_in"] = d.burn_in ? to_json(*d.burn_in) : json();
   j["verdicts"] = array_of(d.verdicts);
   j["link_health"] = array_of(d.link_health);
+  j["diagnosis"] = diagnosis_json(d.diagnosis);
   j["timing"] = {{"estimated_s", opt_json(d.timing.estimated_s)},
                  {"elapsed_s", opt_json(d.timing.elapsed_s)}};
   j["errors"] = d.errors;
