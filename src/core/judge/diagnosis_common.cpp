@@ -44,8 +44,9 @@ Candidate make_candidate(const Input& in, const char* code, const char* strength
   if (!fields.count("host")) fields["host"] = hosts.empty() ? "this host" : hosts.front();
   if (in.d.system.hosts.size() > 1 && hosts.size() == 1) c.cause.host = hosts.front();
   if (row) {
-    c.cause.summary = fill_fields(row->wording, fields);
-    c.cause.next = fill_fields(row->next, fields);
+    // Twice: a field's value may name another ({check} holds {host}).
+    c.cause.summary = fill_fields(fill_fields(row->wording, fields), fields);
+    c.cause.next = fill_fields(fill_fields(row->next, fields), fields);
   }
   return c;
 }

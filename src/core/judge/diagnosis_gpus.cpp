@@ -36,8 +36,12 @@ std::vector<DownLinks> links_down(const Input& in) {
     for (const auto& fl : f.v->flags) {
       if (fl.code != f.flag || !fl.evidence.is_object() || !fl.evidence.contains("links_down"))
         continue;
+      std::string gpu = "GPU " + f.bus;
+      for (const auto& r : in.d.system.ranks)
+        if (same_bus(r.gpu.pci_bus_id, f.bus))
+          gpu = "GPU " + std::to_string(r.gpu.index) + " " + f.bus;
       DownLinks d{f.bus,
-                  "GPU " + f.bus,
+                  gpu,
                   fl.evidence["links_down"].get<std::vector<int>>(),
                   fl.evidence.value("nvlinks_up", 0),
                   fl.evidence.value("peers_nvlinks_up", 0),

@@ -20,10 +20,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool road_flag(const std::string& flag) {
-  return flag == "nccl-shm" || flag == "nccl-net" || flag == "nccl-net-socket";
-}
-
 // The roads NCCL took off P2P on the run's pairs: "SHM/direct/direct", "NET/Socket/0".
 std::string roads(const RunDocument& d) {
   std::vector<std::string> out;
@@ -191,28 +187,50 @@ void setting_causes(const Input& in, std::vector<Candidate>& out) {
   net_forced_cause(in, out);
 }
 
-// NCCL's words for leaving P2P (or the network) where no setting or node fact explains it.
-void nccl_reason_causes(const Input& in, const std::vector<Candidate>& so_far,
-                        std::vector<Candidate>& out) {
+namespace {
+
+// One nccl-reason-from-log cause: the findings `road` picks that nothing read explained, with
+// NCCL's lines that start with one of `prefixes`, and the check that follows from them.
+void reason_cause(const Input& in, const std::vector<bool>& done,
+                  const std::vector<const char*>& prefixes, const std::string& check,
+                  const std::function<bool(const Finding&)>& road, std::vector<Candidate>& out) {
   std::vector<std::string> said;
-  for (const char* p : {"Could not enable P2P", "P2P is disabled between", "peer query failed",
-                        "Legacy IPC not supported", "failed to peer with device",
-                        "NET/Socket : No usable listening interface"}) {
+  for (const char* p : prefixes)
     for (auto& r : reasons_with(in.d, p)) said.push_back(r);
-  }
   if (said.empty()) return;
-  std::vector<bool> done(in.findings.size(), false);
-  for (const auto& c : so_far)
-    for (std::size_t i : c.explains) done[i] = true;
   const auto& fs = in.findings;
-  Candidate c = make_candidate(
-      in, "nccl-reason-from-log", cs::kLikely, {{"reason", said.front()}}, [&](const Finding& f) {
-        const std::size_t i = static_cast<std::size_t>(&f - fs.data());
-        return !done[i] && (road_flag(f.flag) || (!f.flag.empty() && nccl_method(f.method)));
-      });
+  Candidate c = make_candidate(in, "nccl-reason-from-log", cs::kLikely,
+                               {{"reason", said.front()}, {"check", check}}, [&](const Finding& f) {
+                                 const auto i = static_cast<std::size_t>(&f - fs.data());
+                                 return !done[i] && !f.flag.empty() && road(f);
+                               });
   std::vector<CauseEvidence> ev;
   for (const auto& r : said) ev.push_back({"NCCL's log", "\"" + r + "\""});
   add(in, std::move(c), ev, out);
+}
+
+}  // namespace
+
+// NCCL's words for leaving P2P (or InfiniBand) where no setting or node fact explains it.
+void nccl_reason_causes(const Input& in, const std::vector<Candidate>& so_far,
+                        std::vector<Candidate>& out) {
+  const std::vector<bool> done = explained(in, so_far);
+  reason_cause(
+      in, done,
+      {"Could not enable P2P", "P2P is disabled between", "peer query failed",
+       "Legacy IPC not supported", "failed to peer with device"},
+      "run peerbench doctor on {host} to read what NCCL met (ACS, IOMMU, "
+      "virtualization, container)",
+      [](const Finding& f) {
+        return f.flag == "nccl-shm" || f.flag == "nccl-net" || nccl_method(f.method);
+      },
+      out);
+  // NCCL looks for InfiniBand on every host; only a run whose hosts met over sockets needs it.
+  reason_cause(
+      in, done, {"NET/IB : No device found", "NET/Socket : No usable listening interface"},
+      "ibv_devinfo on {host}: NCCL saw no InfiniBand/RoCE device (its driver, or the "
+      "container's --device or --privileged)",
+      [](const Finding& f) { return f.flag == "nccl-net-socket"; }, out);
 }
 
 }  // namespace peerbench::diagnosis_detail

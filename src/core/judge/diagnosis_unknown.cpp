@@ -20,8 +20,16 @@ bool log_read(const RunDocument& d) {
   return d.nccl.mode == "peerbench" || d.nccl.mode == "user-file";
 }
 
+// Whether NCCL left P2P on some pair of the run: its figures share the road's measurement.
+bool nccl_left_p2p(const RunDocument& d) {
+  return std::any_of(d.pairs.begin(), d.pairs.end(), [](const PairFacts& p) {
+    return p.nccl && (p.nccl->kind == "SHM" || p.nccl->kind == "NET");
+  });
+}
+
 std::string measurement_of(const Input& in, const Finding& f) {
-  std::string m = unknown_measurement(f.flag);
+  const bool nccl_figure = !f.flag.empty() && nccl_method(f.method) && nccl_left_p2p(in.d);
+  std::string m = unknown_measurement(nccl_figure ? "nccl-shm" : f.flag);
   if ((road_flag(f.flag) || nccl_method(f.method)) && !log_read(in.d))
     m = "run again with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET so NCCL says why, and "
         "run peerbench doctor on {host}";
@@ -55,7 +63,7 @@ std::vector<CauseEvidence> unknown_evidence(const Input& in, bool road) {
     ev.push_back({"environment", "no NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE set"});
     ev.push_back({"NCCL's log", !log_read(in.d) ? "not captured (" + in.d.nccl.mode + ")"
                                 : in.d.nccl.reasons.empty()
-                                    ? "read: no reason given"
+                                    ? "no reason recorded"
                                     : "reasons: " + join(in.d.nccl.reasons, "; ")});
   }
   ev.push_back({"node evidence", in.d.node_evidence.empty() ? "not recorded in this file"
