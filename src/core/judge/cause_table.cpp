@@ -26,7 +26,7 @@ std::vector<CauseInfo> setting_and_container_rows() {
        "Next: unset NCCL_SHM_DISABLE (and NCCL_P2P_DISABLE) and run again",
        {"nccl-net", PB_FIGURES}, "NCCL_SHM_DISABLE set"},
       {"nccl-p2p-level-env", K::kSetting,
-       "NCCL_P2P_LEVEL below the pair's path (LOC, or a PCIe level on an NVLink pair), or NCCL's echo",
+       "NCCL_P2P_LEVEL nearer than the pair's path (LOC on any pair; PIX on a pair across a host bridge), or NCCL's echo of it",
        "NCCL_P2P_LEVEL={value} allows peer-to-peer only up to {level}: NCCL took {road} between {pairs}",
        "Next: unset NCCL_P2P_LEVEL (or set it to SYS) and run again",
        {"nccl-shm", "nccl-net", PB_FIGURES}, "NCCL_P2P_LEVEL set too low"},
