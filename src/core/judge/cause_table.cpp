@@ -140,7 +140,7 @@ std::vector<CauseInfo> gpu_and_other_rows() {
         "p2p-slower-than-staged", "asymmetric", "data-errors", "off-nvlink", "link-errors",
         "pcie-downtrained", "nvlink-degraded", "fabric-unhealthy", "below-expected", "off-baseline",
         "burn-in-errors", "intermittent", "drift", "fleet-outlier"},
-       "causes not read"},
+       "no cause read"},
   };
   // clang-format on
 }
