@@ -129,6 +129,9 @@ void Job::print_summary(double elapsed) {
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
   *o << "# " << run_headline(doc, doc.verdicts) << "\n";
+  // Why, and what to do next: each cause and its Next line (the report shows its evidence).
+  for (const auto& c : doc.diagnosis)
+    *o << "# Cause (" << c.strength << "): " << c.summary << "\n#   " << c.next << "\n";
   if (const auto why = failing_line(doc, doc.verdicts, opts_.fail_on); !why.empty())
     *o << "# Exit 1: " << why << "\n";
   if (const auto waived = waived_line(doc, doc.verdicts, opts_.fail_on); !waived.empty())
