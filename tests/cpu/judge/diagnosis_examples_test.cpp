@@ -72,6 +72,11 @@ TEST(DiagnosisOfRealRuns, EveryFlaggedReportHasANextLinePerCauseAndNoPassingOneH
         EXPECT_EQ(c.next.find('{'), std::string::npos) << c.code << ": " << c.next;
       }
       EXPECT_EQ(count_of(text, "\n  Next: "), static_cast<int>(causes.size()));
+      // The diagnosis keeps the text report within a terminal's 120 columns.
+      std::size_t start = 0;
+      for (auto nl = text.find('\n'); nl != std::string::npos;
+           start = nl + 1, nl = text.find('\n', start))
+        EXPECT_LE(nl - start, 120u) << text.substr(start, nl - start);
     }
     if (text.find("\nPASS: ") != std::string::npos ||
         text.find("\nNOT JUDGED: ") != std::string::npos) {

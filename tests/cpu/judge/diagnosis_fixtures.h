@@ -62,7 +62,8 @@ inline RunDocument peer_access_unsupported(RunDocument d) {
 // hypervisor, --firecracker-init on the kernel command line), /.dockerenv present, cgroup
 // 0::/process_api/core, the IPC namespace PID 1's, a 128 GB /dev/shm, no IOMMU groups, the GPUs on
 // the root bus (no bridge above them), NVML "Pass-Through", persistence on, no remapped-row
-// failure.
+// failure. The snapshot of that machine's /proc and /dev/shm (/work/notes/gpu-sysroot: cmdline,
+// cpuinfo's hypervisor flag, /.dockerenv, no /sys/class/dmi/id) gives the same facts.
 inline NodeEvidence gpu_machine_evidence(const RunDocument& d) {
   NodeEvidence n;
   n.host = d.system.hosts.empty() ? "vm" : d.system.hosts.front();
@@ -70,14 +71,18 @@ inline NodeEvidence gpu_machine_evidence(const RunDocument& d) {
   n.driver = "580.159.04";
   n.iommu.mode = "off";
   n.iommu.groups = 0;
-  n.iommu.kernel_cmdline = "--firecracker-init";
+  // /proc/cmdline of the snapshot (/work/notes/gpu-sysroot, 2026-12-05 22:40 UTC), its start and
+  // the init's arguments.
+  n.iommu.kernel_cmdline =
+      "mitigations=auto,no_guest_host,no_guest_guest console=ttyS0 quiet reboot=k panic=1 "
+      "random.trust_cpu=1 swiotlb=noforce ... pci=realloc=off ... -- --firecracker-init";
   n.virtualization.hypervisor_flag = true;
   n.virtualization.hypervisor_hint = "firecracker";
   n.virtualization.nvml_mode = "pass-through";
   n.container.runtime = "docker";
   n.container.signs = {"/.dockerenv present", "cgroup 0::/process_api/core"};
   n.container.ipc_namespace_is_init = true;
-  n.container.shm_bytes = 128ull * 1000 * 1000 * 1000;
+  n.container.shm_bytes = 137438953472ull;  // the snapshot's raw/df-shm.txt (df -B1 /dev/shm)
   for (const auto& r : d.system.ranks) {
     GpuPcieEvidence p;
     p.pci_bus_id = r.gpu.pci_bus_id;
