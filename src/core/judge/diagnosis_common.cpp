@@ -2,6 +2,7 @@
 // findings it explains, and the facts of a run the rules look up.
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "core/base/text.h"
 #include "core/judge/diagnosis_rules.h"
@@ -24,12 +25,13 @@ Candidate make_candidate(const Input& in, const char* code, const char* strength
   c.cause.code = code;
   c.cause.strength = strength;
   std::vector<std::string> hosts;
+  std::set<std::string> pairs_seen;  // a cause may explain thousands of pairs
   for (std::size_t i = 0; i < in.findings.size(); ++i) {
     const Finding& f = in.findings[i];
     if (!f.flag.empty() && !cause_explains(code, f.flag)) continue;
     if (!pick(f)) continue;
     c.explains.push_back(i);
-    add_once(c.cause.pairs, f.pair);
+    if (pairs_seen.insert(f.pair).second) c.cause.pairs.push_back(f.pair);
     add_once(c.cause.flags, f.flag);
     add_once(c.cause.states, f.state);
     add_once(hosts, host_of_pair(in, *f.v));

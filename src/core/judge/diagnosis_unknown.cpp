@@ -90,11 +90,11 @@ void unknown_causes(const Input& in, const std::vector<bool>& explained_findings
     std::vector<CauseEvidence> ev = unknown_evidence(in, road);
     const std::string hint = healthy_link_hint(in, idx, ev);
     const auto& fs = in.findings;
-    Candidate c = make_candidate(in, "unknown", cs::kUnknown, {{"measurement", m}, {"hint", hint}},
-                                 [&](const Finding& f) {
-                                   const auto i = static_cast<std::size_t>(&f - fs.data());
-                                   return std::find(idx.begin(), idx.end(), i) != idx.end();
-                                 });
+    std::vector<bool> mine(fs.size(), false);
+    for (std::size_t i : idx) mine[i] = true;
+    Candidate c = make_candidate(
+        in, "unknown", cs::kUnknown, {{"measurement", m}, {"hint", hint}},
+        [&](const Finding& f) { return mine[static_cast<std::size_t>(&f - fs.data())]; });
     c.cause.evidence = std::move(ev);
     if (!c.explains.empty()) out.push_back(std::move(c));
   }
