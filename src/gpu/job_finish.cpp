@@ -2,6 +2,7 @@
 // the results file written for the last time, the exit code and the summary.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "core/base/text.h"
+#include "core/judge/diagnosis.h"
 #include "core/judge/verdict.h"
 #include "core/model/json_text.h"
 #include "core/model/results_file.h"
@@ -44,6 +46,7 @@ void Job::record_nccl_transports() {
   doc.nccl.note = nccl ? capture_.note() : "no NCCL method selected";
   doc.nccl.subsystems = capture_.subsystems();
   doc.nccl.unknown_lines.clear();  // read again at the end of a burn-in's first cycle
+  doc.nccl.reasons.clear();
   if (!nccl) return;
   // All NCCL work is done before its log is read.
   if (res_->nccl && fatal_.empty()) PB_CUDA(cudaDeviceSynchronize());
@@ -59,6 +62,11 @@ void Job::record_nccl_transports() {
     }
     doc.nccl.unknown_lines.insert(doc.nccl.unknown_lines.end(), part.unknown.begin(),
                                   part.unknown.end());
+    // Every rank's reasons, each once: ranks say the same of a variable they all see.
+    for (const auto& r : part.reasons) {
+      auto& rs = doc.nccl.reasons;
+      if (std::find(rs.begin(), rs.end(), r) == rs.end()) rs.push_back(r);
+    }
   }
   doc.nccl.graphs = merged.graphs;
   doc.nccl.path_type = dominant_intra_path(merged.graphs);
@@ -88,6 +96,7 @@ void Job::finish() {
   doc.status = !fatal_.empty() ? "failed" : !first_cycle_whole_ ? "incomplete" : "complete";
   if (root()) {
     doc.verdicts = compute_verdicts(doc, expectations_);
+    doc.diagnosis = diagnose(doc, doc.verdicts);
     outcome_.json_written = file_->write(doc);
     if (!outcome_.json_written && out()) {
       *out() << "# The results file could not be written; the JSON follows on stdout.\n"
@@ -120,6 +129,9 @@ void Job::print_summary(double elapsed) {
     for (const auto& f : v.flags) *o << "#      " << f.code << ": " << f.message << "\n";
   }
   *o << "# " << run_headline(doc, doc.verdicts) << "\n";
+  // Why, and what to do next: each cause and its Next line (the report shows its evidence).
+  for (const auto& c : doc.diagnosis)
+    *o << "# Cause (" << c.strength << "): " << c.summary << "\n#   " << c.next << "\n";
   if (const auto why = failing_line(doc, doc.verdicts, opts_.fail_on); !why.empty())
     *o << "# Exit 1: " << why << "\n";
   if (const auto waived = waived_line(doc, doc.verdicts, opts_.fail_on); !waived.empty())

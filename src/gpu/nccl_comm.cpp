@@ -82,7 +82,8 @@ std::string user_file_note(const std::string& level, const std::vector<std::stri
 
 // The subsystems peerbench's capture asks for: the ones it needs and any more the user named.
 std::string captured_subsystems() {
-  std::string subsys = "INIT,P2P,SHM,NET,GRAPH";
+  // ENV: NCCL echoes the variables it read (NCCL_SHM_DISABLE...), which the diagnosis reads.
+  std::string subsys = "INIT,P2P,SHM,NET,GRAPH,ENV";
   if (const char* user_subsys = env("NCCL_DEBUG_SUBSYS"); user_subsys && user_subsys[0] != '^') {
     for (const auto& s : subsystem_list(user_subsys)) {
       if (subsys.find(s) == std::string::npos) subsys += "," + s;

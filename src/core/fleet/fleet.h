@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/judge/baseline.h"  // kFleetMinGroupPairs, kBaselineMinNodes
+#include "core/model/diagnosis.h"
 #include "core/model/flag_table.h"
 #include "core/model/results.h"
 #include "core/model/versions.h"
@@ -159,6 +160,9 @@ struct FleetNode {
   NodeState state = NodeState::kPass;
   std::vector<std::string> problems;  // why incomplete, in words
   std::vector<FleetPair> pairs;
+  // Why its flags, and what to do next (core/judge/diagnosis.h): the causes of its run that are
+  // this host's (all of a one-host run's); `fleet` groups nodes by their codes.
+  std::vector<DiagnosedCause> causes;
   NodeVersions versions;
   std::set<std::string> gpu_uuids;  // its GPUs' UUIDs, where the run recorded them
   // Other nodes naming one of those GPUs: one machine's results under several names, not

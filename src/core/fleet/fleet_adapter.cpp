@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/base/text.h"
+#include "core/judge/diagnosis.h"
 #include "core/judge/expectations_keys.h"
 #include "core/judge/verdict_context.h"
 #include "core/model/json_in.h"
@@ -234,6 +235,7 @@ FleetExpectations load_fleet_expectations(const std::string& path,
 std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpectations& e) {
   const RunDocument d = load_run_or_import(file);  // peerbench's own, or another tool's output
   const auto verdicts = compute_verdicts(d, e.verdicts);
+  const auto causes = diagnose(d, verdicts);
   const ResultIndex idx(d);
   std::vector<FleetNode> nodes;
   for (const auto& host : d.system.hosts) {
@@ -248,6 +250,8 @@ std::vector<FleetNode> read_fleet_nodes(const std::string& file, const FleetExpe
     n.problems = run_problems(d);
     if (!e.verdicts.baseline.empty()) n.baseline_judged = baseline_judged_any(verdicts);
     set_coverage(d, host, n);
+    for (const auto& c : causes)
+      if (c.host.empty() || c.host == host) n.causes.push_back(c);
     nodes.push_back(std::move(n));
   }
   // A pair belongs to its source's host; an all-rank verdict to every host of the run.

@@ -222,6 +222,9 @@ SectionDocument fleet_document(const FleetReport& r, const std::vector<PlotFile>
   d.verdict = verdict_line(r);
   d.digest = node_digest(r);
   d.failed = fleet_exit_code(r) != kExitOk;
+  // Why, and what to do next, first: nodes grouped by cause (docs/diagnosis.md).
+  if (auto causes = fleet_detail::cause_lines(r); !causes.empty())
+    d.sections.push_back({"Causes, by node", std::move(causes), {}, {}});
   if (!r.earlier_runs.empty()) d.sections.push_back(earlier_runs_section(r));
   d.sections.push_back(versions_section(r));
   d.sections.push_back(groups_section(r));

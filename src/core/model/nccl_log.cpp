@@ -171,12 +171,59 @@ bool parse_pattern(const std::string& tail, GraphObservation& g) {
   return true;
 }
 
+// The variables whose echo is a reason: they steer NCCL's transports.
+bool steering_variable(const std::string& name) {
+  static const char* const names[] = {
+      "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL",    "NCCL_SHM_DISABLE",   "NCCL_IB_DISABLE",
+      "NCCL_NET",         "NCCL_CUMEM_ENABLE", "NCCL_SOCKET_IFNAME", "NCCL_NET_GDR_LEVEL"};
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
 }  // namespace
+
+std::optional<std::string> nccl_reason_of(const std::string& line) {
+  std::size_t at = line.find("NCCL INFO ");
+  if (at == std::string::npos) at = line.find("NCCL WARN ");
+  if (at == std::string::npos) return std::nullopt;
+  std::string msg = line.substr(at + 10);
+  while (!msg.empty() && std::isspace(static_cast<unsigned char>(msg.back()))) msg.pop_back();
+  if (msg.size() > 400) msg.resize(400);  // NCCL's are short; cap a hostile file's
+  const auto env = msg.find(" set by environment to ");
+  if (env != std::string::npos) {
+    if (steering_variable(msg.substr(0, env))) return msg;
+    return std::nullopt;
+  }
+  static const char* const starts[] = {"Could not enable P2P between",
+                                       "peer query failed between",
+                                       "Legacy IPC not supported",
+                                       "failed to peer with device",
+                                       "P2P is disabled between",
+                                       "NET/IB : No device found",
+                                       "NET/Socket : No usable listening interface",
+                                       "Error: failed to create shared memory",
+                                       "Error: failed to extend ",
+                                       "Error: Could not map ",
+                                       "Error while creating shared memory segment",
+                                       "Error while attaching to shared memory segment",
+                                       "cuMem host allocations do not appear to be working"};
+  for (const char* s : starts)
+    if (msg.rfind(s, 0) == 0) return msg;
+  return std::nullopt;
+}
 
 bool parse_nccl_log_line(const std::string& line_in, NcclLogParse& out) {
   std::string line = line_in;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
   if (line.size() > 4096) line.resize(4096);  // NCCL lines are short; cap hostile input
+  if (auto reason = nccl_reason_of(line)) {
+    if (std::find(out.reasons.begin(), out.reasons.end(), *reason) == out.reasons.end() &&
+        out.reasons.size() < 64) {
+      out.reasons.push_back(std::move(*reason));
+    }
+    return true;
+  }
   const auto ver = line.find("NCCL version ");
   if (ver != std::string::npos) {
     std::string v = line.substr(ver + 13);

@@ -52,9 +52,26 @@ struct NcclLogParse {
   std::vector<TransportObservation> transports;
   std::vector<GraphObservation> graphs;
   std::vector<std::string> unknown;  // lines that look like transport lines but did not parse
+  std::vector<std::string> reasons;  // nccl_reason_of's lines, each once, in log order
   std::optional<std::string> nccl_version;  // from "NCCL version 2.28.3+cuda13.0"
   int lines_read = 0;
 };
+
+// NCCL's own reason for not taking a road, or the variable that steered it, from one INFO or WARN
+// line: the message after "NCCL INFO "/"NCCL WARN ", or nullopt for any other line. The forms are
+// NCCL 2.28's (graph/paths.cc, misc/param.cc, transport/p2p.cc, transport/net_ib.cc,
+// misc/shmutils.cc, bootstrap.cc), seen in ../shared/runs/h200x2/nccl-*.rank0.log:
+//   NCCL_P2P_DISABLE set by environment to 1          (also NCCL_P2P_LEVEL ... to LOC, and
+//   NCCL_SHM_DISABLE set by environment to 1.           NCCL_ENV's form for other variables)
+//   Could not enable P2P between dev 0(=60) and dev 1(=70)
+//   peer query failed between dev ... / Legacy IPC not supported / failed to peer with device ...
+//   P2P is disabled between [NVLINK ]connected GPUs 0 and 1. ...
+//   NET/IB : No device found.   NET/Socket : No usable listening interface found
+//   Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error ...
+//   Error: failed to extend /dev/shm/nccl-ab12cd to 9637892 bytes, error: No space left ...
+//   Error: Could not map ...   Error while creating shared memory segment ... (size ...)
+//   cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based ...
+std::optional<std::string> nccl_reason_of(const std::string& line);
 
 // Parses a whole log (any number of lines; non-NCCL lines are ignored).
 NcclLogParse parse_nccl_log(const std::string& text);

@@ -9,9 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/diagnosis.h"
 #include "core/model/method_info.h"
 #include "core/model/node_evidence.h"
 #include "core/model/nccl_log.h"
+#include "core/model/node_evidence.h"
 #include "core/model/statistics.h"
 #include "core/model/topology.h"
 
@@ -273,6 +275,10 @@ struct NcclCapture {
   std::vector<GraphObservation> graphs;
   std::vector<std::string> unknown_lines;
   std::string path_type;  // dominant intra-node path type of the graphs
+  // NCCL's own words on why it did not take a road (P2P, SHM, IB) or which variable steered it:
+  // "NCCL_P2P_DISABLE set by environment to 1", "Could not enable P2P between dev 0(=60) and dev
+  // 1(=70)", each once, from the part after "NCCL INFO"/"NCCL WARN" (nccl_reason_of, nccl_log.h).
+  std::vector<std::string> reasons;
 };
 
 struct Flag {
@@ -382,6 +388,9 @@ struct RunDocument {
   // What each host said about the road between its GPUs (ACS, IOMMU, VM, container, steering
   // variables, NVLinks, fabric): one per host; empty when not read (older files).
   std::vector<NodeEvidence> node_evidence;
+  // Why, and what to do next (diagnosis.h): written by `run` from its verdicts; `report`
+  // recomputes it with the verdicts it judges.
+  std::vector<DiagnosedCause> diagnosis;
   Timing timing;
   std::vector<std::string> errors;
 };

@@ -8,6 +8,7 @@
 #include "core/model/results_validate.h"
 #include "core/model/schema_activity.h"
 #include "core/model/schema_node_evidence.h"
+#include "core/model/schema_diagnosis.h"
 #include "core/model/schema_readers.h"
 
 namespace peerbench {
@@ -101,6 +102,7 @@ NcclCapture read_nccl(const JsonIn& n) {
   c.path_type = n.opt_str("path_type").value_or("");
   if (auto gs = n.opt("graphs")) c.graphs = graphs_from(*gs);
   if (auto u = n.opt("unknown_lines")) c.unknown_lines = u->string_array(kMaxItems);
+  if (auto r = n.opt("reasons")) c.reasons = r->string_array(kMaxItems);
   return c;
 }
 
@@ -347,6 +349,9 @@ void read_run_document(const JsonIn& in, const std::string& file, RunDocument& d
   rethrow("verdicts");
   if (auto vs = in.opt("verdicts")) {
     for (const auto& v : vs->array(kMaxItems)) d.verdicts.push_back(read_verdict(v));
+  }
+  if (auto dg = in.opt("diagnosis")) {
+    for (const auto& c : dg->array(kMaxItems)) d.diagnosis.push_back(diagnosed_cause_from(c));
   }
   read_link_health_timing_errors(in, file, d);
   if (auto ne = in.opt("node_evidence")) {

@@ -329,6 +329,7 @@ NcclLogParse nccl_log_parse_from_json(const json& j, const std::string& file) {
   }
   p.graphs = graphs_from(in.at("graphs"));
   p.unknown = in.at("unknown").string_array(kMaxItems);
+  if (auto r = in.opt("reasons")) p.reasons = r->string_array(kMaxItems);
   p.lines_read = static_cast<int>(in.opt_integer("lines", 0, 1 << 30).value_or(0));
   return p;
 }

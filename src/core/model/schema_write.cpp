@@ -4,6 +4,7 @@
 #include "core/model/schema.h"
 #include "core/model/schema_activity.h"
 #include "core/model/schema_node_evidence.h"
+#include "core/model/schema_diagnosis.h"
 
 namespace peerbench {
 
@@ -283,6 +284,7 @@ json to_json(const NcclLogParse& p) {
   return json{{"transports", obs},
               {"graphs", graphs_json(p.graphs)},
               {"unknown", p.unknown},
+              {"reasons", p.reasons},
               {"lines", p.lines_read}};
 }
 
@@ -327,7 +329,8 @@ json nccl_json(const NcclCapture& n) {
           {"subsystems", n.subsystems},
           {"path_type", str_or_null(n.path_type)},
           {"graphs", graphs_json(n.graphs)},
-          {"unknown_lines", n.unknown_lines}};
+          {"unknown_lines", n.unknown_lines},
+          {"reasons", n.reasons}};
 }
 
 }  // namespace
@@ -359,6 +362,7 @@ json to_json(const RunDocument& d) {
   j["link_health"] = array_of(d.link_health);
   j["node_evidence"] = json::array();
   for (const auto& e : d.node_evidence) j["node_evidence"].push_back(to_json(e));
+  j["diagnosis"] = diagnosis_json(d.diagnosis);
   j["timing"] = {{"estimated_s", opt_json(d.timing.estimated_s)},
                  {"elapsed_s", opt_json(d.timing.elapsed_s)}};
   j["errors"] = d.errors;

@@ -16,6 +16,9 @@ namespace {
 // A run's sections in reading order: its figures, the charts (HTML draws them), the details,
 // and the data a spreadsheet takes (CSV shows that alone).
 void add_run(SectionDocument& doc, const ReportInput& in) {
+  // The diagnosis first: why, and what to do next, before any figure.
+  Section why = report_doc::diagnosis_section(in);
+  if (!why.title.empty()) doc.sections.push_back(std::move(why));
   for (auto* part :
        {&report_doc::figure_sections, &report_doc::chart_sections, &report_doc::detail_sections}) {
     for (auto& s : (*part)(in)) doc.sections.push_back(std::move(s));

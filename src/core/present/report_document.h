@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/diagnosis.h"
 #include "core/present/report.h"
 #include "core/present/sections.h"
 
@@ -20,6 +21,14 @@ std::string verdict_line(const ReportInput& in);
 // a line.
 inline constexpr std::size_t kProblemLines = 8;
 std::vector<std::string> problem_lines(const ReportInput& in);
+// Why, and what to do next (core/judge/diagnosis.h): a section that opens the report, of the
+// causes of what does not pass, each with its evidence and Next line; no title (none shown) where
+// nothing needs a cause.
+Section diagnosis_section(const ReportInput& in);
+// A diagnosis as the report's lines: "1. <cause> [strength; explains ...]", "evidence: ...",
+// "Next: ...", cause by cause.
+std::vector<std::string> diagnosis_lines(const std::vector<DiagnosedCause>& causes,
+                                         const std::vector<PairVerdict>& verdicts);
 // The figures at the judged size: a matrix per pair method, the host links, the collectives.
 std::vector<Section> figure_sections(const ReportInput& in);
 // Everything after the figures: the run, its GPUs, figures by size, what was not measured,
