@@ -202,11 +202,8 @@ struct NamedCommand {
 
 constexpr std::pair<const char*, Command> kCommands[] = {
     {"run", Command::kRun},         {"topo", Command::kTopo},   {"report", Command::kReport},
-    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"import", Command::kImport}};
-{"compare", Command::kCompare}, {"fleet", Command::kFleet}, {
-  "doctor", Command::kDoctor
-}
-};
+    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"import", Command::kImport},
+    {"doctor", Command::kDoctor}};
 
 // "unknown command 'reprot'; did you mean report? ...", for the first word and for help's.
 UsageError unknown_command(const std::string& word, const std::string& before) {
