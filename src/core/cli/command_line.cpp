@@ -297,6 +297,7 @@ CommandLine parse_command_line(int argc, const char* const* argv,
         break;
       case Command::kImport:
         parse_import_command(o, args, cl);
+        break;
       case Command::kDoctor:
         parse_doctor_command(o, args, cl);
         break;
