@@ -202,11 +202,8 @@ struct NamedCommand {
 
 constexpr std::pair<const char*, Command> kCommands[] = {
     {"run", Command::kRun},         {"topo", Command::kTopo},   {"report", Command::kReport},
-    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"import", Command::kImport}};
-{"compare", Command::kCompare}, {"fleet", Command::kFleet}, {
-  "doctor", Command::kDoctor
-}
-};
+    {"compare", Command::kCompare}, {"fleet", Command::kFleet}, {"import", Command::kImport},
+    {"doctor", Command::kDoctor}};
 
 // "unknown command 'reprot'; did you mean report? ...", for the first word and for help's.
 UsageError unknown_command(const std::string& word, const std::string& before) {
@@ -261,6 +258,29 @@ CommandLine help_command(int argc, const char* const* argv,
   return cl;
 }
 
+// The named command's own flags into `cl` (each command's parse_*_command).
+void parse_command_options(cxxopts::Options& o, const Args& args,
+                           const std::vector<MethodInfo>& catalog, CommandLine& cl) {
+  switch (cl.command) {
+    case Command::kRun:
+      return parse_run_command(o, args, catalog, cl);
+    case Command::kTopo:
+      return parse_topo_command(o, args, cl);
+    case Command::kReport:
+      return parse_report_command(o, args, cl);
+    case Command::kCompare:
+      return parse_compare_command(o, args, cl);
+    case Command::kFleet:
+      return parse_fleet_command(o, args, cl);
+    case Command::kImport:
+      return parse_import_command(o, args, cl);
+    case Command::kDoctor:
+      return parse_doctor_command(o, args, cl);
+    default:
+      return;
+  }
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv,
@@ -282,30 +302,7 @@ CommandLine parse_command_line(int argc, const char* const* argv,
 
   cxxopts::Options o(prog, command_description(command_name(cl.command)));
   try {
-    switch (cl.command) {
-      case Command::kRun:
-        parse_run_command(o, args, catalog, cl);
-        break;
-      case Command::kTopo:
-        parse_topo_command(o, args, cl);
-        break;
-      case Command::kReport:
-        parse_report_command(o, args, cl);
-        break;
-      case Command::kCompare:
-        parse_compare_command(o, args, cl);
-        break;
-      case Command::kFleet:
-        parse_fleet_command(o, args, cl);
-        break;
-      case Command::kImport:
-        parse_import_command(o, args, cl);
-      case Command::kDoctor:
-        parse_doctor_command(o, args, cl);
-        break;
-      default:
-        break;
-    }
+    parse_command_options(o, args, catalog, cl);
     // Before anything the switches turned on acts: --help=false gave the help.
     reject_switch_values(o, args);
     reject_flags_as_values(o, args);  // fleet's options parse outside parse_args
