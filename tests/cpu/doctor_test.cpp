@@ -64,7 +64,8 @@ TEST(DoctorFindings, AcsRedirectOnEachGpuPath) {
             "bridge 0000:40:01.1 (root-port) above GPU 0 0000:41:00.0 ACSCtl");
   EXPECT_EQ(found[0].next,
             "Next: disable ACS on bridge 0000:40:01.1, 0000:60:01.1 (BIOS, or setpci -s "
-            "0000:40:01.1, 0000:60:01.1 ECAP_ACS+0x6.w=0000) or boot with iommu=pt");
+            "0000:40:01.1 ECAP_ACS+0x6.w=0000 and setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000) or "
+            "boot with iommu=pt");
 }
 
 TEST(DoctorFindings, TheGpuMachinesFaults) {

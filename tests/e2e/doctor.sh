@@ -38,7 +38,7 @@ doctor_on() {
 
 doctor_on gpu-vm-h200x2 0 "Findings: none"
 doctor_on acs-off-switch 0 "[ACS, no redirect]"
-doctor_on acs-amd-gpp 1 "Next: disable ACS on bridge 0000:40:01.1, 0000:60:01.1 (BIOS, or setpci"
+doctor_on acs-amd-gpp 1 "(BIOS, or setpci -s 0000:40:01.1 ECAP_ACS+0x6.w=0000 and setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000)"
 doctor_on acs-plx-switch 1 "acs-redirect: ACS on bridge 0000:02:08.0 (SrcValid+ TransBlk- ReqRedir+"
 doctor_on acs-plx-unprivileged 0 "unreadable without root"
 doctor_on builder-vm 2 "no NVIDIA driver"

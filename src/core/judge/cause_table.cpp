@@ -61,7 +61,7 @@ std::vector<CauseInfo> platform_rows() {
       {"acs-redirect", K::kPlatform,
        "ACS request or completion redirect on a PCIe bridge above a GPU (config space, node evidence)",
        "ACS on bridge {bridge} ({acs}) sends peer traffic of {gpus} up to the root complex",
-       "Next: disable ACS on bridge {bridge} (BIOS, or setpci -s {bridge} ECAP_ACS+0x6.w=0000) or boot with iommu=pt",
+       "Next: disable ACS on bridge {bridge} (BIOS, or {setpci}) or boot with iommu=pt",
        {"host-staged", "p2p-slower-than-staged", "nccl-shm", "asymmetric", PB_FIGURES},
        "ACS enabled on their PCIe switches"},
       {"iommu-translated", K::kPlatform,

@@ -34,6 +34,9 @@ bool shm_too_small(const std::optional<std::uint64_t>& shm_bytes, int ranks);
 // Whether a switch of NCCL's (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_IB_DISABLE), set to
 // `value`, is on: set and not 0, as diagnose() and doctor read it.
 bool nccl_switch_on(const std::string& value);
+// "setpci -s A ECAP_ACS+0x6.w=0000 and setpci -s B ...": the commands that clear the ACS control
+// register of each bridge (acs-redirect's {setpci}, for diagnose() and doctor alike).
+std::string setpci_acs_off(const std::vector<std::string>& bridges);
 // "74 MiB": a /dev/shm size as causes say it (rounded up).
 std::string shm_mib(std::uint64_t bytes);
 

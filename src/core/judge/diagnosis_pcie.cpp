@@ -78,6 +78,7 @@ void acs_cause(const Input& in, const NodeEvidence& ne, std::vector<Candidate>& 
   Candidate c = make_candidate(
       in, "acs-redirect", cs::kLikely,
       {{"bridge", join(bridges, ", ")},
+       {"setpci", setpci_acs_off(bridges)},
        {"acs", acs.front()},
        {"gpus", join(gpus, ", ")},
        {"host", ne.host}},

@@ -105,7 +105,10 @@ std::vector<DiagnosedCause> acs_redirect(const NodeEvidence& e, const DoctorCont
   }
   if (bridges.empty()) return {};
   return {found(e, "acs-redirect", cs::kLikely,
-                {{"bridge", join(bridges, ", ")}, {"acs", acs.front()}, {"gpus", join(gpus, ", ")}},
+                {{"bridge", join(bridges, ", ")},
+                 {"setpci", setpci_acs_off(bridges)},
+                 {"acs", acs.front()},
+                 {"gpus", join(gpus, ", ")}},
                 ev, gpus)};
 }
 

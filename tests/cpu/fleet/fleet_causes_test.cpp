@@ -124,7 +124,8 @@ TEST(FleetCauses, AcsOnSeveralNodesIsOneGroupFromTheirFiles) {
   EXPECT_EQ(lines[0], "3 nodes: ACS enabled on their PCIe switches (node-a, node-b, node-c)");
   EXPECT_EQ(lines[1],
             "Next: disable ACS on bridge 0000:40:01.1, 0000:60:01.1 (BIOS, or setpci -s "
-            "0000:40:01.1, 0000:60:01.1 ECAP_ACS+0x6.w=0000) or boot with iommu=pt");
+            "0000:40:01.1 ECAP_ACS+0x6.w=0000 and setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000) or "
+            "boot with iommu=pt");
   std::filesystem::remove_all(dir);
 }
 

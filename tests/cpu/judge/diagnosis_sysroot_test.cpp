@@ -59,7 +59,8 @@ TEST(DiagnosisSysroot, AcsOnTheAmdRootPortsNamesBothBridges) {
   EXPECT_EQ(cs.front().code, "acs-redirect") << testing::PrintToString(codes_of(cs));
   EXPECT_EQ(cs.front().next,
             "Next: disable ACS on bridge 0000:40:01.1, 0000:60:01.1 (BIOS, or setpci -s "
-            "0000:40:01.1, 0000:60:01.1 ECAP_ACS+0x6.w=0000) or boot with iommu=pt");
+            "0000:40:01.1 ECAP_ACS+0x6.w=0000 and setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000) or "
+            "boot with iommu=pt");
   EXPECT_NE(cs.front().summary.find("ReqRedir+ CmpltRedir+"), std::string::npos)
       << cs.front().summary;
   EXPECT_NE(std::find(cs.front().flags.begin(), cs.front().flags.end(), "host-staged"),
