@@ -38,15 +38,22 @@ doctor_on() {
 
 doctor_on gpu-vm-h200x2 0 "Findings: none"
 doctor_on acs-off-switch 0 "[ACS, no redirect]"
-doctor_on acs-amd-gpp 1 "Next: disable ACS on that bridge"
-doctor_on acs-plx-switch 1 "acs-redirect: ACS redirects peer traffic on 0000:02:08.0"
+doctor_on acs-amd-gpp 1 "(BIOS, or setpci -s 0000:40:01.1 ECAP_ACS+0x6.w=0000 and setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000)"
+doctor_on acs-plx-switch 1 "acs-redirect: ACS on bridge 0000:02:08.0 (SrcValid+ TransBlk- ReqRedir+"
 doctor_on acs-plx-unprivileged 0 "unreadable without root"
 doctor_on builder-vm 2 "no NVIDIA driver"
 # A steering variable turns a healthy node into one with a finding.
 NCCL_P2P_DISABLE=1 "$bin" doctor --root "$fixtures/gpu-vm-h200x2" > "$work/page"
 rc=$?
-[ $rc = 1 ] && grep -q "steering-off: NCCL_P2P_DISABLE=1" "$work/page" &&
-  ok "NCCL_P2P_DISABLE=1: exit 1, steering-off" || bad "NCCL_P2P_DISABLE=1: exit $rc: $(cat "$work/page")"
+# Its cause and Next line are the cause table's, as a run's diagnosis says them.
+[ $rc = 1 ] && grep -q "nccl-p2p-disabled-by-env: NCCL_P2P_DISABLE=1 was set" "$work/page" &&
+  grep -qx "    Next: unset NCCL_P2P_DISABLE and run again" "$work/page" &&
+  ok "NCCL_P2P_DISABLE=1: exit 1, nccl-p2p-disabled-by-env" ||
+  bad "NCCL_P2P_DISABLE=1: exit $rc: $(cat "$work/page")"
+# NCCL_SHM_DISABLE=1 alone leaves NCCL its peer-to-peer road: no finding.
+NCCL_SHM_DISABLE=1 "$bin" doctor --root "$fixtures/gpu-vm-h200x2" > "$work/page"
+rc=$?
+[ $rc = 0 ] && ok "NCCL_SHM_DISABLE=1 alone: exit 0" || bad "NCCL_SHM_DISABLE=1 alone: exit $rc"
 # This machine: without a driver the host part is printed and the exit code is 2.
 if [ ! -e /dev/nvidia0 ]; then
   doctor_on / 2 "no NVIDIA driver"

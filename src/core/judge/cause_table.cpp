@@ -61,7 +61,7 @@ std::vector<CauseInfo> platform_rows() {
       {"acs-redirect", K::kPlatform,
        "ACS request or completion redirect on a PCIe bridge above a GPU (config space, node evidence)",
        "ACS on bridge {bridge} ({acs}) sends peer traffic of {gpus} up to the root complex",
-       "Next: disable ACS on bridge {bridge} (BIOS, or setpci -s {bridge} ECAP_ACS+0x6.w=0000) or boot with iommu=pt",
+       "Next: disable ACS on bridge {bridge} (BIOS, or {setpci}) or boot with iommu=pt",
        {"host-staged", "p2p-slower-than-staged", "nccl-shm", "asymmetric", PB_FIGURES},
        "ACS enabled on their PCIe switches"},
       {"iommu-translated", K::kPlatform,
@@ -94,6 +94,11 @@ std::vector<CauseInfo> platform_rows() {
        "the NVLink fabric of {gpus} is {state}: the fabric manager has not registered it",
        "Next: start nvidia-fabricmanager on {host} (systemctl start nvidia-fabricmanager) and run again",
        {"fabric-unhealthy", "host-staged", "nccl-shm", "nccl-net", PB_FIGURES}, "fabric manager not running"},
+      {"fabric-degraded", K::kHardware,
+       "the NVLink fabric registered (completed) with NVML's health not healthy (degraded bandwidth, route unhealthy, insufficient NVLinks, ...), on NVSwitch systems",
+       "the NVLink fabric of {gpus} is registered but reports {health}",
+       "Next: read the fabric manager's log on {host} and nvidia-smi -q (Fabric state, status and health) for what it names, then reseat or RMA it",
+       {"fabric-unhealthy", "nvlink-degraded", "nccl-shm", "nccl-net", PB_FIGURES}, "NVLink fabric unhealthy"},
   };
   // clang-format on
 }
@@ -236,6 +241,25 @@ std::string fill_fields(const std::string& text, const std::map<std::string, std
     i = close + 1;
   }
   return out;
+}
+
+std::string join_and(const std::vector<std::string>& items) {
+  if (items.size() < 2) return items.empty() ? "" : items.front();
+  std::string out;
+  for (std::size_t i = 0; i + 1 < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out + " and " + items.back();
+}
+
+DiagnosedCause table_cause(const std::string& code, const std::string& strength,
+                           const std::map<std::string, std::string>& fields) {
+  DiagnosedCause c;
+  c.code = code;
+  c.strength = strength;
+  if (const CauseInfo* row = find_cause(code)) {
+    c.summary = fill_fields(fill_fields(row->wording, fields), fields);
+    c.next = fill_fields(fill_fields(row->next, fields), fields);
+  }
+  return c;
 }
 
 }  // namespace peerbench

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/model/diagnosis.h"
+
 namespace peerbench {
 
 // What a cause is, the first suspect first: a setting someone made, the container, the platform
@@ -55,5 +57,14 @@ std::string unknown_measurement(const std::string& flag);
 // `text` with each {name} replaced by fields[name]; a name with no field is left as it stands
 // (tests look for any left).
 std::string fill_fields(const std::string& text, const std::map<std::string, std::string>& fields);
+
+// "3", "3 and 7", "1, 3 and 7": a list as a cause's words say it.
+std::string join_and(const std::vector<std::string>& items);
+
+// A cause of row `code` (nullptr-safe: a code this table lacks keeps empty words), its summary
+// and Next line filled from `fields`, twice (a field's value may name another: {check} holds
+// {host}). diagnose() and `peerbench doctor` both make their causes so: one wording per cause.
+DiagnosedCause table_cause(const std::string& code, const std::string& strength,
+                           const std::map<std::string, std::string>& fields);
 
 }  // namespace peerbench

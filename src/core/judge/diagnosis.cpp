@@ -28,6 +28,24 @@ std::uint64_t nccl_shm_bytes_needed(int ranks) {
   return r * (r - 1) * kChannels * kBufferBytes;
 }
 
+bool shm_too_small(const std::optional<std::uint64_t>& shm_bytes, int ranks) {
+  return ranks >= 2 && shm_bytes && *shm_bytes < nccl_shm_bytes_needed(ranks);
+}
+
+bool nccl_switch_on(const std::string& value) {
+  return !value.empty() && value != "0";
+}
+
+std::string setpci_acs_off(const std::vector<std::string>& bridges) {
+  std::vector<std::string> commands;
+  for (const auto& b : bridges) commands.push_back("setpci -s " + b + " ECAP_ACS+0x6.w=0000");
+  return join(commands, " and ");
+}
+
+std::string shm_mib(std::uint64_t bytes) {
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+}
+
 namespace {
 
 namespace vs = verdict_state;

@@ -20,10 +20,7 @@ void add_once(std::vector<std::string>& xs, const std::string& x) {
 
 Candidate make_candidate(const Input& in, const char* code, const char* strength, Fields fields,
                          const std::function<bool(const Finding&)>& pick) {
-  const CauseInfo* row = find_cause(code);
   Candidate c;
-  c.cause.code = code;
-  c.cause.strength = strength;
   std::vector<std::string> hosts;
   std::set<std::string> pairs_seen;  // a cause may explain thousands of pairs
   for (std::size_t i = 0; i < in.findings.size(); ++i) {
@@ -45,11 +42,11 @@ Candidate make_candidate(const Input& in, const char* code, const char* strength
   if (!fields.count("flags")) fields["flags"] = join(c.cause.flags, ", ");
   if (!fields.count("host")) fields["host"] = hosts.empty() ? "this host" : hosts.front();
   if (in.d.system.hosts.size() > 1 && hosts.size() == 1) c.cause.host = hosts.front();
-  if (row) {
-    // Twice: a field's value may name another ({check} holds {host}).
-    c.cause.summary = fill_fields(fill_fields(row->wording, fields), fields);
-    c.cause.next = fill_fields(fill_fields(row->next, fields), fields);
-  }
+  DiagnosedCause words = table_cause(code, strength, fields);
+  c.cause.code = std::move(words.code);
+  c.cause.strength = std::move(words.strength);
+  c.cause.summary = std::move(words.summary);
+  c.cause.next = std::move(words.next);
   return c;
 }
 

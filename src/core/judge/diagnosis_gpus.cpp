@@ -16,8 +16,7 @@ namespace cs = cause_strength;
 std::string list_of(const std::vector<int>& xs) {
   std::vector<std::string> s;
   for (int x : xs) s.push_back(std::to_string(x));
-  if (s.size() < 2) return join(s, "");
-  return join(std::vector<std::string>(s.begin(), s.end() - 1), ", ") + " and " + s.back();
+  return join_and(s);
 }
 
 struct DownLinks {

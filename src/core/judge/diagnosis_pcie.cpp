@@ -78,6 +78,7 @@ void acs_cause(const Input& in, const NodeEvidence& ne, std::vector<Candidate>& 
   Candidate c = make_candidate(
       in, "acs-redirect", cs::kLikely,
       {{"bridge", join(bridges, ", ")},
+       {"setpci", setpci_acs_off(bridges)},
        {"acs", acs.front()},
        {"gpus", join(gpus, ", ")},
        {"host", ne.host}},
@@ -187,31 +188,45 @@ void peer_causes(const Input& in, std::vector<Candidate>& out) {
   }
 }
 
-// A GPU whose NVLink fabric is not registered: from the run's topology, or the node evidence.
-void fabric_cause(const Input& in, std::vector<Candidate>& out) {
-  std::vector<std::pair<std::string, std::string>> gpus;  // bus, state
+// What a GPU's fabric says where a cause of it holds: its state where the fabric manager has not
+// registered it, its health where it registered unhealthy; "" where the cause does not hold.
+using FabricSays = std::string (*)(const std::string& state, const std::string& health);
+
+std::string not_registered(const std::string& state, const std::string&) {
+  return state == "not-started" || state == "in-progress" ? state : "";
+}
+
+std::string registered_unhealthy(const std::string& state, const std::string& health) {
+  return state == "completed" && !health.empty() && health != "healthy" ? health : "";
+}
+
+// The GPUs whose fabric `says` holds, from the run's topology or the node evidence, as one cause
+// of `code` ({gpus}, and {field}: what the first says).
+void fabric_cause(const Input& in, const char* code, const char* field, FabricSays says,
+                  std::vector<Candidate>& out) {
+  std::vector<std::pair<std::string, std::string>> gpus;  // bus, what its fabric says
+  const auto add = [&](const std::string& bus, const std::string& said) {
+    if (!said.empty() &&
+        std::none_of(gpus.begin(), gpus.end(), [&](auto& x) { return same_bus(x.first, bus); }))
+      gpus.push_back({bus, said});
+  };
   if (in.d.topology)
     for (const auto& h : in.d.topology->hosts)
       for (const auto& g : h.gpus)
-        if (g.fabric && (g.fabric->state == "not-started" || g.fabric->state == "in-progress"))
-          gpus.push_back({g.pci_bus_id, g.fabric->state});
+        if (g.fabric) add(g.pci_bus_id, says(g.fabric->state, g.fabric->health));
   for (const auto& ne : in.d.node_evidence)
-    for (const auto& g : ne.gpus)
-      if ((g.fabric_state == "not-started" || g.fabric_state == "in-progress") &&
-          std::none_of(gpus.begin(), gpus.end(),
-                       [&](auto& x) { return same_bus(x.first, g.pci_bus_id); }))
-        gpus.push_back({g.pci_bus_id, g.fabric_state});
+    for (const auto& g : ne.gpus) add(g.pci_bus_id, says(g.fabric_state, g.fabric_health));
   if (gpus.empty()) return;
   std::vector<std::string> names;
-  for (const auto& [bus, state] : gpus) names.push_back("GPU " + bus);
+  for (const auto& [bus, said] : gpus) names.push_back("GPU " + bus);
   Candidate c = make_candidate(
-      in, "fabric-manager-not-running", cs::kConfirmed,
-      {{"gpus", join(names, ", ")}, {"state", gpus.front().second}}, [&](const Finding& f) {
+      in, code, cs::kConfirmed, {{"gpus", join(names, ", ")}, {field, gpus.front().second}},
+      [&](const Finding& f) {
         return !f.flag.empty() &&
                std::any_of(gpus.begin(), gpus.end(), [&](auto& x) { return on_gpu(f, x.first); });
       });
-  for (const auto& [bus, state] : gpus)
-    c.cause.evidence.push_back({"GPU " + bus + " fabric state", state});
+  for (const auto& [bus, said] : gpus)
+    c.cause.evidence.push_back({"GPU " + bus + " fabric " + field, said});
   c.cause.gpus = names;
   if (!c.explains.empty()) out.push_back(std::move(c));
 }
@@ -224,7 +239,8 @@ void platform_causes(const Input& in, std::vector<Candidate>& out) {
     iommu_cause(in, ne, out);
   }
   peer_causes(in, out);
-  fabric_cause(in, out);
+  fabric_cause(in, "fabric-manager-not-running", "state", not_registered, out);
+  fabric_cause(in, "fabric-degraded", "health", registered_unhealthy, out);
 }
 
 }  // namespace peerbench::diagnosis_detail

@@ -15,10 +15,6 @@ namespace {
 
 namespace cs = cause_strength;
 
-std::string mib(std::uint64_t bytes) {
-  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
-}
-
 bool road_or_nccl(const Finding& f) {
   return f.flag == "nccl-shm" || f.flag == "nccl-net" || f.flag == "host-staged" ||
          nccl_method(f.method);
@@ -44,14 +40,14 @@ void shm_cause(const Input& in, const std::vector<bool>& done, const NodeEvidenc
   }
   const int ranks = ranks_on(in.d, host);
   const std::uint64_t need = nccl_shm_bytes_needed(ranks);
-  const bool small = ne && ne->container.shm_bytes && *ne->container.shm_bytes < need;
+  const bool small = ne && shm_too_small(ne->container.shm_bytes, ranks);
   if (!small && errors.empty()) return;
-  const std::string shm =
-      ne && ne->container.shm_bytes ? mib(*ne->container.shm_bytes) : "less than NCCL asked for";
+  const std::string shm = ne && ne->container.shm_bytes ? shm_mib(*ne->container.shm_bytes)
+                                                        : "less than NCCL asked for";
   const auto& fs = in.findings;
   Candidate c = make_candidate(
       in, "shm-too-small", errors.empty() ? cs::kLikely : cs::kConfirmed,
-      {{"shm", shm}, {"need", mib(need)}, {"ranks", std::to_string(ranks)}, {"host", host}},
+      {{"shm", shm}, {"need", shm_mib(need)}, {"ranks", std::to_string(ranks)}, {"host", host}},
       [&](const Finding& f) {
         const std::size_t i = static_cast<std::size_t>(&f - fs.data());
         return !done[i] && host_of_finding(in, f) == host &&
@@ -61,7 +57,7 @@ void shm_cause(const Input& in, const std::vector<bool>& done, const NodeEvidenc
   if (c.explains.empty()) return;
   if (small)
     c.cause.evidence.push_back({"node evidence of " + host + ": container.shm_bytes",
-                                shm + " (NCCL needs about " + mib(need) + ")"});
+                                shm + " (NCCL needs about " + shm_mib(need) + ")"});
   for (const auto& e : errors) c.cause.evidence.push_back({"NCCL's log", "\"" + e + "\""});
   out.push_back(std::move(c));
 }
@@ -76,8 +72,8 @@ void ipc_cause(const Input& in, const std::vector<bool>& done, const NodeEvidenc
   Candidate c = make_candidate(
       in, container ? "container-no-ipc-host" : "ipc-namespace-private", cs::kLikely,
       {{"runtime", k.runtime},
-       {"shm", k.shm_bytes ? mib(*k.shm_bytes) : "of unread size"},
-       {"need", mib(nccl_shm_bytes_needed(ranks))},
+       {"shm", k.shm_bytes ? shm_mib(*k.shm_bytes) : "of unread size"},
+       {"need", shm_mib(nccl_shm_bytes_needed(ranks))},
        {"ranks", std::to_string(ranks)},
        {"host", ne.host}},
       [&](const Finding& f) {

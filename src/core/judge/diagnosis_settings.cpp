@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/base/text.h"
+#include "core/judge/diagnosis.h"
 #include "core/judge/diagnosis_rules.h"
 
 namespace peerbench::diagnosis_detail {
@@ -90,7 +91,7 @@ void add(const Input& in, Candidate c, std::vector<CauseEvidence> ev, std::vecto
 }
 
 bool off(const std::string& v) {
-  return !v.empty() && v != "0";
+  return nccl_switch_on(v);
 }
 
 void disable_causes(const Input& in, std::vector<Candidate>& out) {

@@ -135,27 +135,25 @@ std::vector<std::string> node_evidence_lines(const NodeEvidence& e) {
   return out;
 }
 
-std::vector<std::string> doctor_finding_lines(const std::vector<DoctorFinding>& findings) {
+std::vector<std::string> doctor_finding_lines(const std::vector<DiagnosedCause>& findings) {
   if (findings.empty()) return {"Findings: none"};
   std::vector<std::string> out{"Findings: " + std::to_string(findings.size())};
-  // Each code's first evidence lines, then how many more, then its one Next line: a cause is
-  // said once for all it explains.
-  constexpr std::size_t kShownPerCode = 3;
-  for (std::size_t i = 0; i < findings.size();) {
-    std::size_t end = i;
-    while (end < findings.size() && findings[end].code == findings[i].code) ++end;
-    for (std::size_t k = i; k < std::min(end, i + kShownPerCode); ++k)
-      out.push_back("  " + findings[k].code + ": " + shown(findings[k].evidence));
-    if (end - i > kShownPerCode)
-      out.push_back("  " + findings[i].code + ": ... and " +
-                    std::to_string(end - i - kShownPerCode) + " more like these");
-    out.push_back("    Next: " + findings[i].next);
-    i = end;
+  // Each cause once: its words, its first evidence lines and how many more, its one Next line
+  // (whole: the command it names must not be cut).
+  constexpr std::size_t kShownPerCause = 3;
+  for (const auto& f : findings) {
+    out.push_back("  " + f.code + ": " + shown(f.summary));
+    for (std::size_t k = 0; k < std::min(f.evidence.size(), kShownPerCause); ++k)
+      out.push_back("    " + shown(f.evidence[k].source + ": " + f.evidence[k].fact));
+    if (f.evidence.size() > kShownPerCause)
+      out.push_back("    ... and " + std::to_string(f.evidence.size() - kShownPerCause) +
+                    " more like these");
+    out.push_back("    " + sanitize_for_terminal(f.next));
   }
   return out;
 }
 
-std::string format_doctor_page(const NodeEvidence& e, const std::vector<DoctorFinding>& findings) {
+std::string format_doctor_page(const NodeEvidence& e, const std::vector<DiagnosedCause>& findings) {
   auto evidence = node_evidence_lines(e);
   auto found = doctor_finding_lines(findings);
   // Findings keep at least half the page; the evidence gets what they leave.

@@ -14,6 +14,7 @@
 #include "core/judge/diagnosis.h"
 #include "core/judge/verdict.h"
 #include "core/model/method_catalog.h"
+#include "core/model/node_evidence_host.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 
@@ -74,38 +75,58 @@ TEST(FleetCauses, NodesAreGroupedByCauseWithTheNextLine) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(FleetCauses, AcsOnSeveralNodesIsOneGroup) {
-  // Node evidence is not read back from files by this branch (its JSON is the evidence
-  // engineer's): the nodes carry their diagnosis as read_fleet_nodes gives it. Change: CUDA
-  // refuses peer access, and a root port above each GPU redirects peer requests (ACSCtl bits of
-  // the public lspci output cited in tests/cpu/judge/diagnosis_node_test.cpp).
-  FleetReport r;
-  for (const char* h : {"a", "b", "c"}) {
-    RunDocument d = as_node(real("default.json"), h);
-    for (auto& p : d.pairs) p.can_access_peer = false, p.peer_access = "unsupported";
-    NodeEvidence n;
-    n.host = h;
-    for (const auto& rk : d.system.ranks) {
-      GpuPcieEvidence g;
-      g.pci_bus_id = rk.gpu.pci_bus_id;
-      PcieBridgeEvidence b;
-      b.bdf = "0000:00:01.0";
-      b.acs_redirects = true;
-      b.acs_ctl = "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-";
-      g.bridges = {b};
-      n.pcie.push_back(g);
-    }
-    d.node_evidence = {n};
-    FleetNode node;
-    node.host = h;
-    node.state = NodeState::kFlagged;
-    node.causes = diagnose(d, compute_verdicts(d, {}));
-    r.nodes.push_back(node);
+// Change: rank i's card is the card at buses[i] (ranks and topology), and CUDA refuses peer
+// access on every pair: copies staged through the host.
+RunDocument host_staged_on(RunDocument d, const std::vector<std::string>& buses) {
+  for (std::size_t i = 0; i < d.system.ranks.size() && i < buses.size(); ++i) {
+    auto& gpu = d.system.ranks[i].gpu;
+    for (auto& h : d.topology->hosts)
+      for (auto& g : h.gpus)
+        if (g.pci_bus_id == gpu.pci_bus_id) g.pci_bus_id = buses[i];
+    gpu.pci_bus_id = buses[i];
   }
+  for (auto& p : d.pairs) p.can_access_peer = false, p.peer_access = "unsupported";
+  return d;
+}
+
+// The fixture tree `name` (tests/data/sysroot/) read as `run` reads its node.
+NodeEvidence read_tree(const std::string& name, const RunDocument& d) {
+  HostEvidenceRequest r;
+  r.root = std::string(PEERBENCH_SOURCE_DIR) + "/tests/data/sysroot/" + name;
+  for (const auto& rank : d.system.ranks) r.gpu_bus_ids.push_back(rank.gpu.pci_bus_id);
+  r.collected_by = "run";
+  r.host = d.system.hosts.front();
+  return read_host_evidence(r);
+}
+
+TEST(FleetCauses, AcsOnSeveralNodesIsOneGroupFromTheirFiles) {
+  // Three nodes on NVIDIA/nccl#2079's cards (tests/data/sysroot/acs-amd-gpp: AMD root ports whose
+  // ACS redirects), each results file carrying the node evidence read from that tree, and one
+  // node on the GPU machine's tree with its passing run: fleet reads the files back (schema_read)
+  // and groups the three by their cause.
+  const std::string dir = ::testing::TempDir() + "/pb_fleet_acs";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* h : {"node-a", "node-b", "node-c"}) {
+    RunDocument d =
+        host_staged_on(as_node(real("default.json"), h), {"0000:41:00.0", "0000:61:00.0"});
+    d.node_evidence = {read_tree("acs-amd-gpp", d)};
+    write_file_atomically(dir + "/" + h + ".json", to_json(d).dump());
+  }
+  RunDocument vm = as_node(real("default.json"), "node-d");
+  vm.node_evidence = {read_tree("gpu-vm-h200x2", vm)};
+  write_file_atomically(dir + "/node-d.json", to_json(vm).dump());
+  FleetOptions o;
+  o.paths = {dir};
+  const FleetReport r = build_fleet(o, method_catalog());
   const auto lines = fleet_detail::cause_lines(r);
-  ASSERT_GE(lines.size(), 2u);
-  EXPECT_EQ(lines[0], "3 nodes: ACS enabled on their PCIe switches (a, b, c)");
-  EXPECT_EQ(lines[1].rfind("Next: disable ACS on bridge 0000:00:01.0", 0), 0u) << lines[1];
+  ASSERT_EQ(lines.size(), 2u) << testing::PrintToString(lines);
+  EXPECT_EQ(lines[0], "3 nodes: ACS enabled on their PCIe switches (node-a, node-b, node-c)");
+  EXPECT_EQ(lines[1],
+            "Next: disable ACS on bridge 0000:40:01.1, 0000:60:01.1 (BIOS, or setpci -s "
+            "0000:40:01.1 ECAP_ACS+0x6.w=0000 and setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000) or "
+            "boot with iommu=pt");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -59,6 +59,25 @@ TEST(DiagnosisGpu, FabricNotStarted) {
   EXPECT_EQ(cs.front().next.rfind("Next: start nvidia-fabricmanager on vm", 0), 0u);
 }
 
+TEST(DiagnosisGpu, FabricRegisteredButDegraded) {
+  // Change: GPU 1's fabric registered ("completed", as REFERENCE.md read) but NVML's health mask
+  // says degraded bandwidth (fabric_health_text's words).
+  RunDocument d = real_run("default.json");
+  FabricInfo f;
+  f.state = "completed";
+  f.status = "Success";
+  f.health = "degraded bandwidth";
+  d.topology->hosts.front().gpus.back().fabric = f;
+  const auto cs = diagnosis_of(d);
+  ASSERT_FALSE(cs.empty());
+  EXPECT_EQ(cs.front().code, "fabric-degraded") << testing::PrintToString(codes_of(cs));
+  EXPECT_NE(cs.front().summary.find("is registered but reports degraded bandwidth"),
+            std::string::npos)
+      << cs.front().summary;
+  EXPECT_EQ(cs.front().next.rfind("Next: read the fabric manager's log on vm", 0), 0u);
+  EXPECT_EQ(cause_in(cs, "unknown"), nullptr);
+}
+
 TEST(DiagnosisGpu, AnotherProcessIsNamedNotTheLink) {
   // Change: REFERENCE.md's contention case: a copy loop on GPU 1 (0000:00:07.0) seen by NVML
   // during sm-read 0->1.
