@@ -58,12 +58,7 @@ NodeEvidence read_node_evidence(const std::string& host, const std::optional<Top
 
 void Job::record_node_evidence() {
   // One reader per (logical host, physical node), as for the topology.
-  bool reader = true;
-  for (int q = 0; q < rank_.rank; ++q) {
-    if (rank_.host_of_rank[q] == rank_.host &&
-        rank_.physical_host_of_rank[q] == rank_.physical_host)
-      reader = false;
-  }
+  const bool reader = rank_.first_on_node();
   std::string mine;
   if (reader) {
     try {

@@ -121,12 +121,7 @@ void Job::describe_system() {
 
 void Job::probe_topology() {
   // One prober per (logical host, physical node).
-  bool prober = true;
-  for (int q = 0; q < rank_.rank; ++q) {
-    if (rank_.host_of_rank[q] == rank_.host &&
-        rank_.physical_host_of_rank[q] == rank_.physical_host)
-      prober = false;
-  }
+  const bool prober = rank_.first_on_node();
   std::string mine;
   if (prober) {
     try {

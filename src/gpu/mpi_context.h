@@ -63,6 +63,13 @@ struct RankContext {
   std::string where() const;
   bool same_host(int other) const { return host_of_rank[other] == host; }
   bool same_physical_host(int other) const { return physical_host_of_rank[other] == physical_host; }
+  // The lowest rank of this (logical host, physical node): the one that reads what is read once
+  // per node (topology, node evidence).
+  bool first_on_node() const {
+    for (int q = 0; q < rank; ++q)
+      if (host_of_rank[q] == host && physical_host_of_rank[q] == physical_host) return false;
+    return true;
+  }
   // Both ranks drive one physical GPU (--allow-gpu-sharing).
   bool same_gpu(int other) const {
     return same_physical_host(other) && bus_id_of_rank[other] == bus_id_of_rank[rank];
