@@ -75,7 +75,24 @@ double report_seconds(const std::string& path, std::size_t file_bytes,
   return static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
 }
 
+// In a sanitizer build the reports are rendered once at a small size, for AddressSanitizer to
+// watch, and the time bounds are left to the plain build of the same tests: at 5-30 times the
+// plain time the large runs took 5 of CI's 15 minutes and bounded nothing. True there.
+bool rendered_once_for_the_sanitizer() {
+#ifdef PEERBENCH_SLOW_BUILD
+  const std::string small = big_run(8, 4);  // 56 pairs x 3 x 4 = 672 results
+  const std::string path = write_run(small, "scale-sanitized.json");
+  report_seconds(path, small.size());
+  std::remove(path.c_str());
+  return true;
+#else
+  return false;
+#endif
+}
+
 TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
+  if (rendered_once_for_the_sanitizer())
+    GTEST_SKIP() << "sanitizer build: 672 results rendered once; the plain build holds the bound";
   const std::string small = big_run(16, 7);  // 240 pairs x 3 methods x 7 sizes = 5,040
   const std::string large = big_run(36, 9);  // 1260 pairs x 3 x 9 = 34,020
   const std::string small_path = write_run(small, "scale-small.json");
@@ -168,6 +185,8 @@ TEST(Scale, BurnInRecordingGrowsLinearlyWithCases) {
 }
 
 TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
+  if (rendered_once_for_the_sanitizer())
+    GTEST_SKIP() << "sanitizer build: 672 results rendered once; the plain build holds the bound";
   const std::string text = big_run(58, 10);  // 3306 pairs x 3 x 10 = 99,180 results
   const std::string path = write_run(text, "scale-100k.json");
   // `peerbench report FILE` as a user runs it: load, judge, one text report. The fastest of three
@@ -187,12 +206,8 @@ TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
   };
   const double pace = std::max(1.0, std::min(parse_seconds(), parse_seconds()) / 0.9);
   std::remove(path.c_str());
-#ifdef PEERBENCH_SLOW_BUILD
-  GTEST_SKIP() << "sanitizer build: " << t << " s (the bound is for plain builds)";
-#else
   EXPECT_LT(t, 3.0 * pace) << text.size() / 1e6 << " MB file; this machine parses JSON at " << pace
                            << "x the reference time";
-#endif
 }
 
 long status_kib(const char* key) {
