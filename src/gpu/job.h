@@ -4,6 +4,7 @@
 // walks the plan through the engine, records NCCL's transports, and writes the JSON results
 // (rank 0, through a temporary file, after every step so a cut run leaves a valid file).
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -72,6 +73,10 @@ class Job {
   void describe_system();
   void probe_topology();
   void record_node_evidence();  // job_evidence.cpp
+  // Collective: what the first rank of each node reads (`read`, as JSON), on every rank; a read
+  // that threw is one of the run's errors, "WHERE: FAILED: why", the rest go to `take`.
+  void gather_node_reads(const std::string& failed, const std::function<nlohmann::json()>& read,
+                         const std::function<void(const nlohmann::json&)>& take);
   std::vector<GpuInfo> gpus_hidden_from_me() const;
   void enable_peer_access();
   // Resources.

@@ -2,7 +2,6 @@
 // rank of each host after the topology, gathered into the results' `node_evidence`.
 #include <algorithm>
 
-#include "core/model/json_text.h"
 #include "core/model/node_evidence_host.h"
 #include "core/model/schema_node_evidence.h"
 #include "core/platform/environment.h"
@@ -57,25 +56,12 @@ NodeEvidence read_node_evidence(const std::string& host, const std::optional<Top
 }  // namespace
 
 void Job::record_node_evidence() {
-  // One reader per (logical host, physical node), as for the topology.
-  const bool reader = rank_.first_on_node();
-  std::string mine;
-  if (reader) {
-    try {
-      mine = json_text(to_json(read_node_evidence(rank_.host, outcome_.doc.topology, nvml_)));
-    } catch (const std::exception& e) {
-      mine = json_text(json{{"error", rank_.where() + ": node evidence not read: " + e.what()}});
-    }
-  }
-  for (const auto& s : allgather_strings(rank_.world, mine)) {
-    if (s.empty()) continue;
-    const auto j = json::parse(s);
-    if (j.contains("error")) {
-      outcome_.doc.errors.push_back(j["error"].get<std::string>());
-      continue;
-    }
-    outcome_.doc.node_evidence.push_back(node_evidence_from(JsonIn(j, "node evidence")));
-  }
+  gather_node_reads(
+      "node evidence not read",
+      [&] { return to_json(read_node_evidence(rank_.host, outcome_.doc.topology, nvml_)); },
+      [&](const json& j) {
+        outcome_.doc.node_evidence.push_back(node_evidence_from(JsonIn(j, "node evidence")));
+      });
 }
 
 }  // namespace peerbench::gpu

@@ -119,20 +119,17 @@ void Job::describe_system() {
   doc.status = "incomplete";
 }
 
-void Job::probe_topology() {
-  // One prober per (logical host, physical node).
-  const bool prober = rank_.first_on_node();
+void Job::gather_node_reads(const std::string& failed, const std::function<json()>& read,
+                            const std::function<void(const json&)>& take) {
+  // One reader per (logical host, physical node).
   std::string mine;
-  if (prober) {
+  if (rank_.first_on_node()) {
     try {
-      TopologyReport t;
-      t.hosts.push_back(probe_host_topology(rank_.host, nvml_, gpus_hidden_from_me()));
-      mine = json_text(to_json(t));
+      mine = json_text(read());
     } catch (const std::exception& e) {
-      mine = json_text(json{{"error", rank_.where() + ": topology probe failed: " + e.what()}});
+      mine = json_text(json{{"error", rank_.where() + ": " + failed + ": " + e.what()}});
     }
   }
-  TopologyReport topo;
   for (const auto& s : allgather_strings(rank_.world, mine)) {
     if (s.empty()) continue;
     const auto j = json::parse(s);
@@ -140,9 +137,23 @@ void Job::probe_topology() {
       outcome_.doc.errors.push_back(j["error"].get<std::string>());
       continue;
     }
-    for (auto& h : topology_from_json(j, "topology probe").hosts)
-      topo.hosts.push_back(std::move(h));
+    take(j);
   }
+}
+
+void Job::probe_topology() {
+  TopologyReport topo;
+  gather_node_reads(
+      "topology probe failed",
+      [&] {
+        TopologyReport t;
+        t.hosts.push_back(probe_host_topology(rank_.host, nvml_, gpus_hidden_from_me()));
+        return to_json(t);
+      },
+      [&](const json& j) {
+        for (auto& h : topology_from_json(j, "topology probe").hosts)
+          topo.hosts.push_back(std::move(h));
+      });
   outcome_.doc.topology = topo;
 }
 
