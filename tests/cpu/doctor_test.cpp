@@ -11,7 +11,9 @@
 #include "core/judge/cause_table.h"
 #include "core/judge/diagnosis.h"
 #include "core/judge/doctor_findings.h"
+#include "core/model/json_in.h"
 #include "core/model/node_evidence_host.h"
+#include "core/model/schema_node_evidence.h"
 #include "core/present/node_evidence_text.h"
 
 namespace peerbench {
@@ -112,6 +114,22 @@ TEST(DoctorFindings, NvlinksDownAgainstTheModel) {
             "reseat or RMA");
   e.gpus[0].nvlinks_expected.reset();  // a model the tables do not know: nothing to hold it to
   EXPECT_TRUE(codes(e).empty());
+}
+
+TEST(DoctorFindings, LinksNvmlDoesNotListAreNotSeenNotDown) {
+  // Real: doctor --json on the one-H100 VM, where NVML lists none of the model's 18 NVLinks.
+  std::ifstream f(std::string(PEERBENCH_SOURCE_DIR) + "/tests/data/doctor/h100x1-vm.json");
+  NodeEvidence e = node_evidence_from(JsonIn(nlohmann::json::parse(f), "h100x1-vm.json"));
+  ASSERT_EQ(e.gpus.size(), 1u);
+  EXPECT_TRUE(e.gpus[0].nvlinks.empty());
+  EXPECT_EQ(e.gpus[0].nvlinks_expected, 18);
+  EXPECT_TRUE(codes(e, 1).empty()) << join(codes(e, 1));
+  EXPECT_NE(join(node_evidence_lines(e)).find("NVLinks none listed by NVML (model: 18)"),
+            std::string::npos)
+      << join(node_evidence_lines(e), "\n");
+  // Listed and inactive is down: the same GPU with 18 links listed, link 5 not active.
+  for (int l = 0; l < 18; ++l) e.gpus[0].nvlinks.push_back({l, l != 5, ""});
+  EXPECT_EQ(codes(e, 1), std::vector<std::string>{"nvlink-links-down"});
 }
 
 TEST(DoctorFindings, FabricAndMemoryAreTheirCauses) {

@@ -125,18 +125,20 @@ std::vector<DiagnosedCause> nvlinks_down(const NodeEvidence& e, const DoctorCont
         down.push_back(std::to_string(l.link));
       }
     }
-    if (up >= *g.nvlinks_expected) continue;
+    // Only a link NVML lists as inactive is down. A link it does not list at all is not seen
+    // (a VM given the GPU without its NVLinks, a PCIe board of an SXM model's name): that names
+    // no fault, and the GPU line says how many were listed.
+    if (up >= *g.nvlinks_expected || down.empty()) continue;
     const std::string gpu = gpu_name(g.gpu_index, g.pci_bus_id);
-    const std::string links = down.empty() ? "not listed by NVML" : join_and(down);
-    out.push_back(found(e, "nvlink-links-down", cs::kConfirmed,
-                        {{"links", links},
-                         {"gpu", gpu},
-                         {"up", std::to_string(up)},
-                         {"expected", std::to_string(*g.nvlinks_expected)}},
-                        {{gpu + " nvlinks", std::to_string(up) + " up of the model's " +
-                                                std::to_string(*g.nvlinks_expected) +
-                                                (down.empty() ? "" : "; down: " + join(down))}},
-                        {gpu}));
+    out.push_back(found(
+        e, "nvlink-links-down", cs::kConfirmed,
+        {{"links", join_and(down)},
+         {"gpu", gpu},
+         {"up", std::to_string(up)},
+         {"expected", std::to_string(*g.nvlinks_expected)}},
+        {{gpu + " nvlinks", std::to_string(up) + " up of the model's " +
+                                std::to_string(*g.nvlinks_expected) + "; down: " + join(down)}},
+        {gpu}));
   }
   return out;
 }
@@ -212,7 +214,7 @@ const std::vector<DoctorRule>& doctor_rules() {
       {"nccl-p2p-level-env", "NCCL_P2P_LEVEL=LOC (or 0): peer-to-peer between no two GPUs", p2p_level},
       {"shm-too-small", "/dev/shm under what NCCL needs for one rank per GPU (two or more)", shm_small},
       {"acs-redirect", "ACSCtl ReqRedir+ or CmpltRedir+ on a bridge of a GPU's path", acs_redirect},
-      {"nvlink-links-down", "fewer NVLinks up than the model has (known-good tables)", nvlinks_down},
+      {"nvlink-links-down", "NVLinks NVML lists as inactive: fewer up than the model has (known-good tables)", nvlinks_down},
       {"fabric-manager-not-running", "a GPU's fabric not-started or in-progress", fabric_not_ready},
       {"fabric-degraded", "a GPU's fabric completed with a health not healthy", fabric_degraded},
       {"consumer-card-p2p-off", "a GeForce or TITAN card whose P2P status is not OK", consumer_p2p_off},

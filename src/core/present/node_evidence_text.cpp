@@ -55,8 +55,10 @@ std::string path_line(const GpuPcieEvidence& g) {
 std::string gpu_line(const GpuNodeEvidence& g) {
   int up = 0;
   for (const auto& l : g.nvlinks) up += l.up.value_or(false) ? 1 : 0;
-  std::string s = "  " + shown(g.name) + ": NVLinks " + std::to_string(up) + " up of " +
-                  std::to_string(g.nvlinks.size());
+  std::string s =
+      "  " + shown(g.name) + ": NVLinks " +
+      (g.nvlinks.empty() ? std::string("none listed by NVML")
+                         : std::to_string(up) + " up of " + std::to_string(g.nvlinks.size()));
   if (g.nvlinks_expected) s += " (model: " + std::to_string(*g.nvlinks_expected) + ")";
   if (!g.fabric_state.empty()) s += ", fabric " + g.fabric_state;
   if (!g.fabric_health.empty()) s += " " + g.fabric_health;
