@@ -1,6 +1,7 @@
 #include "core/base/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace peerbench {
@@ -22,6 +23,11 @@ std::vector<std::string> split(const std::string& s, char sep) {
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string s;
   for (std::size_t i = 0; i < items.size(); ++i) s += (i ? sep : std::string()) + items[i];
+  return s;
+}
+
+std::string ascii_lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 

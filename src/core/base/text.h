@@ -16,6 +16,10 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
 // "1 node", "4 nodes": a count and its noun, plural with an s.
 std::string count_of(long long n, const std::string& noun);
 
+// "nvidia h200": ASCII letters lowered, every other byte kept (for matching names and words
+// read from files, not for prose).
+std::string ascii_lower(std::string s);
+
 // 395.1 with decimals = 1.
 std::string format_fixed(double v, int decimals);
 

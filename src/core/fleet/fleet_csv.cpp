@@ -27,10 +27,6 @@ std::string flags_for(const FleetPair& p, const std::string& method) {
 }
 
 using CsvS = out::Safe<out::Csv>;
-CsvS cf(std::string_view s) {
-  return out::esc<out::Csv>(s);
-}
-
 // Flagged methods with no place in the fleet's groups (judged at a size the fleet did not take,
 // or a group too small): their largest measurement, so the flag has a row (an audit: NCCL at
 // 0.10 of known-good had none).
@@ -86,20 +82,23 @@ class FleetCsvReporter : public FleetReporter {
          "shares_gpus_with\n";
     for (const auto& n : r.nodes) {
       const Node node{
-          cf(n.host) + "," + cf(to_string(n.state)) + "," + cf(n.file) + ",",
-          "," + cf(n.versions.driver) + "," + cf(n.versions.cuda) + "," + cf(n.versions.nccl) + ",",
-          "," + cf(join({n.shares_gpus_with.begin(), n.shares_gpus_with.end()}, ";")), n.host,
-          &r.version_gaps};
+          out::csv_field(n.host) + "," + out::csv_field(to_string(n.state)) + "," +
+              out::csv_field(n.file) + ",",
+          "," + out::csv_field(n.versions.driver) + "," + out::csv_field(n.versions.cuda) + "," +
+              out::csv_field(n.versions.nccl) + ",",
+          "," + out::csv_field(join({n.shares_gpus_with.begin(), n.shares_gpus_with.end()}, ";")),
+          n.host, &r.version_gaps};
       std::size_t rows = 0;
       for (const auto& p : n.pairs) rows += pair_rows(o, node, p);
       for (const auto& problem : n.problems) {
-        o << node.head << ",,,,,,,,,,,,,," << cf(problem) << node.versions << node.shared << "\n";
+        o << node.head << ",,,,,,,,,,,,,," << out::csv_field(problem) << node.versions
+          << node.shared << "\n";
         ++rows;
       }
       // Every node appears, measured or not, with why not.
       if (rows == 0)
-        o << node.head << ",,,,,,,,,,,,,," << cf(flag_summary(n)) << node.versions << node.shared
-          << "\n";
+        o << node.head << ",,,,,,,,,,,,,," << out::csv_field(flag_summary(n)) << node.versions
+          << node.shared << "\n";
     }
     return o.str();
   }
@@ -114,48 +113,53 @@ class FleetCsvReporter : public FleetReporter {
   };
 
   static std::size_t pair_rows(out::Writer<out::Csv>& o, const Node& n, const FleetPair& p) {
-    const CsvS pair = cf(p.src_pci) + "," + cf(p.dst_pci) + "," + cf(p.gpu_model) + ",";
-    const CsvS tail = cf(p.state) + "," + cf(flags_for(p, "")) + ",";
+    const CsvS pair = out::csv_field(p.src_pci) + "," + out::csv_field(p.dst_pci) + "," +
+                      out::csv_field(p.gpu_model) + ",";
+    const CsvS tail = out::csv_field(p.state) + "," + out::csv_field(flags_for(p, "")) + ",";
     std::size_t rows = 0;
     for (const auto& pos : p.positions) {
-      o << n.head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
-        << "," << out::fixed<out::Csv>(pos.value, 3) << ","
-        << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
+      o << n.head << pair << out::csv_field(p.group_of(pos.method)) << ","
+        << out::csv_field(pos.method) << "," << pos.bytes << ","
+        << out::fixed<out::Csv>(pos.value, 3) << ","
+        << out::csv_field(fleet_unit(pos.method, pos.lower_is_better)) << ","
         << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
         << out::fixed<out::Csv>(pos.goodness(), 4) << "," << (pos.outlier ? 1 : 0) << ","
-        << cf(flags_for(p, pos.method)) << "," << tail << n.versions
-        << cf(version_gap_cell(*n.gaps, n.host, p, pos)) << n.shared << "\n";
+        << out::csv_field(flags_for(p, pos.method)) << "," << tail << n.versions
+        << out::csv_field(version_gap_cell(*n.gaps, n.host, p, pos)) << n.shared << "\n";
       ++rows;
     }
     // Short of the group's size: its figure at the largest size it has, against the fleet's
     // there (a node cut at 64 MiB had no row with a figure; an audit).
     for (const auto& pos : p.short_positions) {
-      o << n.head << pair << cf(p.group_of(pos.method)) << "," << cf(pos.method) << "," << pos.bytes
-        << "," << out::fixed<out::Csv>(pos.value, 3) << ","
-        << cf(fleet_unit(pos.method, pos.lower_is_better)) << ","
+      o << n.head << pair << out::csv_field(p.group_of(pos.method)) << ","
+        << out::csv_field(pos.method) << "," << pos.bytes << ","
+        << out::fixed<out::Csv>(pos.value, 3) << ","
+        << out::csv_field(fleet_unit(pos.method, pos.lower_is_better)) << ","
         << out::fixed<out::Csv>(pos.fleet_median, 3) << ","
-        << out::fixed<out::Csv>(pos.goodness(), 4) << ",0," << cf(flags_for(p, pos.method)) << ","
-        << tail
-        << cf("no figure at the fleet's size " + format_size(pos.fleet_bytes) +
-              ": its largest size, beside the fleet's figures there; not judged")
+        << out::fixed<out::Csv>(pos.goodness(), 4) << ",0,"
+        << out::csv_field(flags_for(p, pos.method)) << "," << tail
+        << out::csv_field("no figure at the fleet's size " + format_size(pos.fleet_bytes) +
+                          ": its largest size, beside the fleet's figures there; not judged")
         << n.versions << n.shared << "\n";
       ++rows;
     }
     for (const Measurement* m : flagged_outside_groups(p)) {
-      o << n.head << pair << cf(p.group_of(m->method)) << "," << cf(m->method) << "," << m->bytes
-        << "," << out::fixed<out::Csv>(m->value, 3) << ","
-        << cf(fleet_unit(m->method, m->lower_is_better)) << ",,,," << cf(flags_for(p, m->method))
-        << "," << tail << n.versions << n.shared << "\n";
+      o << n.head << pair << out::csv_field(p.group_of(m->method)) << ","
+        << out::csv_field(m->method) << "," << m->bytes << "," << out::fixed<out::Csv>(m->value, 3)
+        << "," << out::csv_field(fleet_unit(m->method, m->lower_is_better)) << ",,,,"
+        << out::csv_field(flags_for(p, m->method)) << "," << tail << n.versions << n.shared << "\n";
       ++rows;
     }
     // A state's rows name their methods (a row without one was lost to a filter on method).
     for (const auto& [method, reason] : p.note_by_method) {
-      o << n.head << pair << cf(p.group_of(method)) << "," << cf(method) << ",,,,,,,"
-        << cf(flags_for(p, method)) << "," << tail << cf(reason) << n.versions << n.shared << "\n";
+      o << n.head << pair << out::csv_field(p.group_of(method)) << "," << out::csv_field(method)
+        << ",,,,,,," << out::csv_field(flags_for(p, method)) << "," << tail
+        << out::csv_field(reason) << n.versions << n.shared << "\n";
       ++rows;
     }
     if (p.note_by_method.empty() && p.unsettled()) {  // a state no method gave a reason for
-      o << n.head << pair << cf(p.link) << ",,,,,,,,," << tail << n.versions << n.shared << "\n";
+      o << n.head << pair << out::csv_field(p.link) << ",,,,,,,,," << tail << n.versions << n.shared
+        << "\n";
       ++rows;
     }
     return rows;

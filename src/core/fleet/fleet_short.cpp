@@ -15,7 +15,7 @@
 namespace peerbench {
 namespace {
 
-using GroupKey = std::tuple<std::string, std::string, std::string>;  // method, GPU model, link
+using ShortGroupKey = std::tuple<std::string, std::string, std::string>;  // method, GPU model, link
 using Members = std::vector<std::pair<const FleetNode*, FleetPair*>>;
 
 const Measurement* measured_at(const FleetPair& p, const std::string& method, std::uint64_t bytes) {
@@ -60,7 +60,7 @@ FleetGroup group_at(const FleetGroup& of, std::uint64_t bytes, const Members& me
 }  // namespace
 
 void place_short_members(FleetReport& r) {
-  std::map<GroupKey, Members> members;
+  std::map<ShortGroupKey, Members> members;
   for (auto& n : r.nodes) {
     for (auto& p : n.pairs) {
       std::set<std::string> methods;

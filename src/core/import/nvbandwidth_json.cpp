@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string str(const json& o, const char* key) {
+std::string string_field(const json& o, const char* key) {
   const auto it = o.find(key);
   if (it == o.end()) return "";
   if (it->is_string()) return it->get<std::string>();
@@ -24,7 +24,7 @@ std::string host_of_device(const std::string& s) {
 }
 
 NvbMatrix matrix_of(const json& t, const std::string& file) {
-  NvbMatrix m{str(t, "name"), str(t, "bandwidth_description"), {}};
+  NvbMatrix m{string_field(t, "name"), string_field(t, "bandwidth_description"), {}};
   const auto rows = t.find("bandwidth_matrix");
   if (rows == t.end()) return m;
   if (!rows->is_array()) throw InputError(file, "bandwidth_matrix", "expected an array of rows");
@@ -46,12 +46,12 @@ NvbMatrix matrix_of(const json& t, const std::string& file) {
 
 RunDocument read_nvbandwidth_json(const json& j, const std::string& file) {
   const json& root = j.at("nvbandwidth");
-  RunDocument d = new_document("nvbandwidth", str(root, "version"), "nvbandwidth JSON (-j)", file);
-  d.system.driver_version = str(root, "Driver Version");
+  RunDocument d = new_document("nvbandwidth", string_field(root, "version"), "nvbandwidth JSON (-j)", file);
+  d.system.driver_version = string_field(root, "Driver Version");
   if (d.system.driver_version.empty()) note_unknown(d, "the driver version");
   const auto devs = root.find("GPU Device list");
   if (devs != root.end() && devs->is_array()) {
-    const std::string host = str(root, "Hostname");
+    const std::string host = string_field(root, "Hostname");
     for (const auto& v : *devs) {
       if (!v.is_string()) continue;
       const std::string s = v.get<std::string>();
@@ -64,15 +64,15 @@ RunDocument read_nvbandwidth_json(const json& j, const std::string& file) {
     for (const auto& t : *tcs) {
       if (!t.is_object()) continue;
       ++tests;
-      const std::string status = str(t, "status");
+      const std::string status = string_field(t, "status");
       if (status != "Running") ++ended;  // Passed, Waived, Error: the test ended
       if (status == "Passed") add_nvb_matrix(d, matrix_of(t, file));
-      if (status == "Waived") note_nvb_waived(d, str(t, "name"));
+      if (status == "Waived") note_nvb_waived(d, string_field(t, "name"));
       if (status == "Error" || t.contains("error"))
-        d.errors.push_back(str(t, "name") + ": " + str(t, "error"));
+        d.errors.push_back(string_field(t, "name") + ": " + string_field(t, "error"));
     }
   }
-  if (root.contains("error")) d.errors.push_back(str(root, "error"));
+  if (root.contains("error")) d.errors.push_back(string_field(root, "error"));
   finish_document(d, tests > 0 && ended == tests,
                   tests == 0 ? "the JSON holds no test" : "a test is still 'Running' in the JSON");
   return d;

@@ -16,11 +16,6 @@ namespace {
 
 namespace cs = cause_strength;
 
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 // The roads NCCL took off P2P on the run's pairs: "SHM/direct/direct", "NET/Socket/0".
 std::string roads(const RunDocument& d) {
   std::vector<std::string> out;
@@ -167,7 +162,7 @@ void net_forced_cause(const Input& in, std::vector<Candidate>& out) {
   std::vector<CauseEvidence> ev;
   const std::string ib = setting(in, "NCCL_IB_DISABLE", ev);
   const std::string net = setting(in, "NCCL_NET", ev);
-  const bool ib_off = off(ib), socket = lower(net) == "socket";
+  const bool ib_off = off(ib), socket = ascii_lower(net) == "socket";
   if (!ib_off && !socket) return;
   const std::string name = ib_off ? "NCCL_IB_DISABLE" : "NCCL_NET";
   add(in,

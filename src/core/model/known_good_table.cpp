@@ -16,7 +16,7 @@ namespace peerbench {
 namespace {
 
 constexpr std::size_t kMaxItems = 100000;
-constexpr long long kMaxBytes = 1LL << 50;
+constexpr long long kMaxTableBytes = 1LL << 50;
 constexpr long long kMaxRanks = 1 << 20;
 
 // A curve or gap with the place it came from, so errors found only after the merge (a model no
@@ -82,7 +82,7 @@ KnownGoodPoint parse_point(const JsonIn& in) {
   in.only_keys({"bytes", "value", "detail", "samples", "n", "min", "max", "files", "beyond_2pct",
                 "cross_check"});
   KnownGoodPoint p;
-  p.bytes = static_cast<std::uint64_t>(in.at("bytes").integer(1, kMaxBytes));
+  p.bytes = static_cast<std::uint64_t>(in.at("bytes").integer(1, kMaxTableBytes));
   p.value = positive(in.at("value"));
   if (auto s = in.opt("samples")) check_samples(*s, p.value);
   read_point_facts(in, p);

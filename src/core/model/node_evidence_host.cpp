@@ -15,11 +15,6 @@ bool has_word(const std::string& text, const std::string& word) {
   return text.find(word) != std::string::npos;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string value_of(const std::vector<std::string>& env, const std::string& name) {
   for (const auto& kv : env) {
     if (kv.size() > name.size() && kv.compare(0, name.size(), name) == 0 && kv[name.size()] == '=')
@@ -162,8 +157,8 @@ VirtualizationEvidence read_virtualization(const SysRoot& root) {
   if (!v.hypervisor_flag) v.note = "no CPU flags in /proc/cpuinfo";
   v.dmi_vendor = root.read_line("/sys/class/dmi/id/sys_vendor").value_or("");
   v.dmi_product = root.read_line("/sys/class/dmi/id/product_name").value_or("");
-  const std::string cmdline = lower(root.read_line("/proc/cmdline").value_or(""));
-  const std::string dmi = lower(v.dmi_vendor + " " + v.dmi_product);
+  const std::string cmdline = ascii_lower(root.read_line("/proc/cmdline").value_or(""));
+  const std::string dmi = ascii_lower(v.dmi_vendor + " " + v.dmi_product);
   for (const auto& s : kHypervisorSigns) {
     if (has_word(s.in_cmdline ? cmdline : dmi, s.word)) {
       v.hypervisor_hint = s.hint;

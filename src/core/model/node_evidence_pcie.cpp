@@ -23,11 +23,6 @@ bool looks_like_bdf(const std::string& s) {
   return true;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::optional<long long> number_in(const std::optional<std::string>& text, int base) {
   if (!text || text->empty()) return std::nullopt;
   char* end = nullptr;
@@ -113,7 +108,7 @@ std::vector<std::string> nvidia_gpus_in_sysfs(const SysRoot& root) {
 
 GpuPcieEvidence read_gpu_pcie(const SysRoot& root, const std::string& bus_id) {
   GpuPcieEvidence g;
-  g.pci_bus_id = lower(bus_id);
+  g.pci_bus_id = ascii_lower(bus_id);
   const auto dev = root.resolve(kPciDevices + g.pci_bus_id);
   if (!dev) {
     g.note = "not in " + kPciDevices;

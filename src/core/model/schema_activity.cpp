@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/model/json_out.h"
 #include "core/model/sizes.h"
 
 namespace peerbench {
@@ -16,11 +17,6 @@ constexpr double kMaxUs = 1e12;           // a day and a half in microseconds: n
 constexpr double kMaxSeconds = 1e7;       // about four months since the run started
 constexpr double kMaxMemory = 1e15;       // bytes of GPU memory
 constexpr long long kMaxPid = 1ll << 40;  // Linux pids are far smaller; NVML reports them as uint
-
-template <typename T>
-json opt_json(const std::optional<T>& v) {
-  return v ? json(*v) : json();
-}
 
 std::optional<int> opt_pct(const JsonIn& in, const char* key) {
   const auto v = in.opt_integer(key, 0, 100);

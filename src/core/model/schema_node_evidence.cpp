@@ -1,4 +1,5 @@
 #include "core/model/schema_node_evidence.h"
+#include "core/model/json_out.h"
 
 #include <limits>
 
@@ -8,17 +9,12 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kMaxText = 4096;  // a kernel command line, a note
+constexpr std::size_t kMaxEvidenceText = 4096;  // a kernel command line, a note
 constexpr std::size_t kMaxList = 4096;  // GPUs, bridges, links, signs, notes
-constexpr long long kMaxBytes = std::numeric_limits<long long>::max();
-
-template <typename T>
-json opt_json(const std::optional<T>& v) {
-  return v ? json(*v) : json();
-}
+constexpr long long kAnyByteCount = std::numeric_limits<long long>::max();
 
 std::string text(const JsonIn& in, const std::string& key) {
-  if (auto v = in.opt(key)) return v->str(kMaxText);
+  if (auto v = in.opt(key)) return v->str(kMaxEvidenceText);
   return "";
 }
 
@@ -28,7 +24,7 @@ std::optional<int> opt_int(const JsonIn& in, const std::string& key, long long l
 }
 
 std::optional<std::uint64_t> opt_bytes(const JsonIn& in, const std::string& key) {
-  if (auto v = in.opt_integer(key, 0, kMaxBytes)) return static_cast<std::uint64_t>(*v);
+  if (auto v = in.opt_integer(key, 0, kAnyByteCount)) return static_cast<std::uint64_t>(*v);
   return std::nullopt;
 }
 
@@ -209,7 +205,7 @@ NodeEvidence node_evidence_from(const JsonIn& in) {
     s->require_object();
     for (const auto& [k, v] : s->raw().items()) {
       if (e.steering_environment.size() >= 64) s->fail("more than 64 variables");
-      e.steering_environment[k] = s->at(k).str(kMaxText);
+      e.steering_environment[k] = s->at(k).str(kMaxEvidenceText);
     }
   }
   e.cuda_order_differs_from_pci = in.opt_bool("cuda_order_differs_from_pci");

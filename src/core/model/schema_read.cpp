@@ -7,8 +7,8 @@
 #include "core/model/json_text.h"
 #include "core/model/results_validate.h"
 #include "core/model/schema_activity.h"
-#include "core/model/schema_node_evidence.h"
 #include "core/model/schema_diagnosis.h"
+#include "core/model/schema_node_evidence.h"
 #include "core/model/schema_readers.h"
 
 namespace peerbench {

@@ -1,10 +1,11 @@
 // Writing the results file: every type of results.h as its JSON (schema in docs/SCHEMA.md).
 #include <optional>
 
+#include "core/model/json_out.h"
 #include "core/model/schema.h"
 #include "core/model/schema_activity.h"
-#include "core/model/schema_node_evidence.h"
 #include "core/model/schema_diagnosis.h"
+#include "core/model/schema_node_evidence.h"
 
 namespace peerbench {
 
@@ -12,10 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-template <typename T>
-json opt_json(const std::optional<T>& v) {
-  return v ? json(*v) : json();
-}
 json str_or_null(const std::string& s) {
   return s.empty() ? json() : json(s);
 }

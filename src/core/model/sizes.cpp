@@ -14,11 +14,6 @@
 namespace peerbench {
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 [[noreturn]] void bad_size(const std::string& flag, const std::string& text) {
   throw UsageError(flag + ": '" + text +
                    "' is not a size; use a positive whole number of bytes with an optional K, M, "
@@ -32,7 +27,7 @@ std::uint64_t parse_size(const std::string& text, const std::string& flag) {
   std::size_t pos = 0;
   while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
   const std::string digits = text.substr(0, pos);
-  std::string suffix = lower(text.substr(pos));
+  std::string suffix = ascii_lower(text.substr(pos));
   if (digits.size() > 19) bad_size(flag, text);
   errno = 0;
   const unsigned long long base = std::strtoull(digits.c_str(), nullptr, 10);

@@ -29,12 +29,8 @@ std::string metric_label(const std::string& metric) {
 }
 
 using CsvS = out::Safe<out::Csv>;
-CsvS cf(std::string_view s) {
-  return out::esc<out::Csv>(s);
-}
-
 CsvS csv_versions(const RunVersions& v) {
-  return cf(v.driver) + "," + cf(v.cuda) + "," + cf(v.nccl);
+  return out::csv_field(v.driver) + "," + out::csv_field(v.cuda) + "," + out::csv_field(v.nccl);
 }
 
 // Each row ends with both runs' versions, files and hosts: 136 regression rows of two nodes'
@@ -46,15 +42,16 @@ std::string comparison_csv(const Comparison& c, const std::string& a_name,
        "change,a_status,b_status,a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl,a_file,a_hosts,"
        "b_file,b_hosts\n";
   const CsvS versions = "," + csv_versions(c.versions_a) + "," + csv_versions(c.versions_b) + "," +
-                        cf(a_name) + "," + cf(c.run_hosts_a) + "," + cf(b_name) + "," +
-                        cf(c.run_hosts_b);
+                        out::csv_field(a_name) + "," + out::csv_field(c.run_hosts_a) + "," +
+                        out::csv_field(b_name) + "," + out::csv_field(c.run_hosts_b);
   for (const auto& r : c.rows) {
-    w << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
-      << cf(r.metric) << "," << out::fixed<out::Csv>(r.a.median, 3) << ","
-      << out::fixed<out::Csv>(r.a.min, 3) << "," << out::fixed<out::Csv>(r.a.max, 3) << ","
-      << out::fixed<out::Csv>(r.b.median, 3) << "," << out::fixed<out::Csv>(r.b.min, 3) << ","
-      << out::fixed<out::Csv>(r.b.max, 3) << "," << out::fixed<out::Csv>(r.ratio, 4) << ","
-      << cf(r.change) << ",ok,ok" << versions << "\n";
+    w << out::csv_field(r.method) << "," << out::csv_field(r.pair) << ","
+      << out::csv_field(r.gpu_pair) << "," << r.bytes << "," << out::csv_field(r.metric) << ","
+      << out::fixed<out::Csv>(r.a.median, 3) << "," << out::fixed<out::Csv>(r.a.min, 3) << ","
+      << out::fixed<out::Csv>(r.a.max, 3) << "," << out::fixed<out::Csv>(r.b.median, 3) << ","
+      << out::fixed<out::Csv>(r.b.min, 3) << "," << out::fixed<out::Csv>(r.b.max, 3) << ","
+      << out::fixed<out::Csv>(r.ratio, 4) << "," << out::csv_field(r.change) << ",ok,ok" << versions
+      << "\n";
   }
   // The cases not compared, with no figures: the CSV left them out without a trace (an audit).
   const std::pair<const std::vector<UnmatchedCase>*, const char*> lists[] = {
@@ -64,9 +61,10 @@ std::string comparison_csv(const Comparison& c, const std::string& a_name,
       {&c.in_neither, "in-neither"}};
   for (const auto& [list, change] : lists) {
     for (const auto& u : *list) {
-      w << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
-        << cf(u.gpu_pair) << "," << u.bytes << ",,,,,,,,," << cf(change) << "," << cf(u.a_status)
-        << "," << cf(u.b_status) << versions << "\n";
+      w << out::csv_field(u.variant.empty() ? u.method : u.method + " " + u.variant) << ","
+        << out::csv_field(u.pair) << "," << out::csv_field(u.gpu_pair) << "," << u.bytes
+        << ",,,,,,,,," << out::csv_field(change) << "," << out::csv_field(u.a_status) << ","
+        << out::csv_field(u.b_status) << versions << "\n";
     }
   }
   return w.str();

@@ -339,10 +339,6 @@ SectionDocument history_document(const History& h, const CompareOptions& o,
 }
 
 using CsvS = out::Safe<out::Csv>;
-CsvS cf(std::string_view s) {
-  return out::esc<out::Csv>(s);
-}
-
 std::string history_csv(const History& h) {
   out::Writer<out::Csv> o;
   o << "method,pair,gpu_pair,bytes,metric,run,file,median,min,max,ratio_to_first,change,"
@@ -351,26 +347,30 @@ std::string history_csv(const History& h) {
   // nodes did not say which was slow).
   const auto versions = [&](std::size_t k) {
     const RunVersions& v = h.versions[k];
-    return "," + cf(v.driver) + "," + cf(v.cuda) + "," + cf(v.nccl) + "," + cf(h.hosts[k]);
+    return "," + out::csv_field(v.driver) + "," + out::csv_field(v.cuda) + "," +
+           out::csv_field(v.nccl) + "," + out::csv_field(h.hosts[k]);
   };
   for (const auto& r : h.rows) {
     for (std::size_t k = 0; k < r.cells.size(); ++k) {
       const auto& c = r.cells[k];
       // Compared cells here; the cases two runs did not both measure follow, with statuses.
       if (!c.present || (k > 0 && c.change == "only-in-this-run")) continue;
-      o << cf(r.method) << "," << cf(r.pair) << "," << cf(r.gpu_pair) << "," << r.bytes << ","
-        << cf(r.metric) << "," << k + 1 << "," << cf(h.files[k]) << ","
+      o << out::csv_field(r.method) << "," << out::csv_field(r.pair) << ","
+        << out::csv_field(r.gpu_pair) << "," << r.bytes << "," << out::csv_field(r.metric) << ","
+        << k + 1 << "," << out::csv_field(h.files[k]) << ","
         << out::fixed<out::Csv>(c.stats.median, 3) << "," << out::fixed<out::Csv>(c.stats.min, 3)
         << "," << out::fixed<out::Csv>(c.stats.max, 3) << "," << out::fixed<out::Csv>(c.ratio, 4)
-        << "," << (k == 0 ? CsvS("baseline") : cf(c.change)) << ",ok,ok" << versions(k) << "\n";
+        << "," << (k == 0 ? CsvS("baseline") : out::csv_field(c.change)) << ",ok,ok" << versions(k)
+        << "\n";
     }
   }
   // The CSV dropped them (an audit): the later run's figure where only it has one.
   for (const auto& m : h.unmatched) {
     const auto& u = m.c;
-    o << cf(u.variant.empty() ? u.method : u.method + " " + u.variant) << "," << cf(u.pair) << ","
-      << cf(u.gpu_pair) << "," << u.bytes << "," << cf(u.metric) << "," << m.run + 1 << ","
-      << cf(h.files[m.run]) << ",";
+    o << out::csv_field(u.variant.empty() ? u.method : u.method + " " + u.variant) << ","
+      << out::csv_field(u.pair) << "," << out::csv_field(u.gpu_pair) << "," << u.bytes << ","
+      << out::csv_field(u.metric) << "," << m.run + 1 << "," << out::csv_field(h.files[m.run])
+      << ",";
     if (u.b_figure) {
       o << out::fixed<out::Csv>(u.b_figure->median, 3) << ","
         << out::fixed<out::Csv>(u.b_figure->min, 3) << ","
@@ -378,8 +378,8 @@ std::string history_csv(const History& h) {
     } else {
       o << ",,";
     }
-    o << ",," << cf(m.change) << "," << cf(u.a_status) << "," << cf(u.b_status) << versions(m.run)
-      << "\n";
+    o << ",," << out::csv_field(m.change) << "," << out::csv_field(u.a_status) << ","
+      << out::csv_field(u.b_status) << versions(m.run) << "\n";
   }
   return o.str();
 }
