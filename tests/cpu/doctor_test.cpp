@@ -15,17 +15,12 @@
 #include "core/model/node_evidence_host.h"
 #include "core/model/schema_node_evidence.h"
 #include "core/present/node_evidence_text.h"
+#include "test_sysroot.h"
 
 namespace peerbench {
 namespace {
 
-NodeEvidence read_fixture(const std::string& name, std::vector<std::string> env = {}) {
-  HostEvidenceRequest r;
-  r.root = std::string(PEERBENCH_SOURCE_DIR) + "/tests/data/sysroot/" + name;
-  r.environment = std::move(env);
-  r.host = name;
-  return read_host_evidence(r);
-}
+using test::sysroot_evidence;
 
 std::vector<std::string> codes(const NodeEvidence& e, int ranks = 2) {
   std::vector<std::string> out;
@@ -49,7 +44,7 @@ GpuNodeEvidence h200_gpu0() {
 
 TEST(DoctorFindings, HealthyFixturesFindNothing) {
   for (const char* name : {"gpu-vm-h200x2", "acs-off-switch", "builder-vm"}) {
-    NodeEvidence e = read_fixture(name);
+    NodeEvidence e = sysroot_evidence(name);
     e.container.shm_bytes = 128ull << 30;  // the GPU machine's 128 GB, not this disk's
     if (std::string(name) == "gpu-vm-h200x2") e.gpus.push_back(h200_gpu0());
     EXPECT_TRUE(codes(e).empty()) << name << ": " << join(codes(e));
@@ -57,7 +52,7 @@ TEST(DoctorFindings, HealthyFixturesFindNothing) {
 }
 
 TEST(DoctorFindings, AcsRedirectOnEachGpuPath) {
-  const auto found = doctor_findings(read_fixture("acs-amd-gpp"), DoctorContext{2});
+  const auto found = doctor_findings(sysroot_evidence("acs-amd-gpp"), DoctorContext{2});
   ASSERT_EQ(found.size(), 1u);  // one cause for both bridges
   EXPECT_EQ(found[0].code, "acs-redirect");
   EXPECT_EQ(found[0].gpus, (std::vector<std::string>{"GPU 0 0000:41:00.0", "GPU 1 0000:61:00.0"}));
@@ -73,18 +68,18 @@ TEST(DoctorFindings, AcsRedirectOnEachGpuPath) {
 TEST(DoctorFindings, TheGpuMachinesFaults) {
   // The faults of issue 40 the GPU machine was given: NCCL_P2P_DISABLE=1, with NCCL_SHM_DISABLE=1,
   // NCCL_P2P_LEVEL=LOC, and a 1 MiB tmpfs over /dev/shm (unshare -m).
-  const auto p2p = doctor_findings(read_fixture("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1"}), {2});
+  const auto p2p = doctor_findings(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1"}), {2});
   ASSERT_EQ(p2p.size(), 1u);
   EXPECT_EQ(p2p[0].code, "nccl-p2p-disabled-by-env");
   EXPECT_EQ(p2p[0].next, "Next: unset NCCL_P2P_DISABLE and run again");
-  EXPECT_EQ(codes(read_fixture("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"})),
+  EXPECT_EQ(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"})),
             (std::vector<std::string>{"nccl-p2p-disabled-by-env", "nccl-shm-disabled-by-env"}));
   // NCCL_SHM_DISABLE alone leaves P2P, the road between these GPUs.
-  EXPECT_TRUE(codes(read_fixture("gpu-vm-h200x2", {"NCCL_SHM_DISABLE=1"})).empty());
-  EXPECT_EQ(codes(read_fixture("gpu-vm-h200x2", {"NCCL_P2P_LEVEL=LOC"})),
+  EXPECT_TRUE(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_SHM_DISABLE=1"})).empty());
+  EXPECT_EQ(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_LEVEL=LOC"})),
             std::vector<std::string>{"nccl-p2p-level-env"});
-  EXPECT_TRUE(codes(read_fixture("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=0"})).empty());
-  NodeEvidence small = read_fixture("gpu-vm-h200x2");
+  EXPECT_TRUE(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=0"})).empty());
+  NodeEvidence small = sysroot_evidence("gpu-vm-h200x2");
   small.container.shm_bytes = 1ull << 20;
   const auto shm = doctor_findings(small, {2});
   ASSERT_EQ(codes(small), std::vector<std::string>{"shm-too-small"});
@@ -101,7 +96,7 @@ TEST(DoctorFindings, TheGpuMachinesFaults) {
 
 TEST(DoctorFindings, NvlinksDownAgainstTheModel) {
   // Derived: GPU 0 of the H200 pair with links 3 and 7 down (the issue's example).
-  NodeEvidence e = read_fixture("gpu-vm-h200x2");
+  NodeEvidence e = sysroot_evidence("gpu-vm-h200x2");
   e.gpus.push_back(h200_gpu0());
   e.gpus[0].nvlinks[3].up = false;
   e.gpus[0].nvlinks[7].up = false;
@@ -135,7 +130,7 @@ TEST(DoctorFindings, LinksNvmlDoesNotListAreNotSeenNotDown) {
 TEST(DoctorFindings, FabricAndMemoryAreTheirCauses) {
   // Derived from GPU 0 of the H200 pair: its fabric not started, then registered but degraded
   // (NVML's health words, fabric_health_text), then a row remapping failed.
-  NodeEvidence e = read_fixture("gpu-vm-h200x2");
+  NodeEvidence e = sysroot_evidence("gpu-vm-h200x2");
   e.gpus.push_back(h200_gpu0());
   e.gpus[0].fabric_state = "not-started";
   EXPECT_EQ(codes(e), std::vector<std::string>{"fabric-manager-not-running"});
@@ -154,7 +149,7 @@ TEST(DoctorFindings, EachRuleIsACauseOfTheTableAndFillsItsWords) {
   for (const auto& r : doctor_rules())
     EXPECT_NE(find_cause(r.cause), nullptr) << r.cause << " is no cause of the cause table";
   // Every finding the tests' nodes give has its row's words with no {field} left unfilled.
-  NodeEvidence e = read_fixture("acs-plx-switch", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"});
+  NodeEvidence e = sysroot_evidence("acs-plx-switch", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"});
   e.gpus.push_back(h200_gpu0());
   e.gpus[0].nvlinks[3].up = false;
   e.gpus[0].fabric_state = "in-progress";
@@ -185,7 +180,7 @@ TEST(DoctorFindings, DoctorMdListsEachRuleWithItsCausesNextLine) {
 TEST(DoctorPage, StaysWithinFortyLines) {
   // Eight GPUs, each behind the three bridges of the PLX fixture (made its own and redirecting),
   // with links 3 and 7 down on each, and NCCL_P2P_DISABLE set.
-  const NodeEvidence plx = read_fixture("acs-plx-switch", {"NCCL_P2P_DISABLE=1"});
+  const NodeEvidence plx = sysroot_evidence("acs-plx-switch", {"NCCL_P2P_DISABLE=1"});
   NodeEvidence e = plx;
   e.pcie.clear();
   for (int i = 0; i < 8; ++i) {

@@ -12,20 +12,23 @@
 #include "core/present/history.h"
 #include "core/present/report.h"
 #include "core/present/report_parts.h"
+#include "test_fixtures.h"
 #include "test_text.h"
+#include "test_verdicts.h"
 
 namespace peerbench {
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
-}
+using test::flag_codes_of;
+using test::method_verdict_of;
+using test::run_fixture_path;
+using test::verdict_of;
 
 // One GPU whose two ranks pose as hosts hostA and hostB: NCCL goes over NET/Socket, and the
 // report once flagged nccl-net-socket, blaming a fabric that does not exist. Both ranks report
 // the GPU's UUID, which no two GPUs share: the verdicts say "not a link" and accuse nothing.
 TEST(Fixtures, SimulatedTwoHostsOnOneGpuAreNotALink) {
-  const auto d = load_run_file(fixture("h200x1-shared-simulated-two-hosts.json"));
+  const auto d = load_run_file(run_fixture_path("h200x1-shared-simulated-two-hosts.json"));
   EXPECT_EQ(d.status, "complete");
   EXPECT_EQ(d.system.hosts, (std::vector<std::string>{"hostA", "hostB"}));
   for (const auto& p : d.pairs) {
@@ -54,7 +57,7 @@ TEST(Fixtures, SimulatedTwoHostsOnOneGpuAreNotALink) {
 }
 
 TEST(Fixtures, SharedGpuRunReadsAndReports) {
-  const auto d = load_run_file(fixture("h200x1-shared-serial.json"));
+  const auto d = load_run_file(run_fixture_path("h200x1-shared-serial.json"));
   EXPECT_EQ(d.status, "complete");
   ASSERT_EQ(d.system.ranks.size(), 2u);
   EXPECT_EQ(d.system.ranks[0].gpu.pci_bus_id, d.system.ranks[1].gpu.pci_bus_id);
@@ -78,26 +81,6 @@ namespace {
 
 std::string h200x2(const std::string& name) {
   return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/" + name;
-}
-
-const PairVerdict& find_verdict(const std::vector<PairVerdict>& vs, int s, int d) {
-  for (const auto& v : vs) {
-    if (v.src == s && v.dst == d) return v;
-  }
-  throw std::runtime_error("no verdict for " + pair_name(s, d));
-}
-
-const MethodVerdict& method_of(const PairVerdict& v, const std::string& m) {
-  for (const auto& x : v.methods) {
-    if (x.method == m) return x;
-  }
-  throw std::runtime_error("no method verdict " + m + " on " + pair_name(v.src, v.dst));
-}
-
-std::vector<std::string> flag_codes(const PairVerdict& v) {
-  std::vector<std::string> out;
-  for (const auto& f : v.flags) out.push_back(f.code);
-  return out;
 }
 
 std::string render(const RunDocument& d, const std::vector<PairVerdict>& vs, ReportFormat f) {
@@ -149,12 +132,12 @@ TEST(RealRuns, KnownGoodSourcesAreCited) {
 TEST(RealRuns, CutShortRunIsIncompleteNeverPass) {
   const auto d = load_run_file(h200x2("derived/cut-short.json"));
   const auto vs = compute_verdicts(d, {});
-  EXPECT_EQ(find_verdict(vs, 0, 1).verdict, "incomplete");
-  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").state, "pass");
-  EXPECT_EQ(method_of(find_verdict(vs, 1, 0), "ce-write").state, "incomplete");
-  EXPECT_EQ(method_of(find_verdict(vs, 1, 0), "staged").reason,
+  EXPECT_EQ(verdict_of(vs, 0, 1).verdict, "incomplete");
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 0, 1), "ce-write").state, "pass");
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 1, 0), "ce-write").state, "incomplete");
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 1, 0), "staged").reason,
             "not measured: the run was cut short before it finished");
-  EXPECT_EQ(method_of(find_verdict(vs, -1, -1), "nccl-allreduce").state, "incomplete");
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, -1, -1), "nccl-allreduce").state, "incomplete");
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
   EXPECT_EQ(verdict_exit_code(vs, "incomplete"), kExitFlagged);
   EXPECT_EQ(verdict_exit_code(vs, "below-link"), kExitOk) << "--fail-on chooses";
@@ -173,8 +156,8 @@ TEST(RealRuns, StagedNeverRunIsListedAsIncomplete) {
   ASSERT_EQ(vs.size(), 2u);
   for (const auto& v : vs) {
     EXPECT_EQ(v.verdict, "incomplete");
-    EXPECT_EQ(method_of(v, "ce-write").state, "pass");
-    EXPECT_EQ(method_of(v, "staged").state, "incomplete");
+    EXPECT_EQ(method_verdict_of(v, "ce-write").state, "pass");
+    EXPECT_EQ(method_verdict_of(v, "staged").state, "incomplete");
   }
 }
 
@@ -185,20 +168,22 @@ TEST(RealRuns, StagedNeverRunIsListedAsIncomplete) {
 TEST(RealRuns, SizesBelowTheMinimumAreJudgedOnlyByAKnownGoodFigure) {
   const auto d = load_run_file(h200x2("p2p-disabled.json"));  // 1M-64M, NCCL on SHM
   auto vs = compute_verdicts(d, {});
-  const auto& v = find_verdict(vs, 0, 1);
-  EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"nccl-shm"})) << "no below-link at 64 MiB";
-  EXPECT_EQ(method_of(v, "nccl-sendrecv-bidir").state, "not-judged");
-  EXPECT_EQ(method_of(v, "nccl-sendrecv-bidir").reason,
+  const auto& v = verdict_of(vs, 0, 1);
+  EXPECT_EQ(flag_codes_of(v), (std::vector<std::string>{"nccl-shm"})) << "no below-link at 64 MiB";
+  EXPECT_EQ(method_verdict_of(v, "nccl-sendrecv-bidir").state, "not-judged");
+  EXPECT_EQ(method_verdict_of(v, "nccl-sendrecv-bidir").reason,
             "not judged: largest size 64 MiB < 256 MiB; its known-good figure is of NV18, and "
             "NCCL went through host memory (SHM) between these ranks: see the pair's transport "
             "flag")
       << "the road it took, not the size alone (an audit)";
-  EXPECT_EQ(method_of(v, "staged").reason, "not judged: largest size 64 MiB < 256 MiB");
-  EXPECT_EQ(method_of(v, "ce-write").state, "pass") << "judged at 64 MiB by its known-good figure";
-  EXPECT_EQ(method_of(v, "ce-latency").state, "pass") << "latency methods have their own bars";
-  const auto& all = find_verdict(vs, -1, -1);
+  EXPECT_EQ(method_verdict_of(v, "staged").reason, "not judged: largest size 64 MiB < 256 MiB");
+  EXPECT_EQ(method_verdict_of(v, "ce-write").state, "pass")
+      << "judged at 64 MiB by its known-good figure";
+  EXPECT_EQ(method_verdict_of(v, "ce-latency").state, "pass")
+      << "latency methods have their own bars";
+  const auto& all = verdict_of(vs, -1, -1);
   EXPECT_EQ(all.verdict, "flagged");
-  ASSERT_EQ(flag_codes(all), (std::vector<std::string>{"below-expected"}));
+  ASSERT_EQ(flag_codes_of(all), (std::vector<std::string>{"below-expected"}));
   EXPECT_NE(all.flags[0].message.find("busbw GB/s at 64 MiB over all ranks"), std::string::npos)
       << all.flags[0].message;
   EXPECT_NE(all.flags[0].message.find("NCCL used SHM between some of the ranks"),
@@ -223,11 +208,11 @@ TEST(RealRuns, SizesBelowTheMinimumAreJudgedOnlyByAKnownGoodFigure) {
   EXPECT_LT(html.find("FLAGGED nccl-shm: NCCL used shared memory"), html.find("<h2>"));
   Expectations off;
   off.expected_fraction = 0;  // no known-good bar: not judged under 256 MiB, as before
-  EXPECT_EQ(find_verdict(compute_verdicts(d, off), -1, -1).verdict, "not-judged");
+  EXPECT_EQ(verdict_of(compute_verdicts(d, off), -1, -1).verdict, "not-judged");
   Expectations e;
   e.judge_min_bytes = 64ull << 20;  // a site that judges from 64 MiB
   vs = compute_verdicts(d, e);
-  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "nccl-sendrecv-bidir").state, "flagged");
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 0, 1), "nccl-sendrecv-bidir").state, "flagged");
 }
 
 // The real run's start gate timed out in every sample (a schema-1 file kept such samples), so
@@ -256,7 +241,7 @@ TEST(RealRuns, LatencySizeRunIsJudgedAgainstLatencyBars) {
   Expectations e;
   e.small_message_us["nvlink"] = 5.0;  // tighter than the 5.3-6.0 us measured
   vs = compute_verdicts(d, e);
-  EXPECT_EQ(flag_codes(find_verdict(vs, 0, 1)),
+  EXPECT_EQ(flag_codes_of(verdict_of(vs, 0, 1)),
             (std::vector<std::string>{"high-latency", "high-latency"}));
 }
 
@@ -345,10 +330,10 @@ TEST(RealRuns, FiguresOfTheHostsPaceAreMarked) {
 
 TEST(RealRuns, SlowedPairIsBelowLinkAsymmetricAndOffNvlink) {
   const auto vs = compute_verdicts(load_run_file(h200x2("derived/slowed-pair.json")), {});
-  EXPECT_EQ(find_verdict(vs, 0, 1).verdict, "pass");
-  const auto& v = find_verdict(vs, 1, 0);
+  EXPECT_EQ(verdict_of(vs, 0, 1).verdict, "pass");
+  const auto& v = verdict_of(vs, 1, 0);
   // H200 over NV18 has a known-good figure: the bar is 85 % of it (below-expected).
-  EXPECT_EQ(flag_codes(v),
+  EXPECT_EQ(flag_codes_of(v),
             (std::vector<std::string>{"below-expected", "asymmetric", "off-nvlink"}));
   EXPECT_NE(v.flags[0].message.find("known-good"), std::string::npos) << v.flags[0].message;
   // With the known-good bar off, the link-rate rule accuses it the same way.
@@ -356,7 +341,7 @@ TEST(RealRuns, SlowedPairIsBelowLinkAsymmetricAndOffNvlink) {
   no_known.expected_fraction = 0;
   const auto by_link =
       compute_verdicts(load_run_file(h200x2("derived/slowed-pair.json")), no_known);
-  EXPECT_EQ(flag_codes(find_verdict(by_link, 1, 0)),
+  EXPECT_EQ(flag_codes_of(verdict_of(by_link, 1, 0)),
             (std::vector<std::string>{"below-link", "asymmetric", "off-nvlink"}));
   EXPECT_NEAR(v.flags[2].evidence["src_nvlink_tx_bytes"].get<double>(),
               0.1 * v.flags[2].evidence["payload_bytes"].get<double>(), 1);
@@ -369,10 +354,10 @@ TEST(RealRuns, SocketsBetweenHostsAreFlaggedWithTheNetPath) {
   EXPECT_EQ(d.pairs[0].nccl->net_paths, (std::vector<std::string>{"NET/Socket/0"}));
   const auto vs = compute_verdicts(d, {});
   for (int s : {0, 1}) {
-    const auto& v = find_verdict(vs, s, 1 - s);
+    const auto& v = verdict_of(vs, s, 1 - s);
     EXPECT_EQ(v.link, "NET");
-    EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"nccl-net-socket"}));
-    EXPECT_EQ(method_of(v, "ce-write").state, "not-applicable");
+    EXPECT_EQ(flag_codes_of(v), (std::vector<std::string>{"nccl-net-socket"}));
+    EXPECT_EQ(method_verdict_of(v, "ce-write").state, "not-applicable");
   }
   auto ib = d;
   for (auto& p : ib.pairs) {
@@ -381,9 +366,9 @@ TEST(RealRuns, SocketsBetweenHostsAreFlaggedWithTheNetPath) {
     p.nccl->gdrdma = true;
   }
   const auto vib = compute_verdicts(ib, {});
-  EXPECT_TRUE(find_verdict(vib, 0, 1).flags.empty());
-  EXPECT_NE(find_verdict(vib, 0, 1).observed.find("NET/IB/0 GDRDMA"), std::string::npos)
-      << find_verdict(vib, 0, 1).observed;
+  EXPECT_TRUE(verdict_of(vib, 0, 1).flags.empty());
+  EXPECT_NE(verdict_of(vib, 0, 1).observed.find("NET/IB/0 GDRDMA"), std::string::npos)
+      << verdict_of(vib, 0, 1).observed;
 }
 
 TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
@@ -391,8 +376,8 @@ TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
   EXPECT_EQ(d.schema_version, 2);
   ASSERT_EQ(d.link_health.size(), 2u);
   const auto vs = compute_verdicts(d, {});
-  const auto& v = find_verdict(vs, 0, 1);
-  EXPECT_EQ(flag_codes(v), (std::vector<std::string>{"link-errors", "pcie-downtrained"}));
+  const auto& v = verdict_of(vs, 0, 1);
+  EXPECT_EQ(flag_codes_of(v), (std::vector<std::string>{"link-errors", "pcie-downtrained"}));
   EXPECT_NE(v.flags[0].message.find("GPU 0 (0000:00:06.0, serial 1650124000001)"),
             std::string::npos)
       << v.flags[0].message;
@@ -410,7 +395,7 @@ TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
   b.stopped_by = "cycles";
   burned.burn_in = b;
   const auto bvs = compute_verdicts(burned, {});  // kept: find_verdict points into it
-  const auto& bv = find_verdict(bvs, 0, 1);
+  const auto& bv = verdict_of(bvs, 0, 1);
   EXPECT_NE(bv.flags[0].message.find("during the run (in burn-in cycle 2 of 3): link 3 replay +4"),
             std::string::npos)
       << bv.flags[0].message;
@@ -429,7 +414,7 @@ TEST(RealRuns, LinkErrorsAndDowntrainedPcieNameTheCard) {
 }
 
 TEST(RealRuns, TwoRanksOnOneGpuAreNotALink) {
-  const auto d = load_run_file(fixture("h200x1-shared-serial.json"));
+  const auto d = load_run_file(run_fixture_path("h200x1-shared-serial.json"));
   const auto vs = compute_verdicts(d, {});
   for (const auto& v : vs) {
     if (v.src < 0) continue;
@@ -490,12 +475,12 @@ TEST(RealRuns, ExpectFileWithATypoIsRefusedNamingIt) {
   EXPECT_EQ(e.judge_min_bytes, 256ull << 20);
   const auto vs = compute_verdicts(load_run_file(h200x2("default.json")), e);
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged) << "ce-write >= 500 fails both pairs";
-  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").state, "flagged");
-  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").state, "pass");  // 2.22 < 3 us
-  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-latency").bar, 3.0);
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 0, 1), "ce-write").state, "flagged");
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 0, 1), "ce-latency").state, "pass");  // 2.22 < 3 us
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 0, 1), "ce-latency").bar, 3.0);
   // The bar is the site's, not the link's rating, and 500 GB/s is over NV18's raw 478.1 GB/s: the
   // flag said "under the 500.0 GB/s that NVLink x18 should carry" (audit).
-  const auto& f = find_verdict(vs, 0, 1).flags.front();
+  const auto& f = verdict_of(vs, 0, 1).flags.front();
   EXPECT_EQ(f.code, "below-link");
   EXPECT_NE(f.message.find("under the site's 500.0 GB/s bar (min_gbps from "), std::string::npos)
       << f.message;
@@ -503,7 +488,7 @@ TEST(RealRuns, ExpectFileWithATypoIsRefusedNamingIt) {
             std::string::npos)
       << f.message;
   EXPECT_EQ(f.message.find("should carry"), std::string::npos) << f.message;
-  EXPECT_EQ(method_of(find_verdict(vs, 0, 1), "ce-write").bar_source, kBarSiteBar);
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 0, 1), "ce-write").bar_source, kBarSiteBar);
 }
 
 }  // namespace
@@ -514,7 +499,7 @@ namespace peerbench {
 namespace {
 
 TEST(RealRuns, BurnInStoppedBySigintShowsItsCyclesSpreadAndDrift) {
-  const auto d = load_run_file(fixture("h200x2-burn-in-sigint.json"));
+  const auto d = load_run_file(run_fixture_path("h200x2-burn-in-sigint.json"));
   ASSERT_TRUE(d.burn_in);
   const auto b = report_parts::burn_in_summary(d);
   ASSERT_TRUE(b);
@@ -540,7 +525,7 @@ TEST(RealRuns, BurnInStoppedBySigintShowsItsCyclesSpreadAndDrift) {
 // From an audit: 600 cycles of counter increments were 2400 lines before the burn-in's table.
 // A counter that grew in several cycles is one line with its total, first and last cycle.
 TEST(RealRuns, ACounterThatGrewInManyCyclesIsOneLine) {
-  auto d = load_run_file(fixture("h200x2-burn-in-sigint.json"));
+  auto d = load_run_file(run_fixture_path("h200x2-burn-in-sigint.json"));
   ASSERT_GE(d.burn_in->cycles.size(), 9u);
   for (int c : {1, 4, 8})
     d.burn_in->cycles[c].counters = {"link 3 replay +2 on GPU 1 (0000:00:07.0) of vm"};
@@ -567,7 +552,7 @@ namespace peerbench {
 namespace {
 
 TEST(RealRuns, OneByteCopiesAreNotAccusedOfLeavingNvlink) {
-  const auto d = load_run_file(fixture("h200x2-one-byte.json"));
+  const auto d = load_run_file(run_fixture_path("h200x2-one-byte.json"));
   ASSERT_EQ(d.verdicts.size(), 3u);
   EXPECT_EQ(d.verdicts[0].verdict, "flagged") << "what the run said when it was made";
   const auto vs = compute_verdicts(d, {});
@@ -575,7 +560,7 @@ TEST(RealRuns, OneByteCopiesAreNotAccusedOfLeavingNvlink) {
     for (const auto& f : v.flags) ADD_FAILURE() << pair_name(v.src, v.dst) << ": " << f.code;
     if (v.src >= 0) EXPECT_EQ(v.verdict, "pass") << pair_name(v.src, v.dst);
   }
-  const auto& all = find_verdict(vs, -1, -1);
+  const auto& all = verdict_of(vs, -1, -1);
   EXPECT_EQ(all.verdict, "not-applicable");
   for (const auto& m : all.methods) EXPECT_NE(m.reason.find("no whole element"), std::string::npos);
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
@@ -585,7 +570,7 @@ TEST(RealRuns, OneByteCopiesAreNotAccusedOfLeavingNvlink) {
 // GB/s): a dead-looking link in every format, beside a verdict that judged 3.22 us and passed.
 // At latency sizes the tables show the time per operation the verdict judged.
 TEST(RealRuns, OneByteTablesShowTheTimePerCopyNotZeroGigabytes) {
-  const auto d = load_run_file(fixture("h200x2-one-byte.json"));
+  const auto d = load_run_file(run_fixture_path("h200x2-one-byte.json"));
   const auto vs = compute_verdicts(d, {});
   ReportInput in;
   in.path = "run.json";
@@ -620,31 +605,31 @@ namespace {
 // (nccl-tests the same), under the -R 0 known-good curve. The run flagged below-expected at
 // 4 GiB, confirmed twice; recomputed, the collectives are not judged and say why.
 TEST(RealRuns, SymmetricWindowCollectivesAreNotHeldToTheRegisterZeroCurve) {
-  const auto d = load_run_file(fixture("h200x2-symmetric-R2.json"));
+  const auto d = load_run_file(run_fixture_path("h200x2-symmetric-R2.json"));
   EXPECT_EQ(d.verdicts[0].verdict, "flagged") << "what the run said when it was made";
   const auto vs = compute_verdicts(d, {});
-  const auto& all = find_verdict(vs, -1, -1);
+  const auto& all = verdict_of(vs, -1, -1);
   EXPECT_TRUE(all.flags.empty());
-  const auto& ar = method_of(all, "nccl-allreduce");
+  const auto& ar = method_verdict_of(all, "nccl-allreduce");
   EXPECT_EQ(ar.state, "not-judged");
   EXPECT_NE(ar.reason.find("-R 2"), std::string::npos) << ar.reason;
   // Nor is it shown as 0.74 of the -R 0 known-good curve: there is none for these kernels.
   EXPECT_FALSE(ar.expected_ratio);
   EXPECT_NE(ar.expected_basis.find("-R 2"), std::string::npos) << ar.expected_basis;
   // Send/recv has no symmetric kernels: judged as ever, and it passes.
-  EXPECT_EQ(method_of(all, "nccl-sendrecv-ring").state, "pass");
+  EXPECT_EQ(method_verdict_of(all, "nccl-sendrecv-ring").state, "pass");
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
   // A site's own bar for it still judges it.
   Expectations site;
   site.min_gbps["nccl-allreduce"]["*"] = 300;
-  EXPECT_EQ(flag_codes(find_verdict(compute_verdicts(d, site), -1, -1)),
+  EXPECT_EQ(flag_codes_of(verdict_of(compute_verdicts(d, site), -1, -1)),
             (std::vector<std::string>{"below-link"}));
 }
 
 // One rank: busbw is algbw x 0. peerbench wrote 0 and then refused its own file ("0 GB/s is
 // not a measurement").
 TEST(RealRuns, OneRankCollectivesWithZeroBusBandwidthRead) {
-  const auto d = load_run_file(fixture("h200x2-one-rank-collectives.json"));
+  const auto d = load_run_file(run_fixture_path("h200x2-one-rank-collectives.json"));
   const auto vs = compute_verdicts(d, {});
   ASSERT_EQ(vs.size(), 1u);
   EXPECT_EQ(vs[0].verdict, "not-a-link");
@@ -680,7 +665,7 @@ std::string burn_in_refusal(const nlohmann::json& j) {
 }
 
 TEST(RealRuns, ABurnInThatDoesNotFitItsRunIsRefused) {
-  const auto path = fixture("h200x2-burn-in-sigint.json");
+  const auto path = run_fixture_path("h200x2-burn-in-sigint.json");
   const nlohmann::json good = to_json(load_run_file(path));
   EXPECT_EQ(burn_in_refusal(good), "(read)");
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
@@ -764,7 +749,8 @@ TEST(RealRuns, ABurnInThatDoesNotFitItsRunIsRefused) {
 // ran out while the last file was written, a job killed in a cycle with wrong data in it before
 // its record, and a figure in a contended cycle (writers before 2026-12-03) is dropped.
 TEST(RealRuns, ABurnInAsTheJobWritesItIsRead) {
-  const nlohmann::json good = to_json(load_run_file(fixture("h200x2-burn-in-sigint.json")));
+  const nlohmann::json good =
+      to_json(load_run_file(run_fixture_path("h200x2-burn-in-sigint.json")));
   auto j = good;
   j["burn_in"]["stopped_by"] = "duration";
   j["burn_in"]["duration_s"] = j["config"]["duration_s"] = 6.0;  // last cycle ends at 4.6 s
@@ -822,7 +808,7 @@ TEST(RealRuns, ReportSaysWhatFailOnWaived) {
       << none;
   EXPECT_NE(none.find(all.front()), std::string::npos) << none;
   // One code chosen: only the others are waived, and what it counts is not among them.
-  const auto code = find_verdict(vs, 0, 1).flags.at(0).code;
+  const auto code = verdict_of(vs, 0, 1).flags.at(0).code;
   const auto counted = run_failing_items(d, vs, code);
   ASSERT_FALSE(counted.empty());
   const auto some = waived_line(d, vs, code);

@@ -3,7 +3,6 @@
 // docs/verdicts.md) are held to it here, each failure naming the file and the code.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -14,22 +13,14 @@
 #include "core/base/text.h"
 #include "core/judge/verdict.h"
 #include "core/model/flag_table.h"
+#include "test_fixtures.h"
+#include "test_text.h"
 
 namespace peerbench {
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-std::string source_file(const std::string& path) {
-  std::ifstream in(std::string(PEERBENCH_SOURCE_DIR) + "/" + path);
-  EXPECT_TRUE(in) << path << " missing";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::source_file_text;
+using test::trimmed;
 
 std::set<std::string> table_codes() {
   std::set<std::string> codes;
@@ -80,7 +71,7 @@ TEST(FlagTable, TheVerdictsCodesAreTheRunsRows) {
 }
 
 TEST(FlagTable, SchemaMdNamesEveryCode) {
-  const std::string md = source_file("results/SCHEMA.md");
+  const std::string md = source_file_text("results/SCHEMA.md");
   for (const auto& c : table_codes())
     EXPECT_NE(md.find("`" + c + "`"), std::string::npos) << "results/SCHEMA.md does not name " << c;
   // Its list of a results file's codes is the run's rows, no more.
@@ -96,14 +87,14 @@ TEST(FlagTable, SchemaMdNamesEveryCode) {
 }
 
 TEST(FlagTable, CompletionOffersWhatFailOnTakes) {
-  const std::string sh = source_file("scripts/completion.bash");
+  const std::string sh = source_file_text("scripts/completion.bash");
   const auto at = sh.find("report:--fail-on | run:--fail-on)");
   ASSERT_NE(at, std::string::npos) << "scripts/completion.bash completes no run/report --fail-on";
   const std::string block = sh.substr(at, sh.find(";;", at) - at);
   std::set<std::string> offered;
   const std::regex words("words\\+?=\"([^\"]*)\"");
   for (std::sregex_iterator i(block.begin(), block.end(), words), end; i != end; ++i) {
-    for (const auto& w : split(trim((*i)[1].str()), ' ')) {
+    for (const auto& w : split(trimmed((*i)[1].str()), ' ')) {
       if (!w.empty()) offered.insert(w);
     }
   }
@@ -123,7 +114,7 @@ std::map<std::string, std::vector<std::map<std::string, std::string>>> doc_rows(
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("| flag |", 0) == 0) {
       header.clear();
-      for (const auto& c : split(line, '|')) header.push_back(trim(c));
+      for (const auto& c : split(line, '|')) header.push_back(trimmed(c));
       continue;
     }
     if (line.rfind("|", 0) != 0) header.clear();  // the table ended
@@ -131,15 +122,15 @@ std::map<std::string, std::vector<std::map<std::string, std::string>>> doc_rows(
     const auto cells = split(line, '|');
     std::map<std::string, std::string> row;
     for (std::size_t i = 0; i < cells.size() && i < header.size(); ++i)
-      row[header[i]] = trim(cells[i]);
-    const std::string first = trim(cells[1]);
+      row[header[i]] = trimmed(cells[i]);
+    const std::string first = trimmed(cells[1]);
     rows[first.substr(1, first.find('`', 1) - 1)].push_back(row);
   }
   return rows;
 }
 
 TEST(FlagTable, VerdictsMdHasOneRowPerCode) {
-  const auto rows = doc_rows(source_file("docs/verdicts.md"));
+  const auto rows = doc_rows(source_file_text("docs/verdicts.md"));
   for (const auto& f : flag_table()) {
     const auto it = rows.find(f.code);
     if (it == rows.end()) {

@@ -17,7 +17,7 @@
 namespace peerbench {
 namespace {
 
-constexpr std::uint64_t G = 1ull << 30;
+using test::kGiB;
 
 PlanInput host_plan_input(int n, const std::string& pairs = "all") {
   PlanInput in;
@@ -27,7 +27,7 @@ PlanInput host_plan_input(int n, const std::string& pairs = "all") {
     if (m.family == "host") in.methods.push_back(m);
   }
   in.pairs = parse_pair_filter(pairs);
-  in.sizes = {1 << 20, G};
+  in.sizes = {1 << 20, kGiB};
   return in;
 }
 
@@ -76,7 +76,7 @@ TEST(HostPlan, ExplicitPairsMeasureTheGpusTheyName) {
   EXPECT_EQ(intra.cases, p.cases * 2);
 }
 
-RunDocument host_run(double h2d_gbps, int pcie_width = 16, std::uint64_t bytes = G) {
+RunDocument host_run(double h2d_gbps, int pcie_width = 16, std::uint64_t bytes = kGiB) {
   auto spec = test::NodeSpec{};
   spec.pcie_width = pcie_width;
   RunDocument d = test::make_doc(spec);

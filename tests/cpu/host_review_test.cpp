@@ -14,7 +14,7 @@
 namespace peerbench {
 namespace {
 
-constexpr std::uint64_t G = 1ull << 30;
+using test::kGiB;
 
 nlohmann::json host_example() {
   return load_json_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
@@ -69,7 +69,7 @@ RunDocument two_hosts_host_run() {
   RunDocument d = test::make_doc(spec);
   d.pairs.clear();
   for (int g = 0; g < 4; ++g) {
-    auto all = test::bw_result("h2d-all", g, g, G, 55.0);
+    auto all = test::bw_result("h2d-all", g, g, kGiB, 55.0);
     all.concurrent_pairs = 4;
     d.results.push_back(all);
   }

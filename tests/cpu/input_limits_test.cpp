@@ -16,14 +16,15 @@
 #include "core/platform/input_file.h"
 #include "core/platform/input_limits.h"
 #include "core/present/plan_text.h"
+#include "test_fixtures.h"
+#include "test_text.h"
 #include "test_time.h"
 
 namespace peerbench {
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
-}
+using test::contains;
+using test::run_fixture_path;
 
 // A fresh folder per test.
 class InputLimits : public ::testing::Test {
@@ -55,10 +56,6 @@ std::string refusal(const std::function<void()>& f) {
   return "nothing thrown";
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // "--expect file is 1048577 bytes; at most 1 MiB is read" left the reader to guess whether the
 // first MiB had been read; a file whose size said less when it was opened (one still being
 // written, or of /proc) read "grew past 1 MiB" with no size at all.
@@ -68,7 +65,7 @@ TEST_F(InputLimits, AFileOverItsLimitIsRefusedWithItsRoleSizeAndLimit) {
   const std::string e = refusal<InputError>([&] { read_input_file(big, InputKind::kExpect); });
   for (const char* part :
        {"big.json", "--expect file", "1048577 bytes", "over its limit of 1 MiB (1048576 bytes)"})
-    EXPECT_TRUE(has(e, part)) << part << " not in: " << e;
+    EXPECT_TRUE(contains(e, part)) << part << " not in: " << e;
 
   const std::string growing = write("growing.json", "{}");
   InputFile f(growing, InputKind::kExpect);
@@ -76,42 +73,45 @@ TEST_F(InputLimits, AFileOverItsLimitIsRefusedWithItsRoleSizeAndLimit) {
   const std::string g = refusal<InputError>([&] { f.read_rest(); });
   for (const char* part : {"growing.json", "--expect file holds more than its limit of 1 MiB",
                            "bytes read, where its size was 2 bytes when opened"})
-    EXPECT_TRUE(has(g, part)) << part << " not in: " << g;
+    EXPECT_TRUE(contains(g, part)) << part << " not in: " << g;
 }
 
 // `fleet topo.json node-b.json` exited 0, the topology "not counted" in a note, and the fleet
 // passed on one node. Named, a file that is no run is refused; found in a folder, it is still
 // left out with a note; a named run that is damaged is still an unreadable node.
 TEST_F(InputLimits, FleetRefusesAFileNamedThatIsNoRun) {
-  const std::string run = fixture("h200x2/default.json");
+  const std::string run = run_fixture_path("h200x2/default.json");
   const std::string baseline = write("base.json", R"({"baseline": {"entries": []}})");
   const struct {
     std::string file, says;
-  } named[] = {{fixture("h200x2/topo.json"), "is a topology file (topo --json), not a run"},
-               {baseline, "is a site baseline"},
-               {write("kind.json", R"({"kind": "peerbench-other"})"), "of kind 'peerbench-other'"},
-               {write("array.json", "[1, 2]"), "is a JSON array, not a run"},
-               {write("plain.json", R"({"a": 1})"), "neither 'kind' nor 'schema_version'"}};
+  } named[] = {
+      {run_fixture_path("h200x2/topo.json"), "is a topology file (topo --json), not a run"},
+      {baseline, "is a site baseline"},
+      {write("kind.json", R"({"kind": "peerbench-other"})"), "of kind 'peerbench-other'"},
+      {write("array.json", "[1, 2]"), "is a JSON array, not a run"},
+      {write("plain.json", R"({"a": 1})"), "neither 'kind' nor 'schema_version'"}};
   for (const auto& n : named) {
     FleetOptions o;
     o.paths = {n.file, run};
     const std::string e = refusal<UsageError>([&] { build_fleet(o, method_catalog()); });
-    EXPECT_TRUE(has(e, n.file) && has(e, n.says) && has(e, "give results files")) << e;
+    EXPECT_TRUE(contains(e, n.file) && contains(e, n.says) && contains(e, "give results files"))
+        << e;
   }
   // In a folder given, the topology is left out with a note, as before.
   ASSERT_EQ(::mkdir(at("runs").c_str(), 0755), 0);
   ASSERT_EQ(::symlink(run.c_str(), at("runs/node.json").c_str()), 0);
-  ASSERT_EQ(::symlink(fixture("h200x2/topo.json").c_str(), at("runs/topo.json").c_str()), 0);
+  ASSERT_EQ(::symlink(run_fixture_path("h200x2/topo.json").c_str(), at("runs/topo.json").c_str()),
+            0);
   FleetOptions folder;
   folder.paths = {at("runs")};
   const FleetReport r = build_fleet(folder, method_catalog());
   EXPECT_EQ(r.nodes.size(), 1u);
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_TRUE(has(r.notes[0], "not a run: not counted")) << r.notes[0];
+  EXPECT_TRUE(contains(r.notes[0], "not a run: not counted")) << r.notes[0];
   // The same topology named, and found in the folder too: named wins.
   folder.paths = {at("runs"), at("runs/topo.json")};
-  EXPECT_TRUE(has(refusal<UsageError>([&] { build_fleet(folder, method_catalog()); }),
-                  "topo.json' is a topology file"));
+  EXPECT_TRUE(contains(refusal<UsageError>([&] { build_fleet(folder, method_catalog()); }),
+                       "topo.json' is a topology file"));
   // A run cut short is a run that cannot be read: its node is listed, the fleet fails (exit 1).
   FleetOptions damaged;
   damaged.paths = {write("cut.json", R"({"schema_version": 3, "kind": "peerbench-ru)"), run};
@@ -133,11 +133,11 @@ TEST_F(InputLimits, FleetWalkStopsAtItsEntryLimit) {
   });
   for (const char* part : {"runs'", "more than 30 entries", "looks at 30 at most",
                            "give the folders that hold the results files"})
-    EXPECT_TRUE(has(e, part)) << part << " not in: " << e;
+    EXPECT_TRUE(contains(e, part)) << part << " not in: " << e;
   const test::CpuStopwatch cpu;
   const std::string proc = refusal<UsageError>([&] { collect_result_files({"/proc/self"}); });
   EXPECT_LT(cpu.seconds(), test::time_bound(10.0));
-  EXPECT_TRUE(has(proc, "more than 100000 entries")) << proc;
+  EXPECT_TRUE(contains(proc, "more than 100000 entries")) << proc;
 }
 
 // A million --hosts names took 13-16 s and 1.5 GB (each a node of the report); 100,000 is the
@@ -151,7 +151,7 @@ TEST_F(InputLimits, HostListsStopAtTheirLimit) {
   const std::string e = refusal<InputError>([&] { load_host_list(write("hosts", names)); });
   for (const char* part : {"hosts: --hosts file, line 100001", "more than 100000 host names",
                            "a --hosts file and a fleet for each part"})
-    EXPECT_TRUE(has(e, part)) << part << " not in: " << e;
+    EXPECT_TRUE(contains(e, part)) << part << " not in: " << e;
 }
 
 PlanInput ranks_on_nodes(int nodes, int gpus_per_node) {
@@ -172,16 +172,16 @@ TEST_F(InputLimits, AVerboseDryRunListsAtMostItsLimit) {
   EXPECT_LT(cpu.seconds(), test::time_bound(10.0));
   const std::string text = out.str();
   EXPECT_LT(text.size(), 20u << 20) << "listed past its limit";
-  EXPECT_TRUE(has(text,
-                  "# note: -v lists at most 100000 pairs; the rest are summarised per "
-                  "method (...): give -m, --pairs or a smaller --np to list every step"))
+  EXPECT_TRUE(contains(text,
+                       "# note: -v lists at most 100000 pairs; the rest are summarised per "
+                       "method (...): give -m, --pairs or a smaller --np to list every step"))
       << text.substr(text.size() - 400);
-  EXPECT_TRUE(has(text, "more steps")) << "the rest summarised";
-  EXPECT_FALSE(has(text, "(-v lists them)")) << "-v was given";
+  EXPECT_TRUE(contains(text, "more steps")) << "the rest summarised";
+  EXPECT_FALSE(contains(text, "(-v lists them)")) << "-v was given";
   std::ostringstream small;
   write_plan(small, ranks_on_nodes(1, 8), true);
-  EXPECT_FALSE(has(small.str(), "more steps")) << small.str();
-  EXPECT_FALSE(has(small.str(), "-v lists at most"));
+  EXPECT_FALSE(contains(small.str(), "more steps")) << small.str();
+  EXPECT_FALSE(contains(small.str(), "-v lists at most"));
 }
 
 }  // namespace

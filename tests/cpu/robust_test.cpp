@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <functional>
 #include <sstream>
 
@@ -21,10 +20,13 @@
 #include "core/platform/atomic_file.h"
 #include "core/present/plan_text.h"
 #include "core/present/report.h"
+#include "test_fixtures.h"
 #include "test_time.h"
 
 namespace peerbench {
 namespace {
+
+using test::file_text;
 
 std::string temp_dir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "/pb_" + name + "_" + std::to_string(::getpid());
@@ -42,13 +44,6 @@ std::vector<std::string> entries(const std::string& dir) {
     ::closedir(d);
   }
   return names;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // ---- 1. Bounded work
@@ -156,7 +151,7 @@ TEST(Robust, WritesRefuseSymlinksDevicesFifosAndFolders) {
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
-  EXPECT_EQ(read_all(real), "keep me");
+  EXPECT_EQ(file_text(real), "keep me");
   for (const auto& n : {"link.txt", "fifo", "real.txt"}) ::unlink((dir + "/" + n).c_str());
   EXPECT_TRUE(entries(dir).empty()) << "no temporary file left behind";
   ::rmdir(dir.c_str());
@@ -177,8 +172,8 @@ TEST(Robust, WritesKeepTheModeAndIgnorePlantedTemporaryNames) {
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
-  EXPECT_EQ(read_all(path), "two");
-  EXPECT_EQ(read_all(victim), "victim");
+  EXPECT_EQ(file_text(path), "two");
+  EXPECT_EQ(file_text(victim), "victim");
   for (const auto& n : entries(dir)) ::unlink((dir + "/" + n).c_str());
   ::rmdir(dir.c_str());
 }
@@ -271,11 +266,9 @@ TEST(Robust, ErrorLinesEscapeReorderingCharactersAndCutLongWords) {
 
 // ---- 6. Results files that no run could have written
 
-const std::string kFixture =
-    std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x1-shared-serial.json";
-
+// The real run of two ranks on one H200 (tests/fixtures/runs/h200x1-shared-serial.json).
 nlohmann::json fixture() {
-  return load_json_file(kFixture);
+  return load_json_file(test::run_fixture_path("h200x1-shared-serial.json"));
 }
 
 // Error of load_run_file on `j` written to a file, or "" when it loads.

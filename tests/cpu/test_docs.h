@@ -1,7 +1,10 @@
 #pragma once
 // Synthetic run documents for verdict, report and compare tests: a node of `gpus` H200-like GPUs,
 // linked by NVLink or PCIe, with the measurements a test sets.
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/method_catalog.h"
@@ -9,6 +12,9 @@
 #include "test_text.h"
 
 namespace peerbench::test {
+
+inline constexpr std::uint64_t kMiB = 1ull << 20;
+inline constexpr std::uint64_t kGiB = 1ull << 30;
 
 struct NodeSpec {
   int gpus = 2;
@@ -159,19 +165,18 @@ inline RunDocument make_doc(const NodeSpec& s) {
 // A clean 2 x H200 NV18 run at 1 GiB with the figures of REFERENCE.md.
 inline RunDocument clean_h200_pair() {
   RunDocument d = make_doc({});
-  const std::uint64_t G = 1ull << 30;
   for (auto [a, b] : {std::pair{0, 1}, std::pair{1, 0}}) {
-    d.results.push_back(bw_result("ce-write", a, b, G, 395));
-    d.results.push_back(bw_result("ce-read", a, b, G, 384));
-    d.results.push_back(bw_result("sm-write", a, b, G, 369));
-    d.results.push_back(bw_result("sm-read", a, b, G, 370));
-    d.results.push_back(bw_result("staged", a, b, G, 40));
-    d.results.push_back(bw_result("nccl-sendrecv", a, b, G, 360));
+    d.results.push_back(bw_result("ce-write", a, b, kGiB, 395));
+    d.results.push_back(bw_result("ce-read", a, b, kGiB, 384));
+    d.results.push_back(bw_result("sm-write", a, b, kGiB, 369));
+    d.results.push_back(bw_result("sm-read", a, b, kGiB, 370));
+    d.results.push_back(bw_result("staged", a, b, kGiB, 40));
+    d.results.push_back(bw_result("nccl-sendrecv", a, b, kGiB, 360));
     d.results.push_back(latency_result("ce-latency", a, b, 2.3));
   }
-  Result bidir = bw_result("ce-bidir", 0, 1, G, 750);
+  Result bidir = bw_result("ce-bidir", 0, 1, kGiB, 750);
   d.results.push_back(bidir);
-  Result ar = bw_result("nccl-allreduce", -1, -1, G, 330);
+  Result ar = bw_result("nccl-allreduce", -1, -1, kGiB, 330);
   d.results.push_back(ar);
   return d;
 }

@@ -14,29 +14,15 @@
 #include "core/cli/suggest.h"
 #include "core/judge/verdict.h"
 #include "core/model/method_catalog.h"
+#include "test_command_line.h"
+#include "test_text.h"
 
 namespace peerbench {
 namespace {
 
-CommandLine parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "peerbench");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), method_catalog());
-}
-
-std::string usage_error(const std::vector<std::string>& args) {
-  try {
-    parse(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::command_line_of;
+using test::contains;
+using test::usage_error_of;
 
 TEST(Suggest, OneMeasureForEveryWord) {
   EXPECT_EQ(edit_distance("ce-wrtie", "ce-write"), 1u) << "a swap is one edit";
@@ -53,63 +39,65 @@ TEST(Suggest, OneMeasureForEveryWord) {
 // "run --dry-run -o run.json" read "-o/--op: unknown value 'run.json'" and never named -J.
 TEST(Hints, DashOWithAFileNameSaysItIsTheReductionAndNamesDashJ) {
   for (const char* v : {"run.json", "out/r.html", "report.csv", "-", "results"}) {
-    const std::string e = usage_error({"run", "--dry-run", "-o", v});
+    const std::string e = usage_error_of({"run", "--dry-run", "-o", v});
     EXPECT_EQ(e.rfind("-o/--op: ", 0), 0u) << e;
-    EXPECT_TRUE(has(e, "-o is the reduction op")) << e;
-    EXPECT_TRUE(has(e, "as in nccl-tests (sum, prod, min, max, avg or all)")) << e;
-    EXPECT_TRUE(has(e, "results are written with -J PATH")) << e;
+    EXPECT_TRUE(contains(e, "-o is the reduction op")) << e;
+    EXPECT_TRUE(contains(e, "as in nccl-tests (sum, prod, min, max, avg or all)")) << e;
+    EXPECT_TRUE(contains(e, "results are written with -J PATH")) << e;
   }
-  EXPECT_TRUE(has(usage_error({"run", "-o", "sum,prd"}), "did you mean prod?"));
-  EXPECT_EQ(usage_error({"run", "-o", "sum,max"}), "");
+  EXPECT_TRUE(contains(usage_error_of({"run", "-o", "sum,prd"}), "did you mean prod?"));
+  EXPECT_EQ(usage_error_of({"run", "-o", "sum,max"}), "");
 }
 
 TEST(Hints, DidYouMeanForMethodsFlagsFormatsAndCommands) {
-  EXPECT_EQ(usage_error({"run", "-m", "ce-wrtie", "--dry-run"}),
+  EXPECT_EQ(usage_error_of({"run", "-m", "ce-wrtie", "--dry-run"}),
             "-m/--methods: unknown method 'ce-wrtie'; did you mean ce-write? (peerbench "
             "--list-methods lists the methods and groups)");
-  EXPECT_TRUE(
-      has(usage_error({"run", "-m", "h2d,nccl-allreduse"}), "did you mean nccl-allreduce?"));
-  EXPECT_TRUE(has(usage_error({"-m", "hots"}), "did you mean host?")) << "groups too";
+  EXPECT_TRUE(contains(usage_error_of({"run", "-m", "h2d,nccl-allreduse"}),
+                       "did you mean nccl-allreduce?"));
+  EXPECT_TRUE(contains(usage_error_of({"-m", "hots"}), "did you mean host?")) << "groups too";
   // Far from every name: the list, as before.
-  EXPECT_TRUE(has(usage_error({"-m", "frobnicate"}), "allowed: ce-write"));
+  EXPECT_TRUE(contains(usage_error_of({"-m", "frobnicate"}), "allowed: ce-write"));
+  EXPECT_TRUE(contains(usage_error_of({"run", "--dry-rn"}),
+                       "unknown flag --dry-rn; did you mean --dry-run?"));
   EXPECT_TRUE(
-      has(usage_error({"run", "--dry-rn"}), "unknown flag --dry-rn; did you mean --dry-run?"));
-  EXPECT_TRUE(has(usage_error({"report", "a.json", "--format", "htlm"}), "did you mean html?"));
-  EXPECT_TRUE(has(usage_error({"compare", "a.json", "b.json", "--format", "markdwon"}),
-                  "did you mean markdown?"));
-  EXPECT_TRUE(has(usage_error({"fleet", "dir", "--format", "junti"}), "did you mean junit?"));
+      contains(usage_error_of({"report", "a.json", "--format", "htlm"}), "did you mean html?"));
+  EXPECT_TRUE(contains(usage_error_of({"compare", "a.json", "b.json", "--format", "markdwon"}),
+                       "did you mean markdown?"));
   EXPECT_TRUE(
-      has(usage_error({"fleet", "dir", "--format=opnemetrics"}), "did you mean openmetrics?"));
-  EXPECT_EQ(usage_error({"reprot", "a.json"}),
+      contains(usage_error_of({"fleet", "dir", "--format", "junti"}), "did you mean junit?"));
+  EXPECT_TRUE(contains(usage_error_of({"fleet", "dir", "--format=opnemetrics"}),
+                       "did you mean openmetrics?"));
+  EXPECT_EQ(usage_error_of({"reprot", "a.json"}),
             "unknown command 'reprot'; did you mean report? (run, topo, report, compare, fleet, "
             "import, doctor or help)");
-  EXPECT_EQ(usage_error({"frobnicate"}),
+  EXPECT_EQ(usage_error_of({"frobnicate"}),
             "unknown command 'frobnicate'; use run, topo, report, compare, fleet, import, doctor "
             "or help");
 }
 
 TEST(Help, HelpAndHelpCommandAreTheHelpTexts) {
-  const auto top = parse({"help"});
+  const auto top = command_line_of({"help"});
   EXPECT_EQ(top.command, Command::kHelp);
-  EXPECT_EQ(top.help_text, parse({"--help"}).help_text);
-  EXPECT_TRUE(has(top.help_text, "peerbench help [COMMAND]"));
+  EXPECT_EQ(top.help_text, command_line_of({"--help"}).help_text);
+  EXPECT_TRUE(contains(top.help_text, "peerbench help [COMMAND]"));
   for (const char* c : {"run", "topo", "report", "compare", "fleet", "doctor"}) {
-    const auto h = parse({"help", c});
+    const auto h = command_line_of({"help", c});
     EXPECT_EQ(h.command, Command::kHelp) << c;
-    EXPECT_EQ(h.help_text, parse({c, "--help"}).help_text) << c;
+    EXPECT_EQ(h.help_text, command_line_of({c, "--help"}).help_text) << c;
   }
-  EXPECT_EQ(parse({"help", "--help"}).help_text.rfind("peerbench help: ", 0), 0u);
-  EXPECT_EQ(usage_error({"help", "bogus"}),
+  EXPECT_EQ(command_line_of({"help", "--help"}).help_text.rfind("peerbench help: ", 0), 0u);
+  EXPECT_EQ(usage_error_of({"help", "bogus"}),
             "help: unknown command 'bogus'; use run, topo, report, compare, fleet, import, doctor "
             "or help");
-  EXPECT_TRUE(has(usage_error({"help", "reprot"}), "did you mean report?"));
-  EXPECT_TRUE(has(usage_error({"help", "run", "report"}), "help: takes one command"));
+  EXPECT_TRUE(contains(usage_error_of({"help", "reprot"}), "did you mean report?"));
+  EXPECT_TRUE(contains(usage_error_of({"help", "run", "report"}), "help: takes one command"));
 }
 
 // run --help: what to measure, how, the output, the launch (--np and --dry-run sat under "output
 // options"), then three examples.
 TEST(Help, RunHelpIsGroupedAndEndsWithThreeExamples) {
-  const std::string h = parse({"run", "--help"}).help_text;
+  const std::string h = command_line_of({"run", "--help"}).help_text;
   std::vector<std::size_t> at;
   for (const char* g : {"\nWhat to measure:\n", "\nHow to measure:\n", "\nOutput:\n", "\nLaunch:\n",
                         "\nExamples:\n"}) {
@@ -117,7 +105,7 @@ TEST(Help, RunHelpIsGroupedAndEndsWithThreeExamples) {
     EXPECT_NE(at.back(), std::string::npos) << g << " missing from\n" << h;
   }
   EXPECT_TRUE(std::is_sorted(at.begin(), at.end()));
-  EXPECT_FALSE(has(h, " options:")) << "cxxopts' group headings are renamed";
+  EXPECT_FALSE(contains(h, " options:")) << "cxxopts' group headings are renamed";
   const auto launch = at[3];
   for (const char* f : {"--np arg", "--dry-run", "--allow-gpu-sharing"})
     EXPECT_GT(h.find(f), launch) << f;
@@ -127,7 +115,7 @@ TEST(Help, RunHelpIsGroupedAndEndsWithThreeExamples) {
     EXPECT_GT(h.find(f), at[2]) << f;
     EXPECT_LT(h.find(f), launch) << f;
   }
-  EXPECT_FALSE(has(h, "inject-fault")) << "testing only";
+  EXPECT_FALSE(contains(h, "inject-fault")) << "testing only";
   int examples = 0;
   for (auto p = h.find("\n  ", at[4]); p != std::string::npos; p = h.find("\n  ", p + 1)) {
     if (h.compare(p + 3, 4, "    ") != 0) ++examples;  // not a description line
@@ -138,7 +126,7 @@ TEST(Help, RunHelpIsGroupedAndEndsWithThreeExamples) {
 // The --expect help said "(see README)": it gives the file's shape, with keys the reader accepts.
 TEST(Help, ExpectHelpStatesTheFilesShapeInKeysTheReaderAccepts) {
   for (const char* c : {"run", "report"})
-    EXPECT_FALSE(has(parse({c, "--help"}).help_text, "see README")) << c;
+    EXPECT_FALSE(contains(command_line_of({c, "--help"}).help_text, "see README")) << c;
   const std::string shape = kExpectFileShape;
   const auto open = shape.find('{');
   const auto dots = shape.rfind(", ...}");
@@ -152,22 +140,22 @@ TEST(Help, ExpectHelpStatesTheFilesShapeInKeysTheReaderAccepts) {
   auto typo = example;
   typo["min_gbsp"] = typo["min_gbps"];
   EXPECT_THROW(expectations_from_json(typo, "--expect help", method_catalog()), InputError);
-  const std::string help = parse({"run", "--help"}).help_text;
-  EXPECT_TRUE(has(help, "\"min_gbps\"")) << help;
+  const std::string help = command_line_of({"run", "--help"}).help_text;
+  EXPECT_TRUE(contains(help, "\"min_gbps\"")) << help;
 }
 
 // The flags given are recorded for the checks that wait for the rank count.
 TEST(RankFit, FlagsGivenAreCheckedAgainstTheMethodsLeft) {
-  auto o = parse({"run", "--dry-run", "-b", "2M"}).run;
+  auto o = command_line_of({"run", "--dry-run", "-b", "2M"}).run;
   EXPECT_FALSE(o.methods_given);
   EXPECT_TRUE(o.given("minbytes"));
   EXPECT_TRUE(o.given("dry-run"));
   EXPECT_FALSE(o.given("datatype"));
   const std::string note = fit_run_to_ranks(o, 1, method_catalog(), "1 GPU on this host");
   EXPECT_EQ(o.methods, (std::vector<std::string>{"h2d", "d2h"}));
-  EXPECT_TRUE(has(note, "1 GPU on this host: pair methods")) << note;
+  EXPECT_TRUE(contains(note, "1 GPU on this host: pair methods")) << note;
   // -d applies to the collectives alone: on one GPU it would be dropped without a word.
-  auto d = parse({"run", "-d", "double"}).run;
+  auto d = command_line_of({"run", "-d", "double"}).run;
   try {
     fit_run_to_ranks(d, 1, method_catalog(), "1 GPU on this host");
     FAIL() << "-d double accepted for h2d and d2h";
@@ -175,9 +163,9 @@ TEST(RankFit, FlagsGivenAreCheckedAgainstTheMethodsLeft) {
     EXPECT_EQ(
         std::string(e.what()).rfind("-d/--datatype: none of the methods selected (h2d,d2h)", 0), 0u)
         << e.what();
-    EXPECT_TRUE(has(e.what(), "1 GPU on this host")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "1 GPU on this host")) << e.what();
   }
-  auto named = parse({"run", "-m", "ce-write"}).run;
+  auto named = command_line_of({"run", "-m", "ce-write"}).run;
   EXPECT_TRUE(named.methods_given);
   EXPECT_EQ(fit_run_to_ranks(named, 1, method_catalog(), "--np 1"), "");
   EXPECT_EQ(named.methods, (std::vector<std::string>{"ce-write"}));

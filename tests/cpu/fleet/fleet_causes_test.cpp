@@ -17,27 +17,17 @@
 #include "core/model/node_evidence_host.h"
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
+#include "fleet_nodes.h"
+#include "judge/diagnosis_fixtures.h"
+#include "test_sysroot.h"
 
 namespace peerbench {
 namespace {
 
-RunDocument real(const std::string& name) {
-  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/" + name);
-}
-
-// Change: the run's host (and its GPUs' UUIDs, one machine each) renamed `host`.
-RunDocument as_node(RunDocument d, const std::string& host) {
-  d.system.hosts = {host};
-  for (auto& r : d.system.ranks) {
-    r.host = host;
-    r.gpu.uuid += "-" + host;
-  }
-  for (auto& h : d.topology->hosts) {
-    h.host = host;
-    for (auto& g : h.gpus) g.uuid += "-" + host;
-  }
-  return d;
-}
+using test::as_node;
+using test::h200x2_run;
+using test::host_staged_on;
+using test::sysroot_evidence_for_run;
 
 TEST(FleetCauses, NodesAreGroupedByCauseWithTheNextLine) {
   const std::string dir = ::testing::TempDir() + "/pb_fleet_causes";
@@ -45,12 +35,12 @@ TEST(FleetCauses, NodesAreGroupedByCauseWithTheNextLine) {
   std::filesystem::create_directories(dir);
   for (const char* h : {"node-a", "node-b", "node-c"})
     write_file_atomically(dir + "/" + h + ".json",
-                          to_json(as_node(real("p2p-disabled.json"), h)).dump());
-  RunDocument unset = as_node(real("p2p-disabled.json"), "node-d");
+                          to_json(as_node(h200x2_run("p2p-disabled.json"), h)).dump());
+  RunDocument unset = as_node(h200x2_run("p2p-disabled.json"), "node-d");
   unset.environment.erase("NCCL_P2P_DISABLE");  // change: SHM with no variable set
   write_file_atomically(dir + "/node-d.json", to_json(unset).dump());
   write_file_atomically(dir + "/node-e.json",
-                        to_json(as_node(real("default.json"), "node-e")).dump());
+                        to_json(as_node(h200x2_run("default.json"), "node-e")).dump());
   FleetOptions o;
   o.paths = {dir};
   const FleetReport r = build_fleet(o, method_catalog());
@@ -75,30 +65,6 @@ TEST(FleetCauses, NodesAreGroupedByCauseWithTheNextLine) {
   std::filesystem::remove_all(dir);
 }
 
-// Change: rank i's card is the card at buses[i] (ranks and topology), and CUDA refuses peer
-// access on every pair: copies staged through the host.
-RunDocument host_staged_on(RunDocument d, const std::vector<std::string>& buses) {
-  for (std::size_t i = 0; i < d.system.ranks.size() && i < buses.size(); ++i) {
-    auto& gpu = d.system.ranks[i].gpu;
-    for (auto& h : d.topology->hosts)
-      for (auto& g : h.gpus)
-        if (g.pci_bus_id == gpu.pci_bus_id) g.pci_bus_id = buses[i];
-    gpu.pci_bus_id = buses[i];
-  }
-  for (auto& p : d.pairs) p.can_access_peer = false, p.peer_access = "unsupported";
-  return d;
-}
-
-// The fixture tree `name` (tests/data/sysroot/) read as `run` reads its node.
-NodeEvidence read_tree(const std::string& name, const RunDocument& d) {
-  HostEvidenceRequest r;
-  r.root = std::string(PEERBENCH_SOURCE_DIR) + "/tests/data/sysroot/" + name;
-  for (const auto& rank : d.system.ranks) r.gpu_bus_ids.push_back(rank.gpu.pci_bus_id);
-  r.collected_by = "run";
-  r.host = d.system.hosts.front();
-  return read_host_evidence(r);
-}
-
 TEST(FleetCauses, AcsOnSeveralNodesIsOneGroupFromTheirFiles) {
   // Three nodes on NVIDIA/nccl#2079's cards (tests/data/sysroot/acs-amd-gpp: AMD root ports whose
   // ACS redirects), each results file carrying the node evidence read from that tree, and one
@@ -109,12 +75,12 @@ TEST(FleetCauses, AcsOnSeveralNodesIsOneGroupFromTheirFiles) {
   std::filesystem::create_directories(dir);
   for (const char* h : {"node-a", "node-b", "node-c"}) {
     RunDocument d =
-        host_staged_on(as_node(real("default.json"), h), {"0000:41:00.0", "0000:61:00.0"});
-    d.node_evidence = {read_tree("acs-amd-gpp", d)};
+        host_staged_on(as_node(h200x2_run("default.json"), h), {"0000:41:00.0", "0000:61:00.0"});
+    d.node_evidence = {sysroot_evidence_for_run("acs-amd-gpp", d)};
     write_file_atomically(dir + "/" + h + ".json", to_json(d).dump());
   }
-  RunDocument vm = as_node(real("default.json"), "node-d");
-  vm.node_evidence = {read_tree("gpu-vm-h200x2", vm)};
+  RunDocument vm = as_node(h200x2_run("default.json"), "node-d");
+  vm.node_evidence = {sysroot_evidence_for_run("gpu-vm-h200x2", vm)};
   write_file_atomically(dir + "/node-d.json", to_json(vm).dump());
   FleetOptions o;
   o.paths = {dir};

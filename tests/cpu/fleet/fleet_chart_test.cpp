@@ -13,18 +13,18 @@
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/present/svg_chart.h"
+#include "fleet_nodes.h"
 #include "test_docs.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
 
-constexpr std::uint64_t k64M = 64ull << 20, k1G = 1ull << 30;
+using test::as_node;
+using test::h200x2_default_run;
+using test::write_run;
 
-const RunDocument& real_run() {
-  static const RunDocument d =
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/default.json");
-  return d;
-}
+constexpr std::uint64_t k64M = 64ull << 20, k1G = 1ull << 30;
 
 struct Folder {
   std::string path = ::testing::TempDir() + "/pb_fleet_chart_XXXXXX";
@@ -37,23 +37,8 @@ struct Folder {
   }
 };
 
-// `d` as host `host`, its GPUs its own (one UUID in two nodes is one machine under two names).
-RunDocument as_node(RunDocument d, const std::string& host) {
-  d.system.hosts = {host};
-  for (auto& r : d.system.ranks) {
-    r.host = host;
-    if (!r.gpu.uuid.empty()) r.gpu.uuid += "-" + host;
-  }
-  for (auto& h : d.topology->hosts) {
-    h.host = host;
-    for (auto& g : h.gpus)
-      if (!g.uuid.empty()) g.uuid += "-" + host;
-  }
-  return d;
-}
-
 void write_node(const std::string& dir, const RunDocument& d) {
-  write_file_atomically(dir + "/" + d.system.hosts.front() + ".json", to_json(d).dump());
+  write_run(dir, d.system.hosts.front(), d);
 }
 
 // Four healthy nodes and "cut": its run stopped after 64 MiB, its ce-write at half speed.
@@ -61,8 +46,9 @@ struct CutFleet {
   Folder dir;
   FleetReport report;
   CutFleet() {
-    for (int i = 0; i < 4; ++i) write_node(dir.path, as_node(real_run(), "n" + std::to_string(i)));
-    RunDocument cut = as_node(real_run(), "cut");
+    for (int i = 0; i < 4; ++i)
+      write_node(dir.path, as_node(h200x2_default_run(), "n" + std::to_string(i)));
+    RunDocument cut = as_node(h200x2_default_run(), "cut");
     cut.results.erase(std::remove_if(cut.results.begin(), cut.results.end(),
                                      [](const Result& r) { return r.bytes > k64M; }),
                       cut.results.end());

@@ -20,19 +20,19 @@
 #include "core/platform/atomic_file.h"
 #include "core/present/compare.h"
 #include "core/present/history.h"
+#include "fleet_nodes.h"
+#include "test_command_line.h"
 #include "test_docs.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
-}
-
-const RunDocument& real_run() {
-  static const RunDocument d = load_run_file(fixture("h200x2/default.json"));
-  return d;
-}
+using test::as_node;
+using test::command_line_of;
+using test::h200x2_default_run;
+using test::run_fixture_path;
+using test::write_run;
 
 // Removes the test's folders when the test process ends (ctest runs each test in its own).
 struct TempDirs {
@@ -51,24 +51,6 @@ std::string temp_dir() {
   return t;
 }
 
-// Each node its own GPUs: one UUID in two nodes is one machine under two names (note_shared_gpus).
-std::string node_uuid(const std::string& uuid, const std::string& host) {
-  return uuid.empty() ? uuid : uuid + "-" + host;
-}
-
-RunDocument as_node(RunDocument d, const std::string& host) {
-  d.system.hosts = {host};
-  for (auto& r : d.system.ranks) {
-    r.host = host;
-    r.gpu.uuid = node_uuid(r.gpu.uuid, host);
-  }
-  for (auto& h : d.topology->hosts) {
-    h.host = host;
-    for (auto& g : h.gpus) g.uuid = node_uuid(g.uuid, host);
-  }
-  return d;
-}
-
 void scale(std::optional<Stats>& s, double f) {
   if (!s) return;
   s->min *= f;
@@ -85,10 +67,6 @@ void slow(RunDocument& d, const std::string& method, double f) {
     scale(r.busbw_gbps, f);
     scale(r.time_us, 1 / f);
   }
-}
-
-void write_run(const std::string& dir, const std::string& name, const RunDocument& d) {
-  write_file_atomically(dir + "/" + name + ".json", to_json(d).dump());
 }
 
 // A fleet of `count` healthy nodes, copies of `d` named n0, n1, ..., in a new folder.
@@ -161,7 +139,7 @@ struct DerivedFleet {
     std::string hosts;
     for (int i = 0; i < 10; ++i) {
       const std::string host = "node" + std::to_string(i);
-      RunDocument d = as_node(real_run(), host);
+      RunDocument d = as_node(h200x2_default_run(), host);
       slow(d, "sm-write", 1 + 0.002 * i);  // a little spread, as real nodes have
       if (host == "node3") slow(d, "ce-write", 0.8);
       if (host == "node5") {
@@ -206,11 +184,11 @@ TEST(Fleet, FindsTheSlowedTheCutTheUnreadableAndTheMissing) {
 // 1 and 2: `report` passed them and `fleet` called the node incomplete. A job killed in its
 // confirmation repeats left every case measured: `report` passed it too.
 TEST(Fleet, AStatusAloneIsNoProblemAndAJobThatNeverEndedIs) {
-  const std::string dir = healthy_fleet(real_run(), 3);
-  RunDocument old = as_node(real_run(), "old");
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
+  RunDocument old = as_node(h200x2_default_run(), "old");
   old.status = "incomplete";
   write_run(dir, "old", old);
-  RunDocument killed = as_node(real_run(), "killed");
+  RunDocument killed = as_node(h200x2_default_run(), "killed");
   killed.status = "incomplete";
   killed.in_progress = {{"method", "confirmation repeats"}};
   write_run(dir, "killed", killed);
@@ -235,7 +213,7 @@ TEST(Fleet, AStatusAloneIsNoProblemAndAJobThatNeverEndedIs) {
 // From an audit: with NCCL P2P off, send/recv at 64 MiB ran at 0.11 of known-good over SHM and
 // read "not judged: largest size 64 MiB < 256 MiB" as if that were all, and JUnit passed it.
 TEST(FleetReport, JunitSkipsAFigureNotJudgedAndSaysWhy) {
-  const RunDocument off = load_run_file(fixture("h200x2/p2p-disabled.json"));
+  const RunDocument off = load_run_file(run_fixture_path("h200x2/p2p-disabled.json"));
   const std::string dir = temp_dir();
   for (const char* h : {"n1", "n2", "n3"}) write_run(dir, h, as_node(off, h));
   const std::string xml = make_fleet_reporter(FleetFormat::kJunit)->render(fleet_of(dir), {});
@@ -261,7 +239,7 @@ TEST(Fleet, GroupMedianIsTheHealthyNodesFigure) {
   DerivedFleet f;
   const FleetReport r = build_fleet(f.options, method_catalog());
   const Result* ce = nullptr;
-  for (const auto& x : real_run().results) {
+  for (const auto& x : h200x2_default_run().results) {
     if (x.method == "ce-write" && x.src == 0 && x.status == ResultStatus::kOk &&
         (!ce || x.bytes > ce->bytes))
       ce = &x;
@@ -292,12 +270,12 @@ TEST(Fleet, ToleranceComesFromTheExpectFile) {
   // audit: identical nodes were flagged "1.000 of the fleet median").
   write_text(f.options.expect_path, "{\"fleet_outlier_tolerance\": 0}");
   FleetOptions same;
-  same.paths = {healthy_fleet(real_run(), 3)};
+  same.paths = {healthy_fleet(h200x2_default_run(), 3)};
   same.expect_path = f.options.expect_path;
-  RunDocument hair = as_node(real_run(), "hair");
+  RunDocument hair = as_node(h200x2_default_run(), "hair");
   slow(hair, "ce-write", 0.99995);
   write_run(same.paths[0], "hair", hair);
-  RunDocument tenth = as_node(real_run(), "tenth");
+  RunDocument tenth = as_node(h200x2_default_run(), "tenth");
   slow(tenth, "ce-write", 0.999);
   write_run(same.paths[0], "tenth", tenth);
   const FleetReport strict = build_fleet(same, method_catalog());
@@ -313,7 +291,7 @@ TEST(Fleet, ToleranceComesFromTheExpectFile) {
 TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 4; ++i) {
-    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i == 2) {
       d.system.driver_version = "570.86.10";
       for (auto& h : d.topology->hosts) h.driver_version = "570.86.10";
@@ -325,7 +303,7 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
   EXPECT_EQ(r.versions[0].what, "driver");
   EXPECT_TRUE(r.versions[0].mixed());
   EXPECT_EQ(r.versions[0].nodes_by_value.at("570.86.10"), std::vector<std::string>{"n2"});
-  EXPECT_EQ(r.versions[0].nodes_by_value.at(real_run().system.driver_version).size(), 3u);
+  EXPECT_EQ(r.versions[0].nodes_by_value.at(h200x2_default_run().system.driver_version).size(), 3u);
   EXPECT_FALSE(r.versions[2].mixed()) << "one NCCL version";
   const auto text = make_fleet_reporter(FleetFormat::kText)->render(r, {});
   EXPECT_NE(text.find("570.86.10: 1 node (n2)"), std::string::npos);
@@ -333,7 +311,7 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
   // A 2-2 split has no majority: one side's nodes are named (before: neither side's).
   const std::string tie = temp_dir();
   for (int i = 0; i < 4; ++i) {
-    RunDocument d = as_node(real_run(), "t" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "t" + std::to_string(i));
     if (i >= 2) d.system.driver_version = d.topology->hosts[0].driver_version = "590.10.01";
     write_run(tie, "t" + std::to_string(i), d);
   }
@@ -343,10 +321,10 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
 
 TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
   const std::string dir = temp_dir();
-  RunDocument early = as_node(real_run(), "a");
+  RunDocument early = as_node(h200x2_default_run(), "a");
   slow(early, "ce-write", 0.5);
   early.started_at = "2026-01-01T00:00:00Z";
-  RunDocument late = as_node(real_run(), "a");
+  RunDocument late = as_node(h200x2_default_run(), "a");
   late.started_at = "2026-02-01T00:00:00Z";
   write_run(dir, "a-first", early);
   write_run(dir, "a-second", late);
@@ -368,7 +346,7 @@ TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
 }
 
 TEST(Fleet, EachHostOfAMultiHostRunIsANode) {
-  const FleetReport r = fleet_of(fixture("h200x2/derived/socket-cross-host.json"));
+  const FleetReport r = fleet_of(run_fixture_path("h200x2/derived/socket-cross-host.json"));
   ASSERT_EQ(r.nodes.size(), 2u);
   std::vector<std::string> hosts{r.nodes[0].host, r.nodes[1].host};
   std::sort(hosts.begin(), hosts.end());
@@ -383,7 +361,7 @@ TEST(Fleet, EachHostOfAMultiHostRunIsANode) {
   }
   EXPECT_GT(between, 0);
   // One GPU under two host names (one UUID) is two nodes still, but its pairs are no link.
-  const FleetReport one = fleet_of(fixture("h200x1-shared-simulated-two-hosts.json"));
+  const FleetReport one = fleet_of(run_fixture_path("h200x1-shared-simulated-two-hosts.json"));
   ASSERT_EQ(one.nodes.size(), 2u);
   for (const auto& n : one.nodes) {
     for (const auto& p : n.pairs)
@@ -393,7 +371,7 @@ TEST(Fleet, EachHostOfAMultiHostRunIsANode) {
 
 // Two ranks on one GPU: their pairs have one PCI bus id at both ends, yet are no host<->GPU row.
 TEST(Fleet, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
-  const FleetReport r = fleet_of(fixture("h200x1-shared-serial.json"));
+  const FleetReport r = fleet_of(run_fixture_path("h200x1-shared-serial.json"));
   ASSERT_EQ(r.nodes.size(), 1u);
   ASSERT_FALSE(r.nodes[0].pairs.empty());
   for (const auto& p : r.nodes[0].pairs) {
@@ -410,8 +388,9 @@ TEST(Fleet, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
 // (1952 GB/s) formed a fleet group, and OpenMetrics wrote two samples with one label set. Its
 // pairs are no link: they join no group, and a node that showed nothing is incomplete.
 TEST(Fleet, ANodeOfOneSharedGpuShowsNothingAndDoesNotPass) {
-  const std::string dir = healthy_fleet(real_run(), 3);
-  write_run(dir, "one", as_node(load_run_file(fixture("h200x1-shared-serial.json")), "one"));
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
+  write_run(dir, "one",
+            as_node(load_run_file(run_fixture_path("h200x1-shared-serial.json")), "one"));
   const FleetReport r = fleet_of(dir);
   const FleetNode& one = node(r, "one");
   EXPECT_EQ(one.state, NodeState::kIncomplete);
@@ -496,8 +475,8 @@ TEST(FleetReport, CsvHasOneRowPerPositionAndEveryNode) {
 // From an audit: the CSV and OpenMetrics gave a latency 10 % slower than the fleet's a ratio of
 // 1.1, where the text gives 0.909 (under 1 worse).
 TEST(FleetReport, EveryFormatGivesALatencyRatioUnderOneWhenWorse) {
-  const std::string dir = healthy_fleet(real_run(), 3);
-  RunDocument late = as_node(real_run(), "late");
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
+  RunDocument late = as_node(h200x2_default_run(), "late");
   slow(late, "ce-latency", 1 / 1.1);
   write_run(dir, "late", late);
   const FleetReport r = fleet_of(dir);
@@ -528,7 +507,7 @@ TEST(FleetReport, EveryFormatGivesALatencyRatioUnderOneWhenWorse) {
 
 TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
   const std::string dir = temp_dir();
-  write_run(dir, "x", as_node(real_run(), "<script>x</script>"));
+  write_run(dir, "x", as_node(h200x2_default_run(), "<script>x</script>"));
   const FleetReport r = fleet_of(dir);
   const auto html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});
   EXPECT_EQ(html.find("<script>"), std::string::npos);
@@ -540,55 +519,52 @@ TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
   EXPECT_EQ(om.substr(om.size() - 6), "# EOF\n");
 }
 
-CommandLine parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "peerbench");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), method_catalog());
-}
-
 TEST(FleetOptions, CommandLine) {
-  const auto cl = parse({"fleet", "a", "b/", "--hosts", "h.txt", "--expect", "e.json", "--format",
-                         "junit", "-o", "out.xml"});
+  const auto cl = command_line_of({"fleet", "a", "b/", "--hosts", "h.txt", "--expect", "e.json",
+                                   "--format", "junit", "-o", "out.xml"});
   EXPECT_EQ(cl.command, Command::kFleet);
   EXPECT_EQ(cl.fleet.paths, (std::vector<std::string>{"a", "b/"}));
   EXPECT_EQ(cl.fleet.hosts_file, "h.txt");
   EXPECT_EQ(cl.fleet.expect_path, "e.json");
   EXPECT_EQ(cl.fleet.format, FleetFormat::kJunit);
   EXPECT_EQ(cl.fleet.output_path, "out.xml");
-  EXPECT_EQ(parse({"fleet", "--help"}).command, Command::kHelp);
-  EXPECT_THROW(parse({"fleet"}), UsageError);
-  EXPECT_THROW(parse({"fleet", "a", "--format", "xml"}), UsageError);
-  EXPECT_THROW(parse({"fleet", "a", "--hosts"}), UsageError);
+  EXPECT_EQ(command_line_of({"fleet", "--help"}).command, Command::kHelp);
+  EXPECT_THROW(command_line_of({"fleet"}), UsageError);
+  EXPECT_THROW(command_line_of({"fleet", "a", "--format", "xml"}), UsageError);
+  EXPECT_THROW(command_line_of({"fleet", "a", "--hosts"}), UsageError);
   // compare: two files as before, more than two a history; both render HTML.
-  EXPECT_EQ(parse({"compare", "a", "b"}).compare.runs.size(), 2u);
-  EXPECT_EQ(parse({"compare", "a", "b", "--format", "html"}).compare.format, ReportFormat::kHtml);
-  const auto h = parse({"compare", "a", "b", "c", "--format", "html", "--plots", "p"});
+  EXPECT_EQ(command_line_of({"compare", "a", "b"}).compare.runs.size(), 2u);
+  EXPECT_EQ(command_line_of({"compare", "a", "b", "--format", "html"}).compare.format,
+            ReportFormat::kHtml);
+  const auto h = command_line_of({"compare", "a", "b", "c", "--format", "html", "--plots", "p"});
   EXPECT_EQ(h.compare.runs, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(h.compare.plots_dir, "p");
   // --plots where nothing shows plots is refused, not dropped (an audit).
-  EXPECT_THROW(parse({"compare", "a", "b", "--format", "html", "--plots", "p"}), UsageError);
-  EXPECT_THROW(parse({"compare", "a", "b", "c", "--plots", "p"}), UsageError);
-  EXPECT_THROW(parse({"report", "a", "--format", "csv", "--plots", "p"}), UsageError);
-  EXPECT_THROW(parse({"fleet", "a", "--format", "junit", "--plots", "p"}), UsageError);
-  EXPECT_EQ(parse({"fleet", "a", "--format", "markdown", "--plots", "p"}).fleet.plots_dir, "p");
+  EXPECT_THROW(command_line_of({"compare", "a", "b", "--format", "html", "--plots", "p"}),
+               UsageError);
+  EXPECT_THROW(command_line_of({"compare", "a", "b", "c", "--plots", "p"}), UsageError);
+  EXPECT_THROW(command_line_of({"report", "a", "--format", "csv", "--plots", "p"}), UsageError);
+  EXPECT_THROW(command_line_of({"fleet", "a", "--format", "junit", "--plots", "p"}), UsageError);
+  EXPECT_EQ(command_line_of({"fleet", "a", "--format", "markdown", "--plots", "p"}).fleet.plots_dir,
+            "p");
 }
 
 // History: the real run, the same run slower on ce-write, and again on another driver.
 TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
-  RunDocument b = real_run();
+  RunDocument b = h200x2_default_run();
   slow(b, "ce-write", 0.8);
-  RunDocument c = real_run();
+  RunDocument c = h200x2_default_run();
   c.system.driver_version = "590.1";
   CompareOptions o;
   o.format = ReportFormat::kMarkdown;
-  const History h = build_history({real_run(), b, c}, {"a.json", "b.json", "c.json"}, o);
+  const History h = build_history({h200x2_default_run(), b, c}, {"a.json", "b.json", "c.json"}, o);
   EXPECT_GT(h.regressions[1], 0);
   EXPECT_EQ(h.regressions[2], 0);
   EXPECT_EQ(h.exit_code, kExitFlagged);
   EXPECT_NE(h.headings[2].find("driver 590.1"), std::string::npos);
-  EXPECT_NE(h.headings[0].find("1: a.json (driver " + real_run().system.driver_version + ")"),
-            std::string::npos);
+  EXPECT_NE(
+      h.headings[0].find("1: a.json (driver " + h200x2_default_run().system.driver_version + ")"),
+      std::string::npos);
   for (const auto& row : h.rows) {
     ASSERT_EQ(row.cells.size(), 3u);
     if (row.method == "ce-write" && row.pair == "0->1")
@@ -609,7 +585,7 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
   const auto lines = split(csv, '\n');
   EXPECT_EQ(lines[0].substr(lines[0].rfind(",status,")), ",status,driver,cuda,nccl,hosts");
   // ... and which node it measured, as compare's a_hosts/b_hosts.
-  const std::string hosts = "," + join(real_run().system.hosts, " ");
+  const std::string hosts = "," + join(h200x2_default_run().system.hosts, " ");
   ASSERT_GT(hosts.size(), 1u);
   std::size_t on_new = 0;
   for (const auto& l : lines)
@@ -618,7 +594,7 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
               l.compare(l.size() - hosts.size(), hosts.size(), hosts) == 0;
   EXPECT_GT(on_new, 0u) << csv.substr(0, 600);
   // Two runs: both sides' versions on every row.
-  const auto two = compare_runs(real_run(), "a.json", c, "c.json", {});
+  const auto two = compare_runs(h200x2_default_run(), "a.json", c, "c.json", {});
   const auto pair_csv = render_comparison(two, "a.json", "c.json", o);
   EXPECT_NE(pair_csv.find(",a_driver,a_cuda,a_nccl,b_driver,b_cuda,b_nccl,a_file,a_hosts,b_file,"
                           "b_hosts\n"),
@@ -627,7 +603,7 @@ TEST(History, ThreeRunsSideBySideWithChangesToTheFirst) {
   // And which node each side is: the GPU pairs are named by position (host0:...).
   const auto row = split(pair_csv, '\n').at(1);
   EXPECT_EQ(row.substr(row.size() - std::string(",a.json,n1,c.json,n1").size()),
-            ",a.json," + real_run().system.hosts[0] + ",c.json," + c.system.hosts[0])
+            ",a.json," + h200x2_default_run().system.hosts[0] + ",c.json," + c.system.hosts[0])
       << row;
 }
 
@@ -642,7 +618,7 @@ namespace {
 TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {
-    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     for (auto& r : d.results) r.interference.emplace();
     if (i == 4) {
       slow(d, "ce-write", 0.45);  // what another job on the GPU did to it
@@ -691,7 +667,7 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
 TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 4; ++i) {
-    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     std::uint64_t largest = 0;
     for (auto& r : d.results) {
       r.interference.emplace();
@@ -716,7 +692,7 @@ TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
 TEST(Fleet, ABidirectionalOutlierSaysBothWaysTogether) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 5; ++i) {
-    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     if (i == 0) slow(d, "ce-bidir", 0.8);
     write_run(dir, "node" + std::to_string(i), d);
   }
@@ -743,7 +719,7 @@ TEST(FleetContention, AFigureBesideAnotherJobAtTheFleetsSizeAloneIsStillSaid) {
   const std::string dir = temp_dir();
   const std::uint64_t fleet_size = 256ull << 20;
   for (int i = 0; i < 4; ++i) {
-    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     for (auto& r : d.results) r.interference.emplace();
     if (i != 2) {  // the others stop at 256 MiB: the fleet judges ce-write there
       d.results.erase(std::remove_if(d.results.begin(), d.results.end(),
@@ -768,7 +744,7 @@ TEST(FleetContention, AFigureBesideAnotherJobAtTheFleetsSizeAloneIsStillSaid) {
 TEST(Fleet, AStagedOutlierNamesTheHostsMemoryPathNotTheLink) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {
-    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     if (i == 5) slow(d, "staged", 0.75);
     write_run(dir, "node" + std::to_string(i), d);
   }
@@ -802,7 +778,7 @@ TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
     const std::string reason = variant.substr(0, 10);
     const std::string dir = temp_dir();
     for (int i = 0; i < 5; ++i) {
-      RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+      RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
       for (auto& r : d.results) r.interference.emplace();
       if (i == 2) {
         slow(d, "sm-write", 0.8);
@@ -844,7 +820,7 @@ TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
 TEST(FleetContention, AProcessNamedLikeAClockReasonIsAnotherJob) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 5; ++i) {
-    RunDocument d = as_node(real_run(), "node" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     for (auto& r : d.results) r.interference.emplace();
     if (i == 2) {
       GpuInterference g;
@@ -868,8 +844,8 @@ TEST(FleetContention, AProcessNamedLikeAClockReasonIsAnotherJob) {
 }
 
 TEST(CompareContention, AContendedFigureIsNeverARegression) {
-  RunDocument a = real_run();
-  RunDocument b = real_run();
+  RunDocument a = h200x2_default_run();
+  RunDocument b = h200x2_default_run();
   for (auto* d : {&a, &b}) {
     for (auto& r : d->results) r.interference.emplace();
   }
@@ -919,7 +895,7 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
 
   const std::string later = temp_dir();
   for (int i = 0; i < 3; ++i) {
-    RunDocument d = as_node(real_run(), "new" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "new" + std::to_string(i));
     if (i == 1) slow(d, "ce-read", 0.93);  // inside the 10 % fleet tolerance, under the 5 % bar
     write_run(later, "new" + std::to_string(i), d);
   }
@@ -927,7 +903,7 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
       load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-nccl-shm.json"),
       "p2p-off");
   write_run(later, "p2p-off", shm);
-  RunDocument busy = as_node(real_run(), "busy");
+  RunDocument busy = as_node(h200x2_default_run(), "busy");
   for (auto& r : busy.results) {
     r.interference.emplace();
     if (r.method == "sm-write") r.interference->push_back({0, "busy", 0, "", {{77, "train.py"}}});
@@ -945,14 +921,14 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
   EXPECT_EQ(node(r, "p2p-off").state, NodeState::kFlagged);
   EXPECT_NE(node(r, "busy").state, NodeState::kPass);
   // A run judged by report with the file: the same verdict.
-  const auto vs = compute_verdicts(as_node(real_run(), "x"), e);
+  const auto vs = compute_verdicts(as_node(h200x2_default_run(), "x"), e);
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
 }
 
 // From an audit: a schema-1 run whose start gate timed out in every sample is not judged, and its
 // figures (launch gaps included) joined the fleet's medians all the same.
 TEST(Fleet, FiguresWithLaunchGapsJoinNoGroup) {
-  const RunDocument gaps = load_run_file(fixture("h200x2/nccl-small-graph.json"));
+  const RunDocument gaps = load_run_file(run_fixture_path("h200x2/nccl-small-graph.json"));
   RunDocument clean = gaps;
   for (auto& r : clean.results) r.gate_timeouts = 0;
   EXPECT_TRUE(fleet_of(healthy_fleet(gaps, 3)).groups.empty());
@@ -963,7 +939,7 @@ TEST(Fleet, FiguresWithLaunchGapsJoinNoGroup) {
 // Before, the baseline held 8-byte NCCL figures in GB/s (0.0014), which the verdict's time check
 // ignores: a node 30 % slower at 8 B passed against its own site's baseline.
 TEST(SiteBaseline, LatencySizesAreHeldAsTimePerOperation) {
-  RunDocument small = load_run_file(fixture("h200x2/nccl-small-graph.json"));
+  RunDocument small = load_run_file(run_fixture_path("h200x2/nccl-small-graph.json"));
   for (auto& r : small.results) r.gate_timeouts = 0;  // as a schema-2 run has them
   const std::string dir = healthy_fleet(small, 4);
   const auto file = make_baseline(fleet_of(dir), 0.1, "now");
@@ -995,13 +971,13 @@ TEST(SiteBaseline, LatencySizesAreHeldAsTimePerOperation) {
 // "pass" under "thresholds: <the baseline>" with no word that its entries matched no case. The
 // reports now say what judged the figures, and that the baseline judged none of them.
 TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
-  const std::string dir = healthy_fleet(real_run(), 4);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 4);
   nlohmann::json file = make_baseline(fleet_of(dir), 0.1, "now");
   const std::string same = dir + "/same.json", other = dir + "/other.json";
   write_text(same, file.dump(2));
   for (auto& e : file["baseline"]["entries"]) e["model"] = "NVIDIA H100 80GB HBM3";
   write_text(other, file.dump(2));
-  const RunDocument d = as_node(real_run(), "x");
+  const RunDocument d = as_node(h200x2_default_run(), "x");
 
   const Expectations own = load_expectations(same, method_catalog());
   const std::string judged = bars_used_line(d, compute_verdicts(d, own), own);
@@ -1024,7 +1000,7 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
       << none;
   // Entries at 1 GiB against figures judged at 64 MiB: the sizes say it (the two scopes read the
   // same before; an audit).
-  const auto p2p = load_run_file(fixture("h200x2/p2p-disabled.json"));
+  const auto p2p = load_run_file(run_fixture_path("h200x2/p2p-disabled.json"));
   const auto small = bars_used_line(p2p, compute_verdicts(p2p, h100), h100);
   EXPECT_NE(small.find("judged at 4 B, 8 B, 64 MiB"), std::string::npos) << small;
   int sourced = 0;
@@ -1044,10 +1020,10 @@ TEST(SiteBaseline, AReportSaysWhatJudgedItsFiguresAndABaselineThatJudgedNone) {
 // A fleet of one version writes entries that name none, and they judge a run on any version:
 // a run on another driver that fails one says which versions the fleet ran (audit).
 TEST(SiteBaseline, AFailureOnOtherVersionsSaysWhichTheFleetRan) {
-  const std::string dir = healthy_fleet(real_run(), 4);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 4);
   const std::string path = write_baseline(dir, 0.05);
   const Expectations e = load_expectations(path, method_catalog());
-  RunDocument later = as_node(real_run(), "later");
+  RunDocument later = as_node(h200x2_default_run(), "later");
   later.system.driver_version = "590.10.01";
   slow(later, "ce-write", 0.8);
   bool said = false;
@@ -1060,7 +1036,7 @@ TEST(SiteBaseline, AFailureOnOtherVersionsSaysWhichTheFleetRan) {
       EXPECT_TRUE(said) << f.message;
     }
   EXPECT_TRUE(said);
-  for (const auto& v : compute_verdicts(as_node(real_run(), "same"), e))
+  for (const auto& v : compute_verdicts(as_node(h200x2_default_run(), "same"), e))
     for (const auto& f : v.flags)
       EXPECT_FALSE(f.evidence.contains("versions") && !f.evidence["versions"].is_null());
 }
@@ -1068,7 +1044,7 @@ TEST(SiteBaseline, AFailureOnOtherVersionsSaysWhichTheFleetRan) {
 TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {
-    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i >= 3) d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
     write_run(dir, "n" + std::to_string(i), d);
   }
@@ -1087,7 +1063,7 @@ TEST(SiteBaseline, NodesWithoutVersionsAreLeftOutOfAPerVersionBaselineWithWhy) {
   const auto fleet = [](int on_other) {
     const std::string dir = temp_dir();
     for (int i = 0; i < 8; ++i) {
-      RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+      RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
       if (i < on_other)
         d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
       if (i >= 6) {
@@ -1123,14 +1099,14 @@ TEST(SiteBaseline, NodesWithoutVersionsAreLeftOutOfAPerVersionBaselineWithWhy) {
 TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {
-    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i >= 3) d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
     write_run(dir, "n" + std::to_string(i), d);
   }
   const std::string path = dir + "/baseline.json";
   write_text(path, make_baseline(fleet_of(dir), 0.05, "now").dump(2));
   const Expectations e = load_expectations(path, method_catalog());
-  RunDocument later = as_node(real_run(), "later");
+  RunDocument later = as_node(h200x2_default_run(), "later");
   later.system.driver_version = "590.10.01";
   for (auto& h : later.topology->hosts) h.driver_version = "590.10.01";
   slow(later, "ce-write", 0.9);
@@ -1151,7 +1127,7 @@ TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
     for (const auto& m : v.methods)
       if (m.method == "ce-read" && m.bar_source == kBarSiteBaseline)
         EXPECT_NE(m.bar_basis.find("this run driver 590.10.01"), std::string::npos) << m.bar_basis;
-  for (const auto& v : compute_verdicts(as_node(real_run(), "same"), e))
+  for (const auto& v : compute_verdicts(as_node(h200x2_default_run(), "same"), e))
     for (const auto& m : v.methods)
       EXPECT_EQ(m.bar_basis.find("versions"), std::string::npos) << m.bar_basis;
 }
@@ -1163,7 +1139,7 @@ TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
 TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 6; ++i) {
-    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i >= 3) {
       d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
       for (auto& r : d.results) {
@@ -1182,7 +1158,7 @@ TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
   auto& entries = file["baseline"]["entries"];
   std::reverse(entries.begin(), entries.end());
   write_text(reversed, file.dump(2));
-  RunDocument later = as_node(real_run(), "later");
+  RunDocument later = as_node(h200x2_default_run(), "later");
   later.system.driver_version = "590.10.01";
   for (auto& h : later.topology->hosts) h.driver_version = "590.10.01";
   slow(later, "ce-write", 0.97);  // over 580.159.04's bar (0.95), under 580.200.01's (0.9975)
@@ -1190,7 +1166,7 @@ TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
     const auto vs = compute_verdicts(later, load_expectations(p, method_catalog()));
     EXPECT_EQ(verdict_exit_code(vs, "off-baseline"), kExitFlagged) << p;
   }
-  RunDocument unknown = as_node(real_run(), "unknown");
+  RunDocument unknown = as_node(h200x2_default_run(), "unknown");
   unknown.system.driver_version.clear();
   for (auto& h : unknown.topology->hosts) h.driver_version.clear();
   slow(unknown, "ce-write", 0.8);
@@ -1218,7 +1194,7 @@ FleetReport version_fleet(int on_new, const std::vector<double>& factor, bool nc
   const std::string dir = temp_dir();
   const int count = static_cast<int>(factor.size());
   for (int i = 0; i < count; ++i) {
-    RunDocument d = as_node(real_run(), "n" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i >= count - on_new) {
       d.system.driver_version = "590.10.01";
       for (auto& h : d.topology->hosts) h.driver_version = "590.10.01";
@@ -1286,7 +1262,7 @@ TEST(FleetVersions, AVersionSlowerThanAnotherIsNamed) {
   EXPECT_EQ(props, 2u) << "the two nodes on 590.10.01";
   EXPECT_NE(xml.find("value=\"driver 590.10.01 (2 nodes) is 12.0 % lower"), std::string::npos);
   // One driver throughout: no gap, whatever the spread.
-  EXPECT_TRUE(fleet_of(healthy_fleet(real_run(), 4)).version_gaps.empty());
+  EXPECT_TRUE(fleet_of(healthy_fleet(h200x2_default_run(), 4)).version_gaps.empty());
 }
 
 // From a review: one slow node alone on a new driver, or one broken node of two on it, was laid
@@ -1321,7 +1297,7 @@ TEST(FleetVersions, OneNodesFaultIsNotItsVersions) {
 // bar (exit 1). Such cases are left out and listed; with none left, nothing is written.
 TEST(SiteBaseline, CasesWithTooFewPairsAreLeftOutAndListed) {
   const std::string one = temp_dir();
-  write_run(one, "n0", as_node(real_run(), "n0"));
+  write_run(one, "n0", as_node(h200x2_default_run(), "n0"));
   try {
     make_baseline(fleet_of(one), 0.1, "now");
     ADD_FAILURE() << "one 2-GPU node is no fleet";
@@ -1329,7 +1305,7 @@ TEST(SiteBaseline, CasesWithTooFewPairsAreLeftOutAndListed) {
     EXPECT_NE(std::string(e.what()).find("no case has 3 healthy pairs or more"), std::string::npos)
         << e.what();
   }
-  const std::string two = healthy_fleet(real_run(), 2);
+  const std::string two = healthy_fleet(h200x2_default_run(), 2);
   const auto file = make_baseline(fleet_of(two), 0.1, "now");
   std::set<std::string> kept, left;
   for (const auto& e : file["baseline"]["entries"]) {
@@ -1370,8 +1346,8 @@ TEST(SiteBaseline, AnEntryNeedsTwoHealthyNodesAndTheirVersionsAlone) {
   EXPECT_EQ(two["baseline"]["entries"][0]["nodes"], 2);
   EXPECT_EQ(two["baseline"]["entries"][0]["pairs"], 24);
 
-  const std::string dir = healthy_fleet(real_run(), 3);
-  RunDocument other = as_node(real_run(), "bad");
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
+  RunDocument other = as_node(h200x2_default_run(), "bad");
   other.system.driver_version = "570.86.10";
   for (auto& h : other.topology->hosts) h.driver_version = "570.86.10";
   slow(other, "ce-write", 0.5);
@@ -1387,7 +1363,7 @@ TEST(SiteBaseline, AnEntryNeedsTwoHealthyNodesAndTheirVersionsAlone) {
 // the link-rate rule starts at) were written and never used, and the report said they had "no
 // entry". The site's own median at that size judges it.
 TEST(SiteBaseline, EntriesUnderTheJudgedMinimumJudgeTheirSize) {
-  RunDocument to64 = real_run();
+  RunDocument to64 = h200x2_default_run();
   to64.results.erase(std::remove_if(to64.results.begin(), to64.results.end(),
                                     [](const Result& r) { return r.bytes > (64ull << 20); }),
                      to64.results.end());
@@ -1418,7 +1394,7 @@ TEST(SiteBaseline, EntriesUnderTheJudgedMinimumJudgeTheirSize) {
 // passed on the known-good figure. The baseline's own size is held to its entry too, on top of
 // the largest size's verdict (a review: judging 64 MiB instead passed 1 GiB at 0.50).
 TEST(SiteBaseline, ARunSweptFurtherIsHeldToTheBaselineAtItsSizeToo) {
-  RunDocument to64 = real_run();
+  RunDocument to64 = h200x2_default_run();
   to64.results.erase(std::remove_if(to64.results.begin(), to64.results.end(),
                                     [](const Result& r) { return r.bytes > (64ull << 20); }),
                      to64.results.end());
@@ -1426,7 +1402,7 @@ TEST(SiteBaseline, ARunSweptFurtherIsHeldToTheBaselineAtItsSizeToo) {
   to64.config["sizes"] = {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20};
   const std::string dir = healthy_fleet(to64, 4);
   const Expectations e = load_expectations(write_baseline(dir, 0.05), method_catalog());
-  RunDocument later = as_node(real_run(), "later");  // to 1 GiB
+  RunDocument later = as_node(h200x2_default_run(), "later");  // to 1 GiB
   slow(later, "ce-write", 0.93);
   bool flagged = false, noted = false;
   for (const auto& v : compute_verdicts(later, e)) {
@@ -1454,9 +1430,10 @@ TEST(SiteBaseline, ARunSweptFurtherIsHeldToTheBaselineAtItsSizeToo) {
       << bars;
   EXPECT_EQ(bars.find("judged none of them"), std::string::npos) << bars;
   // The same run unslowed passes: the baseline's size is judged, not failed for being smaller.
-  EXPECT_EQ(verdict_exit_code(compute_verdicts(as_node(real_run(), "ok"), e), "all"), kExitOk);
+  EXPECT_EQ(verdict_exit_code(compute_verdicts(as_node(h200x2_default_run(), "ok"), e), "all"),
+            kExitOk);
   // A 1 GiB figure at half its known-good figure is flagged whatever the baseline holds.
-  RunDocument half = as_node(real_run(), "half");
+  RunDocument half = as_node(h200x2_default_run(), "half");
   for (auto& r : half.results) {
     if (r.method == "ce-write" && r.src == 0 && r.bytes == (1ull << 30)) {
       scale(r.algbw_gbps, 0.5);
@@ -1472,7 +1449,7 @@ TEST(SiteBaseline, ARunSweptFurtherIsHeldToTheBaselineAtItsSizeToo) {
 // From an audit: an entry edited to a median of 5e8 GB/s flagged a healthy node with no word that
 // no figure can reach its bar.
 TEST(SiteBaseline, ABarAboveTheRawLinkRateSaysNoFigureReachesIt) {
-  const std::string dir = healthy_fleet(real_run(), 3);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
   auto file = make_baseline(fleet_of(dir), 0.1, "now");
   for (auto& e : file["baseline"]["entries"]) {
     if (e["method"] != "ce-write") continue;
@@ -1481,7 +1458,7 @@ TEST(SiteBaseline, ABarAboveTheRawLinkRateSaysNoFigureReachesIt) {
   }
   const std::string path = dir + "/edited.json";
   write_text(path, file.dump());
-  const auto vs = compute_verdicts(real_run(), load_expectations(path, method_catalog()));
+  const auto vs = compute_verdicts(h200x2_default_run(), load_expectations(path, method_catalog()));
   bool said = false;
   for (const auto& v : vs) {
     for (const auto& f : v.flags)
@@ -1504,25 +1481,26 @@ TEST(SiteBaseline, ABaselineUnderKnownGoodSaysWhatItPassed) {
     }
     return d;
   };
-  const std::string dir = healthy_fleet(both_ways(real_run(), 0.88), 3);
+  const std::string dir = healthy_fleet(both_ways(h200x2_default_run(), 0.88), 3);
   const Expectations e = load_expectations(write_baseline(dir, 0.1), method_catalog());
-  const RunDocument later = as_node(both_ways(real_run(), 0.81), "later");
+  const RunDocument later = as_node(both_ways(h200x2_default_run(), 0.81), "later");
   const auto vs = compute_verdicts(later, e);
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk) << "the baseline's bar passes it";
   const std::string line = bars_used_line(later, vs, e);
   EXPECT_NE(line.find("2 figures passed the site baseline under 85 % of its known-good figure"),
             std::string::npos)
       << line;
-  EXPECT_EQ(bars_used_line(real_run(), compute_verdicts(real_run(), e), e).find("ran slower"),
+  EXPECT_EQ(bars_used_line(h200x2_default_run(), compute_verdicts(h200x2_default_run(), e), e)
+                .find("ran slower"),
             std::string::npos);
 }
 
 // From an audit: off-baseline said "GB/s" for NCCL's bus bandwidth and "of 6 pairs on 6 nodes"
 // for a method with one figure a node.
 TEST(SiteBaseline, AnAllRanksShortfallSaysBusbwAndNodes) {
-  const std::string dir = healthy_fleet(real_run(), 3);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
   const Expectations e = load_expectations(write_baseline(dir, 0.1), method_catalog());
-  RunDocument later = as_node(real_run(), "later");
+  RunDocument later = as_node(h200x2_default_run(), "later");
   slow(later, "nccl-allreduce", 0.5);
   std::string why;
   for (const auto& v : compute_verdicts(later, e)) {
@@ -1538,7 +1516,7 @@ TEST(SiteBaseline, AnAllRanksShortfallSaysBusbwAndNodes) {
 // From an audit: `fleet --expect` with a baseline that matched no node said "PASS: all 4 nodes
 // pass" and never named the baseline.
 TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
-  const std::string dir = healthy_fleet(real_run(), 3);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
   const std::string base = write_baseline(dir, 0.1);
   test::NodeSpec four;
   four.gpus = 4;
@@ -1568,7 +1546,7 @@ TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
 // its method is not judged in at that size, matched no case and so switched the site's bar off
 // without a word; unknown keys (typos) passed too.
 TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
-  const std::string dir = healthy_fleet(real_run(), 3);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
   const auto good = make_baseline(fleet_of(dir), 0.1, "now");
   const auto refusal = [](const nlohmann::json& j) -> std::string {
     try {
@@ -1640,7 +1618,7 @@ TEST(SiteBaseline, AnEntryThatCanMatchNothingIsRefused) {
   // stricter driver entry lost to the version-less one; an audit).
   j = good;
   auto mine = j["baseline"]["entries"][ce];
-  const RunVersions v = run_versions(real_run());
+  const RunVersions v = run_versions(h200x2_default_run());
   mine["driver"] = v.driver;
   mine["pairs"] = 3;
   mine["bar"] = mine["median"].get<double>() - 1;
@@ -1676,7 +1654,7 @@ RunDocument collectives_r0() {
                        "/results/examples/h200x2-collectives.json");
 }
 RunDocument symmetric_r2() {
-  return load_run_file(fixture("h200x2-symmetric-R2.json"));
+  return load_run_file(run_fixture_path("h200x2-symmetric-R2.json"));
 }
 
 // The same node under -R 2 -a 1 (NCCL's symmetric kernels: 257 GB/s all-reduce at 4 GiB against
@@ -1703,7 +1681,7 @@ TEST(CompareSettings, RunsUnderOtherSettingsAreNotComparedButSaidToDiffer) {
 
 // -R touches NCCL only: copy-engine rows of an -R 2 run still compare with an -R 0 run's.
 TEST(CompareSettings, RegistrationLeavesCopiesComparable) {
-  RunDocument a = real_run(), b = real_run();
+  RunDocument a = h200x2_default_run(), b = h200x2_default_run();
   b.config["local_register"] = 2;
   CompareOptions o;
   const Comparison c = compare_runs(a, "a.json", b, "b.json", o);
@@ -1724,7 +1702,7 @@ TEST(CompareSettings, RegistrationLeavesCopiesComparable) {
 // -G captures nothing of staged (graph_capturable false): a -G run's staged figures compare with
 // a run's without -G, its copies' do not (an audit: every staged row read "other settings").
 TEST(CompareSettings, AGraphLeavesMethodsItCannotCaptureComparable) {
-  RunDocument a = real_run(), b = real_run();
+  RunDocument a = h200x2_default_run(), b = h200x2_default_run();
   b.config["cudagraph_replays"] = 10;
   const Comparison c = compare_runs(a, "a.json", b, "b.json", CompareOptions{});
   int staged = 0, copies = 0;
@@ -1746,12 +1724,12 @@ TEST(CompareSettings, AGraphLeavesMethodsItCannotCaptureComparable) {
 // `workers` key: it reads as the catalog makes each method.
 TEST(CompareSettings, AverageOverRanksLeavesOneRankMethodsComparable) {
   const auto catalog = method_catalog();
-  for (const auto& m : real_run().methods) {
+  for (const auto& m : h200x2_default_run().methods) {
     const MethodInfo* c = find_method(catalog, m.name);
     ASSERT_NE(c, nullptr) << m.name;
     EXPECT_EQ(m.workers, c->workers) << m.name;
   }
-  RunDocument a = real_run(), b = real_run();
+  RunDocument a = h200x2_default_run(), b = h200x2_default_run();
   b.config["average"] = 1;
   const Comparison c = compare_runs(a, "a.json", b, "b.json", CompareOptions{});
   std::set<std::string> same, other;
@@ -1806,10 +1784,10 @@ TEST(CompareSettings, TheRepeatThatSettledAVerdictIsTheFigureCompared) {
 // baseline (they fell in a group "NV18, -R 1" that no entry matched: a 12 % slow ce-write passed,
 // review), while its NCCL cases meet no -R 0 entry.
 TEST(FleetSettings, RegistrationKeepsCopiesInTheirGroupAndBaseline) {
-  const std::string dir = healthy_fleet(real_run(), 4);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 4);
   const std::string path = write_baseline(dir, 0.1);
   const Expectations e = load_expectations(path, method_catalog());
-  RunDocument r1 = as_node(real_run(), "r1");
+  RunDocument r1 = as_node(h200x2_default_run(), "r1");
   r1.config["local_register"] = 1;
   slow(r1, "ce-write", 0.88);
   bool flagged = false;
@@ -1840,7 +1818,7 @@ TEST(FleetSettings, RegistrationKeepsCopiesInTheirGroupAndBaseline) {
 // suspected of asymmetry is repeated too) did not settle anything: compare and the fleet keep
 // the plan's figure (review: a half-speed repeat read as a regression of a passing pair).
 TEST(CompareSettings, ARepeatThatSettledNothingIsNotTheFigure) {
-  const RunDocument a = real_run();
+  const RunDocument a = h200x2_default_run();
   RunDocument b = a;
   for (const auto& r : a.results) {
     if (r.method != "ce-write" || r.src != 0 || r.bytes != (1ull << 30)) continue;
@@ -1855,7 +1833,7 @@ TEST(CompareSettings, ARepeatThatSettledNothingIsNotTheFigure) {
   b.config["confirm"] = 1;
   const Comparison c = compare_runs(a, "a.json", b, "b.json", {});
   EXPECT_EQ(c.regressions, 0);
-  const std::string dir = healthy_fleet(real_run(), 5);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 5);
   write_run(dir, "rep", as_node(b, "rep"));
   const FleetReport r = fleet_of(dir);
   EXPECT_FALSE(has_flag(node(r, "rep"), "fleet-outlier", "ce-write"));
@@ -1953,22 +1931,22 @@ RunDocument only_method(RunDocument d, const std::string& method) {
 // Each is incomplete and says what it left out; a node that ran an extra method leaves nobody
 // else incomplete, and --pairs naming every pair is no shortfall.
 TEST(FleetCoverage, ANodeThatRanLessThanTheFleetOrItsOwnGpusIsIncomplete) {
-  const std::string dir = healthy_fleet(real_run(), 3);
-  write_run(dir, "one", as_node(only_method(real_run(), "ce-write"), "one"));
-  RunDocument way = as_node(real_run(), "way");
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
+  write_run(dir, "one", as_node(only_method(h200x2_default_run(), "ce-write"), "one"));
+  RunDocument way = as_node(h200x2_default_run(), "way");
   way.config["pairs"] = "0>1";
   way.results.erase(std::remove_if(way.results.begin(), way.results.end(),
                                    [](const Result& r) { return r.src == 1 && r.dst == 0; }),
                     way.results.end());
   write_run(dir, "way", way);
-  RunDocument both = as_node(real_run(), "both");
+  RunDocument both = as_node(h200x2_default_run(), "both");
   both.config["pairs"] = "0-1";
   write_run(dir, "both", both);
-  RunDocument half = as_node(real_run(), "half");
+  RunDocument half = as_node(h200x2_default_run(), "half");
   for (int i = 0; i < 2; ++i)
     half.topology->hosts[0].gpus.push_back(half.topology->hosts[0].gpus[0]);
   write_run(dir, "half", half);
-  RunDocument extra = as_node(real_run(), "extra");
+  RunDocument extra = as_node(h200x2_default_run(), "extra");
   const RunDocument collectives = load_run_file(std::string(PEERBENCH_SOURCE_DIR) +
                                                 "/results/examples/h200x2-collectives.json");
   for (const auto& r : collectives.results)
@@ -1994,7 +1972,7 @@ TEST(FleetCoverage, ANodeThatRanLessThanTheFleetOrItsOwnGpusIsIncomplete) {
             "ce-write 1 of 2, nccl-sendrecv 1 of 2 and 4 more (--pairs 0>1)");
   EXPECT_EQ(only_problem("half"), "ran on 2 of the 4 GPUs its topology lists");
   // Bidirectional methods record one result per unordered pair: both ways answered.
-  write_run(dir, "bidir", as_node(only_method(real_run(), "ce-bidir"), "bidir"));
+  write_run(dir, "bidir", as_node(only_method(h200x2_default_run(), "ce-bidir"), "bidir"));
   const FleetReport with_bidir = fleet_of(dir);
   const auto& bidir_problems = node(with_bidir, "bidir").problems;
   ASSERT_EQ(bidir_problems.size(), 1u);
@@ -2010,8 +1988,8 @@ TEST(FleetCoverage, ANodeThatRanLessThanTheFleetOrItsOwnGpusIsIncomplete) {
 // later, so a flagged run hid behind a healthy one by its name; and one file reached twice (given,
 // and in a folder given) counted as a rerun of its own host.
 TEST(FleetHonesty, RunsOfOneHostThatStartedTogetherLeaveItIncompleteAndOneFileIsOneRun) {
-  const std::string dir = healthy_fleet(real_run(), 3);
-  RunDocument slower = as_node(real_run(), "n0");
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
+  RunDocument slower = as_node(h200x2_default_run(), "n0");
   slow(slower, "ce-write", 0.5);
   write_run(dir, "a-slow", slower);
   const FleetReport r = fleet_of(dir);
@@ -2021,12 +1999,12 @@ TEST(FleetHonesty, RunsOfOneHostThatStartedTogetherLeaveItIncompleteAndOneFileIs
   EXPECT_TRUE(n0.pairs.empty());
   EXPECT_FALSE(n0.has_ratio);
   ASSERT_FALSE(n0.problems.empty());
-  EXPECT_NE(n0.problems[0].find("both started at " + real_run().started_at +
+  EXPECT_NE(n0.problems[0].find("both started at " + h200x2_default_run().started_at +
                                 ": which is later cannot be told; keep one"),
             std::string::npos)
       << n0.problems[0];
 
-  const std::string two = healthy_fleet(real_run(), 3);
+  const std::string two = healthy_fleet(h200x2_default_run(), 3);
   FleetOptions o;
   o.paths = {two, two + "/n1.json"};
   const FleetReport twice = build_fleet(o, method_catalog());
@@ -2040,9 +2018,9 @@ TEST(FleetHonesty, RunsOfOneHostThatStartedTogetherLeaveItIncompleteAndOneFileIs
 // runs made a phantom incomplete node that failed the fleet. They are named and not counted; a
 // file that is no peerbench file at all stays an unreadable node.
 TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
-  const std::string dir = healthy_fleet(real_run(), 3);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
   write_baseline(dir, 0.1);
-  std::filesystem::copy_file(fixture("h200x2/topo.json"), dir + "/topo.json");
+  std::filesystem::copy_file(run_fixture_path("h200x2/topo.json"), dir + "/topo.json");
   FleetReport r = fleet_of(dir);
   EXPECT_EQ(r.nodes.size(), 3u);
   EXPECT_EQ(fleet_exit_code(r), kExitOk);
@@ -2059,7 +2037,7 @@ TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
   EXPECT_EQ(node(r, "other").state, NodeState::kIncomplete);
   // A folder of no runs at all read "PASS: all 0 nodes pass" (a review).
   const std::string none = temp_dir();
-  std::filesystem::copy_file(fixture("h200x2/topo.json"), none + "/topo.json");
+  std::filesystem::copy_file(run_fixture_path("h200x2/topo.json"), none + "/topo.json");
   try {
     fleet_of(none);
     ADD_FAILURE() << "a fleet of no runs";
@@ -2075,9 +2053,10 @@ TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
 TEST(FleetHonesty, NodesThatNameTheSameGpusAreNotIndependent) {
   const std::string dir = temp_dir();
   for (const char* h : {"a1", "a2", "a3", "b1"}) {
-    RunDocument d = as_node(real_run(), h);
+    RunDocument d = as_node(h200x2_default_run(), h);
     if (h[0] == 'a') {  // the a-nodes: one machine's GPUs under three names
-      for (auto& r : d.system.ranks) r.gpu.uuid = real_run().system.ranks[r.rank].gpu.uuid;
+      for (auto& r : d.system.ranks)
+        r.gpu.uuid = h200x2_default_run().system.ranks[r.rank].gpu.uuid;
     }
     write_run(dir, h, d);
   }
@@ -2091,7 +2070,7 @@ TEST(FleetHonesty, NodesThatNameTheSameGpusAreNotIndependent) {
                       "Notes"),
             std::string::npos)
       << text.substr(0, 300);
-  EXPECT_EQ(fleet_of(healthy_fleet(real_run(), 3)).nodes_sharing_gpus, 0);
+  EXPECT_EQ(fleet_of(healthy_fleet(h200x2_default_run(), 3)).nodes_sharing_gpus, 0);
 }
 
 // The same, for CI: the JUnit suite, the CSV rows and OpenMetrics name the nodes that share GPUs
@@ -2099,9 +2078,10 @@ TEST(FleetHonesty, NodesThatNameTheSameGpusAreNotIndependent) {
 TEST(FleetHonesty, MachineFormatsNameTheNodesThatShareGpus) {
   const std::string dir = temp_dir();
   for (const char* h : {"a1", "a2", "b1"}) {
-    RunDocument d = as_node(real_run(), h);
+    RunDocument d = as_node(h200x2_default_run(), h);
     if (h[0] == 'a') {
-      for (auto& r : d.system.ranks) r.gpu.uuid = real_run().system.ranks[r.rank].gpu.uuid;
+      for (auto& r : d.system.ranks)
+        r.gpu.uuid = h200x2_default_run().system.ranks[r.rank].gpu.uuid;
     }
     write_run(dir, h, d);
   }
@@ -2125,7 +2105,7 @@ TEST(FleetHonesty, MachineFormatsNameTheNodesThatShareGpus) {
 
 // A run collected twice (a copy in a backup folder) is one run, not two that started together.
 TEST(FleetHonesty, TwoCopiesOfOneRunCountOnce) {
-  const std::string dir = healthy_fleet(real_run(), 3);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 3);
   std::filesystem::create_directory(dir + "/backup");
   std::filesystem::copy_file(dir + "/n1.json", dir + "/backup/n1.json");
   const FleetReport r = fleet_of(dir);
@@ -2140,9 +2120,9 @@ TEST(FleetHonesty, TwoCopiesOfOneRunCountOnce) {
 // nodes and called a 0.6 fleet outlier, and a float/sum site baseline judged it. The type and
 // reduction a figure was judged at are part of its group.
 TEST(FleetSettings, AnotherElementTypeIsAGroupOfItsOwn) {
-  const std::string dir = healthy_fleet(real_run(), 4);
+  const std::string dir = healthy_fleet(h200x2_default_run(), 4);
   const std::string base = write_baseline(dir, 0.1);
-  RunDocument half = as_node(real_run(), "half");
+  RunDocument half = as_node(h200x2_default_run(), "half");
   half.config["datatypes"] = {"half"};
   for (auto& r : half.results)
     if (r.method == "nccl-allreduce") r.datatype = "half";
@@ -2173,7 +2153,8 @@ TEST(FleetCoverage, ATieLeavesEveryNodeThatRanLessIncompleteAndSaysHowMany) {
   const std::string dir = temp_dir();
   for (int i = 0; i < 4; ++i) {
     const std::string host = "n" + std::to_string(i);
-    write_run(dir, host, as_node(only_method(real_run(), i < 2 ? "ce-write" : "sm-write"), host));
+    write_run(dir, host,
+              as_node(only_method(h200x2_default_run(), i < 2 ? "ce-write" : "sm-write"), host));
   }
   const FleetReport r = fleet_of(dir);
   for (const auto& n : r.nodes) {
@@ -2200,17 +2181,18 @@ namespace {
 //    although its all-reduce ran at 0.10 of known-good: the ratio counts known-good too;
 //  - the HTML showed the group statistics twice.
 FleetReport audited_fleet() {
-  const std::string dir = healthy_fleet(real_run(), 6);
-  RunDocument slowed = as_node(real_run(), "slowed");
+  const std::string dir = healthy_fleet(h200x2_default_run(), 6);
+  RunDocument slowed = as_node(h200x2_default_run(), "slowed");
   for (const auto* m : {"ce-write", "ce-read", "sm-write", "sm-read", "nccl-sendrecv"})
     slow(slowed, m, 0.7);
   write_run(dir, "slowed", slowed);
-  RunDocument corrupt = as_node(real_run(), "corrupt");
+  RunDocument corrupt = as_node(h200x2_default_run(), "corrupt");
   for (auto& r : corrupt.results) {
     if (r.method == "ce-write" && r.bytes == (1ull << 30) && r.src == 0) r.wrong = 1234;
   }
   write_run(dir, "corrupt", corrupt);
-  write_run(dir, "shm", as_node(load_run_file(fixture("h200x2/p2p-disabled.json")), "shm"));
+  write_run(dir, "shm",
+            as_node(load_run_file(run_fixture_path("h200x2/p2p-disabled.json")), "shm"));
   return fleet_of(dir);
 }
 
@@ -2320,11 +2302,11 @@ namespace {
 // site baseline failed them; the chart showed no bar. Each group's row now carries the one bar
 // its verdicts held every member to, here the baseline's, right of the slowed majority.
 TEST(FleetReadability, TheChartDrawsTheBarTheVerdictsUsed) {
-  const std::string healthy = healthy_fleet(real_run(), 3);
+  const std::string healthy = healthy_fleet(h200x2_default_run(), 3);
   const std::string base = write_baseline(healthy, 0.10);
   const std::string dir = temp_dir();
   for (int i = 0; i < 7; ++i) {
-    RunDocument d = as_node(real_run(), "m" + std::to_string(i));
+    RunDocument d = as_node(h200x2_default_run(), "m" + std::to_string(i));
     for (auto& res : d.results) {  // both directions
       if (i < 4 && res.method == "ce-write" && res.status == ResultStatus::kOk) {
         scale(res.algbw_gbps, 0.7);

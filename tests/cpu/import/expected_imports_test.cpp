@@ -16,6 +16,7 @@
 #include "core/judge/verdict.h"
 #include "core/model/results.h"
 #include "core/platform/input_file.h"
+#include "test_verdicts.h"
 
 namespace peerbench {
 namespace {
@@ -50,8 +51,6 @@ std::vector<Row> expected_rows() {
   return rows;
 }
 
-}  // namespace
-
 // The verdict of a whole output: flagged where any pair or flag is; else incomplete where a
 // method or the run is; else pass where a figure passed; else not judged.
 std::string overall_verdict(const RunDocument& d, const std::vector<PairVerdict>& vs) {
@@ -60,14 +59,6 @@ std::string overall_verdict(const RunDocument& d, const std::vector<PairVerdict>
   if (c.incomplete > 0 || c.incomplete_methods > 0 || d.status != "complete") return "incomplete";
   if (c.pass > 0) return "pass";
   return "not-judged";
-}
-
-std::set<std::string> flag_codes(const std::vector<PairVerdict>& vs) {
-  std::set<std::string> codes;
-  for (const auto& v : vs) {
-    for (const auto& f : v.flags) codes.insert(f.code);
-  }
-  return codes;
 }
 
 // Each verdict's state, flags and the reasons of its methods, for a failure's message.
@@ -81,6 +72,8 @@ std::string what_was_judged(const std::vector<PairVerdict>& vs) {
   }
   return s.empty() ? "no verdict" : s;
 }
+
+}  // namespace
 
 TEST(ExpectedImports, EveryRowImportsWithItsVerdict) {
   const auto rows = expected_rows();
@@ -109,7 +102,7 @@ TEST(ExpectedImports, EveryRowImportsWithItsVerdict) {
     }
     const auto vs = compute_verdicts(d, Expectations{});
     EXPECT_EQ(overall_verdict(d, vs), row.verdict) << what_was_judged(vs);
-    const auto codes = flag_codes(vs);
+    const auto codes = test::flag_code_set(vs);
     if (row.flags != "-") {
       for (const auto& f : split(row.flags, ',')) EXPECT_TRUE(codes.count(f)) << "flag " << f;
     }

@@ -16,23 +16,18 @@
 #include "core/judge/verdict.h"
 #include "core/model/method_catalog.h"
 #include "core/platform/input_file.h"
+#include "test_fixtures.h"
+#include "test_verdicts.h"
 
 namespace peerbench {
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/imports/" + name;
-}
+using test::flag_code_set;
+using test::import_fixture_path;
 
 RunDocument imported(const std::string& name) {
-  return import_text(read_input_file(fixture(name), InputKind::kImport), fixture(name));
-}
-
-std::set<std::string> flags_of(const std::vector<PairVerdict>& vs) {
-  std::set<std::string> out;
-  for (const auto& v : vs)
-    for (const auto& f : v.flags) out.insert(f.code);
-  return out;
+  return import_text(read_input_file(import_fixture_path(name), InputKind::kImport),
+                     import_fixture_path(name));
 }
 
 const Result* at_size(const RunDocument& d, std::uint64_t bytes) {
@@ -76,7 +71,7 @@ TEST(ImportNcclTests, ShmBetweenGpusOfOneHostIsFlaggedAndACrashBeforeTheTableInc
   ASSERT_FALSE(d.pairs.empty());
   EXPECT_EQ(d.pairs[0].nccl->kind, "SHM");
   const auto vs = compute_verdicts(d, Expectations{});
-  const auto flags = flags_of(vs);
+  const auto flags = flag_code_set(vs);
   EXPECT_TRUE(flags.count("nccl-shm"));
   // "Using network Socket" is NCCL's choice of network, not a channel: no NET flag.
   EXPECT_FALSE(flags.count("nccl-net"));
@@ -105,14 +100,14 @@ TEST(ImportNcclTests, TwoNodesUnderSrunLabelsAreSixteenRanksOnTwoHosts) {
   ASSERT_EQ(vs.size(), 1u);
   // Across hosts with no NCCL INFO lines and no 16-rank figure: recorded, not judged.
   EXPECT_EQ(vs[0].verdict, "not-judged");
-  EXPECT_TRUE(flags_of(vs).empty());
+  EXPECT_TRUE(flag_code_set(vs).empty());
 }
 
 TEST(ImportNcclTests, WrongElementsAreDataErrors) {
   const auto d = imported("nccl-tests-gh200-2node-2rank-allreduce-wrong-data.txt");
   EXPECT_EQ(d.tool.version, "2.17.8");
   EXPECT_EQ(d.system.ranks[1].gpu.pci_bus_id, "0009:01:00.0");
-  EXPECT_TRUE(flags_of(compute_verdicts(d, Expectations{})).count("data-errors"));
+  EXPECT_TRUE(flag_code_set(compute_verdicts(d, Expectations{})).count("data-errors"));
 }
 
 TEST(ImportNcclTests, JsonOfTheSameRunReadsAsItsText) {
@@ -158,14 +153,14 @@ TEST(ImportNvbandwidth, EightH100ReadCopiesAreCeReadAtTheVersionsDefaultSize) {
   EXPECT_EQ(d.results.front().method, "ce-read");
   EXPECT_EQ(d.results.front().bytes, 64ull << 20);
   const auto vs = compute_verdicts(d, Expectations{});
-  EXPECT_TRUE(flags_of(vs).empty());
+  EXPECT_TRUE(flag_code_set(vs).empty());
   EXPECT_EQ(vs.front().verdict, "pass");
 }
 
 TEST(ImportNvbandwidth, AWaivedPeerTestIsNoPeerAccess) {
   const auto d = imported("nvbandwidth-rtx2080ti-2gpu-v0.2-d2d-write-waived.txt");
   EXPECT_EQ(d.system.driver_version, "525.125.06");
-  EXPECT_TRUE(flags_of(compute_verdicts(d, Expectations{})).count("host-staged"));
+  EXPECT_TRUE(flag_code_set(compute_verdicts(d, Expectations{})).count("host-staged"));
 }
 
 TEST(ImportNvbandwidth, JsonHostCopiesOfOneGpu) {
@@ -173,7 +168,7 @@ TEST(ImportNvbandwidth, JsonHostCopiesOfOneGpu) {
   EXPECT_EQ(d.config["imported"]["format"], "nvbandwidth JSON (-j)");
   EXPECT_EQ(d.system.driver_version, "565.02");
   EXPECT_TRUE(d.pairs.empty());  // one GPU: no pair to lack peer access
-  EXPECT_TRUE(flags_of(compute_verdicts(d, Expectations{})).empty());
+  EXPECT_TRUE(flag_code_set(compute_verdicts(d, Expectations{})).empty());
 }
 
 TEST(ImportP2pBandwidthLatency, ConnectivityZeroWithEqualFiguresIsNoPeerAccess) {
@@ -181,7 +176,7 @@ TEST(ImportP2pBandwidthLatency, ConnectivityZeroWithEqualFiguresIsNoPeerAccess) 
   ASSERT_EQ(d.system.ranks.size(), 2u);
   EXPECT_EQ(d.system.ranks[0].gpu.pci_bus_id, "0000:B4:00.0");
   const auto vs = compute_verdicts(d, Expectations{});
-  EXPECT_TRUE(flags_of(vs).count("host-staged"));
+  EXPECT_TRUE(flag_code_set(vs).count("host-staged"));
   for (const auto& r : d.results) {
     if (r.method == "ce-write") EXPECT_EQ(r.status, ResultStatus::kNotApplicable);
     if (r.method == "staged") EXPECT_EQ(r.status, ResultStatus::kOk);
@@ -191,13 +186,13 @@ TEST(ImportP2pBandwidthLatency, ConnectivityZeroWithEqualFiguresIsNoPeerAccess) 
 TEST(ImportP2pBandwidthLatency, ATopoGivenBesideItJudgesThePairOverItsLink) {
   auto d = imported("p2p-latency-test-h100-pcie-2gpu-nvlink-bridge.txt");
   EXPECT_EQ(compute_verdicts(d, Expectations{}).front().link, "?");  // H100 PCIe: not guessed
-  const std::string topo =
-      read_input_file(fixture("topo-h100-pcie-2gpu-nv12-bridge.txt"), InputKind::kImport);
+  const std::string topo = read_input_file(
+      import_fixture_path("topo-h100-pcie-2gpu-nv12-bridge.txt"), InputKind::kImport);
   EXPECT_EQ(detect_format(topo), ImportFormat::kTopoMatrix);
   attach_topology(d, import_topology(topo, "topo"), "topo");
   const auto vs = compute_verdicts(d, Expectations{});
   EXPECT_EQ(vs.front().link, "NV12");
-  EXPECT_TRUE(flags_of(vs).empty());
+  EXPECT_TRUE(flag_code_set(vs).empty());
 }
 
 TEST(ImportDetection, APeerbenchRunIsNeverTakenForAnotherToolsJson) {
@@ -212,7 +207,7 @@ TEST(ImportDetection, APeerbenchRunIsNeverTakenForAnotherToolsJson) {
 
 TEST(ImportDetection, ByContentNotByName) {
   const std::string text = read_input_file(
-      fixture("nccl-tests-h100-8gpu-g8-allreduce-nvswitch.txt"), InputKind::kImport);
+      import_fixture_path("nccl-tests-h100-8gpu-g8-allreduce-nvswitch.txt"), InputKind::kImport);
   const std::string path = ::testing::TempDir() + "import_renamed.json";
   std::ofstream(path) << text;
   EXPECT_EQ(sniff_file(path), ImportFormat::kNcclTestsText);

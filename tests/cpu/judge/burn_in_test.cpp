@@ -12,7 +12,7 @@
 namespace peerbench {
 namespace {
 
-constexpr std::uint64_t G = 1ull << 30;
+using test::kGiB;
 
 // A clean 2 x H200 run whose ce-write 0->1 ran `cycles` cycles with figures from `gbps`.
 RunDocument burned(const std::vector<double>& gbps, std::vector<int> corrupt = {},
@@ -23,7 +23,7 @@ RunDocument burned(const std::vector<double>& gbps, std::vector<int> corrupt = {
   const auto catalog = method_catalog();
   BurnInRecorder rec;
   for (int c = 1; c <= static_cast<int>(gbps.size()); ++c) {
-    Result r = test::bw_result("ce-write", 0, 1, G, gbps[c - 1]);
+    Result r = test::bw_result("ce-write", 0, 1, kGiB, gbps[c - 1]);
     if (std::find(corrupt.begin(), corrupt.end(), c) != corrupt.end()) r.wrong = 3;
     if (std::find(failed.begin(), failed.end(), c) != failed.end()) {
       r.status = ResultStatus::kError;
@@ -124,7 +124,7 @@ TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
   BurnIn b;
   BurnInRecorder rec;
   for (int c = 1; c <= 2; ++c) {
-    Result r = test::bw_result("ce-write", 0, 1, G, 396);
+    Result r = test::bw_result("ce-write", 0, 1, kGiB, 396);
     if (c == 2) {
       r.status = ResultStatus::kNotRun;
       r.reason = "not run: cudaErrorLaunchTimeout on pair 1->0";
@@ -142,7 +142,7 @@ TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
 
   BurnIn twice;
   for (int k = 0; k < 2; ++k) {  // 24 B and 16 B of a double all-gather over 2 ranks: both 16 B
-    Result r = test::bw_result("ce-write", 0, 1, G, 396);
+    Result r = test::bw_result("ce-write", 0, 1, kGiB, 396);
     r.status = ResultStatus::kTimeout;
     r.wrong = 1;
     r.interference.emplace();
@@ -157,7 +157,7 @@ TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
   for (const bool busy_first : {true, false}) {
     BurnIn b;
     for (const bool busy : {busy_first, !busy_first}) {
-      Result r = test::bw_result("ce-write", 0, 1, G, 396);
+      Result r = test::bw_result("ce-write", 0, 1, kGiB, 396);
       if (busy) {
         r.interference.emplace();
         r.interference->push_back({1, "busy", 0, "", {{77, "train.py"}}});
@@ -271,7 +271,7 @@ TEST(BurnIn, EachVariantIsReportedWithItsOwnSeries) {
   BurnInRecorder rec;
   for (int c = 1; c <= 4; ++c) {
     for (const auto& [type, busbw] : {std::pair{"float", 260.0}, std::pair{"half", 130.0}}) {
-      Result r = test::bw_result("nccl-allreduce", 0, 1, G, busbw);
+      Result r = test::bw_result("nccl-allreduce", 0, 1, kGiB, busbw);
       r.datatype = type;
       r.op = "sum";
       rec.record(b, c, r, find_method(catalog, "nccl-allreduce"));
@@ -291,8 +291,8 @@ TEST(BurnIn, ARecorderContinuesTheSeriesAlreadyThere) {
   const MethodInfo* m = find_method(catalog, "ce-write");
   BurnIn b = *burned({396, 395}).burn_in;
   BurnInRecorder rec;
-  rec.record(b, 3, test::bw_result("ce-write", 1, 0, G, 380.0), m);  // a new case
-  rec.record(b, 3, test::bw_result("ce-write", 0, 1, G, 394.0), m);  // the old one
+  rec.record(b, 3, test::bw_result("ce-write", 1, 0, kGiB, 380.0), m);  // a new case
+  rec.record(b, 3, test::bw_result("ce-write", 0, 1, kGiB, 394.0), m);  // the old one
   ASSERT_EQ(b.series.size(), 2u);
   EXPECT_EQ(b.series[0].src, 0);
   ASSERT_EQ(b.series[0].values.size(), 3u);
@@ -422,8 +422,8 @@ TEST(BurnIn, LaterCyclesUnderTheBarAreFlaggedWithTheirCycles) {
   // Cycle 1 under the bar too: one flag that says both.
   auto slow = burned({300, 396, 250, 260});
   for (auto& r : slow.results) {  // the judged measurement is the run's own, cycle 1's
-    if (r.method == "ce-write" && r.src == 0 && r.dst == 1 && r.bytes == G)
-      r = test::bw_result("ce-write", 0, 1, G, 300);
+    if (r.method == "ce-write" && r.src == 0 && r.dst == 1 && r.bytes == kGiB)
+      r = test::bw_result("ce-write", 0, 1, kGiB, 300);
   }
   vs = compute_verdicts(slow, {});
   int n = 0;
@@ -481,7 +481,7 @@ TEST(BurnIn, TooFewCleanCyclesAreContendedNotAPass) {
   BurnIn b;
   BurnInRecorder rec;
   const auto catalog = method_catalog();
-  Result hot = test::bw_result("ce-write", 0, 1, G, 300);
+  Result hot = test::bw_result("ce-write", 0, 1, kGiB, 300);
   hot.interference.emplace();
   hot.interference->push_back({0, "node0", 0, "0000:00:00.0", {}});
   hot.interference->back().throttle_reasons = {"hw-thermal"};

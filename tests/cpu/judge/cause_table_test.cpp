@@ -3,7 +3,6 @@
 // code; every flag a cause explains is a flag of the flag table, and every flag has a cause.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -12,25 +11,17 @@
 #include "core/base/text.h"
 #include "core/judge/cause_table.h"
 #include "core/model/flag_table.h"
+#include "test_fixtures.h"
+#include "test_text.h"
 
 namespace peerbench {
 namespace {
 
-std::string source_file(const std::string& path) {
-  std::ifstream in(std::string(PEERBENCH_SOURCE_DIR) + "/" + path);
-  EXPECT_TRUE(in) << path << " missing";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
+using test::source_file_text;
+using test::trimmed;
 
 std::string unquote(std::string s) {
-  s = trim(s);
+  s = trimmed(s);
   if (s.size() >= 2 && s.front() == '`' && s.back() == '`') s = s.substr(1, s.size() - 2);
   std::string out;  // Markdown's \| in a cell is a |
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -82,7 +73,7 @@ TEST(CauseTable, FillsItsFieldsAndLeavesUnknownOnes) {
 }
 
 TEST(CauseTable, DiagnosisMdHoldsEachRow) {
-  const std::string md = source_file("docs/diagnosis.md");
+  const std::string md = source_file_text("docs/diagnosis.md");
   std::map<std::string, std::vector<std::string>> rows;
   std::istringstream in(md);
   std::string line;
@@ -91,7 +82,7 @@ TEST(CauseTable, DiagnosisMdHoldsEachRow) {
   while (std::getline(in, line)) {
     if (line.rfind("| cause |", 0) == 0) {
       in_table = true;
-      for (auto& h : cells(line)) header.push_back(trim(h));
+      for (auto& h : cells(line)) header.push_back(trimmed(h));
       continue;
     }
     if (!in_table) continue;
@@ -106,7 +97,7 @@ TEST(CauseTable, DiagnosisMdHoldsEachRow) {
     ASSERT_TRUE(rows.count(c.code)) << "docs/diagnosis.md has no row for " << c.code;
     const auto& r = rows[c.code];
     ASSERT_EQ(r.size(), 6u) << c.code;
-    EXPECT_EQ(trim(r[1]), to_string(c.kind)) << c.code;
+    EXPECT_EQ(trimmed(r[1]), to_string(c.kind)) << c.code;
     EXPECT_EQ(unquote(r[2]), c.needs) << c.code;
     EXPECT_EQ(unquote(r[3]), c.wording) << c.code;
     EXPECT_EQ(unquote(r[4]), c.next) << c.code;
@@ -122,7 +113,7 @@ TEST(CauseTable, DiagnosisMdHoldsEachRow) {
 }
 
 TEST(CauseTable, SchemaMdListsTheCodes) {
-  const std::string md = source_file("results/SCHEMA.md");
+  const std::string md = source_file_text("results/SCHEMA.md");
   const auto at = md.find("Cause codes:");
   ASSERT_NE(at, std::string::npos) << "results/SCHEMA.md has no 'Cause codes:' list";
   const std::string list = md.substr(at, md.find("\n\n", at) - at);

@@ -6,17 +6,15 @@
 // sets what a node shows, and the rules must read it.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/judge/diagnosis.h"
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
+#include "test_fixtures.h"
 
 namespace peerbench::test {
-
-inline RunDocument real_run(const std::string& rel) {
-  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/h200x2/" + rel);
-}
 
 // As `report` does: the verdicts judged again, then their causes.
 inline std::vector<DiagnosedCause> diagnosis_of(const RunDocument& d) {
@@ -45,7 +43,7 @@ inline RunDocument without_env(RunDocument d, const std::string& name) {
 // p2p-disabled.json with NCCL_P2P_DISABLE removed: NCCL on SHM between NVLink GPUs, no variable
 // set (the "edited copy of that run").
 inline RunDocument shm_without_variable() {
-  return without_env(real_run("p2p-disabled.json"), "NCCL_P2P_DISABLE");
+  return without_env(h200x2_run("p2p-disabled.json"), "NCCL_P2P_DISABLE");
 }
 
 // Change: CUDA's answer for every pair is "no peer access" (cudaDeviceCanAccessPeer 0,
@@ -56,6 +54,25 @@ inline RunDocument peer_access_unsupported(RunDocument d) {
     p.peer_access = "unsupported";
   }
   return d;
+}
+
+// Change: the run's GPUs are the cards at `buses` (rank i's card at buses[i]), in its ranks and
+// its topology.
+inline RunDocument on_cards(RunDocument d, const std::vector<std::string>& buses) {
+  for (std::size_t i = 0; i < d.system.ranks.size() && i < buses.size(); ++i) {
+    auto& gpu = d.system.ranks[i].gpu;
+    for (auto& h : d.topology->hosts)
+      for (auto& g : h.gpus)
+        if (g.pci_bus_id == gpu.pci_bus_id) g.pci_bus_id = buses[i];
+    gpu.pci_bus_id = buses[i];
+  }
+  return d;
+}
+
+// Change: CUDA refuses peer access on every pair, so the copies are staged through the host, and
+// the GPUs are the cards at `buses`.
+inline RunDocument host_staged_on(RunDocument d, const std::vector<std::string>& buses) {
+  return on_cards(peer_access_unsupported(std::move(d)), buses);
 }
 
 // What the GPU machine showed (REFERENCE.md, 2026-12-05): a Firecracker microVM (CPU flag

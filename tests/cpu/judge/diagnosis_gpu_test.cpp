@@ -11,11 +11,11 @@ namespace {
 using test::cause_in;
 using test::codes_of;
 using test::diagnosis_of;
-using test::real_run;
+using test::h200x2_run;
 
 TEST(DiagnosisGpu, LinksDownAreOneCauseWithTheirNumbers) {
   // Change: links 3 and 7 of GPU 0 down in the run's topology (NVML's link state).
-  RunDocument d = real_run("default.json");
+  RunDocument d = h200x2_run("default.json");
   auto& g = d.topology->hosts.front().gpus.front();
   for (auto& l : g.nvlinks)
     if (l.link == 3 || l.link == 7) l.active = false;
@@ -34,7 +34,7 @@ TEST(DiagnosisGpu, LinksDownAreOneCauseWithTheirNumbers) {
 TEST(DiagnosisGpu, LinksDownFromNodeEvidence) {
   // Change: the node's NVML says links 3 and 7 of GPU 0 are down where the model has 18, and the
   // copy-engine figures over them fell to 16/18 of their rate.
-  RunDocument d = real_run("default.json");
+  RunDocument d = h200x2_run("default.json");
   for (auto& r : d.results)
     if (r.method == "ce-write" && r.algbw_gbps) r.algbw_gbps->median *= 0.6;
   NodeEvidence n = test::gpu_machine_evidence(d);
@@ -49,7 +49,7 @@ TEST(DiagnosisGpu, LinksDownFromNodeEvidence) {
 
 TEST(DiagnosisGpu, FabricNotStarted) {
   // Change: NVML's fabric state "not-started" on GPU 1 (REFERENCE.md read "Completed" there).
-  RunDocument d = real_run("default.json");
+  RunDocument d = h200x2_run("default.json");
   FabricInfo f;
   f.state = "not-started";
   d.topology->hosts.front().gpus.back().fabric = f;
@@ -62,7 +62,7 @@ TEST(DiagnosisGpu, FabricNotStarted) {
 TEST(DiagnosisGpu, FabricRegisteredButDegraded) {
   // Change: GPU 1's fabric registered ("completed", as REFERENCE.md read) but NVML's health mask
   // says degraded bandwidth (fabric_health_text's words).
-  RunDocument d = real_run("default.json");
+  RunDocument d = h200x2_run("default.json");
   FabricInfo f;
   f.state = "completed";
   f.status = "Success";
@@ -81,7 +81,7 @@ TEST(DiagnosisGpu, FabricRegisteredButDegraded) {
 TEST(DiagnosisGpu, AnotherProcessIsNamedNotTheLink) {
   // Change: REFERENCE.md's contention case: a copy loop on GPU 1 (0000:00:07.0) seen by NVML
   // during sm-read 0->1.
-  RunDocument d = real_run("default.json");
+  RunDocument d = h200x2_run("default.json");
   for (auto& r : d.results) {
     if (r.method != "sm-read" || r.src != 0) continue;
     GpuInterference g;
@@ -98,7 +98,7 @@ TEST(DiagnosisGpu, AnotherProcessIsNamedNotTheLink) {
 }
 
 RunDocument held(const std::string& reason) {
-  RunDocument d = real_run("default.json");
+  RunDocument d = h200x2_run("default.json");
   for (auto& r : d.results) {
     if (r.method != "ce-write" || r.src != 1) continue;
     GpuInterference g;
@@ -121,7 +121,7 @@ TEST(DiagnosisGpu, ClocksHeldByPowerOrHeat) {
 TEST(DiagnosisGpu, RemappedRowFailureExplainsDataErrors) {
   // Change: wrong elements in ce-write 0->1, and NVML's row-remapping failure on GPU 1 (the
   // machine read "no failure").
-  RunDocument d = real_run("default.json");
+  RunDocument d = h200x2_run("default.json");
   for (auto& r : d.results)
     if (r.method == "ce-write" && r.src == 0 && r.checked) r.wrong = 12;
   EXPECT_EQ(codes_of(diagnosis_of(d)), std::vector<std::string>{"unknown"});

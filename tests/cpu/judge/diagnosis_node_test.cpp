@@ -14,7 +14,7 @@ using test::cause_in;
 using test::codes_of;
 using test::diagnosis_of;
 using test::gpu_machine_evidence;
-using test::real_run;
+using test::h200x2_run;
 
 RunDocument with_evidence(RunDocument d, NodeEvidence n) {
   d.node_evidence = {std::move(n)};
@@ -22,10 +22,10 @@ RunDocument with_evidence(RunDocument d, NodeEvidence n) {
 }
 
 TEST(DiagnosisNode, TheGpuMachinesOwnEvidenceBlamesNothingMore) {
-  RunDocument d = real_run("p2p-disabled.json");
+  RunDocument d = h200x2_run("p2p-disabled.json");
   const auto cs = diagnosis_of(with_evidence(d, gpu_machine_evidence(d)));
   EXPECT_EQ(codes_of(cs), std::vector<std::string>{"nccl-p2p-disabled-by-env"});
-  RunDocument ok = real_run("default.json");
+  RunDocument ok = h200x2_run("default.json");
   EXPECT_TRUE(diagnosis_of(with_evidence(ok, gpu_machine_evidence(ok))).empty());
 }
 
@@ -61,7 +61,7 @@ TEST(DiagnosisNode, PrivateIpcNamespaceOutsideAContainer) {
 TEST(DiagnosisNode, ShmTooSmallWhereNcclFailed) {
   // Change: the fault, a 1 MiB tmpfs over /dev/shm with P2P off (REFERENCE.md's unshare
   // -m), NCCL's methods failing, and NCCL's shmutils.cc WARN for it in the log.
-  RunDocument d = real_run("p2p-disabled.json");
+  RunDocument d = h200x2_run("p2p-disabled.json");
   for (auto& r : d.results) {
     if (r.method.rfind("nccl-", 0) != 0) continue;
     r.status = ResultStatus::kError;
@@ -104,7 +104,7 @@ NodeEvidence behind_acs_bridge(const RunDocument& d) {
 }
 
 TEST(DiagnosisNode, AcsRedirectNamesTheBridge) {
-  RunDocument d = test::peer_access_unsupported(real_run("default.json"));
+  RunDocument d = test::peer_access_unsupported(h200x2_run("default.json"));
   const auto cs = diagnosis_of(with_evidence(d, behind_acs_bridge(d)));
   ASSERT_FALSE(cs.empty());
   EXPECT_EQ(cs.front().code, "acs-redirect") << testing::PrintToString(codes_of(cs));
@@ -115,7 +115,7 @@ TEST(DiagnosisNode, AcsRedirectNamesTheBridge) {
 }
 
 TEST(DiagnosisNode, IommuTranslated) {
-  RunDocument d = test::peer_access_unsupported(real_run("default.json"));
+  RunDocument d = test::peer_access_unsupported(h200x2_run("default.json"));
   NodeEvidence n = gpu_machine_evidence(d);
   n.virtualization = {};
   n.iommu.mode = "translated";  // change: DMA domains (intel_iommu=on without iommu=pt)
@@ -129,7 +129,7 @@ TEST(DiagnosisNode, IommuTranslated) {
 
 TEST(DiagnosisNode, VirtualMachineWithoutPeerAccess) {
   // The GPU machine's own virtualization facts, with CUDA refusing peer access (change named).
-  RunDocument d = test::peer_access_unsupported(real_run("default.json"));
+  RunDocument d = test::peer_access_unsupported(h200x2_run("default.json"));
   const auto cs = diagnosis_of(with_evidence(d, gpu_machine_evidence(d)));
   ASSERT_FALSE(cs.empty());
   EXPECT_EQ(cs.front().code, "virtualized-no-p2p") << testing::PrintToString(codes_of(cs));
@@ -137,14 +137,14 @@ TEST(DiagnosisNode, VirtualMachineWithoutPeerAccess) {
 }
 
 TEST(DiagnosisNode, PeerAccessUnsupportedWithNothingReadNamesTheDoctor) {
-  const auto cs = diagnosis_of(test::peer_access_unsupported(real_run("default.json")));
+  const auto cs = diagnosis_of(test::peer_access_unsupported(h200x2_run("default.json")));
   ASSERT_FALSE(cs.empty());
   EXPECT_EQ(cs.front().code, "peer-access-unsupported");
   EXPECT_EQ(cs.front().next.rfind("Next: run peerbench doctor on vm", 0), 0u) << cs.front().next;
 }
 
 TEST(DiagnosisNode, ConsumerCard) {
-  RunDocument d = test::peer_access_unsupported(real_run("default.json"));
+  RunDocument d = test::peer_access_unsupported(h200x2_run("default.json"));
   NodeEvidence n = gpu_machine_evidence(d);
   n.virtualization = {};
   for (auto& g : n.gpus) g.consumer_card_p2p_off = true;  // change: the driver's P2P off

@@ -7,6 +7,7 @@
 
 #include "core/model/node_evidence_host.h"
 #include "diagnosis_fixtures.h"
+#include "test_sysroot.h"
 
 namespace peerbench {
 namespace {
@@ -14,45 +15,23 @@ namespace {
 using test::cause_in;
 using test::codes_of;
 using test::diagnosis_of;
-using test::real_run;
-
-// Change: the run's GPUs are the cards at `buses` (rank i's card at buses[i]), in its ranks and
-// its topology.
-RunDocument on_cards(RunDocument d, const std::vector<std::string>& buses) {
-  for (std::size_t i = 0; i < d.system.ranks.size() && i < buses.size(); ++i) {
-    auto& gpu = d.system.ranks[i].gpu;
-    for (auto& h : d.topology->hosts)
-      for (auto& g : h.gpus)
-        if (g.pci_bus_id == gpu.pci_bus_id) g.pci_bus_id = buses[i];
-    gpu.pci_bus_id = buses[i];
-  }
-  return d;
-}
-
-// The tree `name` read as `run` reads its node: the run's GPUs in CUDA order, its host's name.
-NodeEvidence read_tree(const std::string& name, const RunDocument& d) {
-  HostEvidenceRequest r;
-  r.root = std::string(PEERBENCH_SOURCE_DIR) + "/tests/data/sysroot/" + name;
-  for (const auto& rank : d.system.ranks) r.gpu_bus_ids.push_back(rank.gpu.pci_bus_id);
-  r.collected_by = "run";
-  r.host = d.system.hosts.front();
-  return read_host_evidence(r);
-}
+using test::h200x2_run;
 
 RunDocument with_tree(RunDocument d, const std::string& name) {
-  d.node_evidence = {read_tree(name, d)};
+  d.node_evidence = {test::sysroot_evidence_for_run(name, d)};
   return d;
 }
 
 // default.json (every pair passing) with CUDA refusing peer access on every pair (change): its
 // copies staged through the host, on the cards at `buses`.
-RunDocument host_staged_on(const std::vector<std::string>& buses) {
-  return on_cards(test::peer_access_unsupported(real_run("default.json")), buses);
+RunDocument default_host_staged_on(const std::vector<std::string>& buses) {
+  return test::host_staged_on(h200x2_run("default.json"), buses);
 }
 
 TEST(DiagnosisSysroot, AcsOnTheAmdRootPortsNamesBothBridges) {
   // NVIDIA/nccl#2079's two GPUs behind AMD GPP root ports with ACS redirecting.
-  const RunDocument d = with_tree(host_staged_on({"0000:41:00.0", "0000:61:00.0"}), "acs-amd-gpp");
+  const RunDocument d =
+      with_tree(default_host_staged_on({"0000:41:00.0", "0000:61:00.0"}), "acs-amd-gpp");
   ASSERT_EQ(d.node_evidence.front().pcie.size(), 2u);
   const auto cs = diagnosis_of(d);
   ASSERT_FALSE(cs.empty());
@@ -73,7 +52,7 @@ TEST(DiagnosisSysroot, AcsOnThePlxDownstreamPortAboveOneGpu) {
   // HeyMeco/Rockchip-pcie-devices#6's PEX 8725 port above rank 0's card; rank 1's card is not in
   // the tree (the GPU machine's second GPU), so only pairs with rank 0 cross the bridge.
   const RunDocument d =
-      with_tree(host_staged_on({"0000:82:00.0", "0000:00:07.0"}), "acs-plx-switch");
+      with_tree(default_host_staged_on({"0000:82:00.0", "0000:00:07.0"}), "acs-plx-switch");
   const auto cs = diagnosis_of(d);
   const DiagnosedCause* acs = cause_in(cs, "acs-redirect");
   ASSERT_NE(acs, nullptr) << testing::PrintToString(codes_of(cs));
@@ -96,7 +75,7 @@ TEST(DiagnosisSysroot, NoRedirectReadBlamesNoBridge) {
         std::string(tree) == "acs-off-switch"
             ? std::vector<std::string>{"0000:03:00.0", "0000:04:00.0"}
             : std::vector<std::string>{"0000:82:00.0", "0000:00:07.0"};
-    const auto cs = diagnosis_of(with_tree(host_staged_on(buses), tree));
+    const auto cs = diagnosis_of(with_tree(default_host_staged_on(buses), tree));
     EXPECT_EQ(cause_in(cs, "acs-redirect"), nullptr) << tree;
     ASSERT_FALSE(cs.empty()) << tree;
     EXPECT_TRUE(cs.front().code == "peer-access-unsupported" ||
@@ -108,11 +87,11 @@ TEST(DiagnosisSysroot, NoRedirectReadBlamesNoBridge) {
 TEST(DiagnosisSysroot, TheGpuMachinesTree) {
   // The GPU machine's tree (a Firecracker microVM, its GPUs on the root bus): on its own runs it
   // adds no cause, and where CUDA refuses peer access (change) it names the VM.
-  RunDocument p2p = with_tree(real_run("p2p-disabled.json"), "gpu-vm-h200x2");
+  RunDocument p2p = with_tree(h200x2_run("p2p-disabled.json"), "gpu-vm-h200x2");
   p2p.node_evidence.front().container.shm_bytes = 137438953472ull;  // its df, not this disk's
   EXPECT_EQ(codes_of(diagnosis_of(p2p)), std::vector<std::string>{"nccl-p2p-disabled-by-env"});
-  EXPECT_TRUE(diagnosis_of(with_tree(real_run("default.json"), "gpu-vm-h200x2")).empty());
-  const auto cs = diagnosis_of(with_tree(host_staged_on({}), "gpu-vm-h200x2"));
+  EXPECT_TRUE(diagnosis_of(with_tree(h200x2_run("default.json"), "gpu-vm-h200x2")).empty());
+  const auto cs = diagnosis_of(with_tree(default_host_staged_on({}), "gpu-vm-h200x2"));
   ASSERT_FALSE(cs.empty());
   EXPECT_EQ(cs.front().code, "virtualized-no-p2p") << testing::PrintToString(codes_of(cs));
   EXPECT_NE(cs.front().summary.find("firecracker"), std::string::npos) << cs.front().summary;

@@ -16,7 +16,7 @@ namespace {
 using test::cause_in;
 using test::codes_of;
 using test::diagnosis_of;
-using test::real_run;
+using test::h200x2_run;
 
 std::string nccl_log(const std::string& name) {
   std::ifstream in(std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/nccl/" + name);
@@ -31,7 +31,7 @@ bool has(const std::vector<std::string>& xs, const std::string& x) {
 }
 
 TEST(Diagnosis, P2pDisabledNamesTheVariableAndItsNextStep) {
-  const auto cs = diagnosis_of(real_run("p2p-disabled.json"));
+  const auto cs = diagnosis_of(h200x2_run("p2p-disabled.json"));
   ASSERT_EQ(codes_of(cs), std::vector<std::string>{"nccl-p2p-disabled-by-env"});
   const DiagnosedCause& c = cs.front();
   EXPECT_EQ(c.strength, cause_strength::kConfirmed);
@@ -49,14 +49,14 @@ TEST(Diagnosis, P2pDisabledNamesTheVariableAndItsNextStep) {
 }
 
 TEST(Diagnosis, SocketsNameBothVariables) {
-  const auto cs = diagnosis_of(real_run("p2p-shm-disabled.json"));
+  const auto cs = diagnosis_of(h200x2_run("p2p-shm-disabled.json"));
   EXPECT_EQ(codes_of(cs),
             (std::vector<std::string>{"nccl-p2p-disabled-by-env", "nccl-shm-disabled-by-env"}));
   EXPECT_EQ(cause_in(cs, "nccl-shm-disabled-by-env")->next,
             "Next: unset NCCL_SHM_DISABLE (and NCCL_P2P_DISABLE) and run again");
   // Without NCCL_SHM_DISABLE in the environment (change named), NET is P2P_DISABLE's alone.
   const auto one =
-      diagnosis_of(test::without_env(real_run("p2p-shm-disabled.json"), "NCCL_SHM_DISABLE"));
+      diagnosis_of(test::without_env(h200x2_run("p2p-shm-disabled.json"), "NCCL_SHM_DISABLE"));
   EXPECT_EQ(codes_of(one), std::vector<std::string>{"nccl-p2p-disabled-by-env"});
 }
 
@@ -113,7 +113,7 @@ TEST(Diagnosis, NcclReasonWhereNoSettingExplains) {
 
 TEST(Diagnosis, SocketsForcedBetweenHosts) {
   // derived/socket-cross-host.json (derive.py) with NCCL_IB_DISABLE=1 added (change named).
-  RunDocument d = real_run("derived/socket-cross-host.json");
+  RunDocument d = h200x2_run("derived/socket-cross-host.json");
   EXPECT_EQ(codes_of(diagnosis_of(d)), (std::vector<std::string>{"unknown", "unknown"}));
   d.environment["NCCL_IB_DISABLE"] = "1";
   const auto cs = diagnosis_of(d);
@@ -135,13 +135,13 @@ TEST(Diagnosis, CudaOrderIsSaidBesideACauseNeverAlone) {
     std::swap(d.system.ranks[0].gpu.pci_bus_id, d.system.ranks[1].gpu.pci_bus_id);
     return d;
   };
-  const auto cs = diagnosis_of(reorder(real_run("p2p-disabled.json")));
+  const auto cs = diagnosis_of(reorder(h200x2_run("p2p-disabled.json")));
   EXPECT_EQ(codes_of(cs),
             (std::vector<std::string>{"nccl-p2p-disabled-by-env", "cuda-order-differs"}));
   EXPECT_NE(cs.back().summary.find("GPU 0 is 0000:00:07.0"), std::string::npos)
       << cs.back().summary;
   // A passing run has no diagnosis, and so no Next line.
-  EXPECT_TRUE(diagnosis_of(reorder(real_run("default.json"))).empty());
+  EXPECT_TRUE(diagnosis_of(reorder(h200x2_run("default.json"))).empty());
 }
 
 TEST(NcclReasons, RealLogsGiveTheirReasons) {

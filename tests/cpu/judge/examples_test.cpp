@@ -11,13 +11,12 @@
 
 #include "core/judge/verdict.h"
 #include "core/model/schema.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
 
-RunDocument example(const std::string& name) {
-  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
-}
+using test::example_run;
 
 // `d` with `method` delivering `f` of what it did: bandwidths times f, times over f.
 RunDocument slowed(RunDocument d, const std::string& method, double f) {
@@ -51,7 +50,7 @@ void expect_nccl_transport(const RunDocument& d, const std::string& kind) {
 }
 
 TEST(Examples, DefaultRunOverNvlinkPasses) {
-  const auto d = example("h200x2-default.json");
+  const auto d = example_run("h200x2-default.json");
   EXPECT_EQ(d.status, "complete");
   EXPECT_EQ(d.system.ranks.size(), 2u);
   expect_nccl_transport(d, "P2P");
@@ -60,21 +59,21 @@ TEST(Examples, DefaultRunOverNvlinkPasses) {
 }
 
 TEST(Examples, NcclWithoutP2pIsFlaggedShm) {
-  const auto d = example("h200x2-nccl-shm.json");
+  const auto d = example_run("h200x2-nccl-shm.json");
   EXPECT_EQ(d.environment.at("NCCL_P2P_DISABLE"), "1");
   expect_nccl_transport(d, "SHM");
   EXPECT_EQ(flag_codes(d).count("nccl-shm"), 1u);
 }
 
 TEST(Examples, NcclWithoutP2pAndShmIsFlaggedNet) {
-  const auto d = example("h200x2-nccl-net.json");
+  const auto d = example_run("h200x2-nccl-net.json");
   EXPECT_EQ(d.environment.at("NCCL_SHM_DISABLE"), "1");
   expect_nccl_transport(d, "NET");
   EXPECT_EQ(flag_codes(d).count("nccl-net"), 1u);
 }
 
 TEST(Examples, LargeNcclSweepReaches8GiB) {
-  const auto d = example("h200x2-nccl-large.json");
+  const auto d = example_run("h200x2-nccl-large.json");
   std::uint64_t largest = 0;
   for (const auto& r : d.results) {
     EXPECT_EQ(r.method.rfind("nccl-", 0), 0u) << r.method;
@@ -92,7 +91,7 @@ namespace {
 
 // Every NCCL collective at nccl-tests' sizes on 2 x H200: measured, checked, judged as passing.
 TEST(Examples, EveryCollectiveMeasuredAndChecked) {
-  const auto d = example("h200x2-collectives.json");
+  const auto d = example_run("h200x2-collectives.json");
   std::set<std::string> at_4g;
   for (const auto& r : d.results) {
     EXPECT_EQ(r.status, ResultStatus::kOk) << r.method << " " << r.bytes;
@@ -113,7 +112,7 @@ TEST(Examples, EveryCollectiveMeasuredAndChecked) {
 // figure without a bar passed, so an all-reduce at a tenth of its figure read "pass"; a figure
 // with no bar is not judged, and says why.
 TEST(Examples, PerTaskBindingWithAnUnknownLinkIsNotJudgedAndSaysWhy) {
-  auto d = example("h200x2-per-task-binding.json");
+  auto d = example_run("h200x2-per-task-binding.json");
   ASSERT_EQ(d.system.ranks.size(), 2u);
   EXPECT_EQ(d.system.ranks[0].gpu.index, d.system.ranks[1].gpu.index);
   EXPECT_NE(d.system.ranks[0].gpu.pci_bus_id, d.system.ranks[1].gpu.pci_bus_id);
@@ -160,7 +159,7 @@ TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
            {"h200x2-nccl-shm.json", "nccl-shm", {"NCCL_P2P_DISABLE=1"}},
            {"h200x2-nccl-net.json", "nccl-net", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"}}}) {
     int seen = 0;
-    for (const auto& v : compute_verdicts(example(file), {})) {
+    for (const auto& v : compute_verdicts(example_run(file), {})) {
       for (const auto& f : v.flags) {
         if (f.code != code) continue;
         ++seen;
@@ -172,10 +171,10 @@ TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
     }
     EXPECT_EQ(seen, 2) << file << ": both directions";
   }
-  for (const auto& v : compute_verdicts(example("h200x2-default.json"), {}))
+  for (const auto& v : compute_verdicts(example_run("h200x2-default.json"), {}))
     for (const auto& f : v.flags) EXPECT_FALSE(f.evidence.contains("forced_by")) << f.code;
   // A setting that allows P2P over NVLink is no cause (review: NCCL_P2P_LEVEL=SYS was named).
-  auto d = example("h200x2-nccl-shm.json");
+  auto d = example_run("h200x2-nccl-shm.json");
   d.environment.erase("NCCL_P2P_DISABLE");
   d.environment["NCCL_P2P_LEVEL"] = "SYS";
   for (const auto& v : compute_verdicts(d, {}))
@@ -192,7 +191,7 @@ TEST(Examples, AFallbackTheEnvironmentForcedNamesTheSetting) {
 // Every GPU at once short while each GPU alone passes: the host path they share is the suspect.
 // Both GPUs' PCIe links had been flagged, naming two healthy cards (an audit).
 TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
-  const auto d = slowed(example("h200x2-host.json"), "h2d-all", 0.75);
+  const auto d = slowed(example_run("h200x2-host.json"), "h2d-all", 0.75);
   int named = 0;
   for (const auto& v : compute_verdicts(d, {})) {
     for (const auto& f : v.flags) {
@@ -207,10 +206,10 @@ TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
     }
   }
   EXPECT_EQ(named, 2) << "both GPUs' h2d-all";
-  for (const auto& v : compute_verdicts(example("h200x2-host.json"), {}))
+  for (const auto& v : compute_verdicts(example_run("h200x2-host.json"), {}))
     for (const auto& f : v.flags) EXPECT_EQ(f.message.find("share"), std::string::npos);
   // One GPU short beside another at speed over the same path: its own link (a review).
-  auto one = example("h200x2-host.json");
+  auto one = example_run("h200x2-host.json");
   for (auto& r : one.results) {
     if (r.method != "h2d-all" || r.src != 0) continue;
     for (auto* st : {&r.algbw_gbps, &r.busbw_gbps})
@@ -235,7 +234,7 @@ TEST(Examples, AllAtOnceShortWhileEachAlonePassesNamesTheSharedPath) {
 // A bidirectional figure is both ways' sum: its flag said "from rank 0 to rank 1" beside 627.6
 // GB/s, which read as one direction past NV18's raw rate (an audit).
 TEST(Examples, ABidirectionalFlagSaysBothWaysTogether) {
-  const auto d = slowed(example("h200x2-default.json"), "ce-bidir", 0.7);
+  const auto d = slowed(example_run("h200x2-default.json"), "ce-bidir", 0.7);
   int said = 0;
   for (const auto& v : compute_verdicts(d, {})) {
     for (const auto& f : v.flags) {
@@ -254,7 +253,7 @@ TEST(Examples, ABidirectionalFlagSaysBothWaysTogether) {
 // "all" is the verdict over every rank, not a link: "the kind and rate of link all" (an audit).
 TEST(Examples, NoBarOverAllRanksDoesNotCallThemALink) {
   int said = 0;
-  for (const auto& v : compute_verdicts(example("h200x2-per-task-binding.json"), {})) {
+  for (const auto& v : compute_verdicts(example_run("h200x2-per-task-binding.json"), {})) {
     for (const auto& m : v.methods) {
       EXPECT_EQ(m.reason.find("link all"), std::string::npos) << m.reason;
       said += m.reason.find("the links between all ranks") != std::string::npos;

@@ -12,34 +12,18 @@
 #include "core/present/report_charts.h"
 #include "core/present/report_parts.h"
 #include "test_docs.h"
+#include "test_verdicts.h"
 
 namespace peerbench {
 namespace {
 
 using test::bw_result;
 using test::clean_h200_pair;
+using test::flag_codes_of;
+using test::kGiB;
 using test::make_doc;
-constexpr std::uint64_t G = 1ull << 30;
-
-const PairVerdict& verdict(const std::vector<PairVerdict>& vs, int s, int d) {
-  for (const auto& v : vs) {
-    if (v.src == s && v.dst == d) return v;
-  }
-  throw std::runtime_error("no verdict " + std::to_string(s) + "->" + std::to_string(d));
-}
-
-const MethodVerdict& method(const PairVerdict& v, const std::string& name) {
-  for (const auto& m : v.methods) {
-    if (m.method == name) return m;
-  }
-  throw std::runtime_error("no method verdict " + name);
-}
-
-std::vector<std::string> codes(const PairVerdict& v) {
-  std::vector<std::string> c;
-  for (const auto& f : v.flags) c.push_back(f.code);
-  return c;
-}
+using test::method_verdict_of;
+using test::verdict_of;
 
 Result& result(RunDocument& d, const std::string& m, int s, int t) {
   for (auto& r : d.results) {
@@ -107,7 +91,7 @@ TEST(Contention, AsymmetryNamesTheJobBesideTheReverseDirection) {
   back.algbw_gbps = back.busbw_gbps = test::flat(420);
   back.interference->push_back(copy_loop_on_rank1());
   const auto vs = compute_verdicts(d, {});
-  const auto& m = method(verdict(vs, 0, 1), "ce-write");
+  const auto& m = method_verdict_of(verdict_of(vs, 0, 1), "ce-write");
   EXPECT_EQ(m.state, "contended");
   EXPECT_NE(m.reason.find("pid 4242 (copyloop"), std::string::npos) << m.reason;
   EXPECT_EQ(m.reason.find(": ;"), std::string::npos) << m.reason;
@@ -119,10 +103,10 @@ TEST(Contention, ABusyGpuIsNamedNotBlamed) {
   slow.algbw_gbps = slow.busbw_gbps = test::flat(174.8);
   slow.interference->push_back(copy_loop_on_rank1());
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 1);
-  EXPECT_TRUE(codes(v).empty()) << "no below-link or asymmetric on a contended case";
+  const auto& v = verdict_of(vs, 0, 1);
+  EXPECT_TRUE(flag_codes_of(v).empty()) << "no below-link or asymmetric on a contended case";
   EXPECT_EQ(v.verdict, "contended");
-  const auto& m = method(v, "sm-read");
+  const auto& m = method_verdict_of(v, "sm-read");
   EXPECT_EQ(m.state, "contended");
   for (const char* s : {"pid 4242", "copyloop", "174.8 GB/s", "GPU 1 (0000:01:00.0", "SM 99 %",
                         "utilization 100 %"}) {
@@ -130,7 +114,8 @@ TEST(Contention, ABusyGpuIsNamedNotBlamed) {
   }
   EXPECT_EQ(m.evidence["attempts"][0]["trust"], "contended");
   EXPECT_EQ(m.evidence["attempts"][0]["interference"][0]["processes"][0]["pid"], 4242);
-  EXPECT_TRUE(codes(verdict(vs, 1, 0)).empty()) << "the other direction is not asymmetric";
+  EXPECT_TRUE(flag_codes_of(verdict_of(vs, 1, 0)).empty())
+      << "the other direction is not asymmetric";
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged) << "contended is not a pass";
   EXPECT_EQ(count_failing(vs, "contended"), 1);
   EXPECT_EQ(count_failing(vs, "below-link"), 0);
@@ -142,8 +127,8 @@ TEST(Contention, APassingFigureBesideAnotherJobIsStillContended) {
   auto d = watched(clean_h200_pair());
   result(d, "ce-write", 0, 1).interference->push_back(copy_loop_on_rank1());
   const auto vs = compute_verdicts(d, {});
-  EXPECT_EQ(method(verdict(vs, 0, 1), "ce-write").state, "contended");
-  EXPECT_EQ(verdict(vs, 0, 1).verdict, "contended");
+  EXPECT_EQ(method_verdict_of(verdict_of(vs, 0, 1), "ce-write").state, "contended");
+  EXPECT_EQ(verdict_of(vs, 0, 1).verdict, "contended");
 }
 
 TEST(Contention, AProcessNvmlCannotNameIsSeenThroughUtilization) {
@@ -156,7 +141,7 @@ TEST(Contention, AProcessNvmlCannotNameIsSeenThroughUtilization) {
   g.busy_while_idle = true;
   result(d, "ce-read", 0, 1).interference->push_back(g);
   const auto vs_m = compute_verdicts(d, {});
-  const auto& m = method(verdict(vs_m, 0, 1), "ce-read");
+  const auto& m = method_verdict_of(verdict_of(vs_m, 0, 1), "ce-read");
   EXPECT_EQ(m.state, "contended");
   EXPECT_NE(m.reason.find("utilization 87 % while the job was not using it"), std::string::npos)
       << m.reason;
@@ -171,10 +156,11 @@ TEST(Contention, HeldClocksAreThrottledNotBelowLink) {
   g.throttle_reasons = {"hw-slowdown", "hw-thermal"};
   r.interference->push_back(g);
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 1, 0);
-  EXPECT_TRUE(codes(v).empty());
+  const auto& v = verdict_of(vs, 1, 0);
+  EXPECT_TRUE(flag_codes_of(v).empty());
   EXPECT_EQ(v.verdict, "throttled");
-  EXPECT_NE(method(v, "ce-write").reason.find("hw-slowdown, hw-thermal"), std::string::npos);
+  EXPECT_NE(method_verdict_of(v, "ce-write").reason.find("hw-slowdown, hw-thermal"),
+            std::string::npos);
   EXPECT_EQ(count_failing(vs, "throttled"), 1);
 }
 
@@ -191,9 +177,9 @@ TEST(Confirmation, AFlagStandsOnlyWhenTheRepeatFailsToo) {
   reverse.attempt = 1;
   d.confirmations.push_back(reverse);
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 1);
+  const auto& v = verdict_of(vs, 0, 1);
   // H200 over NV18: the bar is 85 % of the known-good figure (below-expected).
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"below-expected", "asymmetric"}));
+  ASSERT_EQ(flag_codes_of(v), (std::vector<std::string>{"below-expected", "asymmetric"}));
   const auto& ev = v.flags[0].evidence;
   EXPECT_EQ(ev["confirmed"], true);
   ASSERT_EQ(ev["attempts"].size(), 2u) << "both measurements are the evidence";
@@ -215,10 +201,10 @@ TEST(Confirmation, ARepeatThatPassesClearsTheCase) {
   reverse.attempt = 1;
   d.confirmations.push_back(reverse);
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 1);
-  EXPECT_TRUE(codes(v).empty());
+  const auto& v = verdict_of(vs, 0, 1);
+  EXPECT_TRUE(flag_codes_of(v).empty());
   EXPECT_EQ(v.verdict, "pass");
-  const auto& m = method(v, "ce-write");
+  const auto& m = method_verdict_of(v, "ce-write");
   EXPECT_DOUBLE_EQ(*m.value, 396);
   EXPECT_NE(m.reason.find("confirmation repeat 1 measured 396.0 GB/s"), std::string::npos);
 }
@@ -238,9 +224,9 @@ TEST(Confirmation, ARepeatAtALatencySizeIsReportedInMicroseconds) {
   again.interference.emplace();
   d.confirmations.push_back(again);
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 1);
-  EXPECT_TRUE(codes(v).empty());
-  const auto& m = method(v, "ce-write");
+  const auto& v = verdict_of(vs, 0, 1);
+  EXPECT_TRUE(flag_codes_of(v).empty());
+  const auto& m = method_verdict_of(v, "ce-write");
   EXPECT_EQ(m.state, "pass");
   EXPECT_EQ(m.unit, "us");
   EXPECT_DOUBLE_EQ(*m.value, 2.25);
@@ -257,7 +243,7 @@ TEST(Confirmation, AContendedCaseWithACleanRepeatIsJudgedByTheRepeat) {
   Result& r = result(d, "sm-read", 0, 1);
   r.algbw_gbps = r.busbw_gbps = test::flat(174.8);
   r.interference->push_back(copy_loop_on_rank1());
-  Result again = bw_result("sm-read", 0, 1, G, 375);
+  Result again = bw_result("sm-read", 0, 1, kGiB, 375);
   again.attempt = 1;
   again.interference.emplace();
   d.confirmations.push_back(again);
@@ -265,7 +251,7 @@ TEST(Confirmation, AContendedCaseWithACleanRepeatIsJudgedByTheRepeat) {
   reverse.attempt = 1;
   d.confirmations.push_back(reverse);
   const auto vs_m = compute_verdicts(d, {});
-  const auto& m = method(verdict(vs_m, 0, 1), "sm-read");
+  const auto& m = method_verdict_of(verdict_of(vs_m, 0, 1), "sm-read");
   EXPECT_EQ(m.state, "pass");
   EXPECT_DOUBLE_EQ(*m.value, 375);
 }
@@ -276,15 +262,15 @@ TEST(Confirmation, RequestedButNotMeasuredIsIncompleteAndListed) {
   Result& r = result(d, "ce-write", 0, 1);
   r.algbw_gbps = r.busbw_gbps = test::flat(52);
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 1);
-  EXPECT_TRUE(codes(v).empty()) << "not confirmed yet: no accusation";
-  EXPECT_EQ(method(v, "ce-write").state, "incomplete");
-  EXPECT_NE(method(v, "ce-write").reason.find("confirmation repeat"), std::string::npos);
+  const auto& v = verdict_of(vs, 0, 1);
+  EXPECT_TRUE(flag_codes_of(v).empty()) << "not confirmed yet: no accusation";
+  EXPECT_EQ(method_verdict_of(v, "ce-write").state, "incomplete");
+  EXPECT_NE(method_verdict_of(v, "ce-write").reason.find("confirmation repeat"), std::string::npos);
   const auto cases = cases_to_confirm(d, {});
   // The slow direction for below-link, both directions for the asymmetry check.
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_EQ(cases[0].method, "ce-write");
-  EXPECT_EQ(cases[0].bytes, G);
+  EXPECT_EQ(cases[0].bytes, kGiB);
   EXPECT_EQ(cases[0].src + cases[1].src, 1);
 }
 
@@ -303,8 +289,8 @@ TEST(Confirmation, OldFilesWithoutRepeatsFlagAsBefore) {
   Result& r = result(d, "ce-write", 0, 1);
   r.algbw_gbps = r.busbw_gbps = test::flat(52);
   const auto vs_v = compute_verdicts(d, {});
-  const auto& v = verdict(vs_v, 0, 1);
-  ASSERT_EQ(codes(v).front(), "below-expected");
+  const auto& v = verdict_of(vs_v, 0, 1);
+  ASSERT_EQ(flag_codes_of(v).front(), "below-expected");
   EXPECT_EQ(v.flags[0].evidence["confirmed"], false);
   EXPECT_NE(v.flags[0].evidence["confirmation"].get<std::string>().find(
                 "the file predates confirmation repeats"),
@@ -322,17 +308,17 @@ TEST(Noise, ASpreadFailingCaseIsNoisyNotFlagged) {
   again.attempt = 1;
   d.confirmations.push_back(again);
   const auto vs = compute_verdicts(d, {});
-  const auto& m = method(verdict(vs, 0, 1), "ce-latency");
+  const auto& m = method_verdict_of(verdict_of(vs, 0, 1), "ce-latency");
   EXPECT_EQ(m.state, "noisy");
   EXPECT_NE(m.reason.find("coefficient of variation"), std::string::npos) << m.reason;
-  EXPECT_TRUE(codes(verdict(vs, 0, 1)).empty());
+  EXPECT_TRUE(flag_codes_of(verdict_of(vs, 0, 1)).empty());
   EXPECT_EQ(count_failing(vs, "noisy"), 1);
 }
 
 TEST(Noise, ASpreadPassingCaseStillPasses) {
   auto d = watched(clean_h200_pair());
   result(d, "ce-write", 0, 1).sample_time_us = {2600, 2700, 3100, 2650, 2900};
-  EXPECT_EQ(method(verdict(compute_verdicts(d, {}), 0, 1), "ce-write").state, "pass");
+  EXPECT_EQ(method_verdict_of(verdict_of(compute_verdicts(d, {}), 0, 1), "ce-write").state, "pass");
 }
 
 TEST(LaunchBound, AHostBoundFigureIsNotJudgedAgainstTheLink) {
@@ -341,11 +327,11 @@ TEST(LaunchBound, AHostBoundFigureIsNotJudgedAgainstTheLink) {
   r.algbw_gbps = r.busbw_gbps = test::flat(52);
   r.enqueue = EnqueueInfo{11.2, 1, true, "the host enqueued one copy per 11.2 us"};
   const auto vs_v = compute_verdicts(d, {});
-  const auto& v = verdict(vs_v, 0, 1);
-  EXPECT_EQ(method(v, "ce-write").state, "not-judged");
-  EXPECT_NE(method(v, "ce-write").reason.find("launch-bound: the host enqueued"),
+  const auto& v = verdict_of(vs_v, 0, 1);
+  EXPECT_EQ(method_verdict_of(v, "ce-write").state, "not-judged");
+  EXPECT_NE(method_verdict_of(v, "ce-write").reason.find("launch-bound: the host enqueued"),
             std::string::npos);
-  for (const auto& c : codes(v)) EXPECT_NE(c, "below-link");
+  for (const auto& c : flag_codes_of(v)) EXPECT_NE(c, "below-link");
 }
 
 // Issue 17.7: the link-rate rule's bars (what judges a model with no known-good figure) sit at
@@ -373,7 +359,7 @@ TEST(Bars, EveryBuiltInBarSitsTenPercentUnderAHealthyPair) {
   };
   for (const auto& row : rows) {
     const double figures[] = {row.at_256m, row.at_512m, row.at_1g, row.at_4g};
-    const std::uint64_t sizes[] = {256ull << 20, 512ull << 20, G, 4 * G};
+    const std::uint64_t sizes[] = {256ull << 20, 512ull << 20, kGiB, 4 * kGiB};
     for (int k = 0; k < 4; ++k) {
       auto d = watched(clean_h200_pair());
       d.results.clear();
@@ -387,9 +373,10 @@ TEST(Bars, EveryBuiltInBarSitsTenPercentUnderAHealthyPair) {
       Expectations link_rule;
       link_rule.expected_fraction = 0;
       const auto vs = compute_verdicts(d, link_rule);
-      const auto& v = all || std::string(row.method) == "nccl-sendrecv-ring" ? verdict(vs, -1, -1)
-                                                                             : verdict(vs, 0, 1);
-      const auto& m = method(v, row.method);
+      const auto& v = all || std::string(row.method) == "nccl-sendrecv-ring"
+                          ? verdict_of(vs, -1, -1)
+                          : verdict_of(vs, 0, 1);
+      const auto& m = method_verdict_of(v, row.method);
       ASSERT_TRUE(m.bar) << row.method;
       EXPECT_EQ(m.state, "pass") << row.method << " at " << sizes[k];
       EXPECT_LE(*m.bar, 0.9 * figures[k])
@@ -439,7 +426,7 @@ TEST(OddSizes, ASizeThatHoldsNoElementIsNotApplicableWithItsReason) {
   r.op = "sum";
   d.results.push_back(r);
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, -1, -1);
+  const auto& v = verdict_of(vs, -1, -1);
   EXPECT_EQ(v.verdict, "not-applicable");
   EXPECT_NE(v.observed.find("holds no float element"), std::string::npos) << v.observed;
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitOk);
@@ -454,7 +441,7 @@ TEST(OddSizes, RoundedSizesCountAsTheSizeRequested) {
   r.interference.emplace();
   d.results.push_back(r);
   const auto vs_v = compute_verdicts(d, {});
-  const auto& v = verdict(vs_v, -1, -1);
+  const auto& v = verdict_of(vs_v, -1, -1);
   EXPECT_NE(v.verdict, "incomplete") << v.observed;
   EXPECT_FALSE(v.observed.empty());
 }
@@ -475,11 +462,11 @@ TEST(OneRank, ACollectiveAloneCrossesNoLink) {
   test::NodeSpec spec;
   spec.gpus = 1;
   auto d = watched(make_doc(spec));
-  d.results.push_back(bw_result("nccl-allreduce", -1, -1, G, 800));
+  d.results.push_back(bw_result("nccl-allreduce", -1, -1, kGiB, 800));
   const auto vs_v = compute_verdicts(d, {});
-  const auto& v = verdict(vs_v, -1, -1);
+  const auto& v = verdict_of(vs_v, -1, -1);
   EXPECT_EQ(v.verdict, "not-a-link");
-  EXPECT_NE(method(v, "nccl-allreduce").reason.find("one rank"), std::string::npos);
+  EXPECT_NE(method_verdict_of(v, "nccl-allreduce").reason.find("one rank"), std::string::npos);
 }
 
 TEST(LinkState, AGpuWithALinkDownIsNvlinkDegraded) {
@@ -493,17 +480,17 @@ TEST(LinkState, AGpuWithALinkDownIsNvlinkDegraded) {
   sick.nvlinks[5].active = false;
   sick.nvlinks_up = 17;
   sick.nvlinks[7].speed_gbps = 13.281;
-  d.results.push_back(bw_result("ce-write", 0, 2, G, 380));
-  d.results.push_back(bw_result("ce-write", 0, 1, G, 395));
+  d.results.push_back(bw_result("ce-write", 0, 2, kGiB, 380));
+  d.results.push_back(bw_result("ce-write", 0, 1, kGiB, 395));
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 2);
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"nvlink-degraded"}));
+  const auto& v = verdict_of(vs, 0, 2);
+  ASSERT_EQ(flag_codes_of(v), (std::vector<std::string>{"nvlink-degraded"}));
   EXPECT_NE(v.flags[0].message.find("17 NVLinks up where its peers of the same model have 18"),
             std::string::npos)
       << v.flags[0].message;
   EXPECT_NE(v.flags[0].message.find("down: link 5"), std::string::npos);
   EXPECT_NE(v.flags[0].message.find("link 7 slower"), std::string::npos);
-  EXPECT_TRUE(codes(verdict(vs, 0, 1)).empty()) << "healthy GPUs are not blamed";
+  EXPECT_TRUE(flag_codes_of(verdict_of(vs, 0, 1)).empty()) << "healthy GPUs are not blamed";
 }
 
 TEST(LinkState, AnUnhealthyFabricIsFlagged) {
@@ -515,12 +502,12 @@ TEST(LinkState, AnUnhealthyFabricIsFlagged) {
   f.health_mask = 1;
   d.topology->hosts[0].gpus[1].fabric = f;
   const auto vs_v = compute_verdicts(d, {});
-  const auto& v = verdict(vs_v, 0, 1);
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"fabric-unhealthy"}));
+  const auto& v = verdict_of(vs_v, 0, 1);
+  ASSERT_EQ(flag_codes_of(v), (std::vector<std::string>{"fabric-unhealthy"}));
   EXPECT_NE(v.flags[0].message.find("degraded bandwidth"), std::string::npos);
   f.health = "healthy";
   d.topology->hosts[0].gpus[1].fabric = f;
-  EXPECT_TRUE(codes(verdict(compute_verdicts(d, {}), 0, 1)).empty());
+  EXPECT_TRUE(flag_codes_of(verdict_of(compute_verdicts(d, {}), 0, 1)).empty());
 }
 
 TEST(SchemaThree, NewFieldsRoundTrip) {
@@ -530,7 +517,7 @@ TEST(SchemaThree, NewFieldsRoundTrip) {
   Result& r = result(d, "ce-write", 0, 1);
   r.per_iteration = IterationStats{20, 2.1, 2.2, 2.4, 2.9, 3.0, 2.25, 0.04};
   r.enqueue = EnqueueInfo{1.7, 2, false, ""};
-  r.requested_bytes = G;
+  r.requested_bytes = kGiB;
   r.sample_time_us = {2700, 2710, 2720, 2705, 2701};
   r.interference->push_back(copy_loop_on_rank1());
   Result again = r;
@@ -593,7 +580,7 @@ TEST(RecordedBars, EveryBarARunRecordsReadsBack) {
   b.model = "NVIDIA H200";
   b.link = b.group = "NV18";
   b.method = "ce-write";
-  b.bytes = G;
+  b.bytes = kGiB;
   b.ranks = 2;
   b.median = b.p25 = b.p75 = b.min = b.max = 396;
   b.pairs = b.nodes = 3;

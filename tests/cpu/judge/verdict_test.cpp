@@ -7,26 +7,16 @@
 #include "core/model/json_in.h"
 #include "core/model/schema.h"
 #include "test_docs.h"
+#include "test_verdicts.h"
 
 namespace peerbench {
 namespace {
 
 using test::bw_result;
 using test::clean_h200_pair;
+using test::flag_codes_of;
 using test::make_doc;
-
-std::vector<std::string> codes(const PairVerdict& v) {
-  std::vector<std::string> c;
-  for (const auto& f : v.flags) c.push_back(f.code);
-  return c;
-}
-
-const PairVerdict& verdict(const std::vector<PairVerdict>& vs, int s, int d) {
-  for (const auto& v : vs) {
-    if (v.src == s && v.dst == d) return v;
-  }
-  throw std::runtime_error("no verdict");
-}
+using test::verdict_of;
 
 TEST(Verdicts, CleanNvlinkPairPasses) {
   const auto vs = compute_verdicts(clean_h200_pair(), {});
@@ -35,9 +25,9 @@ TEST(Verdicts, CleanNvlinkPairPasses) {
     EXPECT_EQ(v.verdict, "pass") << v.src << "->" << v.dst;
     EXPECT_TRUE(v.flags.empty());
   }
-  EXPECT_EQ(verdict(vs, 0, 1).link, "NV18");
-  EXPECT_NE(verdict(vs, 0, 1).observed.find("ce-write 395.0 GB/s"), std::string::npos)
-      << verdict(vs, 0, 1).observed;
+  EXPECT_EQ(verdict_of(vs, 0, 1).link, "NV18");
+  EXPECT_NE(verdict_of(vs, 0, 1).observed.find("ce-write 395.0 GB/s"), std::string::npos)
+      << verdict_of(vs, 0, 1).observed;
   EXPECT_EQ(count_failing(vs, "all"), 0);
 }
 
@@ -66,9 +56,9 @@ TEST(Verdicts, NcclOnShmIsFlaggedWithEvidence) {
   auto d = make_doc(spec);
   d.results = clean_h200_pair().results;
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 1, 0);
+  const auto& v = verdict_of(vs, 1, 0);
   EXPECT_EQ(v.verdict, "flagged");
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"nccl-shm"}));
+  ASSERT_EQ(flag_codes_of(v), (std::vector<std::string>{"nccl-shm"}));
   EXPECT_NE(v.flags[0].message.find("although they share NVLink x18"), std::string::npos)
       << v.flags[0].message;
   EXPECT_EQ(v.flags[0].evidence["transport"], "SHM");
@@ -85,9 +75,9 @@ TEST(Verdicts, NcclOnNetWithinAHostIsFlaggedButNotAcrossHosts) {
   spec.nccl_kind = "NET";
   spec.nccl_detail = "NET/Socket/0";
   const auto vs = compute_verdicts(make_doc(spec), {});
-  EXPECT_EQ(codes(verdict(vs, 0, 1)), (std::vector<std::string>{"nccl-net"}));
-  EXPECT_EQ(verdict(vs, 0, 2).link, "NET");
-  EXPECT_EQ(codes(verdict(vs, 0, 2)), (std::vector<std::string>{"nccl-net-socket"}))
+  EXPECT_EQ(flag_codes_of(verdict_of(vs, 0, 1)), (std::vector<std::string>{"nccl-net"}));
+  EXPECT_EQ(verdict_of(vs, 0, 2).link, "NET");
+  EXPECT_EQ(flag_codes_of(verdict_of(vs, 0, 2)), (std::vector<std::string>{"nccl-net-socket"}))
       << "NET across hosts is expected, its Socket transport is not";
 }
 
@@ -98,8 +88,8 @@ TEST(Verdicts, NoP2pIsHostStaged) {
   auto d = make_doc(spec);
   d.results.push_back(bw_result("staged", 0, 1, 1 << 30, 38));
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 1);
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"host-staged"}));
+  const auto& v = verdict_of(vs, 0, 1);
+  ASSERT_EQ(flag_codes_of(v), (std::vector<std::string>{"host-staged"}));
   EXPECT_EQ(v.flags[0].evidence["staged_gbps"], 38.0);
   EXPECT_EQ(v.flags[0].evidence["peer_access"], "unsupported");
 }
@@ -112,14 +102,14 @@ TEST(Verdicts, PcieLikeNumbersOnNvlinkAreBelowLink) {
   Expectations link_rule;  // the link-rate rule alone (H200 has known-good figures too)
   link_rule.expected_fraction = 0;
   const auto vs = compute_verdicts(d, link_rule);
-  const auto& v = verdict(vs, 0, 1);
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"below-link", "asymmetric"}));
+  const auto& v = verdict_of(vs, 0, 1);
+  ASSERT_EQ(flag_codes_of(v), (std::vector<std::string>{"below-link", "asymmetric"}));
   EXPECT_DOUBLE_EQ(v.flags[0].evidence["measured_gbps"].get<double>(), 52.0);
   EXPECT_NEAR(v.flags[0].evidence["link_raw_gbps"].get<double>(), 478.125, 1e-9);
   // Copies' bar: 60 % of the raw link, scaled by size / (size + 4 MiB) (1 GiB: 0.996).
   EXPECT_NEAR(v.flags[0].evidence["threshold_gbps"].get<double>(), 0.6 * 478.125 * 1024.0 / 1028.0,
               1e-9);
-  EXPECT_TRUE(verdict(vs, 1, 0).flags.empty()) << "the fast direction is not the asymmetric one";
+  EXPECT_TRUE(verdict_of(vs, 1, 0).flags.empty()) << "the fast direction is not the asymmetric one";
 }
 
 TEST(Verdicts, PcieSwitchPairIsJudgedAgainstPcie) {
@@ -132,11 +122,11 @@ TEST(Verdicts, PcieSwitchPairIsJudgedAgainstPcie) {
   d.results.push_back(bw_result("sm-write", 0, 1, 1 << 30, 30));  // under 60%
   d.results.push_back(bw_result("staged", 0, 1, 1 << 30, 25));
   const auto vs = compute_verdicts(d, {});
-  const auto& v = verdict(vs, 0, 1);
+  const auto& v = verdict_of(vs, 0, 1);
   EXPECT_EQ(v.link, "PIX");
-  ASSERT_EQ(codes(v), (std::vector<std::string>{"below-link"}));
+  ASSERT_EQ(flag_codes_of(v), (std::vector<std::string>{"below-link"}));
   EXPECT_EQ(v.flags[0].method, "sm-write");
-  EXPECT_TRUE(verdict(vs, 1, 0).flags.empty());
+  EXPECT_TRUE(verdict_of(vs, 1, 0).flags.empty());
 }
 
 TEST(Verdicts, P2pSlowerThanStagedAndDataErrorsAndFailures) {
@@ -157,12 +147,12 @@ TEST(Verdicts, P2pSlowerThanStagedAndDataErrorsAndFailures) {
   e.fraction_of_link = 0;  // isolate the other checks
   e.asymmetry_tolerance = 1;
   const auto vs = compute_verdicts(d, e);
-  const auto c = codes(verdict(vs, 1, 0));
+  const auto c = flag_codes_of(verdict_of(vs, 1, 0));
   EXPECT_NE(std::find(c.begin(), c.end(), "p2p-slower-than-staged"), c.end());
   EXPECT_NE(std::find(c.begin(), c.end(), "data-errors"), c.end());
   EXPECT_EQ(std::find(c.begin(), c.end(), "measurement-failed"), c.end());
-  EXPECT_EQ(verdict(vs, 1, 0).verdict, "flagged");
-  const auto& mv = verdict(vs, 1, 0).methods;
+  EXPECT_EQ(verdict_of(vs, 1, 0).verdict, "flagged");
+  const auto& mv = verdict_of(vs, 1, 0).methods;
   const auto sm = std::find_if(mv.begin(), mv.end(),
                                [](const MethodVerdict& m) { return m.method == "sm-write"; });
   ASSERT_NE(sm, mv.end());
@@ -176,8 +166,8 @@ TEST(Verdicts, AllReduceBelowSiteMinimum) {
   e.min_gbps["nccl-allreduce"]["*"] = 340;
   e.source = "site.json";
   const auto vs = compute_verdicts(d, e);
-  const auto& all = verdict(vs, -1, -1);
-  ASSERT_EQ(codes(all), (std::vector<std::string>{"below-link"}));
+  const auto& all = verdict_of(vs, -1, -1);
+  ASSERT_EQ(flag_codes_of(all), (std::vector<std::string>{"below-link"}));
   EXPECT_EQ(all.flags[0].evidence["basis"], "min_gbps from site.json");
 }
 

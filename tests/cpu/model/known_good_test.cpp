@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,25 +19,18 @@
 #include "core/model/method_catalog.h"
 #include "core/model/schema.h"
 #include "core/model/topology.h"
+#include "test_docs.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::uint64_t kMiB = 1ull << 20;
-constexpr std::uint64_t kGiB = 1ull << 30;
-
-std::string source_path(const std::string& rel) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/" + rel;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using test::example_run;
+using test::file_text;
+using test::kGiB;
+using test::kMiB;
+using test::source_path;
 
 // The query a curve answers, with its first NVML name standing for the model.
 KnownGoodQuery query_for(const KnownGoodTable& t, const KnownGoodCurve& c, std::uint64_t bytes) {
@@ -72,7 +63,7 @@ TEST(KnownGood, CompiledInTablesAreTheFilesInTheTree) {
   const auto texts = builtin_known_good_texts();
   ASSERT_EQ(texts.size(), 2u);
   for (const auto& t : texts) {
-    EXPECT_EQ(t.text, read_file(source_path(t.origin)))
+    EXPECT_EQ(t.text, file_text(source_path(t.origin)))
         << t.origin << " differs from the compiled-in copy: re-run cmake";
   }
 }
@@ -403,7 +394,7 @@ struct Ratio {
 };
 
 std::vector<Ratio> ratios_of(const KnownGoodTable& t, const std::string& file) {
-  const auto d = load_run_file(source_path("results/examples/" + file));
+  const auto d = example_run(file);
   std::vector<Ratio> out;
   for (const auto& r : d.results) {
     const MethodInfo* m = method_of(d, r.method);
@@ -467,7 +458,7 @@ TEST(KnownGood, NcclWithoutP2pIsFarBelowItsRows) {
 // The generated rows are what data/known_good/derive_h200x2.py says they are: each figure the
 // median of the runs listed, recomputed here from the runs themselves.
 TEST(KnownGood, H200RowsAreTheMediansOfTheRunsTheyCite) {
-  const json derived = json::parse(read_file(source_path("data/known_good/h200x2_runs.json")));
+  const json derived = json::parse(file_text(source_path("data/known_good/h200x2_runs.json")));
   std::map<std::pair<std::string, std::uint64_t>, std::vector<double>> values;
   for (const auto& rel : derived.at("inputs")) {
     const auto d = load_run_file(source_path(rel.get<std::string>()));
@@ -525,8 +516,7 @@ namespace peerbench {
 namespace {
 
 std::vector<PairVerdict> example_verdicts(const std::string& name) {
-  return compute_verdicts(
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name), {});
+  return compute_verdicts(example_run(name), {});
 }
 
 TEST(KnownGoodVerdicts, TheH200ExamplesSitAtTheirOwnRows) {
@@ -576,8 +566,7 @@ TEST(KnownGoodVerdicts, AnUnknownModelFallsBackToTheLinkRateRuleAndSaysSo) {
 }
 
 TEST(KnownGoodVerdicts, EveryReportFormatShowsTheRatioAndTheSource) {
-  const auto d =
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-default.json");
+  const auto d = example_run("h200x2-default.json");
   ReportInput in;
   in.path = "h200x2-default.json";
   in.doc = &d;

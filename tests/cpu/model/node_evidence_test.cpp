@@ -13,23 +13,17 @@
 #include "core/model/schema.h"
 #include "core/model/schema_node_evidence.h"
 #include "test_docs.h"
+#include "test_sysroot.h"
 
 namespace peerbench {
 namespace {
 
 using nlohmann::json;
-
-NodeEvidence read_fixture(const std::string& name, std::vector<std::string> env = {}) {
-  HostEvidenceRequest r;
-  r.root = std::string(PEERBENCH_SOURCE_DIR) + "/tests/data/sysroot/" + name;
-  r.environment = std::move(env);
-  r.host = name;
-  return read_host_evidence(r);
-}
+using test::sysroot_evidence;
 
 TEST(NodeEvidence, ThisBuilderVm) {
   // Captured from the build machine: a Firecracker microVM in a container, no GPU, no driver.
-  const NodeEvidence e = read_fixture("builder-vm");
+  const NodeEvidence e = sysroot_evidence("builder-vm");
   EXPECT_TRUE(e.pcie.empty());
   EXPECT_EQ(e.driver, "no NVIDIA driver");
   EXPECT_EQ(e.virtualization.hypervisor_flag, true);
@@ -48,7 +42,7 @@ TEST(NodeEvidence, ThisBuilderVm) {
 }
 
 TEST(NodeEvidence, AGpuOnTheRootBus) {
-  const NodeEvidence e = read_fixture("builder-vm-gpu");
+  const NodeEvidence e = sysroot_evidence("builder-vm-gpu");
   ASSERT_EQ(e.pcie.size(), 1u);
   EXPECT_EQ(e.pcie[0].pci_bus_id, "0000:00:05.0");
   EXPECT_TRUE(e.pcie[0].bridges.empty());
@@ -57,7 +51,7 @@ TEST(NodeEvidence, AGpuOnTheRootBus) {
 }
 
 TEST(NodeEvidence, TheTwoH200Vm) {
-  const NodeEvidence e = read_fixture("gpu-vm-h200x2");
+  const NodeEvidence e = sysroot_evidence("gpu-vm-h200x2");
   ASSERT_EQ(e.pcie.size(), 2u);
   EXPECT_EQ(e.pcie[1].pci_bus_id, "0000:00:07.0");
   EXPECT_EQ(e.pcie[0].link_gen, 5);
@@ -70,7 +64,7 @@ TEST(NodeEvidence, TheTwoH200Vm) {
 
 TEST(NodeEvidence, AcsRedirectingOnAmdRootPorts) {
   // NVIDIA/nccl#2079: both GPUs behind GPP bridges with ACSCtl 0x001d.
-  const NodeEvidence e = read_fixture("acs-amd-gpp");
+  const NodeEvidence e = sysroot_evidence("acs-amd-gpp");
   ASSERT_EQ(e.pcie.size(), 2u);
   for (const auto& g : e.pcie) {
     ASSERT_EQ(g.bridges.size(), 1u);
@@ -84,7 +78,7 @@ TEST(NodeEvidence, AcsRedirectingOnAmdRootPorts) {
 }
 
 TEST(NodeEvidence, ASwitchPathFromTheRootPortDown) {
-  const NodeEvidence e = read_fixture("acs-plx-switch");
+  const NodeEvidence e = sysroot_evidence("acs-plx-switch");
   ASSERT_EQ(e.pcie.size(), 1u);
   const auto& b = e.pcie[0].bridges;
   ASSERT_EQ(b.size(), 3u);
@@ -98,7 +92,7 @@ TEST(NodeEvidence, ASwitchPathFromTheRootPortDown) {
 }
 
 TEST(NodeEvidence, AcsUnreadableWithoutRootIsSaidNotGuessed) {
-  const NodeEvidence e = read_fixture("acs-plx-unprivileged");
+  const NodeEvidence e = sysroot_evidence("acs-plx-unprivileged");
   for (const auto& b : e.pcie.at(0).bridges) {
     EXPECT_EQ(b.note, "unreadable without root");
     EXPECT_FALSE(b.acs_capable.has_value());
@@ -110,7 +104,7 @@ TEST(NodeEvidence, AcsUnreadableWithoutRootIsSaidNotGuessed) {
 
 TEST(NodeEvidence, AcsPresentButOff) {
   // NVIDIA/nccl#1405: every ACSCtl bit off.
-  const NodeEvidence e = read_fixture("acs-off-switch");
+  const NodeEvidence e = sysroot_evidence("acs-off-switch");
   ASSERT_EQ(e.pcie.size(), 2u);
   for (const auto& g : e.pcie) {
     for (const auto& b : g.bridges) {
@@ -121,9 +115,9 @@ TEST(NodeEvidence, AcsPresentButOff) {
 }
 
 TEST(NodeEvidence, SteeringVariablesAndCudaOrder) {
-  const NodeEvidence e =
-      read_fixture("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1", "CUDA_VISIBLE_DEVICES=1,0", "HOME=/root",
-                                     "NCCL_DEBUG=INFO", "KUBERNETES_SERVICE_HOST=10.0.0.1"});
+  const NodeEvidence e = sysroot_evidence(
+      "gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1", "CUDA_VISIBLE_DEVICES=1,0", "HOME=/root",
+                        "NCCL_DEBUG=INFO", "KUBERNETES_SERVICE_HOST=10.0.0.1"});
   EXPECT_EQ(e.steering_environment.size(), 2u);
   EXPECT_EQ(e.steering_environment.at("NCCL_P2P_DISABLE"), "1");
   EXPECT_EQ(e.cuda_order_differs_from_pci, true);
@@ -174,7 +168,7 @@ NodeEvidence with_gpu_part(NodeEvidence e) {
 }
 
 TEST(NodeEvidence, JsonRoundTripKeepsEveryField) {
-  const NodeEvidence e = with_gpu_part(read_fixture("acs-plx-switch", {"NCCL_SHM_DISABLE=1"}));
+  const NodeEvidence e = with_gpu_part(sysroot_evidence("acs-plx-switch", {"NCCL_SHM_DISABLE=1"}));
   const json j = to_json(e);
   const NodeEvidence back = node_evidence_from(JsonIn(j, "e.json"));
   EXPECT_EQ(to_json(back), j);
@@ -185,7 +179,7 @@ TEST(NodeEvidence, JsonRoundTripKeepsEveryField) {
 
 TEST(NodeEvidence, RunDocumentCarriesItAndRefusesABadField) {
   auto d = test::clean_h200_pair();
-  d.node_evidence.push_back(with_gpu_part(read_fixture("gpu-vm-h200x2")));
+  d.node_evidence.push_back(with_gpu_part(sysroot_evidence("gpu-vm-h200x2")));
   json j = to_json(d);
   EXPECT_EQ(j["schema_version"], kSchemaVersion);
   const RunDocument back = run_document_from_json(j, "run.json");

@@ -21,16 +21,15 @@
 #include "core/model/schema.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/input_file.h"
+#include "test_fixtures.h"
+#include "test_text.h"
 #include "test_time.h"
 
 namespace peerbench {
 namespace {
 
 using nlohmann::json;
-
-std::string fixture(const std::string& name) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
-}
+using test::contains;
 
 // A fresh folder per test; a hang (a FIFO waited on) ends the test by SIGALRM instead of CI.
 class BoundedInput : public ::testing::Test {
@@ -62,10 +61,6 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST_F(BoundedInput, SpecialFilesAreRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0600), 0);
   ASSERT_EQ(::symlink(at("fifo").c_str(), at("link").c_str()), 0);
@@ -94,13 +89,16 @@ TEST_F(BoundedInput, SpecialFilesAreRefusedWithoutBlocking) {
     for (auto kind : {InputKind::kResults, InputKind::kExpect, InputKind::kHosts, InputKind::kPlot,
                       InputKind::kNcclLog}) {
       const std::string e = error_of([&] { read_input_file(c.path, kind); });
-      EXPECT_TRUE(has(e, c.path) && has(e, c.says) && has(e, input_label(kind))) << e;
+      EXPECT_TRUE(contains(e, c.path) && contains(e, c.says) && contains(e, input_label(kind)))
+          << e;
     }
   }
-  EXPECT_TRUE(has(error_of([&] { load_run_file(at("fifo")); }), "results file is a FIFO"));
-  EXPECT_TRUE(has(error_of([&] { load_host_list(at("fifo")); }), "--hosts file is a FIFO"));
-  EXPECT_TRUE(has(error_of([&] { load_expectations(at("fifo")); }), "--expect file is a FIFO"));
-  EXPECT_TRUE(has(error_of([&] { read_input_file("", InputKind::kExpect); }), "path is empty"));
+  EXPECT_TRUE(contains(error_of([&] { load_run_file(at("fifo")); }), "results file is a FIFO"));
+  EXPECT_TRUE(contains(error_of([&] { load_host_list(at("fifo")); }), "--hosts file is a FIFO"));
+  EXPECT_TRUE(
+      contains(error_of([&] { load_expectations(at("fifo")); }), "--expect file is a FIFO"));
+  EXPECT_TRUE(
+      contains(error_of([&] { read_input_file("", InputKind::kExpect); }), "path is empty"));
   ::close(s);
 }
 
@@ -118,7 +116,7 @@ TEST_F(BoundedInput, SizesAreCheckedBeforeReading) {
         ::truncate(write("sparse", "").c_str(), static_cast<off_t>(input_size_limit(k.kind) + 1)),
         0);
     const std::string e = error_of([&] { read_input_file(p, k.kind); });
-    EXPECT_TRUE(has(e, k.limit)) << e;
+    EXPECT_TRUE(contains(e, k.limit)) << e;
     ASSERT_EQ(::truncate(p.c_str(), static_cast<off_t>(input_size_limit(k.kind))), 0);
     if (k.kind != InputKind::kResults) {  // at the limit: read whole
       EXPECT_EQ(read_input_file(p, k.kind).size(), input_size_limit(k.kind));
@@ -135,9 +133,9 @@ TEST_F(BoundedInput, StreamedReadingEqualsTheDocumentReader) {
        {"h200x2/default.json", "h200x2/rounds.json", "h200x2/nccl-large.json",
         "h200x2/p2p-disabled.json", "h200x2/derived/link-health-v2.json",
         "h200x2/derived/socket-cross-host.json", "h200x1-shared-simulated-two-hosts.json"}) {
-    std::ifstream in(fixture(name));
+    std::ifstream in(test::run_fixture_path(name));
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const RunDocument streamed = load_run_file(fixture(name));
+    const RunDocument streamed = load_run_file(test::run_fixture_path(name));
     const RunDocument whole = run_document_from_json(parse_json_text(text, name), name);
     EXPECT_FALSE(streamed.results.empty()) << name;
     EXPECT_EQ(to_json(streamed).dump(), to_json(whole).dump()) << name;
@@ -145,7 +143,7 @@ TEST_F(BoundedInput, StreamedReadingEqualsTheDocumentReader) {
 }
 
 json real_run() {
-  return load_json_file(fixture("h200x2/default.json"));
+  return load_json_file(test::run_fixture_path("h200x2/default.json"));
 }
 
 std::string load_error(const BoundedInput& t, const json& j) {
@@ -157,11 +155,11 @@ std::string load_error(const BoundedInput& t, const json& j) {
 TEST_F(BoundedInput, StreamedErrorsComeInTheReadersOrder) {
   json j = real_run();
   j["results"][3]["bytes"] = 1.5;
-  EXPECT_TRUE(has(load_error(*this, j), "field 'results[3].bytes'"));
+  EXPECT_TRUE(contains(load_error(*this, j), "field 'results[3].bytes'"));
   j["system"]["ranks"][0]["gpu"]["compute_capability"] = "9";
-  EXPECT_TRUE(has(load_error(*this, j), "system.ranks[0].gpu.compute_capability"));
+  EXPECT_TRUE(contains(load_error(*this, j), "system.ranks[0].gpu.compute_capability"));
   j["schema_version"] = 99;
-  EXPECT_TRUE(has(load_error(*this, j), "unsupported schema_version 99"));
+  EXPECT_TRUE(contains(load_error(*this, j), "unsupported schema_version 99"));
 }
 
 // Millions of tiny results are refused within the budget, naming where; a few read.
@@ -185,7 +183,7 @@ TEST_F(BoundedInput, TinyValuesAreBoundedByTheFilesSize) {
   const auto close = text.find(']', open);
   text.replace(open, close - open + 1, "\"results\":[" + many + "]");
   const std::string e = error_of([&] { load_run_file(write("many.json", text)); });
-  EXPECT_TRUE(has(e, "field 'results[") && has(e, "too many small values")) << e;
+  EXPECT_TRUE(contains(e, "field 'results[") && contains(e, "too many small values")) << e;
 }
 
 TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
@@ -232,7 +230,7 @@ TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
     json j = base;
     c.edit(j);
     const std::string e = load_error(*this, j);
-    EXPECT_TRUE(has(e, "edited.json") && has(e, c.says)) << c.says << " <- " << e;
+    EXPECT_TRUE(contains(e, "edited.json") && contains(e, c.says)) << c.says << " <- " << e;
   }
   EXPECT_EQ(load_error(*this, base), "");
   // Two planned sizes a collective rounds down to one size are two cases, as a run writes them.
@@ -262,7 +260,7 @@ TEST_F(BoundedInput, FleetWalksEachFolderOnceAndListsWhatItCannotRead) {
   const ResultFiles deep_found = collect_result_files({at("deep")});
   EXPECT_TRUE(deep_found.files.empty());
   ASSERT_EQ(deep_found.unreadable.size(), 1u);
-  EXPECT_TRUE(has(deep_found.unreadable[0].second, "deeper than 8"));
+  EXPECT_TRUE(contains(deep_found.unreadable[0].second, "deeper than 8"));
 }
 
 TEST_F(BoundedInput, HostListsAreStrictAndLinear) {
@@ -271,13 +269,13 @@ TEST_F(BoundedInput, HostListsAreStrictAndLinear) {
   for (const std::string bad : {std::string(""), std::string("# only\n \n"), std::string(256, 'h'),
                                 std::string("a\x1b[2Jb\n"), std::string("a\0b\n", 4)}) {
     const std::string e = error_of([&] { load_host_list(write("h", bad)); });
-    EXPECT_TRUE(has(e, at("h"))) << e;
+    EXPECT_TRUE(contains(e, at("h"))) << e;
   }
   // Two names on a line were read as one host no run names (an audit).
-  EXPECT_TRUE(has(error_of([&] { load_host_list(write("h", "node1\nn0 n1\n")); }),
-                  "line 2: 'n0 n1' holds a space or comma; one host name per line"));
+  EXPECT_TRUE(contains(error_of([&] { load_host_list(write("h", "node1\nn0 n1\n")); }),
+                       "line 2: 'n0 n1' holds a space or comma; one host name per line"));
   EXPECT_TRUE(
-      has(error_of([&] { load_host_list(write("h", "n0,n1\n")); }), "holds a space or comma"));
+      contains(error_of([&] { load_host_list(write("h", "n0,n1\n")); }), "holds a space or comma"));
   std::string many;  // at their limit (input_limits.h; past it: InputLimits.HostListsStopAt...)
   for (std::size_t i = 0; i < kMaxHosts; ++i) many += "node" + std::to_string(i) + "\n";
   EXPECT_EQ(load_host_list(write("h", many)).size(), kMaxHosts);

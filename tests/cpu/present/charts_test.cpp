@@ -14,13 +14,12 @@
 #include "core/present/svg_chart.h"
 #include "core/present/svg_parts.h"
 #include "test_docs.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
 
-RunDocument example(const std::string& name) {
-  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
-}
+using test::example_run;
 
 // The fill of the heat-map cell whose tooltip starts with `title` ("0-&gt;1  NV18, ce-write").
 std::string cell_fill(const std::string& svg, const std::string& title) {
@@ -81,7 +80,7 @@ void expect_complete_figure(const std::string& html, const std::string& title) {
 TEST(Charts, HeatMapColoursByKnownGoodSoHealthyPairsLookAlike) {
   // NCCL over shared memory: the copies at 386.9 and 387.0 GB/s (1.00 of known-good) get one
   // colour, NCCL at 0.11 of known-good another.
-  const RunDocument d = example("h200x2-nccl-shm.json");
+  const RunDocument d = example_run("h200x2-nccl-shm.json");
   ReportInput in;
   in.path = "shm.json";
   in.doc = &d;
@@ -138,7 +137,7 @@ TEST(Charts, AOneColumnHeatMapKeepsItsWholeCaption) {
 }
 
 TEST(Charts, BandwidthAgainstSizeOnALog2Axis) {
-  const RunDocument d = example("h200x2-default.json");
+  const RunDocument d = example_run("h200x2-default.json");
   const auto charts = size_charts(d, MethodScope::kPair, {});
   const svg::LineChart* ce_write = nullptr;
   std::set<std::string> methods;
@@ -223,7 +222,7 @@ TEST(Charts, AtLatencySizesTheTableGivesTheTimePerOperation) {
 }
 
 TEST(Charts, EveryCollectiveOnOneChart) {
-  const RunDocument d = example("h200x2-default.json");
+  const RunDocument d = example_run("h200x2-default.json");
   const auto c = collectives_chart(d, {});
   ASSERT_TRUE(c);
   EXPECT_EQ(c->series.size(), 7u);
@@ -237,7 +236,7 @@ TEST(Charts, EveryCollectiveOnOneChart) {
 // A chart says what a healthy card draws: the known-good curve of the pair's model and link as a
 // dashed grey line, at the sizes measured from the table's first (64 MiB), never past its last.
 TEST(Charts, SizeChartsDrawTheKnownGoodCurveOfTheLink) {
-  const RunDocument d = example("h200x2-default.json");
+  const RunDocument d = example_run("h200x2-default.json");
   const auto verdicts = compute_verdicts(d, {});
   const auto marks = known_good_marks(d, {}, verdicts);
   std::set<std::uint64_t> ce_write_sizes;
@@ -289,14 +288,14 @@ TEST(Charts, SizeChartsDrawTheKnownGoodCurveOfTheLink) {
 
 // A file judged without a known-good figure (another model) draws no line, and says nothing.
 TEST(Charts, NoKnownGoodLineWhereTheTableHasNone) {
-  RunDocument d = example("h200x2-default.json");
+  RunDocument d = example_run("h200x2-default.json");
   for (auto& r : d.system.ranks) r.gpu.name = "NVIDIA Imaginary X9";
   const auto verdicts = compute_verdicts(d, {});
   EXPECT_TRUE(known_good_marks(d, {}, verdicts).empty());
 }
 
 TEST(Charts, HtmlReportCarriesItsChartsInThePage) {
-  const RunDocument d = example("h200x2-default.json");
+  const RunDocument d = example_run("h200x2-default.json");
   ReportInput in;
   in.path = "default.json";
   in.doc = &d;
@@ -346,7 +345,7 @@ TEST(Charts, PastEightSeriesAChartIsDrawnAsPanelsWithoutARepeatedColour) {
   EXPECT_EQ(ticks(svgs[0]), ticks(svgs[1]));
 
   // The report's collectives with their known-good lines: 14 series, two panels.
-  const RunDocument d = example("h200x2-default.json");
+  const RunDocument d = example_run("h200x2-default.json");
   const auto marks = known_good_marks(d, {}, compute_verdicts(d, {}));
   const auto coll = collectives_chart(d, marks);
   ASSERT_TRUE(coll);

@@ -20,20 +20,13 @@
 #include "core/present/report.h"
 #include "core/present/text_table.h"
 #include "test_docs.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
 
-std::string example(const std::string& name) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using test::example_run;
+using test::lines_of;
 
 // The cells appear in this order on the line, each after at least two spaces.
 ::testing::AssertionResult apart(const std::string& line, const std::vector<std::string>& cells) {
@@ -133,8 +126,8 @@ TEST(Layout, DryRunKeepsLongMethodNamesApartFromTheRound) {
 }
 
 TEST(Layout, CompareKeepsTheVariantApartAndShowsBusbwAsReportDoes) {
-  const RunDocument a = load_run_file(example("h200x2-default.json"));
-  const RunDocument b = load_run_file(example("h200x2-collectives.json"));
+  const RunDocument a = example_run("h200x2-default.json");
+  const RunDocument b = example_run("h200x2-collectives.json");
   CompareOptions o;
   const Comparison c = compare_runs(a, "a.json", b, "b.json", o);
   const CompareRow* gather = nullptr;
@@ -201,7 +194,7 @@ TEST(Layout, ReportWithLongNamesKeepsEveryColumnApart) {
 
 // Issue 18: nccl-tests' columns where they apply, its footer, and whose time the table shows.
 TEST(LiveTable, NcclTestsColumnsHeaderNoteAndFooter) {
-  const RunDocument d = load_run_file(example("h200x2-default.json"));
+  const RunDocument d = example_run("h200x2-default.json");
   std::ostringstream out;
   LiveReporter live(out, 1);
   live.header();
@@ -239,7 +232,7 @@ TEST(LiveTable, NcclTestsColumnsHeaderNoteAndFooter) {
 
 // Issue 18: -C puts the host's CPU time per operation beside the GPU time, and -a is named.
 TEST(LiveTable, CpuTimeColumnAndTheRankTimeChosen) {
-  RunDocument d = load_run_file(example("h200x2-default.json"));
+  RunDocument d = example_run("h200x2-default.json");
   Result r = d.results.front();
   r.enqueue = EnqueueInfo{};
   r.enqueue->host_us_per_op = 1.234;

@@ -11,9 +11,13 @@
 #include "core/present/history.h"
 #include "core/present/report.h"
 #include "test_docs.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
+
+using test::example_run;
+using test::run_fixture_path;
 
 ReportInput input_for(const RunDocument& d, const std::string& path = "run.json") {
   ReportInput in;
@@ -45,16 +49,14 @@ TEST(Report, TextShowsMatrixVerdictsAndFlags) {
 // the run recorded the GPU's node as unknown; and a report whose recomputed verdicts differ from
 // those the file recorded did not say so.
 TEST(Report, SaysWhereHostBuffersWereAndWhatTheFileItselfRecorded) {
-  const auto h =
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
+  const auto h = example_run("h200x2-host.json");
   const auto text = make_reporter(ReportFormat::kText)->render({input_for(h)}, {});
   // (Before the Terms, which quote the file's own method summaries.)
   EXPECT_EQ(text.substr(0, text.find("\nTerms:\n")).find("on the GPU's NUMA node"),
             std::string::npos);
   EXPECT_NE(text.find("rank 0: 1 GiB pinned on NUMA node 0, GPU's node unknown"), std::string::npos)
       << text;
-  const auto d =
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-default.json");
+  const auto d = example_run("h200x2-default.json");
   ReportInput in = input_for(d);
   in.recorded = recorded_verdicts_note(d, in.verdicts);
   // Its run flagged the data-CRC counters, which this build records but does not flag (README).
@@ -89,8 +91,7 @@ TEST(Report, SaysWhereHostBuffersWereAndWhatTheFileItselfRecorded) {
 // From an audit: no report showed the command or the NCCL variables a run was made under, so a
 // fallback forced by NCCL_P2P_DISABLE=1 could not be told from a broken link on paper.
 TEST(Report, ShowsTheCommandAndTheVariablesThatSteerNccl) {
-  const auto d =
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-nccl-net.json");
+  const auto d = example_run("h200x2-nccl-net.json");
   for (auto f : {ReportFormat::kText, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
     const auto out = make_reporter(f)->render({input_for(d)}, {});
     const bool md = f == ReportFormat::kMarkdown;  // Markdown escapes '_'
@@ -533,10 +534,6 @@ TEST(Compare, RefusesUnlikeRuns) {
   }
 }
 
-std::string real_run(const std::string& name) {
-  return std::string(PEERBENCH_SOURCE_DIR) + "/tests/fixtures/runs/" + name;
-}
-
 int measured(const RunDocument& d) {
   int n = 0;
   for (const auto& r : d.results) n += r.status == ResultStatus::kOk;
@@ -544,8 +541,8 @@ int measured(const RunDocument& d) {
 }
 
 TEST(Compare, VersionOneRunsCompareByHostAndPciBusId) {
-  const auto a = load_run_file(real_run("h200x2/serial.json"));
-  const auto b = load_run_file(real_run("h200x2/rounds.json"));
+  const auto a = load_run_file(run_fixture_path("h200x2/serial.json"));
+  const auto b = load_run_file(run_fixture_path("h200x2/rounds.json"));
   CompareOptions o;
   EXPECT_EQ(o.match, "pci");
   const auto c = compare_runs(a, "serial.json", b, "rounds.json", o);
@@ -561,7 +558,7 @@ TEST(Compare, VersionOneRunsCompareByHostAndPciBusId) {
 // Two ranks on one GPU (--allow-gpu-sharing): ce-write 0->1 has src and dst on one card, but it
 // is a copy between two ranks, not the GPU's link to its host.
 TEST(Compare, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
-  const auto a = load_run_file(real_run("h200x1-shared-serial.json"));
+  const auto a = load_run_file(run_fixture_path("h200x1-shared-serial.json"));
   const auto c = compare_runs(a, "a.json", a, "b.json", {});
   ASSERT_FALSE(c.rows.empty());
   for (const auto& r : c.rows) {
@@ -569,8 +566,7 @@ TEST(Compare, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
         << r.method << " " << r.pair << ": " << r.gpu_pair;
   }
   // The real host<->GPU run is named so.
-  const auto h =
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-host.json");
+  const auto h = example_run("h200x2-host.json");
   const auto hc = compare_runs(h, "a.json", h, "b.json", {});
   ASSERT_FALSE(hc.rows.empty());
   EXPECT_EQ(hc.rows[0].gpu_pair, "host0:0000:00:06.0<->host");
@@ -579,8 +575,8 @@ TEST(Compare, APairOfRanksOnOneGpuIsNotNamedAHostLink) {
 // Two ranks on one GPU against two GPUs: another node shape, refused (it was compared, and an
 // all-reduce over one GPU's sockets read as a 99 % regression).
 TEST(Compare, RunsOnAnotherNumberOfGpusAreRefused) {
-  const auto one = load_run_file(real_run("h200x1-shared-serial.json"));
-  const auto two = load_run_file(real_run("h200x2/default.json"));
+  const auto one = load_run_file(run_fixture_path("h200x1-shared-serial.json"));
+  const auto two = load_run_file(run_fixture_path("h200x2/default.json"));
   try {
     compare_runs(two, "a.json", one, "b.json", {});
     FAIL() << "compared 2 GPUs with 1";
@@ -594,9 +590,8 @@ TEST(Compare, RunsOnAnotherNumberOfGpusAreRefused) {
 // Schema 1 recorded no type/op for its all-reduce (float/sum, as every later default): the same
 // case in an older and a newer file is compared, not listed as only in A and only in B.
 TEST(Compare, ASchema1AllReduceMeetsItsFloatSumCase) {
-  const auto a = load_run_file(real_run("h200x2/default.json"));
-  const auto b =
-      load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/h200x2-default.json");
+  const auto a = load_run_file(run_fixture_path("h200x2/default.json"));
+  const auto b = example_run("h200x2-default.json");
   ASSERT_EQ(a.schema_version, 1);
   const auto c = compare_runs(a, "a.json", b, "b.json", {});
   int allreduce = 0;
@@ -610,7 +605,7 @@ TEST(Compare, ASchema1AllReduceMeetsItsFloatSumCase) {
 
 // A median and its range at one precision: "0.67 [0.7-0.7]" put the median outside its range.
 TEST(Compare, AMedianAndItsRangeShareOnePrecision) {
-  auto a = load_run_file(real_run("h200x2/default.json"));
+  auto a = load_run_file(run_fixture_path("h200x2/default.json"));
   const auto c = compare_runs(a, "a.json", a, "b.json", {});
   const std::string text = render_comparison(c, "a.json", "b.json", {});
   EXPECT_EQ(text.find(" [0.7-0.7]"), std::string::npos);
@@ -620,7 +615,7 @@ TEST(Compare, AMedianAndItsRangeShareOnePrecision) {
 }
 
 TEST(Compare, TwoRanksOnOneGpuDropNoRow) {
-  const auto a = load_run_file(real_run("h200x1-shared-serial.json"));
+  const auto a = load_run_file(run_fixture_path("h200x1-shared-serial.json"));
   const auto c = compare_runs(a, "a.json", a, "b.json", {});
   EXPECT_EQ(static_cast<int>(c.rows.size()), measured(a)) << "every measured result compared";
   std::size_t listed =
@@ -629,7 +624,7 @@ TEST(Compare, TwoRanksOnOneGpuDropNoRow) {
 }
 
 TEST(Compare, RowsMissingOnOneSideAreListed) {
-  const auto a = load_run_file(real_run("h200x2/default.json"));
+  const auto a = load_run_file(run_fixture_path("h200x2/default.json"));
   auto b = a;
   b.results.erase(b.results.begin());            // ce-write 0->1 1M absent from B
   b.results[0].status = ResultStatus::kTimeout;  // ce-write 0->1 4M timed out in B
@@ -661,7 +656,7 @@ TEST(Compare, RowsMissingOnOneSideAreListed) {
 // saying "nothing recorded"; the CSV left them out. A case B asked for and did not measure fails
 // the comparison as a regression does; one B never asked for is listed, not failed.
 TEST(Compare, ACandidateThatLostCasesFailsAndSaysSo) {
-  const auto a = load_run_file(real_run("h200x2/default.json"));
+  const auto a = load_run_file(run_fixture_path("h200x2/default.json"));
   auto b = a;
   int lost = 0;
   for (auto& r : b.results) {
@@ -863,10 +858,6 @@ TEST(Compare, BurnInFindingsInBFailTheComparison) {
   EXPECT_EQ(comparison_exit_code(c, o), kExitOk);
 }
 
-RunDocument example_run(const std::string& name) {
-  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
-}
-
 // The lines of a text section, from its title to the blank line after it.
 std::vector<std::string> section_lines(const std::string& text, const std::string& title) {
   std::vector<std::string> out;
@@ -885,7 +876,7 @@ std::vector<std::string> section_lines(const std::string& text, const std::strin
 // their sizes as a range.
 TEST(Compare, CasesInOneRunAloneAreGroupedByMethodAndPairWithTheirSizes) {
   const auto a = example_run("h200x2-default.json");
-  const auto b = load_run_file(real_run("h200x2/default.json"));
+  const auto b = load_run_file(run_fixture_path("h200x2/default.json"));
   const auto c = compare_runs(a, "a.json", b, "b.json", {});
   ASSERT_EQ(c.only_in_a.size(), 36u) << "six collectives B did not run, at six sizes";
   const auto text = render_comparison(c, "a.json", "b.json", {});
@@ -924,7 +915,7 @@ std::vector<double> y_ticks(const std::string& svg) {
 // kBandMargin past it.
 TEST(Compare, TheChangeChartShowsTheNoiseBandAndDoesNotZoomIntoNoise) {
   const auto a = example_run("h200x2-default.json");
-  const auto b = load_run_file(real_run("h200x2/default.json"));
+  const auto b = load_run_file(run_fixture_path("h200x2/default.json"));
   for (const double threshold : {0.05, 0.10}) {
     CompareOptions o;
     o.format = ReportFormat::kHtml;
@@ -945,7 +936,7 @@ TEST(Compare, TheChangeChartShowsTheNoiseBandAndDoesNotZoomIntoNoise) {
 // are named under it, not drawn.
 TEST(Compare, AHistoryChartCarriesAtMostEightSeriesInDistinctColours) {
   const auto h = build_history(
-      {example_run("h200x2-default.json"), load_run_file(real_run("h200x2/default.json")),
+      {example_run("h200x2-default.json"), load_run_file(run_fixture_path("h200x2/default.json")),
        example_run("h200x2-nccl-shm.json")},
       {"a.json", "b.json", "c.json"}, {});
   std::set<std::string> methods;

@@ -9,28 +9,13 @@
 #include "core/model/schema.h"
 #include "core/present/report.h"
 #include "test_docs.h"
+#include "test_fixtures.h"
 
 namespace peerbench {
 namespace {
 
-RunDocument example(const std::string& name) {
-  return load_run_file(std::string(PEERBENCH_SOURCE_DIR) + "/results/examples/" + name);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::string line;
-  for (char c : text) {
-    if (c == '\n') {
-      out.push_back(line);
-      line.clear();
-    } else {
-      line += c;
-    }
-  }
-  if (!line.empty()) out.push_back(line);
-  return out;
-}
+using test::example_run;
+using test::lines_of;
 
 ReportInput input_of(const RunDocument& d, const std::string& path) {
   ReportInput in;
@@ -85,13 +70,13 @@ void expect_fits_and_leads(const std::string& text, const std::string& what) {
 TEST(ReportLayout, EveryExampleFitsTheTerminalAndLeadsWithItsVerdict) {
   // Every judged figure under the size judged, or none: the word says nothing passed (an audit
   // read "PASS: 3 not judged of 3 verdicts").
-  const RunDocument ptb = example("h200x2-per-task-binding.json");
+  const RunDocument ptb = example_run("h200x2-per-task-binding.json");
   EXPECT_EQ(lines_of(make_reporter(ReportFormat::kText)->render({input_of(ptb, "p.json")}, {}))[1],
             "NOT JUDGED: 3 not judged of 3 verdicts");
   for (const char* name : {"h200x2-default.json", "h200x2-nccl-shm.json", "h200x2-nccl-net.json",
                            "h200x2-nccl-large.json", "h200x2-collectives.json", "h200x2-host.json",
                            "h200x2-per-task-binding.json"}) {
-    const RunDocument d = example(name);
+    const RunDocument d = example_run(name);
     expect_fits_and_leads(make_reporter(ReportFormat::kText)->render({input_of(d, name)}, {}),
                           name);
   }
@@ -100,7 +85,7 @@ TEST(ReportLayout, EveryExampleFitsTheTerminalAndLeadsWithItsVerdict) {
 // Every pair of an 8-GPU node on NCCL's shared memory, and one GPU's copies slowed: the verdict
 // and the pairs at fault within the first 12 lines, every line within 120 columns.
 TEST(ReportLayout, AnEightGpuNodeFitsAndSaysWhatIsWrongFirst) {
-  RunDocument d = eight_gpus_from(example("h200x2-default.json"));
+  RunDocument d = eight_gpus_from(example_run("h200x2-default.json"));
   for (auto& p : d.pairs) {
     p.nccl->kind = "SHM";
     p.nccl->kinds = {"SHM"};
@@ -139,7 +124,7 @@ TEST(ReportLayout, AnEightGpuNodeFitsAndSaysWhatIsWrongFirst) {
 // command line or the file is escaped wherever it lands: the file name, host names, process
 // names, paths, in every format.
 TEST(ReportLayout, MarkdownEscapesEveryStringFromTheFileAndTheCommandLine) {
-  RunDocument d = example("h200x2-default.json");
+  RunDocument d = example_run("h200x2-default.json");
   const std::string tag = "<script>alert(1)</script>";
   for (auto& r : d.system.ranks) r.host = "<b>node</b>";
   d.system.hosts = {"<b>node</b>"};
