@@ -22,7 +22,8 @@ namespace {
 
 using test::sysroot_evidence;
 
-std::vector<std::string> codes(const NodeEvidence& e, int ranks = 2) {
+// The codes of doctor's findings on `e` for a job of `ranks` ranks.
+std::vector<std::string> finding_codes(const NodeEvidence& e, int ranks = 2) {
   std::vector<std::string> out;
   for (const auto& f : doctor_findings(e, DoctorContext{ranks})) out.push_back(f.code);
   return out;
@@ -47,7 +48,7 @@ TEST(DoctorFindings, HealthyFixturesFindNothing) {
     NodeEvidence e = sysroot_evidence(name);
     e.container.shm_bytes = 128ull << 30;  // the GPU machine's 128 GB, not this disk's
     if (std::string(name) == "gpu-vm-h200x2") e.gpus.push_back(h200_gpu0());
-    EXPECT_TRUE(codes(e).empty()) << name << ": " << join(codes(e));
+    EXPECT_TRUE(finding_codes(e).empty()) << name << ": " << join(finding_codes(e));
   }
 }
 
@@ -72,26 +73,27 @@ TEST(DoctorFindings, TheGpuMachinesFaults) {
   ASSERT_EQ(p2p.size(), 1u);
   EXPECT_EQ(p2p[0].code, "nccl-p2p-disabled-by-env");
   EXPECT_EQ(p2p[0].next, "Next: unset NCCL_P2P_DISABLE and run again");
-  EXPECT_EQ(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"})),
+  EXPECT_EQ(finding_codes(
+                sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"})),
             (std::vector<std::string>{"nccl-p2p-disabled-by-env", "nccl-shm-disabled-by-env"}));
   // NCCL_SHM_DISABLE alone leaves P2P, the road between these GPUs.
-  EXPECT_TRUE(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_SHM_DISABLE=1"})).empty());
-  EXPECT_EQ(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_LEVEL=LOC"})),
+  EXPECT_TRUE(finding_codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_SHM_DISABLE=1"})).empty());
+  EXPECT_EQ(finding_codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_LEVEL=LOC"})),
             std::vector<std::string>{"nccl-p2p-level-env"});
-  EXPECT_TRUE(codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=0"})).empty());
+  EXPECT_TRUE(finding_codes(sysroot_evidence("gpu-vm-h200x2", {"NCCL_P2P_DISABLE=0"})).empty());
   NodeEvidence small = sysroot_evidence("gpu-vm-h200x2");
   small.container.shm_bytes = 1ull << 20;
   const auto shm = doctor_findings(small, {2});
-  ASSERT_EQ(codes(small), std::vector<std::string>{"shm-too-small"});
+  ASSERT_EQ(finding_codes(small), std::vector<std::string>{"shm-too-small"});
   // The diagnosis's rule: what NCCL 2.28 maps for 2 ranks, not a round 1 GiB.
   const std::string need = shm_mib(nccl_shm_bytes_needed(2));
   EXPECT_EQ(shm[0].next, "Next: run the container with --ipc=host, or --shm-size=" + need +
                              " or more (NCCL needs about " + need + " for 2 ranks)");
-  EXPECT_TRUE(codes(small, 1).empty());     // one rank shares no memory
-  small.container.shm_bytes = 64ull << 20;  // Docker's default: under the 74 MiB of 2 ranks
-  EXPECT_EQ(codes(small), std::vector<std::string>{"shm-too-small"});
+  EXPECT_TRUE(finding_codes(small, 1).empty());  // one rank shares no memory
+  small.container.shm_bytes = 64ull << 20;       // Docker's default: under the 74 MiB of 2 ranks
+  EXPECT_EQ(finding_codes(small), std::vector<std::string>{"shm-too-small"});
   small.container.shm_bytes = nccl_shm_bytes_needed(2);
-  EXPECT_TRUE(codes(small).empty());
+  EXPECT_TRUE(finding_codes(small).empty());
 }
 
 TEST(DoctorFindings, NvlinksDownAgainstTheModel) {
@@ -108,7 +110,7 @@ TEST(DoctorFindings, NvlinksDownAgainstTheModel) {
             "Next: links 3 and 7 of GPU 0 0000:00:06.0 are down: nvidia-smi nvlink -s, then "
             "reseat or RMA");
   e.gpus[0].nvlinks_expected.reset();  // a model the tables do not know: nothing to hold it to
-  EXPECT_TRUE(codes(e).empty());
+  EXPECT_TRUE(finding_codes(e).empty());
 }
 
 TEST(DoctorFindings, LinksNvmlDoesNotListAreNotSeenNotDown) {
@@ -118,13 +120,13 @@ TEST(DoctorFindings, LinksNvmlDoesNotListAreNotSeenNotDown) {
   ASSERT_EQ(e.gpus.size(), 1u);
   EXPECT_TRUE(e.gpus[0].nvlinks.empty());
   EXPECT_EQ(e.gpus[0].nvlinks_expected, 18);
-  EXPECT_TRUE(codes(e, 1).empty()) << join(codes(e, 1));
+  EXPECT_TRUE(finding_codes(e, 1).empty()) << join(finding_codes(e, 1));
   EXPECT_NE(join(node_evidence_lines(e)).find("NVLinks none listed by NVML (model: 18)"),
             std::string::npos)
       << join(node_evidence_lines(e), "\n");
   // Listed and inactive is down: the same GPU with 18 links listed, link 5 not active.
   for (int l = 0; l < 18; ++l) e.gpus[0].nvlinks.push_back({l, l != 5, ""});
-  EXPECT_EQ(codes(e, 1), std::vector<std::string>{"nvlink-links-down"});
+  EXPECT_EQ(finding_codes(e, 1), std::vector<std::string>{"nvlink-links-down"});
 }
 
 TEST(DoctorFindings, FabricAndMemoryAreTheirCauses) {
@@ -133,16 +135,16 @@ TEST(DoctorFindings, FabricAndMemoryAreTheirCauses) {
   NodeEvidence e = sysroot_evidence("gpu-vm-h200x2");
   e.gpus.push_back(h200_gpu0());
   e.gpus[0].fabric_state = "not-started";
-  EXPECT_EQ(codes(e), std::vector<std::string>{"fabric-manager-not-running"});
+  EXPECT_EQ(finding_codes(e), std::vector<std::string>{"fabric-manager-not-running"});
   e.gpus[0].fabric_state = "completed";
   e.gpus[0].fabric_health = "degraded bandwidth";
   const auto degraded = doctor_findings(e, {2});
-  ASSERT_EQ(codes(e), std::vector<std::string>{"fabric-degraded"});
+  ASSERT_EQ(finding_codes(e), std::vector<std::string>{"fabric-degraded"});
   EXPECT_EQ(degraded[0].summary,
             "the NVLink fabric of GPU 0 0000:00:06.0 is registered but reports degraded bandwidth");
   e.gpus[0].fabric_health = "healthy";
   e.gpus[0].remapped_rows_failure = true;
-  EXPECT_EQ(codes(e), std::vector<std::string>{"ecc-remapped-failure"});
+  EXPECT_EQ(finding_codes(e), std::vector<std::string>{"ecc-remapped-failure"});
 }
 
 TEST(DoctorFindings, EachRuleIsACauseOfTheTableAndFillsItsWords) {
@@ -157,7 +159,7 @@ TEST(DoctorFindings, EachRuleIsACauseOfTheTableAndFillsItsWords) {
   e.gpus[0].ecc_uncorrected_volatile = 2;
   e.container.shm_bytes = 1ull << 20;
   const auto found = doctor_findings(e, {2});
-  EXPECT_EQ(found.size(), 8u) << join(codes(e));
+  EXPECT_EQ(found.size(), 8u) << join(finding_codes(e));
   for (const auto& f : found) {
     EXPECT_EQ(f.summary.find('{'), std::string::npos) << f.code << ": " << f.summary;
     EXPECT_EQ(f.next.find('{'), std::string::npos) << f.code << ": " << f.next;

@@ -21,7 +21,7 @@ nlohmann::json host_example() {
 }
 
 // The error the file gives, or "" when it is accepted.
-std::string refusal(const nlohmann::json& j) {
+std::string validated_read_error(const nlohmann::json& j) {
   try {
     validate_run_document(run_document_from_json(j, "edited.json"), "edited.json");
   } catch (const InputError& e) {
@@ -36,7 +36,7 @@ std::string refusal(const nlohmann::json& j) {
 TEST(HostReview, PerGpuResultNamingTwoRanksIsRefused) {
   auto j = host_example();
   j["results"][0]["dst"] = 1;  // h2d, src 0
-  const std::string why = refusal(j);
+  const std::string why = validated_read_error(j);
   EXPECT_NE(why.find("results[0]"), std::string::npos) << "accepted; error was: '" << why << "'";
 }
 
@@ -46,7 +46,7 @@ TEST(HostReview, PerGpuResultOverAllRanksIsRefused) {
   auto j = host_example();
   j["results"][0]["src"] = nullptr;
   j["results"][0]["dst"] = nullptr;
-  const std::string why = refusal(j);
+  const std::string why = validated_read_error(j);
   EXPECT_NE(why.find("results[0]"), std::string::npos) << "accepted; error was: '" << why << "'";
 }
 
@@ -55,7 +55,7 @@ TEST(HostReview, PerGpuVerdictNamingTwoRanksIsRefused) {
   auto j = host_example();
   ASSERT_FALSE(j["verdicts"].empty());
   j["verdicts"][0]["dst"] = 1;  // GPU 0's verdict, now "0->1"
-  const std::string why = refusal(j);
+  const std::string why = validated_read_error(j);
   EXPECT_NE(why.find("verdicts[0]"), std::string::npos) << "accepted; error was: '" << why << "'";
 }
 
@@ -76,7 +76,7 @@ RunDocument two_hosts_host_run() {
   return d;
 }
 
-std::string text_report(const RunDocument& d) {
+std::string text_report_of(const RunDocument& d) {
   ReportInput in;
   in.path = "two-hosts.json";
   in.doc = &d;
@@ -88,7 +88,7 @@ std::string text_report(const RunDocument& d) {
 TEST(HostReview, PerGpuRowsDoNotCallRankTwoGpuTwo) {
   const auto d = two_hosts_host_run();
   ASSERT_EQ(d.system.ranks[2].gpu.index, 0);
-  const auto text = text_report(d);
+  const auto text = text_report_of(d);
   EXPECT_EQ(text.find("GPU 2 "), std::string::npos)
       << "rank 2 is GPU 0 of node1, labelled as GPU 2:\n"
       << text;
@@ -98,7 +98,7 @@ TEST(HostReview, PerGpuRowsDoNotCallRankTwoGpuTwo) {
 // (220 GB/s "from 4 GPUs at once"), a figure no host's PCIe or memory carried.
 TEST(HostReview, HostTotalIsPerHost) {
   const auto d = two_hosts_host_run();
-  const auto text = text_report(d);
+  const auto text = text_report_of(d);
   EXPECT_EQ(text.find("220.0 GB/s from 4 GPUs"), std::string::npos) << text;
 }
 

@@ -45,7 +45,7 @@ class InputLimits : public ::testing::Test {
 
 // The message of what `f` throws as `E`; a failure when it throws nothing or something else.
 template <typename E>
-std::string refusal(const std::function<void()>& f) {
+std::string message_thrown_as(const std::function<void()>& f) {
   try {
     f();
   } catch (const E& e) {
@@ -62,7 +62,8 @@ std::string refusal(const std::function<void()>& f) {
 TEST_F(InputLimits, AFileOverItsLimitIsRefusedWithItsRoleSizeAndLimit) {
   const std::string big = write("big.json", "");
   ASSERT_EQ(::truncate(big.c_str(), static_cast<off_t>(kMaxExpectFileBytes + 1)), 0);
-  const std::string e = refusal<InputError>([&] { read_input_file(big, InputKind::kExpect); });
+  const std::string e =
+      message_thrown_as<InputError>([&] { read_input_file(big, InputKind::kExpect); });
   for (const char* part :
        {"big.json", "--expect file", "1048577 bytes", "over its limit of 1 MiB (1048576 bytes)"})
     EXPECT_TRUE(contains(e, part)) << part << " not in: " << e;
@@ -70,7 +71,7 @@ TEST_F(InputLimits, AFileOverItsLimitIsRefusedWithItsRoleSizeAndLimit) {
   const std::string growing = write("growing.json", "{}");
   InputFile f(growing, InputKind::kExpect);
   std::ofstream(growing, std::ios::binary | std::ios::app) << std::string(2 << 20, ' ');
-  const std::string g = refusal<InputError>([&] { f.read_rest(); });
+  const std::string g = message_thrown_as<InputError>([&] { f.read_rest(); });
   for (const char* part : {"growing.json", "--expect file holds more than its limit of 1 MiB",
                            "bytes read, where its size was 2 bytes when opened"})
     EXPECT_TRUE(contains(g, part)) << part << " not in: " << g;
@@ -93,7 +94,7 @@ TEST_F(InputLimits, FleetRefusesAFileNamedThatIsNoRun) {
   for (const auto& n : named) {
     FleetOptions o;
     o.paths = {n.file, run};
-    const std::string e = refusal<UsageError>([&] { build_fleet(o, method_catalog()); });
+    const std::string e = message_thrown_as<UsageError>([&] { build_fleet(o, method_catalog()); });
     EXPECT_TRUE(contains(e, n.file) && contains(e, n.says) && contains(e, "give results files"))
         << e;
   }
@@ -110,8 +111,9 @@ TEST_F(InputLimits, FleetRefusesAFileNamedThatIsNoRun) {
   EXPECT_TRUE(contains(r.notes[0], "not a run: not counted")) << r.notes[0];
   // The same topology named, and found in the folder too: named wins.
   folder.paths = {at("runs"), at("runs/topo.json")};
-  EXPECT_TRUE(contains(refusal<UsageError>([&] { build_fleet(folder, method_catalog()); }),
-                       "topo.json' is a topology file"));
+  EXPECT_TRUE(
+      contains(message_thrown_as<UsageError>([&] { build_fleet(folder, method_catalog()); }),
+               "topo.json' is a topology file"));
   // A run cut short is a run that cannot be read: its node is listed, the fleet fails (exit 1).
   FleetOptions damaged;
   damaged.paths = {write("cut.json", R"({"schema_version": 3, "kind": "peerbench-ru)"), run};
@@ -128,14 +130,15 @@ TEST_F(InputLimits, FleetWalkStopsAtItsEntryLimit) {
   ASSERT_EQ(::mkdir(at("runs/a").c_str(), 0755), 0);
   for (int i = 0; i < 30; ++i) write("runs/a/n" + std::to_string(i) + ".txt", "");
   EXPECT_EQ(collect_result_files({at("runs")}, 31).files.size(), 0u);  // "a" and its 30
-  const std::string e = refusal<UsageError>([&] {
+  const std::string e = message_thrown_as<UsageError>([&] {
     collect_result_files({at("runs"), at("runs/a")}, 30);
   });
   for (const char* part : {"runs'", "more than 30 entries", "looks at 30 at most",
                            "give the folders that hold the results files"})
     EXPECT_TRUE(contains(e, part)) << part << " not in: " << e;
   const test::CpuStopwatch cpu;
-  const std::string proc = refusal<UsageError>([&] { collect_result_files({"/proc/self"}); });
+  const std::string proc =
+      message_thrown_as<UsageError>([&] { collect_result_files({"/proc/self"}); });
   EXPECT_LT(cpu.seconds(), test::time_bound(10.0));
   EXPECT_TRUE(contains(proc, "more than 100000 entries")) << proc;
 }
@@ -148,7 +151,8 @@ TEST_F(InputLimits, HostListsStopAtTheirLimit) {
   for (std::size_t i = 0; i < kMaxHosts; ++i) names += "node" + std::to_string(i) + "\n";
   EXPECT_EQ(load_host_list(write("hosts", names)).size(), kMaxHosts);
   names += "one-more\n";
-  const std::string e = refusal<InputError>([&] { load_host_list(write("hosts", names)); });
+  const std::string e =
+      message_thrown_as<InputError>([&] { load_host_list(write("hosts", names)); });
   for (const char* part : {"hosts: --hosts file, line 100001", "more than 100000 host names",
                            "a --hosts file and a fleet for each part"})
     EXPECT_TRUE(contains(e, part)) << part << " not in: " << e;

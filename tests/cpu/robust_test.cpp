@@ -28,7 +28,8 @@ namespace {
 
 using test::file_text;
 
-std::string temp_dir(const std::string& name) {
+// The folder pb_`name`_<pid> under gtest's temporary folder, made when missing.
+std::string pid_temp_dir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "/pb_" + name + "_" + std::to_string(::getpid());
   ::mkdir(dir.c_str(), 0755);
   return dir;
@@ -128,7 +129,7 @@ TEST(Robust, StreamedPlanEqualsTheMaterializedOne) {
 // ---- 3. Safe writes
 
 TEST(Robust, WritesRefuseSymlinksDevicesFifosAndFolders) {
-  const std::string dir = temp_dir("safe");
+  const std::string dir = pid_temp_dir("safe");
   const std::string real = dir + "/real.txt";
   write_file_atomically(real, "keep me");
   const std::string link = dir + "/link.txt";
@@ -158,7 +159,7 @@ TEST(Robust, WritesRefuseSymlinksDevicesFifosAndFolders) {
 }
 
 TEST(Robust, WritesKeepTheModeAndIgnorePlantedTemporaryNames) {
-  const std::string dir = temp_dir("mode");
+  const std::string dir = pid_temp_dir("mode");
   const std::string path = dir + "/r.json";
   write_file_atomically(path, "one");
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
@@ -179,7 +180,7 @@ TEST(Robust, WritesKeepTheModeAndIgnorePlantedTemporaryNames) {
 }
 
 TEST(Robust, WriteErrorsNameTheUsersPathNotATemporaryOne) {
-  const std::string dir = temp_dir("err");
+  const std::string dir = pid_temp_dir("err");
   const std::string path = dir + "/missing/out.md";
   try {
     write_file_atomically(path, "x");
@@ -193,7 +194,7 @@ TEST(Robust, WriteErrorsNameTheUsersPathNotATemporaryOne) {
 }
 
 TEST(Robust, CheckingAPathLeavesNoFoldersAndTheFirstWriteMakesThem) {
-  const std::string dir = temp_dir("dirs");
+  const std::string dir = pid_temp_dir("dirs");
   const std::string path = dir + "/a/b/r.json";
   EXPECT_EQ(check_writable(path, true), "");
   EXPECT_TRUE(entries(dir).empty()) << "a run that fails before writing leaves no folders";
@@ -267,12 +268,12 @@ TEST(Robust, ErrorLinesEscapeReorderingCharactersAndCutLongWords) {
 // ---- 6. Results files that no run could have written
 
 // The real run of two ranks on one H200 (tests/fixtures/runs/h200x1-shared-serial.json).
-nlohmann::json fixture() {
+nlohmann::json shared_serial_json() {
   return load_json_file(test::run_fixture_path("h200x1-shared-serial.json"));
 }
 
 // Error of load_run_file on `j` written to a file, or "" when it loads.
-std::string load_error(const nlohmann::json& j, const std::string& raw = "") {
+std::string written_run_error(const nlohmann::json& j, const std::string& raw = "") {
   const std::string path = ::testing::TempDir() + "/pb_bad_" + std::to_string(::getpid()) + ".json";
   write_file_atomically(path, raw.empty() ? j.dump() : raw);
   std::string e;
@@ -286,7 +287,7 @@ std::string load_error(const nlohmann::json& j, const std::string& raw = "") {
 }
 
 TEST(Robust, RealRunsLoad) {
-  EXPECT_EQ(load_error(fixture()), "");
+  EXPECT_EQ(written_run_error(shared_serial_json()), "");
 }
 
 TEST(Robust, ValuesNoMeasurementMakesAreRefusedNamingTheField) {
@@ -341,9 +342,9 @@ TEST(Robust, ValuesNoMeasurementMakesAreRefusedNamingTheField) {
       {[&](auto& j) { j["pairs"][0]["dst"] = j["pairs"][0]["src"]; }, "pairs[0].dst"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    auto j = fixture();
+    auto j = shared_serial_json();
     cases[i].edit(j);
-    const std::string e = load_error(j);
+    const std::string e = written_run_error(j);
     EXPECT_NE(e.find("pb_bad_"), std::string::npos) << "case " << i << ": " << e;
     EXPECT_NE(e.find(cases[i].field + "'"), std::string::npos) << "case " << i << ": " << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
@@ -351,10 +352,10 @@ TEST(Robust, ValuesNoMeasurementMakesAreRefusedNamingTheField) {
 }
 
 TEST(Robust, DuplicateKeysAreRefusedNamingTheField) {
-  const std::string text = fixture().dump();
+  const std::string text = shared_serial_json().dump();
   // A second schema_version would win silently in nlohmann's reader.
   const std::string dup = "{\"schema_version\": 99, " + text.substr(1);
-  const std::string e = load_error({}, dup);
+  const std::string e = written_run_error({}, dup);
   EXPECT_NE(e.find("field 'schema_version'"), std::string::npos) << e;
   EXPECT_NE(e.find("duplicate key"), std::string::npos) << e;
   try {
@@ -368,7 +369,7 @@ TEST(Robust, DuplicateKeysAreRefusedNamingTheField) {
 }
 
 TEST(Robust, ReportsEscapeControlCodesFromTheFile) {
-  auto j = fixture();
+  auto j = shared_serial_json();
   j["system"]["ranks"][0]["gpu"]["name"] = "NVIDIA H200\x1b[2J\x1b]0;pwned\x07";
   j["tool"]["version"] = "0.4\xc2\x9b";  // C1 CSI
   const std::string path = ::testing::TempDir() + "/pb_esc_" + std::to_string(::getpid()) + ".json";

@@ -49,7 +49,7 @@ std::string big_run(int gpus, int sizes) {
 }
 
 // The file `report` would be given: `text` written to a temporary path.
-std::string write_run(const std::string& text, const std::string& name) {
+std::string written_run_path(const std::string& text, const std::string& name) {
   // The process id in the name: two test processes at once (a CI run beside a local one) removed
   // each other's file ("scale-small.json: results file does not exist").
   const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "-" + name;
@@ -81,7 +81,7 @@ double report_seconds(const std::string& path, std::size_t file_bytes,
 bool rendered_once_for_the_sanitizer() {
 #ifdef PEERBENCH_SLOW_BUILD
   const std::string small = big_run(8, 4);  // 56 pairs x 3 x 4 = 672 results
-  const std::string path = write_run(small, "scale-sanitized.json");
+  const std::string path = written_run_path(small, "scale-sanitized.json");
   report_seconds(path, small.size());
   std::remove(path.c_str());
   return true;
@@ -95,8 +95,8 @@ TEST(Scale, ReportTimeGrowsLinearlyWithResults) {
     GTEST_SKIP() << "sanitizer build: 672 results rendered once; the plain build holds the bound";
   const std::string small = big_run(16, 7);  // 240 pairs x 3 methods x 7 sizes = 5,040
   const std::string large = big_run(36, 9);  // 1260 pairs x 3 x 9 = 34,020
-  const std::string small_path = write_run(small, "scale-small.json");
-  const std::string large_path = write_run(large, "scale-large.json");
+  const std::string small_path = written_run_path(small, "scale-small.json");
+  const std::string large_path = written_run_path(large, "scale-large.json");
   // Best of 3 each: one CI run read 0.12 s and 1.87 s (15.5x), with the other suite's build
   // beside it on two cores; a single short timing is at the mercy of the machine.
   double ts = 1e9, tl = 1e9;
@@ -188,7 +188,7 @@ TEST(Scale, HundredThousandResultsReportInThreeSeconds) {
   if (rendered_once_for_the_sanitizer())
     GTEST_SKIP() << "sanitizer build: 672 results rendered once; the plain build holds the bound";
   const std::string text = big_run(58, 10);  // 3306 pairs x 3 x 10 = 99,180 results
-  const std::string path = write_run(text, "scale-100k.json");
+  const std::string path = written_run_path(text, "scale-100k.json");
   // `peerbench report FILE` as a user runs it: load, judge, one text report. The fastest of three
   // runs: a shared build machine only ever adds time.
   double t = 1e9;

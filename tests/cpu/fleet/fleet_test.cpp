@@ -43,7 +43,8 @@ struct TempDirs {
   }
 };
 
-std::string temp_dir() {
+// A new folder of its own, removed when the test process ends.
+std::string fresh_temp_dir() {
   static TempDirs dirs;
   std::string t = ::testing::TempDir() + "/pb_fleet_XXXXXX";
   if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp");
@@ -71,7 +72,7 @@ void slow(RunDocument& d, const std::string& method, double f) {
 
 // A fleet of `count` healthy nodes, copies of `d` named n0, n1, ..., in a new folder.
 std::string healthy_fleet(const RunDocument& d, int count) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < count; ++i)
     write_run(dir, "n" + std::to_string(i), as_node(d, "n" + std::to_string(i)));
   return dir;
@@ -133,7 +134,7 @@ std::string write_baseline(const std::string& dir, double tolerance) {
 
 // Ten healthy nodes, one slowed, one cut short, one unreadable, one expected but absent.
 struct DerivedFleet {
-  std::string dir = temp_dir();
+  std::string dir = fresh_temp_dir();
   FleetOptions options;
   DerivedFleet() {
     std::string hosts;
@@ -214,7 +215,7 @@ TEST(Fleet, AStatusAloneIsNoProblemAndAJobThatNeverEndedIs) {
 // read "not judged: largest size 64 MiB < 256 MiB" as if that were all, and JUnit passed it.
 TEST(FleetReport, JunitSkipsAFigureNotJudgedAndSaysWhy) {
   const RunDocument off = load_run_file(run_fixture_path("h200x2/p2p-disabled.json"));
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (const char* h : {"n1", "n2", "n3"}) write_run(dir, h, as_node(off, h));
   const std::string xml = make_fleet_reporter(FleetFormat::kJunit)->render(fleet_of(dir), {});
   const std::string why =
@@ -227,7 +228,7 @@ TEST(FleetReport, JunitSkipsAFigureNotJudgedAndSaysWhy) {
   EXPECT_NE(xml.find("<skipped message=\"" + why + "\"/>"), std::string::npos) << xml;
   EXPECT_EQ(xml.find("skipped=\"0\""), std::string::npos) << "each suite counts its skips";
   // A host's own dots are no package levels: CI tools split a classname at its last dot.
-  const std::string fqdn = temp_dir();
+  const std::string fqdn = fresh_temp_dir();
   for (const char* h : {"gpu1.rack7.example.com", "gpu2.rack7.example.com", "gpu3.rack7.x"})
     write_run(fqdn, h, as_node(off, h));
   const std::string named = make_fleet_reporter(FleetFormat::kJunit)->render(fleet_of(fqdn), {});
@@ -289,7 +290,7 @@ TEST(Fleet, ToleranceComesFromTheExpectFile) {
 }
 
 TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 4; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i == 2) {
@@ -309,7 +310,7 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
   EXPECT_NE(text.find("570.86.10: 1 node (n2)"), std::string::npos);
   EXPECT_NE(text.find("MIXED"), std::string::npos);
   // A 2-2 split has no majority: one side's nodes are named (before: neither side's).
-  const std::string tie = temp_dir();
+  const std::string tie = fresh_temp_dir();
   for (int i = 0; i < 4; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "t" + std::to_string(i));
     if (i >= 2) d.system.driver_version = d.topology->hosts[0].driver_version = "590.10.01";
@@ -320,7 +321,7 @@ TEST(Fleet, MixedVersionsAreCountedAndTheOddNodesNamed) {
 }
 
 TEST(Fleet, ARerunReplacesTheEarlierRunAndSaysSo) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   RunDocument early = as_node(h200x2_default_run(), "a");
   slow(early, "ce-write", 0.5);
   early.started_at = "2026-01-01T00:00:00Z";
@@ -403,7 +404,7 @@ TEST(Fleet, ANodeOfOneSharedGpuShowsNothingAndDoesNotPass) {
 }
 
 TEST(Fleet, PcieLinksAreGroupedByGenerationAndWidth) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   test::NodeSpec spec;
   spec.nvlinks = 0;
   spec.pcie_path = "PIX";
@@ -419,7 +420,7 @@ TEST(Fleet, PcieLinksAreGroupedByGenerationAndWidth) {
 
 TEST(Fleet, BadInputIsRefused) {
   EXPECT_THROW(fleet_of("/nonexistent/fleet"), UsageError);
-  const std::string empty = temp_dir();
+  const std::string empty = fresh_temp_dir();
   EXPECT_THROW(fleet_of(empty), UsageError);
   DerivedFleet f;
   f.options.hosts_file = f.dir + "/no-such-hosts";
@@ -506,7 +507,7 @@ TEST(FleetReport, EveryFormatGivesALatencyRatioUnderOneWhenWorse) {
 }
 
 TEST(FleetReport, HtmlEscapesHostNamesAndMarksFailure) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   write_run(dir, "x", as_node(h200x2_default_run(), "<script>x</script>"));
   const FleetReport r = fleet_of(dir);
   const auto html = make_fleet_reporter(FleetFormat::kHtml)->render(r, {});
@@ -616,7 +617,7 @@ namespace {
 // Issue 17: a node whose case ran beside another job is not passed, says why, and its figure is
 // kept out of the fleet's medians: it is never a fleet-outlier.
 TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 6; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     for (auto& r : d.results) r.interference.emplace();
@@ -665,7 +666,7 @@ TEST(FleetContention, AContendedNodeIsNotAnOutlierAndSaysWhy) {
 // Another job beside the largest size alone: the case was measured beside it, not missing. "1
 // case not measured at the fleet's size" contradicted the report's own table of it (an audit).
 TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 4; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     std::uint64_t largest = 0;
@@ -690,7 +691,7 @@ TEST(FleetContention, ACaseMeasuredBesideAnotherJobIsNotCalledUnmeasured) {
 // A bidirectional outlier is both directions' sum, as the run's own flags say (a review); a
 // staged figure over an unknown or PCIe link names no NVLink.
 TEST(Fleet, ABidirectionalOutlierSaysBothWaysTogether) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 5; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     if (i == 0) slow(d, "ce-bidir", 0.8);
@@ -716,7 +717,7 @@ TEST(Fleet, ABidirectionalOutlierSaysBothWaysTogether) {
 // Another job beside the fleet's size while the node's verdict judged a larger, clean size: the
 // pair passes, so the node's problems say it (it had passed the fleet silently; a review).
 TEST(FleetContention, AFigureBesideAnotherJobAtTheFleetsSizeAloneIsStillSaid) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   const std::uint64_t fleet_size = 256ull << 20;
   for (int i = 0; i < 4; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
@@ -742,7 +743,7 @@ TEST(FleetContention, AFigureBesideAnotherJobAtTheFleetsSizeAloneIsStillSaid) {
 // A staged copy goes GPU -> host memory -> GPU: a node slow there is the host's memory path.
 // The outlier named the pair's NV18 beside it, and a technician would have worked on the NVLink.
 TEST(Fleet, AStagedOutlierNamesTheHostsMemoryPathNotTheLink) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 6; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     if (i == 5) slow(d, "staged", 0.75);
@@ -776,7 +777,7 @@ TEST(Fleet, AStagedOutlierNamesTheHostsMemoryPathNotTheLink) {
 TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
   for (const std::string variant : {"hw-thermal", "sw-thermal", "hw-thermal+pid"}) {
     const std::string reason = variant.substr(0, 10);
-    const std::string dir = temp_dir();
+    const std::string dir = fresh_temp_dir();
     for (int i = 0; i < 5; ++i) {
       RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
       for (auto& r : d.results) r.interference.emplace();
@@ -818,7 +819,7 @@ TEST(FleetContention, ClocksHeldByTheHardwareSayCheckCoolingAndPower) {
 // The advice rests on NVML's reasons, not on the words of the note: another job whose process
 // is named like a reason ("hw-thermal-probe") held no clock.
 TEST(FleetContention, AProcessNamedLikeAClockReasonIsAnotherJob) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 5; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "node" + std::to_string(i));
     for (auto& r : d.results) r.interference.emplace();
@@ -893,7 +894,7 @@ TEST(SiteBaseline, WrittenFromTheHealthyNodesAndHeldToLater) {
   const Expectations e = load_expectations(path, method_catalog());
   EXPECT_FALSE(e.baseline.empty());
 
-  const std::string later = temp_dir();
+  const std::string later = fresh_temp_dir();
   for (int i = 0; i < 3; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "new" + std::to_string(i));
     if (i == 1) slow(d, "ce-read", 0.93);  // inside the 10 % fleet tolerance, under the 5 % bar
@@ -1042,7 +1043,7 @@ TEST(SiteBaseline, AFailureOnOtherVersionsSaysWhichTheFleetRan) {
 }
 
 TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 6; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i >= 3) d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
@@ -1061,7 +1062,7 @@ TEST(SiteBaseline, KeptPerVersionWhenTheFleetMixesThem) {
 // dropped with no word. They are left out, each with why; on one driver they count as before.
 TEST(SiteBaseline, NodesWithoutVersionsAreLeftOutOfAPerVersionBaselineWithWhy) {
   const auto fleet = [](int on_other) {
-    const std::string dir = temp_dir();
+    const std::string dir = fresh_temp_dir();
     for (int i = 0; i < 8; ++i) {
       RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
       if (i < on_other)
@@ -1097,7 +1098,7 @@ TEST(SiteBaseline, NodesWithoutVersionsAreLeftOutOfAPerVersionBaselineWithWhy) {
 // pass on the known-good figure) where a one-version baseline judged it and said so. Both judge it
 // now, by the entry sharing the most versions, and say which versions that entry is for.
 TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 6; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i >= 3) d.system.driver_version = d.topology->hosts[0].driver_version = "580.200.01";
@@ -1137,7 +1138,7 @@ TEST(SiteBaseline, APerVersionBaselineJudgesARunOnOtherVersionsAndSaysSo) {
 // lenient passed a run at 0.80 of healthy on a slow driver's entry; a hostile audit), and a run
 // that recorded no driver is told which driver's entry that was.
 TEST(SiteBaseline, WhichOtherVersionJudgesDoesNotHangOnTheFilesOrder) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 6; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
     if (i >= 3) {
@@ -1191,7 +1192,7 @@ namespace {
 // A fleet of a node per factor; `on_new` of them (from the last) on driver 590.10.01 (and
 // NCCL 2.29.1 with `nccl_too`), their ce-write scaled by `factor[i]`.
 FleetReport version_fleet(int on_new, const std::vector<double>& factor, bool nccl_too = false) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   const int count = static_cast<int>(factor.size());
   for (int i = 0; i < count; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "n" + std::to_string(i));
@@ -1296,7 +1297,7 @@ TEST(FleetVersions, OneNodesFaultIsNotItsVersions) {
 // baseline entries were written anyway, and a healthy pair of that very node then failed the
 // bar (exit 1). Such cases are left out and listed; with none left, nothing is written.
 TEST(SiteBaseline, CasesWithTooFewPairsAreLeftOutAndListed) {
-  const std::string one = temp_dir();
+  const std::string one = fresh_temp_dir();
   write_run(one, "n0", as_node(h200x2_default_run(), "n0"));
   try {
     make_baseline(fleet_of(one), 0.1, "now");
@@ -1330,7 +1331,7 @@ TEST(SiteBaseline, AnEntryNeedsTwoHealthyNodesAndTheirVersionsAlone) {
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b)
       if (a != b) d.results.push_back(test::bw_result("ce-write", a, b, 1ull << 30, 395));
-  const std::string one = temp_dir();
+  const std::string one = fresh_temp_dir();
   write_run(one, "big0", as_node(d, "big0"));
   try {
     make_baseline(fleet_of(one), 0.1, "now");
@@ -1524,7 +1525,7 @@ TEST(SiteBaseline, AFleetSaysWhichNodesTheBaselineJudgedNothingOf) {
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b)
       if (a != b) d.results.push_back(test::bw_result("ce-write", a, b, 1ull << 30, 395));
-  const std::string other = temp_dir();
+  const std::string other = fresh_temp_dir();
   write_run(other, "big0", as_node(d, "big0"));
   write_run(other, "big1", as_node(d, "big1"));
   FleetOptions o;
@@ -1889,7 +1890,7 @@ TEST(FleetSettings, SettingsSplitGroupsAndBaselinesAndRepeatsSettleFigures) {
     EXPECT_NE(p.group_of("nccl-allreduce").find("-z 1"), std::string::npos) << p.link;
   }
   // Three -z nodes judge one another: the slow one is the outlier, the others pass.
-  const std::string zdir = temp_dir();
+  const std::string zdir = fresh_temp_dir();
   write_run(zdir, "z1", z1);
   for (const std::string host : {"z2", "z3", "z4"}) write_run(zdir, host, blocking(host));
   const FleetReport zr = fleet_of(zdir);
@@ -2036,7 +2037,7 @@ TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
   r = fleet_of(dir);
   EXPECT_EQ(node(r, "other").state, NodeState::kIncomplete);
   // A folder of no runs at all read "PASS: all 0 nodes pass" (a review).
-  const std::string none = temp_dir();
+  const std::string none = fresh_temp_dir();
   std::filesystem::copy_file(run_fixture_path("h200x2/topo.json"), none + "/topo.json");
   try {
     fleet_of(none);
@@ -2051,7 +2052,7 @@ TEST(FleetHonesty, TopologyAndBaselineFilesBesideTheRunsAreNotNodes) {
 // Three copies of one run under three host names passed as three nodes (an audit): nodes that
 // name the same GPU UUIDs are said to be one machine's results, on the verdict line and in Notes.
 TEST(FleetHonesty, NodesThatNameTheSameGpusAreNotIndependent) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (const char* h : {"a1", "a2", "a3", "b1"}) {
     RunDocument d = as_node(h200x2_default_run(), h);
     if (h[0] == 'a') {  // the a-nodes: one machine's GPUs under three names
@@ -2076,7 +2077,7 @@ TEST(FleetHonesty, NodesThatNameTheSameGpusAreNotIndependent) {
 // The same, for CI: the JUnit suite, the CSV rows and OpenMetrics name the nodes that share GPUs
 // (only text, Markdown and HTML had said so; the machine formats read as independent nodes).
 TEST(FleetHonesty, MachineFormatsNameTheNodesThatShareGpus) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (const char* h : {"a1", "a2", "b1"}) {
     RunDocument d = as_node(h200x2_default_run(), h);
     if (h[0] == 'a') {
@@ -2150,7 +2151,7 @@ TEST(FleetSettings, AnotherElementTypeIsAGroupOfItsOwn) {
 // Half the fleet ran copies, half kernels: no method was run by most, and every node is short of
 // what half of them ran; the message says half, not most (an audit).
 TEST(FleetCoverage, ATieLeavesEveryNodeThatRanLessIncompleteAndSaysHowMany) {
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 4; ++i) {
     const std::string host = "n" + std::to_string(i);
     write_run(dir, host,
@@ -2304,7 +2305,7 @@ namespace {
 TEST(FleetReadability, TheChartDrawsTheBarTheVerdictsUsed) {
   const std::string healthy = healthy_fleet(h200x2_default_run(), 3);
   const std::string base = write_baseline(healthy, 0.10);
-  const std::string dir = temp_dir();
+  const std::string dir = fresh_temp_dir();
   for (int i = 0; i < 7; ++i) {
     RunDocument d = as_node(h200x2_default_run(), "m" + std::to_string(i));
     for (auto& res : d.results) {  // both directions

@@ -40,7 +40,8 @@ RunDocument burned(const std::vector<double>& gbps, std::vector<int> corrupt = {
   return d;
 }
 
-std::vector<std::string> codes_of(const std::vector<PairVerdict>& vs, int s, int t) {
+// The flag codes of pair s->t; {"no verdict"} when the pair has none.
+std::vector<std::string> flag_codes_at(const std::vector<PairVerdict>& vs, int s, int t) {
   for (const auto& v : vs) {
     if (v.src != s || v.dst != t) continue;
     std::vector<std::string> c;
@@ -63,7 +64,7 @@ std::string message_of(const std::vector<PairVerdict>& vs, int s, int t, const s
 TEST(BurnIn, ASteadyBurnInPassesWithItsSpreadInTheEvidence) {
   const auto d = burned({396, 395, 397, 396, 396, 395, 397, 396});
   const auto vs = compute_verdicts(d, {});
-  EXPECT_TRUE(codes_of(vs, 0, 1).empty());
+  EXPECT_TRUE(flag_codes_at(vs, 0, 1).empty());
   for (const auto& v : vs) {
     for (const auto& m : v.methods) {
       if (m.method != "ce-write" || v.src != 0) continue;
@@ -77,7 +78,7 @@ TEST(BurnIn, ASteadyBurnInPassesWithItsSpreadInTheEvidence) {
 TEST(BurnIn, DataErrorsAreNamedWithTheirCycle) {
   const auto d = burned({396, 396, 396, 396, 396}, {3});
   const auto vs = compute_verdicts(d, {});
-  const auto codes = codes_of(vs, 0, 1);
+  const auto codes = flag_codes_at(vs, 0, 1);
   ASSERT_NE(std::find(codes.begin(), codes.end(), "burn-in-errors"), codes.end());
   for (const auto& v : vs) {
     for (const auto& f : v.flags) {
@@ -108,7 +109,7 @@ TEST(BurnIn, AFailureThatLastsIntoTheCycleCutShortIsIntermittent) {
   EXPECT_NE(why.find("cycles 2, 3, 4 and 5 of 5"), std::string::npos) << why;
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
   const auto always = burned({396, 396, 396}, {}, {1, 2, 3});  // never ran: a plain failure
-  const auto again = codes_of(compute_verdicts(always, {}), 0, 1);
+  const auto again = flag_codes_at(compute_verdicts(always, {}), 0, 1);
   EXPECT_EQ(std::find(again.begin(), again.end(), "intermittent"), again.end());
 }
 
@@ -138,7 +139,7 @@ TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
   b.stopped_by = "error";
   d.burn_in = b;
   EXPECT_TRUE(d.burn_in->series[0].failed_cycles.empty());
-  EXPECT_TRUE(codes_of(compute_verdicts(d, {}), 0, 1).empty());
+  EXPECT_TRUE(flag_codes_at(compute_verdicts(d, {}), 0, 1).empty());
 
   BurnIn twice;
   for (int k = 0; k < 2; ++k) {  // 24 B and 16 B of a double all-gather over 2 ranks: both 16 B
@@ -171,10 +172,10 @@ TEST(BurnIn, ACaseNotRunIsNoFailureAndACycleIsListedOnce) {
 
 TEST(BurnIn, DriftFromTheFirstCyclesToTheLastIsFlagged) {
   const auto d = burned({396, 395, 396, 380, 370, 360, 355, 350});
-  const auto codes = codes_of(compute_verdicts(d, {}), 0, 1);
+  const auto codes = flag_codes_at(compute_verdicts(d, {}), 0, 1);
   ASSERT_NE(std::find(codes.begin(), codes.end(), "drift"), codes.end());
   const auto steady = burned({396, 395, 396, 394, 395, 396, 395, 394});
-  EXPECT_TRUE(codes_of(compute_verdicts(steady, {}), 0, 1).empty());
+  EXPECT_TRUE(flag_codes_at(compute_verdicts(steady, {}), 0, 1).empty());
 }
 
 // At latency sizes a bandwidth method's series holds the time per operation (8 B is 0.0 GB/s in
@@ -206,7 +207,7 @@ TEST(BurnIn, AtLatencySizesTheSeriesIsTheTimePerOperation) {
   d.results.push_back(test::latency_result("nccl-allreduce", 0, 1, 3.3));
   d.burn_in = slower;
   const auto vs = compute_verdicts(d, {});
-  auto codes = codes_of(vs, 0, 1);
+  auto codes = flag_codes_at(vs, 0, 1);
   EXPECT_NE(std::find(codes.begin(), codes.end(), "drift"), codes.end());
   for (const auto& v : vs) {
     for (const auto& fl : v.flags) {
@@ -215,11 +216,11 @@ TEST(BurnIn, AtLatencySizesTheSeriesIsTheTimePerOperation) {
     }
   }
   d.burn_in = burned_at_8_bytes({4.6, 4.4, 4.2, 3.9, 3.6, 3.4, 3.3, 3.3});
-  codes = codes_of(compute_verdicts(d, {}), 0, 1);
+  codes = flag_codes_at(compute_verdicts(d, {}), 0, 1);
   EXPECT_EQ(std::find(codes.begin(), codes.end(), "drift"), codes.end()) << "faster is no drift";
 }
 
-std::string refusal(const nlohmann::json& j) {
+std::string burn_in_read_error(const nlohmann::json& j) {
   try {
     run_document_from_json(j, "burn.json");
   } catch (const InputError& e) {
@@ -236,29 +237,33 @@ TEST(BurnIn, ASchema4SeriesMustCarryTheUnitOfItsMethodAndSize) {
   d.burn_in->series.push_back(burned_at_8_bytes({3.3, 3.3}).series[0]);
   d.schema_version = kSchemaVersion;
   const auto good = to_json(d);
-  EXPECT_EQ(refusal(good), "(read)");
+  EXPECT_EQ(burn_in_read_error(good), "(read)");
   auto j = good;
   j["burn_in"]["series"][1].erase("unit");
-  EXPECT_NE(refusal(j).find("burn_in.series[1].unit"), std::string::npos) << refusal(j);
+  EXPECT_NE(burn_in_read_error(j).find("burn_in.series[1].unit"), std::string::npos)
+      << burn_in_read_error(j);
   j = good;
   j["burn_in"]["series"][1]["unit"] = nullptr;
-  EXPECT_NE(refusal(j).find("unit"), std::string::npos) << refusal(j);
+  EXPECT_NE(burn_in_read_error(j).find("unit"), std::string::npos) << burn_in_read_error(j);
   j = good;
   j["burn_in"]["series"][0]["unit"] = "us";  // ce-write at 1 GiB
-  EXPECT_NE(refusal(j).find("'us' does not fit ce-write at 1 GiB (GB/s there)"), std::string::npos)
-      << refusal(j);
+  EXPECT_NE(burn_in_read_error(j).find("'us' does not fit ce-write at 1 GiB (GB/s there)"),
+            std::string::npos)
+      << burn_in_read_error(j);
   j = good;
   j["burn_in"]["series"][1]["unit"] = "GB/s";  // nccl-allreduce at 8 B
-  EXPECT_NE(refusal(j).find("(us there)"), std::string::npos) << refusal(j);
+  EXPECT_NE(burn_in_read_error(j).find("(us there)"), std::string::npos) << burn_in_read_error(j);
   j = good;
   j["burn_in"]["series"].push_back(j["burn_in"]["series"][0]);
-  EXPECT_NE(refusal(j).find("a second series of ce-write"), std::string::npos) << refusal(j);
+  EXPECT_NE(burn_in_read_error(j).find("a second series of ce-write"), std::string::npos)
+      << burn_in_read_error(j);
   j = good;
   for (int k = 0; k < 3; ++k) j["burn_in"]["series"][0]["values"].push_back(396.0);
-  EXPECT_NE(refusal(j).find("7 values for 4 whole cycles"), std::string::npos) << refusal(j);
+  EXPECT_NE(burn_in_read_error(j).find("7 values for 4 whole cycles"), std::string::npos)
+      << burn_in_read_error(j);
   j = good;
   j["burn_in"]["series"][0]["unit"] = std::string("us\0 and more", 12);
-  const std::string why = refusal(j);
+  const std::string why = burn_in_read_error(j);
   EXPECT_NE(why.find("'us\\x00 and more'"), std::string::npos) << why;
   EXPECT_NE(why.find("is not us or GB/s"), std::string::npos) << "nothing cut at the NUL: " << why;
 }
@@ -342,9 +347,9 @@ TEST(BurnIn, RoundTripsThroughTheSchema) {
   EXPECT_EQ(back.burn_in->series[0].throttled_cycles, std::vector<int>{4});
   auto bad = j;  // held clocks are interference too: listed in contended_cycles as well
   bad["burn_in"]["series"][0]["throttled_cycles"] = {2};
-  EXPECT_NE(refusal(bad).find("throttled_cycles': cycle 2 is not in contended_cycles"),
+  EXPECT_NE(burn_in_read_error(bad).find("throttled_cycles': cycle 2 is not in contended_cycles"),
             std::string::npos)
-      << refusal(bad);
+      << burn_in_read_error(bad);
   EXPECT_EQ(cycle_list({3, 7, 12}), "3, 7 and 12");
 }
 
@@ -406,7 +411,7 @@ TEST(BurnIn, LaterCyclesUnderTheBarAreFlaggedWithTheirCycles) {
   EXPECT_NE(why.find("lowest 198.0 GB/s, cycle 2"), std::string::npos) << why;
   EXPECT_EQ(verdict_exit_code(vs, "all"), kExitFlagged);
   vs = compute_verdicts(burned({396, 396, 300, 396, 396}), {});
-  EXPECT_TRUE(codes_of(vs, 0, 1).empty());
+  EXPECT_TRUE(flag_codes_at(vs, 0, 1).empty());
   for (const auto& v : vs) {
     for (const auto& m : v.methods) {
       if (v.src == 0 && v.dst == 1 && m.method == "ce-write")
@@ -440,7 +445,7 @@ TEST(BurnIn, LaterCyclesUnderTheBarAreFlaggedWithTheirCycles) {
   auto d = burned({396, 396, 396});
   d.burn_in->series[0].values[1].reset();
   d.burn_in->series[0].contended_cycles = {2};
-  EXPECT_TRUE(codes_of(compute_verdicts(d, {}), 0, 1).empty());
+  EXPECT_TRUE(flag_codes_at(compute_verdicts(d, {}), 0, 1).empty());
 }
 
 // From an audit: over 4-7 cycles a quarter was one cycle, and scatter of 5 % read as drift. Two
@@ -450,11 +455,11 @@ TEST(BurnIn, DriftNeedsTwoCyclesAQuarter) {
   const auto noise = burned({396, 378, 400, 375});
   ASSERT_TRUE(burn_in_findings(noise.burn_in->series[0]).drift);
   EXPECT_NEAR(*burn_in_findings(noise.burn_in->series[0]).drift, 0.0013, 0.0001);
-  EXPECT_TRUE(codes_of(compute_verdicts(noise, {}), 0, 1).empty());
+  EXPECT_TRUE(flag_codes_at(compute_verdicts(noise, {}), 0, 1).empty());
   EXPECT_FALSE(burn_in_findings(burned({396, 378, 400}).burn_in->series[0]).drift);
   const auto seven = burned({396, 396, 396, 380, 370, 360, 355});
   ASSERT_TRUE(burn_in_findings(seven.burn_in->series[0]).drift);
-  const auto codes = codes_of(compute_verdicts(seven, {}), 0, 1);
+  const auto codes = flag_codes_at(compute_verdicts(seven, {}), 0, 1);
   EXPECT_NE(std::find(codes.begin(), codes.end(), "drift"), codes.end());
 }
 
@@ -577,10 +582,10 @@ TEST(BurnIn, AMoveUnderTheLastDigitShownIsNoDrift) {
   const auto flat = burned({396, 396, 396, 396, 395.9, 395.9, 395.9, 395.9});
   Expectations zero;
   zero.drift_tolerance = 0;
-  const auto codes = codes_of(compute_verdicts(flat, zero), 0, 1);
+  const auto codes = flag_codes_at(compute_verdicts(flat, zero), 0, 1);
   EXPECT_EQ(std::find(codes.begin(), codes.end(), "drift"), codes.end());
   const auto real = burned({396, 396, 396, 396, 394, 394, 394, 394});  // 0.5 %
-  const auto moved = codes_of(compute_verdicts(real, zero), 0, 1);
+  const auto moved = flag_codes_at(compute_verdicts(real, zero), 0, 1);
   EXPECT_NE(std::find(moved.begin(), moved.end(), "drift"), moved.end());
 }
 

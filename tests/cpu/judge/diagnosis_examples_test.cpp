@@ -35,7 +35,7 @@ std::vector<std::string> real_runs() {
   return out;
 }
 
-std::string text_report(const RunDocument& d, const std::string& path) {
+std::string text_report_of_file(const RunDocument& d, const std::string& path) {
   ReportInput in;
   in.path = path;
   in.doc = &d;
@@ -59,7 +59,7 @@ TEST(DiagnosisOfRealRuns, EveryFlaggedReportHasANextLinePerCauseAndNoPassingOneH
     const RunDocument d = load_run_file(path);
     const auto verdicts = compute_verdicts(d, {});
     const auto causes = diagnose(d, verdicts);
-    const std::string text = text_report(d, path);
+    const std::string text = text_report_of_file(d, path);
     const bool any_flag = std::any_of(verdicts.begin(), verdicts.end(),
                                       [](const PairVerdict& v) { return !v.flags.empty(); });
     if (any_flag) {

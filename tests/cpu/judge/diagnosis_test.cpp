@@ -26,7 +26,8 @@ std::string nccl_log(const std::string& name) {
   return ss.str();
 }
 
-bool has(const std::vector<std::string>& xs, const std::string& x) {
+// Whether `xs` holds `x`.
+bool lists(const std::vector<std::string>& xs, const std::string& x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
@@ -94,7 +95,7 @@ TEST(Diagnosis, ShmWithNoVariableIsUnknownAndPointsAwayFromTheLink) {
   EXPECT_EQ(c.next.rfind("Next: run peerbench doctor on vm", 0), 0u) << c.next;
   EXPECT_NE(c.next.find("NCCL_DEBUG=INFO"), std::string::npos);
   // The all-reduce under known-good is the same road's: one cause, not two.
-  EXPECT_TRUE(has(c.flags, "below-expected"));
+  EXPECT_TRUE(lists(c.flags, "below-expected"));
 }
 
 TEST(Diagnosis, NcclReasonWhereNoSettingExplains) {

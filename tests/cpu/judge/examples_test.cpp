@@ -32,7 +32,7 @@ RunDocument slowed(RunDocument d, const std::string& method, double f) {
 }
 
 // Flag codes over all pairs' verdicts.
-std::set<std::string> flag_codes(const RunDocument& d) {
+std::set<std::string> judged_flag_codes(const RunDocument& d) {
   std::set<std::string> codes;
   for (const auto& v : compute_verdicts(d, {})) {
     for (const auto& f : v.flags) codes.insert(f.code);
@@ -54,7 +54,7 @@ TEST(Examples, DefaultRunOverNvlinkPasses) {
   EXPECT_EQ(d.status, "complete");
   EXPECT_EQ(d.system.ranks.size(), 2u);
   expect_nccl_transport(d, "P2P");
-  EXPECT_TRUE(flag_codes(d).empty());
+  EXPECT_TRUE(judged_flag_codes(d).empty());
   for (const auto& r : d.results) EXPECT_EQ(r.wrong, 0u) << r.method;
 }
 
@@ -62,14 +62,14 @@ TEST(Examples, NcclWithoutP2pIsFlaggedShm) {
   const auto d = example_run("h200x2-nccl-shm.json");
   EXPECT_EQ(d.environment.at("NCCL_P2P_DISABLE"), "1");
   expect_nccl_transport(d, "SHM");
-  EXPECT_EQ(flag_codes(d).count("nccl-shm"), 1u);
+  EXPECT_EQ(judged_flag_codes(d).count("nccl-shm"), 1u);
 }
 
 TEST(Examples, NcclWithoutP2pAndShmIsFlaggedNet) {
   const auto d = example_run("h200x2-nccl-net.json");
   EXPECT_EQ(d.environment.at("NCCL_SHM_DISABLE"), "1");
   expect_nccl_transport(d, "NET");
-  EXPECT_EQ(flag_codes(d).count("nccl-net"), 1u);
+  EXPECT_EQ(judged_flag_codes(d).count("nccl-net"), 1u);
 }
 
 TEST(Examples, LargeNcclSweepReaches8GiB) {
@@ -80,7 +80,7 @@ TEST(Examples, LargeNcclSweepReaches8GiB) {
     largest = std::max(largest, r.bytes);
   }
   EXPECT_EQ(largest, 8ull << 30);
-  EXPECT_TRUE(flag_codes(d).empty());
+  EXPECT_TRUE(judged_flag_codes(d).empty());
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 namespace peerbench {
 namespace {
 
-ActivitySample sample(double t, std::vector<ForeignProcess> foreign = {}, int util = 0,
-                      bool job_idle = false, unsigned long long reasons = 0) {
+ActivitySample activity_sample(double t, std::vector<ForeignProcess> foreign = {}, int util = 0,
+                               bool job_idle = false, unsigned long long reasons = 0) {
   ActivitySample s;
   s.t_s = t;
   s.foreign = std::move(foreign);
@@ -43,10 +43,10 @@ TEST(FabricHealth, MaskAndSummaryInWords) {
 TEST(ActivityTracker, ACaseSeesTheProcessesThatRanDuringIt) {
   ActivityTracker t;
   const ForeignProcess loop{4242, "copyloop", 2568ull << 20, 99};
-  t.add(sample(0.0));
-  t.add(sample(1.0, {loop}, 100));
-  t.add(sample(2.0, {loop}, 100));
-  t.add(sample(3.0));
+  t.add(activity_sample(0.0));
+  t.add(activity_sample(1.0, {loop}, 100));
+  t.add(activity_sample(2.0, {loop}, 100));
+  t.add(activity_sample(3.0));
   const auto during = t.window(1.5, 2.5);
   ASSERT_EQ(during.processes.size(), 1u);
   EXPECT_EQ(during.processes[0].name, "copyloop");
@@ -63,15 +63,15 @@ TEST(ActivityTracker, ACaseSeesTheProcessesThatRanDuringIt) {
 
 TEST(ActivityTracker, UtilizationWhileTheJobIsIdleIsSomebodyElses) {
   ActivityTracker t(10);
-  t.add(sample(0.0, {}, 5, true));
+  t.add(activity_sample(0.0, {}, 5, true));
   EXPECT_FALSE(t.window(0.5, 0.6).contended()) << "5 % is under the bar";
-  t.add(sample(1.0, {}, 90, true));
+  t.add(activity_sample(1.0, {}, 90, true));
   EXPECT_FALSE(t.window(1.5, 1.6).busy_while_idle) << "one busy look of two: maybe a job ending";
-  t.add(sample(1.5, {}, 95, true));
-  t.add(sample(2.0, {}, 100, false));  // the job's own work: says nothing
+  t.add(activity_sample(1.5, {}, 95, true));
+  t.add(activity_sample(2.0, {}, 100, false));  // the job's own work: says nothing
   const auto g = t.window(2.5, 3.0);
   EXPECT_TRUE(g.busy_while_idle) << "most idle looks saw it busy, none since saw it stop";
-  t.add(sample(4.0, {}, 0, true));
+  t.add(activity_sample(4.0, {}, 0, true));
   EXPECT_FALSE(t.window(4.5, 5.0).busy_while_idle);
   ASSERT_EQ(t.sightings().size(), 1u);
   EXPECT_EQ(t.sightings()[0].kind, "busy-while-idle");
@@ -84,24 +84,24 @@ TEST(ActivityTracker, UtilizationWhileTheJobIsIdleIsSomebodyElses) {
 TEST(ActivityTracker, AGpuSharedByTheJobsRanksIsNotContendedByItsOwnWork) {
   ActivityTracker t;
   t.share_with_job(true);
-  for (double at : {0.0, 0.5, 1.0}) t.add(sample(at, {}, 100, true));
+  for (double at : {0.0, 0.5, 1.0}) t.add(activity_sample(at, {}, 100, true));
   const auto g = t.window(1.2, 1.3);
   EXPECT_FALSE(g.busy_while_idle);
   EXPECT_FALSE(g.contended());
   EXPECT_TRUE(t.sightings().empty());
   const ForeignProcess other{77, "python3", 1ull << 30, std::nullopt};
-  t.add(sample(1.4, {other}, 100, true));
+  t.add(activity_sample(1.4, {other}, 100, true));
   EXPECT_TRUE(t.window(1.4, 1.5).contended()) << "a process outside the job still counts";
-  EXPECT_FALSE(t.idle_check({sample(2.0, {}, 100, true)}, "start", 0).idle)
+  EXPECT_FALSE(t.idle_check({activity_sample(2.0, {}, 100, true)}, "start", 0).idle)
       << "every rank idle at the check: utilization is someone else's";
   ActivityTracker alone;  // the same looks on a GPU of its own: another user
-  for (double at : {0.0, 0.5, 1.0}) alone.add(sample(at, {}, 100, true));
+  for (double at : {0.0, 0.5, 1.0}) alone.add(activity_sample(at, {}, 100, true));
   EXPECT_TRUE(alone.window(1.2, 1.3).busy_while_idle);
 }
 
 TEST(ActivityTracker, HeldClocksAreSeenAsThrottling) {
   ActivityTracker t;
-  t.add(sample(0.0, {}, 100, false, 0x8));
+  t.add(activity_sample(0.0, {}, 100, false, 0x8));
   const auto g = t.window(0.0, 0.1);
   EXPECT_TRUE(g.throttled());
   EXPECT_FALSE(g.contended());
@@ -111,20 +111,20 @@ TEST(ActivityTracker, HeldClocksAreSeenAsThrottling) {
 TEST(ActivityTracker, IdleCheckNamesWhatIsThere) {
   ActivityTracker t;
   const ForeignProcess other{77, "python3", 1ull << 30, std::nullopt};
-  const auto busy =
-      t.idle_check({sample(0.1, {other}, 40, true), sample(0.2, {}, 60, true)}, "start", 0);
+  const auto busy = t.idle_check(
+      {activity_sample(0.1, {other}, 40, true), activity_sample(0.2, {}, 60, true)}, "start", 0);
   EXPECT_FALSE(busy.idle);
   ASSERT_EQ(busy.processes.size(), 1u);
   EXPECT_EQ(busy.processes[0].pid, 77);
   EXPECT_EQ(*busy.util_gpu_pct, 60);
-  EXPECT_TRUE(t.idle_check({sample(0.1, {}, 0, true)}, "start", 0).idle);
-  EXPECT_FALSE(t.idle_check({sample(0.1, {}, 50, true)}, "start", 0).idle)
+  EXPECT_TRUE(t.idle_check({activity_sample(0.1, {}, 0, true)}, "start", 0).idle);
+  EXPECT_FALSE(t.idle_check({activity_sample(0.1, {}, 50, true)}, "start", 0).idle)
       << "a process NVML cannot list is still seen through utilization";
 }
 
 TEST(ActivityTracker, KeepsABoundedHistory) {
   ActivityTracker t(10, 100);
-  for (int i = 0; i < 10000; ++i) t.add(sample(i * 0.1));
+  for (int i = 0; i < 10000; ++i) t.add(activity_sample(i * 0.1));
   EXPECT_EQ(t.samples(), 10000);
   EXPECT_FALSE(t.window(999.0, 999.5).contended());
 }

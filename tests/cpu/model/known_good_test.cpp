@@ -344,7 +344,7 @@ const char* const kH200Examples[] = {"h200x2-default.json",     "h200x2-per-task
                                      "h200x2-host.json",        "h200x2-nccl-shm.json",
                                      "h200x2-nccl-net.json"};
 
-const MethodInfo* method_of(const RunDocument& d, const std::string& name) {
+const MethodInfo* method_info_of(const RunDocument& d, const std::string& name) {
   static const auto fallback = method_catalog();
   const auto* m = find_method(d.methods, name);
   return m ? m : find_method(fallback, name);
@@ -397,7 +397,7 @@ std::vector<Ratio> ratios_of(const KnownGoodTable& t, const std::string& file) {
   const auto d = example_run(file);
   std::vector<Ratio> out;
   for (const auto& r : d.results) {
-    const MethodInfo* m = method_of(d, r.method);
+    const MethodInfo* m = method_info_of(d, r.method);
     if (!m || !comparable(r, *m)) continue;
     KnownGoodQuery q = query(d.system.ranks.at(0).gpu.name, link_of(d, *m),
                              int(d.system.ranks.size()), r.method, r.bytes);
@@ -463,7 +463,7 @@ TEST(KnownGood, H200RowsAreTheMediansOfTheRunsTheyCite) {
   for (const auto& rel : derived.at("inputs")) {
     const auto d = load_run_file(source_path(rel.get<std::string>()));
     for (const auto& r : d.results) {
-      const MethodInfo* m = method_of(d, r.method);
+      const MethodInfo* m = method_info_of(d, r.method);
       if (!m || !comparable(r, *m) || (m->uses_nccl && !nccl_on_p2p(d))) continue;
       if (m->scope == MethodScope::kPair && r.concurrent_pairs > 1) continue;
       if (r.method == "nccl-allreduce" && d.config.value("allreduce_inplace", false)) continue;

@@ -15,7 +15,8 @@ namespace {
 
 using nlohmann::json;
 
-json sample() {
+// A clean 2 x H200 run with its verdicts, link counters and per-direction figures, as JSON.
+json sample_run_json() {
   auto d = test::clean_h200_pair();
   d.verdicts = compute_verdicts(d, {});
   d.results[0].link_counters = LinkCounters{"nvml-field-values", 1e9, 1e9, 1e9, ""};
@@ -23,7 +24,8 @@ json sample() {
   return to_json(d);
 }
 
-std::string error_of(const json& j) {
+// The error reading `j` as a run gives, "" when it reads.
+std::string read_error(const json& j) {
   try {
     run_document_from_json(j, "run.json");
   } catch (const InputError& e) {
@@ -33,7 +35,7 @@ std::string error_of(const json& j) {
 }
 
 TEST(Schema, RoundTripKeepsEverything) {
-  const json j = sample();
+  const json j = sample_run_json();
   const RunDocument d = run_document_from_json(j, "run.json");
   EXPECT_EQ(to_json(d), j) << "write(read(write(doc))) must equal write(doc)";
   EXPECT_EQ(d.results.size(), 16u);
@@ -73,7 +75,7 @@ TEST(Schema, VersionTwoFieldsRoundTrip) {
 }
 
 TEST(Schema, VersionOneFilesStillRead) {
-  json j = sample();
+  json j = sample_run_json();
   j["schema_version"] = 1;
   j.erase("link_health");
   for (auto& v : j["verdicts"]) {
@@ -89,7 +91,7 @@ TEST(Schema, VersionOneFilesStillRead) {
 }
 
 TEST(Schema, NumbersAreNumbersAndAbsentIsNull) {
-  const json j = sample();
+  const json j = sample_run_json();
   EXPECT_TRUE(j["results"][0]["bytes"].is_number_unsigned());
   EXPECT_TRUE(j["results"][0]["time_us"]["median"].is_number());
   EXPECT_TRUE(j["results"][0]["reason"].is_null());
@@ -129,9 +131,9 @@ TEST(Schema, BadFilesGiveOneLineNamingFileAndField) {
       {[](json& j) { j["environment"]["NCCL_DEBUG"] = 3; }, "environment.NCCL_DEBUG"},
   };
   for (const auto& c : cases) {
-    json j = sample();
+    json j = sample_run_json();
     c.mutate(j);
-    const std::string m = error_of(j);
+    const std::string m = read_error(j);
     EXPECT_NE(m.find("run.json"), std::string::npos) << m;
     EXPECT_NE(m.find("'" + c.field), std::string::npos)
         << "expected field " << c.field << " in: " << m;
@@ -140,9 +142,9 @@ TEST(Schema, BadFilesGiveOneLineNamingFileAndField) {
 }
 
 TEST(Schema, FutureVersionSaysSo) {
-  json j = sample();
+  json j = sample_run_json();
   j["schema_version"] = 7;
-  EXPECT_NE(error_of(j).find("file is newer"), std::string::npos);
+  EXPECT_NE(read_error(j).find("file is newer"), std::string::npos);
 }
 
 TEST(JsonFiles, EmptyTruncatedNonJsonDeepAndHuge) {
@@ -159,7 +161,7 @@ TEST(JsonFiles, EmptyTruncatedNonJsonDeepAndHuge) {
   };
   write("");
   EXPECT_NE(err().find("empty"), std::string::npos);
-  write(sample().dump().substr(0, 500));
+  write(sample_run_json().dump().substr(0, 500));
   EXPECT_NE(err().find("not valid JSON"), std::string::npos);
   write("hello");
   EXPECT_NE(err().find("not valid JSON"), std::string::npos);
@@ -181,7 +183,7 @@ TEST(Schema, TopologyDocumentIsNotARun) {
   TopologyReport t = *test::clean_h200_pair().topology;
   const json doc = topology_document(t, ToolInfo{});
   EXPECT_EQ(doc["kind"], "peerbench-topology");
-  EXPECT_NE(error_of(doc).find("'kind'"), std::string::npos);
+  EXPECT_NE(read_error(doc).find("'kind'"), std::string::npos);
   const auto back = topology_from_json(doc["topology"], "t.json");
   EXPECT_EQ(to_json(back), doc["topology"]);
 }
@@ -193,7 +195,7 @@ TEST(Schema, DocumentedInSchemaMd) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string md = ss.str();
-  const json j = sample();
+  const json j = sample_run_json();
   for (const auto& [k, v] : j.items()) EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;
   for (const auto& [k, v] : j["results"][0].items())
     EXPECT_NE(md.find("`" + k + "`"), std::string::npos) << k;

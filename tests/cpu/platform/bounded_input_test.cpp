@@ -52,7 +52,8 @@ class BoundedInput : public ::testing::Test {
   std::string dir_;
 };
 
-std::string error_of(const std::function<void()>& f) {
+// The message of what `f` throws, "" when it throws nothing.
+std::string message_thrown(const std::function<void()>& f) {
   try {
     f();
   } catch (const std::exception& e) {
@@ -88,17 +89,19 @@ TEST_F(BoundedInput, SpecialFilesAreRefusedWithoutBlocking) {
   for (const auto& c : cases) {
     for (auto kind : {InputKind::kResults, InputKind::kExpect, InputKind::kHosts, InputKind::kPlot,
                       InputKind::kNcclLog}) {
-      const std::string e = error_of([&] { read_input_file(c.path, kind); });
+      const std::string e = message_thrown([&] { read_input_file(c.path, kind); });
       EXPECT_TRUE(contains(e, c.path) && contains(e, c.says) && contains(e, input_label(kind)))
           << e;
     }
   }
-  EXPECT_TRUE(contains(error_of([&] { load_run_file(at("fifo")); }), "results file is a FIFO"));
-  EXPECT_TRUE(contains(error_of([&] { load_host_list(at("fifo")); }), "--hosts file is a FIFO"));
   EXPECT_TRUE(
-      contains(error_of([&] { load_expectations(at("fifo")); }), "--expect file is a FIFO"));
+      contains(message_thrown([&] { load_run_file(at("fifo")); }), "results file is a FIFO"));
   EXPECT_TRUE(
-      contains(error_of([&] { read_input_file("", InputKind::kExpect); }), "path is empty"));
+      contains(message_thrown([&] { load_host_list(at("fifo")); }), "--hosts file is a FIFO"));
+  EXPECT_TRUE(
+      contains(message_thrown([&] { load_expectations(at("fifo")); }), "--expect file is a FIFO"));
+  EXPECT_TRUE(
+      contains(message_thrown([&] { read_input_file("", InputKind::kExpect); }), "path is empty"));
   ::close(s);
 }
 
@@ -115,7 +118,7 @@ TEST_F(BoundedInput, SizesAreCheckedBeforeReading) {
     ASSERT_EQ(
         ::truncate(write("sparse", "").c_str(), static_cast<off_t>(input_size_limit(k.kind) + 1)),
         0);
-    const std::string e = error_of([&] { read_input_file(p, k.kind); });
+    const std::string e = message_thrown([&] { read_input_file(p, k.kind); });
     EXPECT_TRUE(contains(e, k.limit)) << e;
     ASSERT_EQ(::truncate(p.c_str(), static_cast<off_t>(input_size_limit(k.kind))), 0);
     if (k.kind != InputKind::kResults) {  // at the limit: read whole
@@ -142,29 +145,30 @@ TEST_F(BoundedInput, StreamedReadingEqualsTheDocumentReader) {
   }
 }
 
-json real_run() {
+json default_run_json() {
   return load_json_file(test::run_fixture_path("h200x2/default.json"));
 }
 
-std::string load_error(const BoundedInput& t, const json& j) {
+// The error load_run_file gives `j` written as edited.json, "" when it loads.
+std::string edited_run_error(const BoundedInput& t, const json& j) {
   const std::string p = t.write("edited.json", j.dump());
-  return error_of([&] { load_run_file(p); });
+  return message_thrown([&] { load_run_file(p); });
 }
 
 // Errors in streamed sections are reported in the reader's order: a newer file says so first.
 TEST_F(BoundedInput, StreamedErrorsComeInTheReadersOrder) {
-  json j = real_run();
+  json j = default_run_json();
   j["results"][3]["bytes"] = 1.5;
-  EXPECT_TRUE(contains(load_error(*this, j), "field 'results[3].bytes'"));
+  EXPECT_TRUE(contains(edited_run_error(*this, j), "field 'results[3].bytes'"));
   j["system"]["ranks"][0]["gpu"]["compute_capability"] = "9";
-  EXPECT_TRUE(contains(load_error(*this, j), "system.ranks[0].gpu.compute_capability"));
+  EXPECT_TRUE(contains(edited_run_error(*this, j), "system.ranks[0].gpu.compute_capability"));
   j["schema_version"] = 99;
-  EXPECT_TRUE(contains(load_error(*this, j), "unsupported schema_version 99"));
+  EXPECT_TRUE(contains(edited_run_error(*this, j), "unsupported schema_version 99"));
 }
 
 // Millions of tiny results are refused within the budget, naming where; a few read.
 TEST_F(BoundedInput, TinyValuesAreBoundedByTheFilesSize) {
-  json j = real_run();
+  json j = default_run_json();
   const json tiny = {
       {"method", "ce-write"}, {"src", 0}, {"dst", 1}, {"bytes", 1}, {"status", "skipped"}};
   j["results"] = json::array();
@@ -182,12 +186,12 @@ TEST_F(BoundedInput, TinyValuesAreBoundedByTheFilesSize) {
   const auto open = text.find("\"results\":[");
   const auto close = text.find(']', open);
   text.replace(open, close - open + 1, "\"results\":[" + many + "]");
-  const std::string e = error_of([&] { load_run_file(write("many.json", text)); });
+  const std::string e = message_thrown([&] { load_run_file(write("many.json", text)); });
   EXPECT_TRUE(contains(e, "field 'results[") && contains(e, "too many small values")) << e;
 }
 
 TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
-  const json base = real_run();
+  const json base = default_run_json();
   std::size_t ok = 0;
   while (base["results"][ok]["status"] != "ok") ++ok;
   const std::string r = "results[" + std::to_string(ok) + "]";
@@ -229,16 +233,16 @@ TEST_F(BoundedInput, ValuesNoRunWritesAreRefusedNamingTheField) {
   for (const auto& c : cases) {
     json j = base;
     c.edit(j);
-    const std::string e = load_error(*this, j);
+    const std::string e = edited_run_error(*this, j);
     EXPECT_TRUE(contains(e, "edited.json") && contains(e, c.says)) << c.says << " <- " << e;
   }
-  EXPECT_EQ(load_error(*this, base), "");
+  EXPECT_EQ(edited_run_error(*this, base), "");
   // Two planned sizes a collective rounds down to one size are two cases, as a run writes them.
   json rounded = base;
   json again = base["results"][ok];
   again["requested_bytes"] = again["bytes"].get<std::uint64_t>() + 4;
   rounded["results"].push_back(again);
-  EXPECT_EQ(load_error(*this, rounded), "");
+  EXPECT_EQ(edited_run_error(*this, rounded), "");
 }
 
 TEST_F(BoundedInput, FleetWalksEachFolderOnceAndListsWhatItCannotRead) {
@@ -268,14 +272,14 @@ TEST_F(BoundedInput, HostListsAreStrictAndLinear) {
             (std::vector<std::string>{"node1", "node2", "node3"}));
   for (const std::string bad : {std::string(""), std::string("# only\n \n"), std::string(256, 'h'),
                                 std::string("a\x1b[2Jb\n"), std::string("a\0b\n", 4)}) {
-    const std::string e = error_of([&] { load_host_list(write("h", bad)); });
+    const std::string e = message_thrown([&] { load_host_list(write("h", bad)); });
     EXPECT_TRUE(contains(e, at("h"))) << e;
   }
   // Two names on a line were read as one host no run names (an audit).
-  EXPECT_TRUE(contains(error_of([&] { load_host_list(write("h", "node1\nn0 n1\n")); }),
+  EXPECT_TRUE(contains(message_thrown([&] { load_host_list(write("h", "node1\nn0 n1\n")); }),
                        "line 2: 'n0 n1' holds a space or comma; one host name per line"));
-  EXPECT_TRUE(
-      contains(error_of([&] { load_host_list(write("h", "n0,n1\n")); }), "holds a space or comma"));
+  EXPECT_TRUE(contains(message_thrown([&] { load_host_list(write("h", "n0,n1\n")); }),
+                       "holds a space or comma"));
   std::string many;  // at their limit (input_limits.h; past it: InputLimits.HostListsStopAt...)
   for (std::size_t i = 0; i < kMaxHosts; ++i) many += "node" + std::to_string(i) + "\n";
   EXPECT_EQ(load_host_list(write("h", many)).size(), kMaxHosts);
