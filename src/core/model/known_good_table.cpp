@@ -15,7 +15,7 @@
 namespace peerbench {
 namespace {
 
-constexpr std::size_t kMaxItems = 100000;
+constexpr std::size_t kMaxTableItems = 100000;
 constexpr long long kMaxTableBytes = 1LL << 50;
 constexpr long long kMaxRanks = 1 << 20;
 
@@ -56,7 +56,7 @@ double median_of(std::vector<double> v) {
 // A figure read from a matrix keeps the matrix: the figure must be its median.
 void check_samples(const JsonIn& in, double value) {
   std::vector<double> v;
-  for (const auto& s : in.array(kMaxItems)) v.push_back(positive(s));
+  for (const auto& s : in.array(kMaxTableItems)) v.push_back(positive(s));
   if (v.empty()) in.fail("must hold at least one figure");
   const double m = median_of(v);
   if (std::fabs(m - value) > 5e-4 + 1e-9 * value) {
@@ -66,11 +66,11 @@ void check_samples(const JsonIn& in, double value) {
 
 void read_point_facts(const JsonIn& in, KnownGoodPoint& p) {
   if (auto d = in.opt("detail")) p.detail = d->str(4096);
-  if (auto n = in.opt("n")) n->integer(1, kMaxItems);
+  if (auto n = in.opt("n")) n->integer(1, kMaxTableItems);
   if (auto lo = in.opt("min")) positive(*lo);
   if (auto hi = in.opt("max")) positive(*hi);
-  if (auto f = in.opt("files")) f->string_array(kMaxItems);
-  if (auto b = in.opt("beyond_2pct")) p.beyond_tolerance = b->string_array(kMaxItems);
+  if (auto f = in.opt("files")) f->string_array(kMaxTableItems);
+  if (auto b = in.opt("beyond_2pct")) p.beyond_tolerance = b->string_array(kMaxTableItems);
   if (auto c = in.opt("cross_check")) {
     c->only_keys({"value", "source"});
     p.cross_check = positive(c->at("value"));
@@ -91,7 +91,7 @@ KnownGoodPoint parse_point(const JsonIn& in) {
 
 std::vector<KnownGoodPoint> parse_points(const JsonIn& in) {
   std::vector<KnownGoodPoint> points;
-  const auto items = in.array(kMaxItems);
+  const auto items = in.array(kMaxTableItems);
   if (items.empty()) in.fail("a curve needs at least one point");
   for (const auto& item : items) {
     points.push_back(parse_point(item));
@@ -169,7 +169,7 @@ void parse_list(const JsonIn& in, const std::string& key, Parse parse,
                 std::vector<Placed<T>>& out) {
   auto list = in.opt(key);
   if (!list) return;
-  for (const auto& item : list->array(kMaxItems)) {
+  for (const auto& item : list->array(kMaxTableItems)) {
     out.push_back({parse(item), item.file(), item.path()});
   }
 }
