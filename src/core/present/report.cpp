@@ -15,15 +15,18 @@ namespace {
 
 // A run's sections in reading order: its figures, the charts (HTML draws them), the details,
 // and the data a spreadsheet takes (CSV shows that alone).
-void add_run(SectionDocument& doc, const ReportInput& in) {
+void add_run(SectionDocument& doc, const ReportInput& in, ReportParts parts) {
   // The diagnosis first: why, and what to do next, before any figure.
   Section why = report_doc::diagnosis_section(in);
   if (!why.title.empty()) doc.sections.push_back(std::move(why));
-  for (auto* part :
-       {&report_doc::figure_sections, &report_doc::chart_sections, &report_doc::detail_sections}) {
-    for (auto& s : (*part)(in)) doc.sections.push_back(std::move(s));
-  }
-  doc.sections.push_back(report_doc::data_section(in));
+  const ResultIndex idx(*in.doc);  // once per run: each part looks results up in it
+  auto add = [&](std::vector<Section> sections) {
+    for (auto& s : sections) doc.sections.push_back(std::move(s));
+  };
+  add(report_doc::figure_sections(in, idx));
+  if (parts.charts) add(report_doc::chart_sections(in, idx));
+  add(report_doc::detail_sections(in, idx));
+  if (parts.data) doc.sections.push_back(report_doc::data_section(in, idx));
 }
 
 // Green only where the verdict line says PASS (the exit code is 0 and --fail-on waived nothing).
@@ -36,7 +39,7 @@ class SectionReporter : public DocumentReporter {
   explicit SectionReporter(ReportFormat f) : format_(f) {}
   std::string render(const std::vector<ReportInput>& runs,
                      const std::vector<PlotFile>& plots) const override {
-    const SectionDocument doc = report_document(runs, plots);
+    const SectionDocument doc = report_document(runs, plots, parts_shown_in(format_));
     switch (format_) {
       case ReportFormat::kMarkdown:
         return render_sections_markdown(doc);
@@ -57,7 +60,7 @@ class SectionReporter : public DocumentReporter {
 }  // namespace
 
 SectionDocument report_document(const std::vector<ReportInput>& runs,
-                                const std::vector<PlotFile>& plots) {
+                                const std::vector<PlotFile>& plots, ReportParts parts) {
   SectionDocument doc;
   doc.plots = plots;
   if (runs.size() == 1) {
@@ -71,7 +74,7 @@ SectionDocument report_document(const std::vector<ReportInput>& runs,
     } else if (count_verdicts(in.verdicts).flagged == 0) {
       doc.failed_tone = Tone::kWarn;
     }
-    add_run(doc, in);
+    add_run(doc, in, parts);
     return doc;
   }
   doc.title = "peerbench report: " + std::to_string(runs.size()) + " runs";
@@ -86,9 +89,13 @@ SectionDocument report_document(const std::vector<ReportInput>& runs,
     head.lines.push_back(report_doc::verdict_line(in));
     for (auto& l : report_doc::problem_lines(in)) head.lines.push_back(std::move(l));
     doc.sections.push_back(std::move(head));
-    add_run(doc, in);
+    add_run(doc, in, parts);
   }
   return doc;
+}
+
+ReportParts parts_shown_in(ReportFormat f) {
+  return {f == ReportFormat::kCsv, f == ReportFormat::kHtml};
 }
 
 std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f) {

@@ -40,9 +40,17 @@ class DocumentReporter {
 };
 
 std::unique_ptr<DocumentReporter> make_reporter(ReportFormat f);
+// The sections a format shows that others skip: CSV's table of every result, HTML's charts.
+// A format's reporter builds only its own (the 100,000-row table was a third of a text report's
+// time, for a table text never shows); the document built with both is every format's.
+struct ReportParts {
+  bool data = true;
+  bool charts = true;
+};
+ReportParts parts_shown_in(ReportFormat f);
 // The report as a section document, before any format renders it.
 SectionDocument report_document(const std::vector<ReportInput>& runs,
-                                const std::vector<PlotFile>& plots);
+                                const std::vector<PlotFile>& plots, ReportParts parts = {});
 
 // Live table for `run`: a header once, then one line per case, like nccl-tests.
 class LiveReporter {

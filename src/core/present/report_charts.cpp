@@ -269,7 +269,7 @@ std::optional<svg::LineChart> collectives_chart(const RunDocument& d,
 
 namespace peerbench::report_doc {
 
-std::vector<Section> chart_sections(const ReportInput& in) {
+std::vector<Section> chart_sections(const ReportInput& in, const ResultIndex& idx) {
   const RunDocument& d = *in.doc;
   std::vector<Section> out;
   auto add = [&](std::string title, std::vector<svg::Chart> charts) {
@@ -279,7 +279,6 @@ std::vector<Section> chart_sections(const ReportInput& in) {
     s.charts = std::move(charts);
     out.push_back(std::move(s));
   };
-  const ResultIndex idx(d);
   if (auto h = pair_heat_map(in, idx))
     add("Pairs at the judged size, coloured by their ratio to known-good", {*h});
   std::vector<svg::Chart> pairs, hosts, nccl;

@@ -32,7 +32,7 @@ Cell stat(const std::optional<Stats>& s, double Stats::*which) {
 
 struct Context {
   const RunDocument& d;
-  const ResultIndex idx;
+  const ResultIndex& idx;
   States states;
   Pairs pairs;
   std::map<int, CardId> cards;  // every rank's, looked up per row (100k rows)
@@ -120,8 +120,8 @@ std::vector<Cell> result_row(const ReportInput& in, const Context& c, const Resu
   return row;
 }
 
-Context context_of(const ReportInput& in) {
-  Context c{*in.doc, ResultIndex(*in.doc), {}, {}, {}};
+Context context_of(const ReportInput& in, const ResultIndex& idx) {
+  Context c{*in.doc, idx, {}, {}, {}};
   for (const auto& v : in.verdicts) {
     c.pairs[{v.src, v.dst}] = &v;
     for (const auto& m : v.methods) c.states[{m.method, v.src, v.dst}] = &m;
@@ -134,7 +134,7 @@ Context context_of(const ReportInput& in) {
 
 }  // namespace
 
-Section data_section(const ReportInput& in) {
+Section data_section(const ReportInput& in, const ResultIndex& idx) {
   Section s;
   s.title = "Every result";
   s.shown = Shown::kData;
@@ -176,7 +176,7 @@ Section data_section(const ReportInput& in) {
                            "datatype",
                            "op"})
     s.table.columns.emplace_back(name);
-  const Context c = context_of(in);
+  const Context c = context_of(in, idx);
   for (const auto& r : in.doc->results) s.table.rows.push_back(result_row(in, c, r));
   return s;
 }

@@ -104,9 +104,8 @@ Section collectives_by_size(const ReportInput& in) {
   return s;
 }
 
-Section host_buffers_section(const ReportInput& in) {
+Section host_buffers_section(const ReportInput& in, const ResultIndex& idx) {
   Section s;
-  const ResultIndex idx(*in.doc);
   const auto t = host_table(*in.doc, idx, links_of(in.verdicts));
   if (t.methods.empty()) return s;
   s.title = "Host buffers (where each rank's pinned memory was)";
@@ -200,10 +199,10 @@ bool has_content(const Section& s) {
 
 }  // namespace
 
-std::vector<Section> detail_sections(const ReportInput& in) {
+std::vector<Section> detail_sections(const ReportInput& in, const ResultIndex& idx) {
   const RunDocument& d = *in.doc;
   std::vector<Section> all{run_section(in),         gpus_section(in),
-                           collectives_by_size(in), host_buffers_section(in),
+                           collectives_by_size(in), host_buffers_section(in, idx),
                            not_measured_section(d), known_good_section(in),
                            burn_in_section(d),      interference_section(d)};
   for (auto& s : evidence_sections(in)) all.push_back(std::move(s));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model/diagnosis.h"
+#include "core/model/result_index.h"
 #include "core/present/report.h"
 #include "core/present/sections.h"
 
@@ -30,14 +31,14 @@ Section diagnosis_section(const ReportInput& in);
 std::vector<std::string> diagnosis_lines(const std::vector<DiagnosedCause>& causes,
                                          const std::vector<PairVerdict>& verdicts);
 // The figures at the judged size: a matrix per pair method, the host links, the collectives.
-std::vector<Section> figure_sections(const ReportInput& in);
+std::vector<Section> figure_sections(const ReportInput& in, const ResultIndex& idx);
 // Everything after the figures: the run, its GPUs, figures by size, what was not measured,
 // known-good bases, burn-in, interference, each verdict's evidence, errors, terms.
-std::vector<Section> detail_sections(const ReportInput& in);
+std::vector<Section> detail_sections(const ReportInput& in, const ResultIndex& idx);
 // The HTML page's charts, as sections of charts alone (the other formats draw none).
-std::vector<Section> chart_sections(const ReportInput& in);
+std::vector<Section> chart_sections(const ReportInput& in, const ResultIndex& idx);
 // One row per result, for spreadsheets: the CSV format's one table.
-Section data_section(const ReportInput& in);
+Section data_section(const ReportInput& in, const ResultIndex& idx);
 
 // A figure as tables show it: 1 decimal for GB/s, 2 for us.
 std::string figure_text(double v, const std::string& unit);

@@ -243,9 +243,8 @@ std::string figure_text(double v, const std::string& unit) {
   return format_fixed(v, unit == "us" ? 2 : 1);
 }
 
-std::vector<Section> figure_sections(const ReportInput& in) {
+std::vector<Section> figure_sections(const ReportInput& in, const ResultIndex& idx) {
   std::vector<Section> out;
-  const ResultIndex idx(*in.doc);
   const Verdicts vs_ = verdicts_by_pair(in.verdicts);
   add_pair_matrices(out, in, idx, vs_);
   add_host_links(out, in, idx, vs_);
