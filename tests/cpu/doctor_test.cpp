@@ -124,6 +124,10 @@ TEST(DoctorFindings, LinksNvmlDoesNotListAreNotSeenNotDown) {
   EXPECT_NE(join(node_evidence_lines(e)).find("NVLinks none listed by NVML (model: 18)"),
             std::string::npos)
       << join(node_evidence_lines(e), "\n");
+  // A link whose state was not read is not down either.
+  e.gpus[0].nvlinks.push_back({0, std::nullopt, ""});
+  EXPECT_TRUE(finding_codes(e, 1).empty()) << join(finding_codes(e, 1));
+  e.gpus[0].nvlinks.clear();
   // Listed and inactive is down: the same GPU with 18 links listed, link 5 not active.
   for (int l = 0; l < 18; ++l) e.gpus[0].nvlinks.push_back({l, l != 5, ""});
   EXPECT_EQ(finding_codes(e, 1), std::vector<std::string>{"nvlink-links-down"});

@@ -60,10 +60,8 @@ std::vector<DownLinks> links_down(const Input& in) {
                   0,
                   g.nvlinks_expected.value_or(0),
                   {}};
-      for (const auto& l : g.nvlinks) {
-        if (l.up && !*l.up) d.down.push_back(l.link);
-        if (l.up.value_or(false)) ++d.up;
-      }
+      d.down = nvlinks_down(g);
+      d.up = nvlinks_up(g);
       if (d.down.empty() ||
           std::any_of(out.begin(), out.end(), [&](auto& x) { return same_bus(x.bus, d.bus); }))
         continue;

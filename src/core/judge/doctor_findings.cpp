@@ -112,22 +112,15 @@ std::vector<DiagnosedCause> acs_redirect(const NodeEvidence& e, const DoctorCont
                 ev, gpus)};
 }
 
-std::vector<DiagnosedCause> nvlinks_down(const NodeEvidence& e, const DoctorContext&) {
+std::vector<DiagnosedCause> links_down_rule(const NodeEvidence& e, const DoctorContext&) {
   std::vector<DiagnosedCause> out;
   for (const auto& g : e.gpus) {
     if (!g.nvlinks_expected) continue;
+    // Only a link NVML lists as inactive is down (nvlinks_down). One it does not list is not
+    // seen (a VM given the GPU without its NVLinks): no fault, and the GPU line says so.
     std::vector<std::string> down;
-    int up = 0;
-    for (const auto& l : g.nvlinks) {
-      if (l.up.value_or(false)) {
-        ++up;
-      } else {
-        down.push_back(std::to_string(l.link));
-      }
-    }
-    // Only a link NVML lists as inactive is down. A link it does not list at all is not seen
-    // (a VM given the GPU without its NVLinks, a PCIe board of an SXM model's name): that names
-    // no fault, and the GPU line says how many were listed.
+    for (int l : nvlinks_down(g)) down.push_back(std::to_string(l));
+    const int up = nvlinks_up(g);
     if (up >= *g.nvlinks_expected || down.empty()) continue;
     const std::string gpu = gpu_name(g.gpu_index, g.pci_bus_id);
     out.push_back(found(
@@ -214,7 +207,7 @@ const std::vector<DoctorRule>& doctor_rules() {
       {"nccl-p2p-level-env", "NCCL_P2P_LEVEL=LOC (or 0): peer-to-peer between no two GPUs", p2p_level},
       {"shm-too-small", "/dev/shm under what NCCL needs for one rank per GPU (two or more)", shm_small},
       {"acs-redirect", "ACSCtl ReqRedir+ or CmpltRedir+ on a bridge of a GPU's path", acs_redirect},
-      {"nvlink-links-down", "NVLinks NVML lists as inactive: fewer up than the model has (known-good tables)", nvlinks_down},
+      {"nvlink-links-down", "NVLinks NVML lists as inactive: fewer up than the model has (known-good tables)", links_down_rule},
       {"fabric-manager-not-running", "a GPU's fabric not-started or in-progress", fabric_not_ready},
       {"fabric-degraded", "a GPU's fabric completed with a health not healthy", fabric_degraded},
       {"consumer-card-p2p-off", "a GeForce or TITAN card whose P2P status is not OK", consumer_p2p_off},

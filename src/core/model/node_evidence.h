@@ -29,7 +29,7 @@ struct PcieBridgeEvidence {
 
 // One GPU's PCIe side.
 struct GpuPcieEvidence {
-  std::string pci_bus_id;                  // "0000:1b:00.0", sysfs form
+  std::string pci_bus_id;                   // "0000:1b:00.0", sysfs form
   std::vector<PcieBridgeEvidence> bridges;  // from the root port down to the GPU's parent
   std::optional<int> link_gen, link_gen_max, link_width, link_width_max;
   std::optional<std::uint64_t> bar1_bytes;
@@ -77,7 +77,7 @@ struct NvLinkState {
 struct GpuNodeEvidence {
   int gpu_index = -1;  // CUDA ordinal in this process's view
   std::string pci_bus_id;
-  std::string name;  // "NVIDIA H200"
+  std::string name;                     // "NVIDIA H200"
   std::optional<int> nvlinks_expected;  // the model's count (known-good tables), when known
   std::vector<NvLinkState> nvlinks;     // every link NVML lists
   std::string fabric_state;   // NVSwitch systems: "not-supported", "not-started", "in-progress",
@@ -91,6 +91,20 @@ struct GpuNodeEvidence {
   std::optional<bool> consumer_card_p2p_off;  // a GeForce/RTX card whose driver disables P2P
   std::string note;
 };
+
+// A GPU's NVLinks by what NVML said of each: up, or listed and inactive (down). A link whose
+// state was not read is neither, and a link NVML does not list is not seen: neither is down.
+inline int nvlinks_up(const GpuNodeEvidence& g) {
+  int n = 0;
+  for (const auto& l : g.nvlinks) n += l.up.value_or(false) ? 1 : 0;
+  return n;
+}
+inline std::vector<int> nvlinks_down(const GpuNodeEvidence& g) {
+  std::vector<int> down;
+  for (const auto& l : g.nvlinks)
+    if (l.up && !*l.up) down.push_back(l.link);
+  return down;
+}
 
 struct NodeEvidence {
   std::string host;
@@ -106,9 +120,9 @@ struct NodeEvidence {
   // Whether CUDA's device order (as CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER give it) differs
   // from PCI bus order; nullopt when not known.
   std::optional<bool> cuda_order_differs_from_pci;
-  std::vector<GpuPcieEvidence> pcie;    // per GPU, in CUDA order
-  std::vector<GpuNodeEvidence> gpus;    // per GPU, in CUDA order
-  std::vector<std::string> notes;       // what could not be read at all, and why
+  std::vector<GpuPcieEvidence> pcie;  // per GPU, in CUDA order
+  std::vector<GpuNodeEvidence> gpus;  // per GPU, in CUDA order
+  std::vector<std::string> notes;     // what could not be read at all, and why
 };
 
 }  // namespace peerbench

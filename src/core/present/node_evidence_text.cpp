@@ -53,8 +53,7 @@ std::string path_line(const GpuPcieEvidence& g) {
 }
 
 std::string gpu_line(const GpuNodeEvidence& g) {
-  int up = 0;
-  for (const auto& l : g.nvlinks) up += l.up.value_or(false) ? 1 : 0;
+  const int up = nvlinks_up(g);
   std::string s =
       "  " + shown(g.name) + ": NVLinks " +
       (g.nvlinks.empty() ? std::string("none listed by NVML")
